@@ -1,0 +1,90 @@
+"""Start the agent runtime as the unprivileged `agent` user, without the judge's settings."""
+
+from __future__ import annotations
+
+import logging
+import os
+import pwd
+import shlex
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Callable
+
+from .. import paths
+
+log = logging.getLogger("gaia2.agent")
+
+AGENT_USER = "agent"
+# Variables the agent must not see: the judge's credentials and settings.
+_PRIVATE_PREFIXES = ("GAIA2_JUDGE_",)
+
+
+def agent_command(runtime: str) -> list[str] | None:
+    """GAIA2_AGENT_COMMAND wins; otherwise the built-in runtime named by GAIA2_RUNTIME."""
+    custom = os.environ.get("GAIA2_AGENT_COMMAND")
+    if custom:
+        return shlex.split(custom)
+    if runtime == "oracle":
+        return [sys.executable, "-m", "gaia2_container.oracle_runtime"]
+    if runtime in ("none", ""):
+        return None  # an external agent drives the tool API (tests, custom images)
+    raise SystemExit(f"unknown GAIA2_RUNTIME {runtime!r}: use 'oracle', 'none' or set GAIA2_AGENT_COMMAND")
+
+
+def agent_environment(base: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in (base or os.environ).items() if not k.startswith(_PRIVATE_PREFIXES)}
+    env["GAIA2_TOOLS_URL"] = paths.TOOLS_URL
+    env["HOME"] = str(paths.AGENT_HOME)
+    env["PATH"] = f"{paths.BIN_DIR}:{env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}"
+    return env
+
+
+class AgentProcess:
+    def __init__(self, command: list[str], log_path: Path, on_exit: Callable[[int], None]) -> None:
+        self.command = command
+        self.log_path = log_path
+        self.on_exit = on_exit
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._stopping = False
+
+    def start(self) -> None:
+        kwargs: dict = {}
+        if os.geteuid() == 0:
+            try:
+                pw = pwd.getpwnam(AGENT_USER)
+                kwargs.update(user=pw.pw_uid, group=pw.pw_gid, extra_groups=[])
+            except KeyError:
+                log.warning("no %r user in this image: the agent runs as root", AGENT_USER)
+        paths.AGENT_HOME.mkdir(parents=True, exist_ok=True)
+        log_fh = self.log_path.open("ab")
+        self.proc = subprocess.Popen(
+            self.command,
+            stdout=log_fh,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=agent_environment(),
+            cwd=str(paths.AGENT_HOME),
+            **kwargs,
+        )
+        log.info("agent runtime started: pid %s: %s", self.proc.pid, " ".join(self.command))
+        threading.Thread(target=self._wait, name="agent-wait", daemon=True).start()
+
+    def _wait(self) -> None:
+        assert self.proc is not None
+        code = self.proc.wait()
+        log.info("agent runtime exited with code %s", code)
+        if not self._stopping:
+            self.on_exit(code)
+
+    def stop(self, grace_s: float) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self._stopping = True
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()

@@ -1,0 +1,81 @@
+"""The two HTTP faces of the daemon: the adapter contract (for the runner) and the tool API (for the agent).
+
+Plain stdlib servers: the daemon must not depend on anything beyond ARE's own requirements.
+See docs/container-contract.md for the request and response shapes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+from urllib.parse import parse_qs, urlparse
+
+from ..jsonable import to_jsonable
+
+log = logging.getLogger("gaia2.http")
+
+Route = Callable[["JsonHandler", dict[str, list[str]], Any], tuple[int, Any]]
+
+
+class JsonHandler(BaseHTTPRequestHandler):
+    routes: dict[tuple[str, str], Route] = {}
+    daemon_state: Any = None
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt: str, *args: Any) -> None:  # noqa: D401 - quiet access log
+        log.debug("%s %s", self.address_string(), fmt % args)
+
+    def _dispatch(self, method: str) -> None:
+        url = urlparse(self.path)
+        route = self.routes.get((method, url.path))
+        if route is None:
+            self._send(404, {"error": f"no route {method} {url.path}"})
+            return
+        body: Any = None
+        if method == "POST":
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw or b"{}")
+            except json.JSONDecodeError as exc:
+                self._send(400, {"error": f"body is not JSON: {exc.msg}"})
+                return
+        try:
+            code, payload = route(self, parse_qs(url.query), body)
+        except Exception as exc:  # noqa: BLE001 - a handler bug must not kill the server
+            log.exception("handler failed: %s %s", method, url.path)
+            code, payload = 500, {"error": f"{type(exc).__name__}: {exc}"}
+        self._send(code, payload)
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        self._dispatch("GET")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._dispatch("POST")
+
+    def _send(self, code: int, payload: Any) -> None:
+        data = json.dumps(to_jsonable(payload), ensure_ascii=False).encode("utf-8")
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def int_param(query: dict[str, list[str]], name: str, default: int) -> int:
+    values = query.get(name)
+    if not values:
+        return default
+    return int(values[0])  # ValueError is turned into 400 by callers
+
+
+def serve(host: str, port: int, routes: dict[tuple[str, str], Route], state: Any, name: str) -> ThreadingHTTPServer:
+    handler = type(f"{name}Handler", (JsonHandler,), {"routes": routes, "daemon_state": state})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name=f"http-{name}", daemon=True).start()
+    log.info("%s API listening on %s:%s", name, host, port)
+    return server

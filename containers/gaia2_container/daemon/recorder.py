@@ -1,0 +1,38 @@
+"""Append-only events.jsonl writer: every tool call, scenario event, message and judgment."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ..jsonable import to_jsonable
+
+
+class EventRecorder:
+    """Thread-safe: tool calls arrive on HTTP threads while the monitor records scenario events."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+        self._seq = 0
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = path.open("a", encoding="utf-8")
+
+    def record(self, kind: str, sim_time: float | None, **fields: Any) -> int:
+        with self._lock:
+            if self._fh.closed:
+                return -1
+            seq = self._seq
+            self._seq += 1
+            line = {"seq": seq, "kind": kind, "wall_time": round(time.time(), 3), "sim_time": sim_time}
+            line.update({k: to_jsonable(v) for k, v in fields.items()})
+            self._fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+            self._fh.flush()
+            return seq
+
+    def close(self) -> None:
+        with self._lock:
+            self._fh.close()

@@ -1,0 +1,323 @@
+"""One scenario run: ARE's Environment in real time, the agent's tool calls, turns and verdicts.
+
+This mirrors ARE's own ScenarioRunner with an agent (`_run` + `_run_with_agent`), except that the
+agent lives in another process and reaches the apps over HTTP. ARE decides everything that defines
+the benchmark: the event loop, notifications, the per-turn judge trigger and the final validation.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+from ..jsonable import to_jsonable
+from .recorder import EventRecorder
+from .status import StatusBoard
+from .toolbox import Toolbox
+
+log = logging.getLogger("gaia2.session")
+
+SEND_TO_USER = "AgentUserInterface__send_message_to_user"
+
+
+class Session:
+    """Owns the Environment; HTTP handlers and the monitor thread call into it."""
+
+    def __init__(self, loaded: Any, recorder: EventRecorder, status: StatusBoard, timeout_s: float | None) -> None:
+        self.scenario = loaded.scenario
+        self.judge = loaded.judge
+        self.nb_turns: int = int(getattr(self.scenario, "nb_turns", None) or 1)
+        self.recorder = recorder
+        self.status = status
+        self.timeout_s = timeout_s
+        self.env: Any = None
+        self.toolbox: Toolbox | None = None
+        self._call_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self.inbox: list[dict[str, Any]] = []
+        self.outbox: list[dict[str, Any]] = []
+        self._seen_events = 0
+        self._fired_event_ids: list[str] = []
+        self._final_started = False
+        self._started_wall = 0.0
+        self.done = threading.Event()
+        self.verdict: dict[str, Any] | None = None
+        self.agent_exit_code: int | None = None
+
+    # ---- lifecycle -------------------------------------------------------------------------
+    def start(self) -> None:
+        from are.simulation.environment import Environment, EnvironmentConfig
+        from are.simulation.notification_system import VerboseNotificationSystem
+        from are.simulation.types import EnvironmentType
+
+        scenario = self.scenario
+        config = EnvironmentConfig(
+            oracle_mode=False,
+            queue_based_loop=False,
+            time_increment_in_seconds=scenario.time_increment_in_seconds,
+            exit_when_no_events=False,
+        )
+        if scenario.start_time and scenario.start_time > 0:
+            config.start_time = scenario.start_time
+        self.env = Environment(
+            environment_type=EnvironmentType.CLI,
+            config=config,
+            notification_system=VerboseNotificationSystem(),
+        )
+        self.env.run(scenario, wait_for_end=False)
+        aui = self.env.apps.get("AgentUserInterface")
+        if aui is not None:
+            # As ARE's own agent does: user messages arrive as notifications, never block on input.
+            aui.wait_for_user_response = False
+        self.toolbox = Toolbox(self.env.get_tools())
+        if self.judge is not None:
+            _listen_to_turns(self.judge, self._on_turn_judged)
+        self._started_wall = time.time()
+        self.status.update(status="running", nb_turns=self.nb_turns, sim_time=self.sim_time())
+        threading.Thread(target=self._monitor, name="monitor", daemon=True).start()
+
+    def sim_time(self) -> float | None:
+        return None if self.env is None else round(self.env.time_manager.time(), 3)
+
+    # ---- agent-facing operations ----------------------------------------------------------
+    def call_tool(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Run one tool as ARE's agent would; errors go back to the agent, as in ARE."""
+        assert self.toolbox is not None
+        spec = self.toolbox.spec(name)
+        if spec is None:
+            raise KeyError(name)
+        if self.done.is_set():
+            return {"ok": False, "error": "the scenario is over: no more tool calls are accepted"}
+        with self._call_lock:
+            started = time.perf_counter()
+            sim_before = self.sim_time()
+            try:
+                result = to_jsonable(self.toolbox.call(name, args))
+                outcome: dict[str, Any] = {"ok": True, "result": result}
+            except Exception as exc:  # noqa: BLE001 - tool errors are the agent's to see
+                outcome = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            duration_ms = round((time.perf_counter() - started) * 1000, 2)
+        self.recorder.record(
+            "tool_call",
+            sim_before,
+            app=spec.app,
+            function=spec.function,
+            args=args,
+            write=spec.write,
+            ok=outcome["ok"],
+            result=outcome.get("result"),
+            error=outcome.get("error"),
+            duration_ms=duration_ms,
+        )
+        with self._state_lock:
+            snapshot = self.status.snapshot()
+            self.status.update(agent_actions=snapshot["agent_actions"] + 1)
+        if name == SEND_TO_USER and outcome["ok"]:
+            self._on_agent_message(str(args.get("content", "")))
+        return outcome
+
+    def notify(self, message: str, sender: str = "user") -> int:
+        return self._push_inbox(sender, message, kind="notify")
+
+    def inbox_after(self, after: int) -> list[dict[str, Any]]:
+        with self._state_lock:
+            return [m for m in self.inbox if m["index"] > after]
+
+    def messages_after(self, after: int) -> list[dict[str, Any]]:
+        with self._state_lock:
+            return [m for m in self.outbox if m["index"] > after]
+
+    def fired_event_ids(self) -> list[str]:
+        with self._state_lock:
+            return list(self._fired_event_ids)
+
+    def agent_exited(self, code: int) -> None:
+        """ARE judges an agent that stops on its own; a crashed runtime is an infrastructure error."""
+        self.agent_exit_code = code
+        self.status.update(agent_exit_code=code)
+        if self.done.is_set():
+            return
+        if code != 0:
+            self._finish(status="error", error=f"agent runtime exited with code {code} before the scenario ended")
+        else:
+            self._start_final_judgment("agent runtime exited")
+
+    # ---- internals ----------------------------------------------------------------------
+    def _push_inbox(self, sender: str, content: str, kind: str) -> int:
+        with self._state_lock:
+            index = len(self.inbox)
+            self.inbox.append(
+                {"index": index, "sender": sender, "content": content, "sim_time": self.sim_time(), "wall_time": time.time()}
+            )
+        self.recorder.record("notification", self.sim_time(), sender=sender, content=content, source=kind)
+        return index
+
+    def _on_agent_message(self, content: str) -> None:
+        with self._state_lock:
+            index = len(self.outbox)
+            turn = index
+            self.outbox.append(
+                {"index": index, "content": content, "sim_time": self.sim_time(), "wall_time": time.time(), "turn": turn}
+            )
+        self.recorder.record("agent_message", self.sim_time(), content=content, turn=turn)
+        self.status.update(turn_index=min(index + 1, self.nb_turns - 1))
+        if index + 1 >= self.nb_turns:
+            self._start_final_judgment("last turn ended")
+
+    def _record_turn(self, turn: int, success: bool | None, rationale: str, error: str | None) -> None:
+        entry = {"turn": turn, "success": success, "rationale": rationale, "error": error, "judged_at": time.time()}
+        self.status.add_turn(entry)
+        self.recorder.record("judgment", self.sim_time(), **entry)
+
+    def _on_turn_judged(self, turn: int, success: bool | None, rationale: str, error: str | None) -> None:
+        self._record_turn(turn, success, rationale, error)
+        if error is not None:
+            self._finish(status="error", error=f"judge failed on turn {turn}: {error}")
+        elif success is False and turn < self.nb_turns - 1:
+            self._finish(
+                status="failed",
+                judgment={"success": False, "rationale": rationale, "failed_turn": turn},
+            )
+
+    def _start_final_judgment(self, why: str) -> None:
+        with self._state_lock:
+            if self._final_started:
+                return
+            self._final_started = True
+        log.info("final judgment: %s", why)
+        threading.Thread(target=self._final_judgment, name="final-judge", daemon=True).start()
+
+    def _final_judgment(self) -> None:
+        self.status.update(status="judging")
+        try:
+            self.env.pause()
+        except Exception:  # noqa: BLE001 - pausing only freezes the clock for the judge
+            pass
+        try:
+            result = self.scenario.validate(self.env)
+        except Exception as exc:  # noqa: BLE001 - ARE raising is an infrastructure error
+            self._finish(status="error", error=f"ARE validation raised {type(exc).__name__}: {exc}")
+            return
+        rationale = clean_rationale(result.rationale)
+        if result.exception is not None and result.success is not True:
+            self._finish(status="error", error=f"judge error: {result.exception}")
+        elif result.success is None:
+            self._finish(status="error", error="scenario has no oracle events: nothing to judge it against")
+        else:
+            failed_turn = None if result.success else self._first_failed_turn()
+            turns = self.status.snapshot()["turns"]
+            if not turns or turns[-1]["turn"] != self.nb_turns - 1:
+                self._record_turn(self.nb_turns - 1, bool(result.success), rationale, None)
+            self._finish(
+                status="completed",
+                judgment={"success": bool(result.success), "rationale": rationale, "failed_turn": failed_turn},
+            )
+
+    def _first_failed_turn(self) -> int | None:
+        for turn in self.status.snapshot()["turns"]:
+            if turn["success"] is False:
+                return turn["turn"]
+        return self.nb_turns - 1
+
+    def _finish(self, status: str, judgment: dict[str, Any] | None = None, error: str | None = None) -> None:
+        """Fix the verdict (first one wins) and stop the clock; main() publishes it once files are flushed."""
+        with self._state_lock:
+            if self.verdict is not None:
+                return
+            self.verdict = {"status": status, "judgment": judgment, "error": error, "sim_time": self.sim_time()}
+            self.verdict["agent_response"] = self.outbox[-1]["content"] if self.outbox else ""
+        try:
+            self.env.stop()
+        except Exception:  # noqa: BLE001 - the verdict is already saved
+            log.exception("stopping the environment failed")
+        self.done.set()
+
+    def _monitor(self) -> None:
+        """Mirror scenario events and notifications, and end runs that time out or stall."""
+        while not self.done.is_set():
+            try:
+                self._mirror_events()
+                self._drain_notifications()
+                self.status.update(sim_time=self.sim_time())
+                self._check_limits()
+            except Exception:  # noqa: BLE001 - the monitor must outlive one bad event
+                log.exception("monitor step failed")
+            time.sleep(0.1)
+        self._mirror_events()
+
+    def _mirror_events(self) -> None:
+        from are.simulation.types import EventType
+
+        events = self.env.event_log.list_view()
+        new = events[self._seen_events :]
+        self._seen_events = len(events)
+        for event in new:
+            with self._state_lock:
+                self._fired_event_ids.append(event.event_id)
+            # Agent calls are recorded where they happen; turn checks tick every second and are
+            # reported as judgments instead.
+            if event.event_type in (EventType.AGENT, EventType.CONDITION):
+                continue
+            action = getattr(event, "action", None)
+            self.recorder.record(
+                "env_event",
+                getattr(event, "event_time", None),
+                event_id=event.event_id,
+                event_type=event.event_type.value if hasattr(event.event_type, "value") else str(event.event_type),
+                app=getattr(action, "class_name", None),
+                function=getattr(action, "function_name", None),
+                args={k: v for k, v in (getattr(action, "args", None) or {}).items() if k != "self"},
+                ok=not event.failed(),
+                error=str(event.metadata.exception) if event.failed() else None,
+            )
+
+    def _drain_notifications(self) -> None:
+        from are.simulation.notification_system import MessageType
+
+        now = datetime.fromtimestamp(self.env.time_manager.time(), tz=timezone.utc)
+        for message in self.env.notification_system.message_queue.get_by_timestamp(now):
+            if message.message_type == MessageType.USER_MESSAGE:
+                self._push_inbox("user", message.message, kind="scenario")
+            elif message.message_type == MessageType.ENVIRONMENT_NOTIFICATION:
+                self._push_inbox("system", message.message, kind="scenario")
+
+    def _check_limits(self) -> None:
+        if self.done.is_set() or self._final_started:
+            return
+        if self.timeout_s and time.time() - self._started_wall > self.timeout_s:
+            self._finish(status="timeout", error=f"scenario did not finish within {self.timeout_s:.0f}s")
+        elif self.env.thread is not None and not self.env.thread.is_alive():
+            # ARE's clock ran out (scenario duration) or a turn was rejected: judge what happened.
+            self._start_final_judgment("environment stopped")
+
+
+def clean_rationale(value: Any) -> str:
+    """ARE stringifies a missing failure as 'None'; an empty rationale reads better."""
+    return "" if value in (None, "None") else str(value)
+
+
+def _listen_to_turns(judge: Any, callback: Any) -> None:
+    """Report every per-turn verdict of ARE's judge without changing what it decides.
+
+    ARE wires `judge.trigger_condition` into the scenario's turn conditions; swapping the
+    instance's class for a thin subclass lets us observe each call of the judge.
+    """
+    base = type(judge)
+
+    class TurnReportingJudge(base):  # type: ignore[misc, valid-type]
+        def __call__(self, env: Any) -> Any:
+            try:
+                judgment = base.__call__(self, env)
+            except Exception as exc:
+                callback(self.state.turn_idx, None, "", f"{type(exc).__name__}: {exc}")
+                raise
+            intermediate = self.state.turn_idx < self.state.nb_turns - 1
+            if intermediate:
+                callback(self.state.turn_idx, bool(judgment.success), clean_rationale(judgment.failure), None)
+            return judgment
+
+    TurnReportingJudge.__name__ = f"TurnReporting{base.__name__}"
+    judge.__class__ = TurnReportingJudge

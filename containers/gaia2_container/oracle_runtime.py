@@ -1,0 +1,144 @@
+"""The oracle agent: replays the scenario's ground-truth actions through the same tool API.
+
+It is judged exactly like any agent: its calls become agent events in ARE's log and ARE's judge
+compares them with the oracle run. Each action waits for its dependencies (scenario events or
+earlier actions) and then for its delay in simulated time, as in ARE's event graph.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from typing import Any
+
+from .tools_client import ToolApiError, call_tool, request
+
+log = logging.getLogger("gaia2.oracle")
+
+POLL_S = 0.1
+# Longer simulated waits are skipped with SystemApp.wait_for_notification, as a patient agent would.
+JUMP_THRESHOLD_S = 5.0
+
+
+def _sim_time() -> float:
+    return float(request("GET", "/time")["sim_time"])
+
+
+def _wait_until_ready(limit_s: float = 120.0) -> None:
+    deadline = time.monotonic() + limit_s
+    while True:
+        try:
+            request("GET", "/tools", timeout=2.0)
+            return
+        except ToolApiError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def _wait_sim(due: float, can_jump: bool) -> None:
+    while True:
+        remaining = due - _sim_time()
+        if remaining <= 0:
+            return
+        if can_jump and remaining > JUMP_THRESHOLD_S:
+            call_tool("SystemApp__wait_for_notification", {"timeout": int(remaining)})
+            continue
+        time.sleep(min(POLL_S, remaining))
+
+
+class OracleReplay:
+    def __init__(self, actions: list[dict[str, Any]], tool_names: set[str]) -> None:
+        self.pending = list(actions)
+        self.done_ids: set[str] = set()
+        self.ready_since: dict[str, float] = {}
+        self.can_jump = "SystemApp__wait_for_notification" in tool_names
+
+    def _satisfied(self, action: dict[str, Any], fired: set[str]) -> bool:
+        return all(dep in self.done_ids or dep in fired for dep in action["dependencies"])
+
+    def step(self) -> bool:
+        """Run every action whose turn has come; False once nothing is left."""
+        if not self.pending:
+            return False
+        fired = set(request("GET", "/oracle/completed")["event_ids"])
+        now = _sim_time()
+        for action in self.pending:
+            if action["event_id"] not in self.ready_since and self._satisfied(action, fired):
+                self.ready_since[action["event_id"]] = now
+        runnable = [a for a in self.pending if a["event_id"] in self.ready_since]
+        if not runnable:
+            time.sleep(POLL_S)
+            return True
+        action = min(runnable, key=lambda a: self.ready_since[a["event_id"]] + a["relative_time"])
+        _wait_sim(self.ready_since[action["event_id"]] + action["relative_time"], self.can_jump)
+        outcome = call_tool(action["tool"], action["args"])
+        if outcome.get("ok"):
+            log.info("replayed %s", action["tool"])
+        else:
+            log.warning("replayed %s: tool error: %s", action["tool"], outcome.get("error"))
+        self.pending.remove(action)
+        self.done_ids.add(action["event_id"])
+        # Actions that depended on this one become ready now, not at the next poll.
+        fired_now = set(request("GET", "/oracle/completed")["event_ids"])
+        now = _sim_time()
+        for other in self.pending:
+            if other["event_id"] not in self.ready_since and self._satisfied(other, fired_now):
+                self.ready_since[other["event_id"]] = now
+        return True
+
+
+def main() -> int:
+    logging.basicConfig(level=os.environ.get("GAIA2_LOG_LEVEL", "INFO"), format="%(asctime)s oracle: %(message)s")
+    drop = os.environ.get("GAIA2_ORACLE_DROP_ACTION")  # testing aid: replay a deliberately broken oracle
+    try:
+        _wait_until_ready()
+        plan = request("GET", "/oracle/plan")["actions"]
+        tools = {t["name"] for t in request("GET", "/tools")["tools"]}
+    except ToolApiError as exc:
+        print(f"oracle: {exc}", file=sys.stderr)
+        return 1
+    if drop is not None:
+        plan = _drop_action(plan, drop)
+    log.info("replaying %d oracle actions", len(plan))
+    replay = OracleReplay(plan, tools)
+    try:
+        while replay.step():
+            if request("GET", "/inbox?after=999999")["done"]:
+                break
+    except ToolApiError as exc:
+        if request_done():
+            return 0
+        print(f"oracle: {exc}", file=sys.stderr)
+        return 1
+    # Stay until the daemon has judged the last turn, so exiting never races the verdict.
+    while not request_done():
+        time.sleep(0.2)
+    return 0
+
+
+def request_done() -> bool:
+    try:
+        return bool(request("GET", "/inbox?after=999999", timeout=2.0)["done"])
+    except ToolApiError:
+        return True
+
+
+def _drop_action(plan: list[dict[str, Any]], which: str) -> list[dict[str, Any]]:
+    """Remove one write action that is not the final answer (by tool name, or the first one)."""
+    candidates = [a for a in plan if a["tool"] != "AgentUserInterface__send_message_to_user"]
+    victim = next((a for a in candidates if a["tool"] == which), candidates[0] if candidates else None)
+    if victim is None:
+        return plan
+    log.warning("GAIA2_ORACLE_DROP_ACTION: not replaying %s", victim["tool"])
+    kept = [a for a in plan if a is not victim]
+    for a in kept:
+        if victim["event_id"] in a["dependencies"]:
+            a["dependencies"] = [d for d in a["dependencies"] if d != victim["event_id"]] + victim["dependencies"]
+    return kept
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
