@@ -1,0 +1,104 @@
+"""Unpack what a container produced into the output directory, without trusting it.
+
+The archive comes from inside a container that runs an agent, so it is treated as hostile:
+only regular files are written, and only below the destination directory.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+MAX_TOTAL_BYTES = 2 * 1024**3  # stop unpacking after 2 GiB: a runaway agent must not fill the disk
+
+
+@dataclass
+class Extraction:
+    written: list[Path] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # member names refused, with the reason
+
+
+def extract_output(archive: bytes, dest: Path, top: str = "output") -> Extraction:
+    """Extract the regular files of a `get_archive` tar into `dest`.
+
+    Podman puts the requested directory itself at the top of the archive (`output/...`); that
+    component is dropped so files land directly in `dest`.
+    """
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    root = dest.resolve()
+    result = Extraction()
+    total = 0
+    try:
+        tar = tarfile.open(fileobj=io.BytesIO(archive), mode="r:*")
+    except tarfile.TarError as exc:
+        result.skipped.append(f"<archive>: not a tar archive ({exc})")
+        return result
+    with tar:
+        for member in tar:
+            relative = _relative_name(member.name, top)
+            if relative is None:
+                if not member.isdir():
+                    result.skipped.append(f"{member.name}: unsafe path")
+                continue
+            if relative == "":
+                continue  # the top directory itself
+            if not member.isfile():
+                if not member.isdir():
+                    result.skipped.append(f"{member.name}: not a regular file")
+                continue
+            target = root.joinpath(*PurePosixPath(relative).parts)
+            if not _inside(root, target):
+                result.skipped.append(f"{member.name}: unsafe path")
+                continue
+            total += member.size
+            if total > MAX_TOTAL_BYTES:
+                result.skipped.append(f"{member.name}: output larger than {MAX_TOTAL_BYTES} bytes")
+                break
+            source = tar.extractfile(member)
+            if source is None:
+                result.skipped.append(f"{member.name}: unreadable")
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not _inside(root, target.parent.resolve()) or target.is_symlink():
+                result.skipped.append(f"{member.name}: unsafe path")
+                continue
+            # O_NOFOLLOW: never write through a symlink, even one planted between checks.
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "wb") as out, source:
+                while chunk := source.read(1 << 20):
+                    out.write(chunk)
+            result.written.append(target)
+    return result
+
+
+def _relative_name(name: str, top: str) -> str | None:
+    """The member's path below the top directory, or None when it is absolute or climbs out."""
+    if name.startswith("/") or "\\" in name:
+        return None
+    parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
+    if any(p == ".." for p in parts):
+        return None
+    if parts and parts[0] == top:
+        parts = parts[1:]
+    return "/".join(parts)
+
+
+def _inside(root: Path, path: Path) -> bool:
+    try:
+        path.relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def write_text(dest: Path, name: str, text: str) -> Path:
+    """Write a runner-side text artifact such as container.log."""
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    path = dest / name
+    path.write_text(text, encoding="utf-8", errors="replace")
+    return path

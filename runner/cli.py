@@ -1,0 +1,230 @@
+"""`gaia2-runner` command line: a thin layer over the library API.
+
+User mistakes arrive as Gaia2Error and are printed as one red `error:` line (exit code 2); only
+real bugs show a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable, List, Optional, TypeVar
+
+import typer
+from dotenv import find_dotenv, load_dotenv
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from gaia2_runner import __version__
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.images import ORACLE_IMAGE, build_images, default_base_image, ensure_images
+from gaia2_runner.podman_backend import PodmanBackend
+from gaia2_runner.result import ScenarioResult, now_iso
+from gaia2_runner.single_run import run_scenario
+
+app = typer.Typer(
+    name="gaia2-runner",
+    help="Evaluate AI agents on Meta's Gaia2 benchmark, one podman container per scenario.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+images_app = typer.Typer(help="Build the runner's container images.", no_args_is_help=True)
+app.add_typer(images_app, name="images")
+
+out = Console()
+err = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _friendly(fn: F) -> F:
+    """Turn Gaia2Error into one red line and exit 2; Ctrl-C into exit 130."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except Gaia2Error as exc:
+            err.print(Text(f"error: {exc.message}", style="red"), soft_wrap=True)
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            err.print(Text("interrupted", style="yellow"))
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"gaia2-runner {__version__}")
+        raise typer.Exit()
+
+
+def _sigterm_as_interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@app.callback()
+def main(
+    version: Optional[bool] = typer.Option(
+        None, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+) -> None:
+    """Evaluate AI agents on Meta's Gaia2 benchmark, one podman container per scenario.
+
+    Settings may come from a .env file (see .env.example); the real environment wins.
+    """
+    load_dotenv(find_dotenv(usecwd=True), override=False)
+    # `kill` should clean up containers like Ctrl-C does.
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+
+
+def _parse_env(pairs: List[str]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise Gaia2Error(f"--env {pair!r} is not KEY=VALUE: write it as --env NAME=value")
+        env[key.strip()] = value
+    return env
+
+
+def _fmt_s(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def results_table(results: list[ScenarioResult]) -> Table:
+    table = Table(title="gaia2-runner results", show_lines=False)
+    for col, kw in [("scenario", {"no_wrap": True}), ("result", {"no_wrap": True}), ("reason", {"overflow": "fold", "max_width": 60}),
+                    ("actions", {"justify": "right"}), ("ready s", {"justify": "right"}),
+                    ("run s", {"justify": "right"}), ("collect s", {"justify": "right"})]:
+        table.add_column(col, **kw)
+    for r in results:
+        verdict = {True: "[green]PASS[/]", False: "[red]FAIL[/]"}.get(r.success, "[yellow]ERROR[/]")
+        reason = r.reason() if r.success is not True else ""
+        if r.success is None and r.status not in ("error",):
+            reason = f"{r.status}: {reason}" if reason else r.status
+        table.add_row(r.scenario_id, verdict, Text(reason), str(r.agent_actions),
+                      _fmt_s(r.timings.ready_s), _fmt_s(r.timings.run_s), _fmt_s(r.timings.collect_s))
+    return table
+
+
+def _progress(msg: str) -> None:
+    err.print(Text(msg, style="yellow" if msg.startswith("warning") else "dim"), soft_wrap=True)
+
+
+@app.command()
+@_friendly
+def run(
+    scenario: Path = typer.Option(..., "--scenario", help="Gaia2 scenario JSON file."),
+    image: str = typer.Option(..., "--image", help=f"Image to run, e.g. {ORACLE_IMAGE}."),
+    output_dir: Path = typer.Option(..., "--output-dir",
+                                    help="Artifacts go to OUTPUT_DIR/<scenario_id>/."),
+    timeout: Optional[float] = typer.Option(
+        None, "--timeout", help="Seconds the scenario may run (default: its duration + 120, or 600)."),
+    health_timeout: float = typer.Option(60.0, "--health-timeout",
+                                         help="Seconds to wait for the container's /health."),
+    runtime: Optional[str] = typer.Option(None, "--runtime",
+                                          help="GAIA2_RUNTIME for the container (oracle, agent, ...)."),
+    env: List[str] = typer.Option([], "--env", help="Extra container variable KEY=VALUE (repeatable)."),
+) -> None:
+    """Run one scenario in a fresh container and print its verdict.
+
+    Exit code 0 when the judge gave a verdict (pass or fail), 1 when there is none
+    (error, timeout, crash), 2 for a usage problem.
+    """
+    result = run_scenario(scenario, image, output_dir, timeout=timeout, health_timeout=health_timeout,
+                          runtime=runtime, extra_env=_parse_env(env), progress=_progress)
+    out.print(results_table([result]))
+    out.print(f"artifacts: {result.output_dir}")
+    raise typer.Exit(0 if result.success is not None else 1)
+
+
+class _BuildDisplay:
+    """Spinner with elapsed time per image, build log lines scrolling above it."""
+
+    def __init__(self) -> None:
+        self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                                 TimeElapsedColumn(), console=err, transient=False)
+        self.tasks: dict[str, Any] = {}
+
+    def on_image(self, tag: str, phase: str) -> None:
+        if phase == "start":
+            self.tasks[tag] = self.progress.add_task(f"building {tag}", total=None)
+        else:
+            label = "[green]built[/]" if phase == "done" else "[red]failed[/]"
+            self.progress.update(self.tasks[tag], description=f"{label} {tag}", total=1, completed=1)
+
+    def log(self, line: str) -> None:
+        self.progress.console.print(Text(line, style="dim"), soft_wrap=True)
+
+
+def _build(base_image: Optional[str], ca_bundle: Optional[Path], force: bool, only_missing: bool,
+           backend: PodmanBackend | None = None) -> list[str]:
+    display = _BuildDisplay()
+    with display.progress:
+        kwargs = dict(backend=backend, base_image=base_image, ca_bundle=ca_bundle,
+                      log=display.log, on_image=display.on_image)
+        if only_missing:
+            return ensure_images(**kwargs)
+        return build_images(nocache=force, **kwargs)
+
+
+BASE_IMAGE_HELP = "Image the runtime base starts FROM (default: $GAIA2_BASE_IMAGE or python:3.12-slim)."
+
+
+@images_app.command("build")
+@_friendly
+def images_build(
+    base_image: Optional[str] = typer.Option(None, "--base-image", help=BASE_IMAGE_HELP),
+    ca_bundle: Optional[Path] = typer.Option(
+        None, "--ca-bundle",
+        help="CA bundle pip trusts during the build (default: $GAIA2_CA_BUNDLE or the system bundle)."),
+    force: bool = typer.Option(False, "--force", help="Rebuild every layer (no build cache)."),
+) -> None:
+    """Build localhost/gaia2-runtime-base and localhost/gaia2-oracle from containers/."""
+    built = _build(base_image, ca_bundle, force, only_missing=False)
+    out.print(f"built: {', '.join(built)} (base image {base_image or default_base_image()})")
+
+
+def _examples_dir() -> Path:
+    here = Path(__file__).resolve().parent.parent / "examples" / "scenarios"
+    return here if here.is_dir() else Path.cwd() / "examples" / "scenarios"
+
+
+@app.command()
+@_friendly
+def demo(
+    output_dir: Path = typer.Option(Path("demo-results"), "--output-dir",
+                                    help="Artifacts go to OUTPUT_DIR/<scenario_id>/."),
+    base_image: Optional[str] = typer.Option(None, "--base-image", help=BASE_IMAGE_HELP),
+) -> None:
+    """Build missing images, then run the oracle on every examples/scenarios/*.json.
+
+    Exit code 0 only when every scenario passed.
+    """
+    scenarios = sorted(_examples_dir().glob("*.json"))
+    if not scenarios:
+        raise Gaia2Error(f"no scenarios in {_examples_dir()}: run from a gaia2-runner checkout")
+    with PodmanBackend.connect() as backend:
+        _build(base_image, None, False, only_missing=True, backend=backend)
+        results: list[ScenarioResult] = []
+        for path in scenarios:
+            try:
+                results.append(run_scenario(path, ORACLE_IMAGE, output_dir, backend=backend,
+                                            progress=_progress))
+            except Gaia2Error as exc:
+                results.append(ScenarioResult(scenario_id=path.stem, status="error", error=exc.message,
+                                              image=ORACLE_IMAGE, finished_at=now_iso()))
+    out.print(results_table(results))
+    out.print(f"artifacts: {output_dir}")
+    raise typer.Exit(0 if all(r.success is True for r in results) else 1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(app())

@@ -1,0 +1,154 @@
+"""The per-scenario verdict and its `result.json`.
+
+result.json is the one file downstream tooling reads, so it is written atomically (a reader never
+sees half a file) and on every path where a container was started, including crashes and Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+# Statuses the daemon reports as final (docs/container-contract.md).
+FINAL_STATUSES = frozenset({"completed", "failed", "error", "timeout"})
+# What result.json may say; crashed/interrupted are decided by the runner, not the daemon.
+RESULT_STATUSES = frozenset(FINAL_STATUSES | {"crashed", "interrupted"})
+
+
+@dataclass
+class Timings:
+    """Seconds spent in each phase; None when the phase was never reached."""
+
+    start_s: float | None = None
+    ready_s: float | None = None
+    run_s: float | None = None
+    collect_s: float | None = None
+    total_s: float | None = None
+
+
+@dataclass
+class ScenarioResult:
+    """Everything the runner knows about one scenario run."""
+
+    scenario_id: str
+    success: bool | None = None
+    status: str = "error"
+    error: str | None = None
+    failure_reasons: list[str] = field(default_factory=list)
+    judgment: dict[str, Any] | None = None
+    agent_actions: int = 0
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    timings: Timings = field(default_factory=Timings)
+    image: str | None = None
+    runtime: str | None = None
+    container_id: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    output_dir: Path | None = None  # where the artifacts went; not part of result.json
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("output_dir")
+        return data
+
+    def reason(self) -> str:
+        """One line for tables: the error, else the first failure reason, else empty."""
+        if self.error:
+            return self.error
+        return self.failure_reasons[0] if self.failure_reasons else ""
+
+    def apply_status(self, doc: dict[str, Any]) -> None:
+        """Fold a daemon status document into the result and map it to a verdict.
+
+        completed → judgment.success; failed → False; error/timeout → None (no verdict).
+        """
+        status = doc.get("status")
+        self.judgment = doc.get("judgment") if isinstance(doc.get("judgment"), dict) else None
+        self.turns = [t for t in doc.get("turns") or [] if isinstance(t, dict)]
+        actions = doc.get("agent_actions")
+        self.agent_actions = actions if isinstance(actions, int) and not isinstance(actions, bool) else 0
+        if isinstance(status, str) and status in FINAL_STATUSES:
+            self.status = status
+        if status == "completed":
+            verdict = (self.judgment or {}).get("success")
+            self.success = verdict if isinstance(verdict, bool) else None
+            if self.success is None:
+                self.error = "daemon reported completed without a judgment"
+        elif status == "failed":
+            self.success = False
+        elif status in ("error", "timeout"):
+            self.success = None
+            daemon_error = doc.get("error")
+            if daemon_error:
+                self.error = one_line(str(daemon_error))
+            elif status == "timeout":
+                self.error = "scenario timed out inside the container"
+        self.failure_reasons = failure_reasons(doc)
+
+    def finish(self) -> None:
+        self.finished_at = now_iso()
+
+
+def failure_reasons(doc: dict[str, Any]) -> list[str]:
+    """Why a run did not pass: rationales of failed turns, the judgment, the daemon error."""
+    reasons: list[str] = []
+    for turn in doc.get("turns") or []:
+        if isinstance(turn, dict) and turn.get("success") is False:
+            rationale = one_line(str(turn.get("rationale") or "no rationale given"))
+            reasons.append(f"turn {turn.get('turn', '?')}: {rationale}")
+    judgment = doc.get("judgment")
+    if isinstance(judgment, dict) and judgment.get("success") is False:
+        rationale = one_line(str(judgment.get("rationale") or ""))
+        if rationale and not any(rationale in r for r in reasons):
+            reasons.append(rationale)
+    if doc.get("error"):
+        reasons.append(one_line(str(doc["error"])))
+    return reasons
+
+
+def one_line(text: str, limit: int = 500) -> str:
+    """Collapse whitespace so messages fit a table cell and a JSON line."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON to a temp file in the same directory, then rename it over `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; results are meant to be shared
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, ensure_ascii=False, default=str)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_result(result: ScenarioResult, directory: Path) -> Path:
+    """Write `directory/result.json` atomically and return its path."""
+    path = Path(directory) / "result.json"
+    write_json_atomic(path, result.to_dict())
+    return path

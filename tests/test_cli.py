@@ -1,0 +1,71 @@
+import pytest
+from typer.testing import CliRunner
+
+from gaia2_runner import cli, single_run
+
+from fakes import FakeBackend
+
+runner = CliRunner()
+
+
+def invoke(args):
+    return runner.invoke(cli.app, args)
+
+
+def assert_one_error_line(result, fragment):
+    assert result.exit_code == 2, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("error: ") and fragment in lines[0]
+    assert "Traceback" not in result.output
+
+
+def test_missing_scenario_file(tmp_path):
+    res = invoke(["run", "--scenario", str(tmp_path / "nope.json"), "--image", "img",
+                  "--output-dir", str(tmp_path)])
+    assert_one_error_line(res, "not found")
+
+
+def test_malformed_scenario_file(write_scenario, tmp_path):
+    path = write_scenario(text="{\n  \"a\": ,\n}")
+    res = invoke(["run", "--scenario", str(path), "--image", "img", "--output-dir", str(tmp_path)])
+    assert_one_error_line(res, "line 2, column 8")
+
+
+@pytest.fixture
+def fake_backend(monkeypatch):
+    backend = FakeBackend(lambda: (200, {"status": "ok"}), lambda: {"status": "running"}, images=())
+    monkeypatch.setattr(single_run.PodmanBackend, "connect", classmethod(lambda cls, url=None: backend))
+    yield backend
+    backend.close()
+
+
+def test_unknown_image(write_scenario, tmp_path, fake_backend):
+    res = invoke(["run", "--scenario", str(write_scenario()), "--image", "localhost/nope:latest",
+                  "--output-dir", str(tmp_path)])
+    assert_one_error_line(res, "image localhost/nope:latest not found")
+
+
+def test_bad_env_pair(write_scenario, tmp_path):
+    res = invoke(["run", "--scenario", str(write_scenario()), "--image", "img",
+                  "--output-dir", str(tmp_path), "--env", "NOEQUALS"])
+    assert_one_error_line(res, "KEY=VALUE")
+
+
+def test_pass_exits_zero(write_scenario, tmp_path, monkeypatch):
+    status = {"status": "completed", "agent_actions": 1, "turns": [],
+              "judgment": {"success": True, "rationale": ""}}
+    backend = FakeBackend(lambda: (200, {"status": "ok"}), lambda: status, images=("img",))
+    monkeypatch.setattr(single_run.PodmanBackend, "connect", classmethod(lambda cls, url=None: backend))
+    try:
+        res = invoke(["run", "--scenario", str(write_scenario()), "--image", "img",
+                      "--output-dir", str(tmp_path)])
+    finally:
+        backend.close()
+    assert res.exit_code == 0, res.output
+    assert "PASS" in res.output
+
+
+def test_version():
+    res = invoke(["--version"])
+    assert res.exit_code == 0 and "0.1.0" in res.output

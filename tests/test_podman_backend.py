@@ -1,0 +1,97 @@
+"""Integration tests against the real podman service: they start throwaway containers.
+
+They fail (not skip) when podman is unusable, so a broken host never looks like a green run.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import tarfile
+import time
+
+import httpx
+import pytest
+
+from gaia2_runner.adapter_client import AdapterClient
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.podman_backend import PodmanBackend, ping, start_private_service
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
+
+TEST_IMAGE = "localhost/gaia2-base:bookworm"  # built by shared/podman/build-base-image.sh
+HTTP_SERVER = ["python3", "-m", "http.server", "8090", "--bind", "0.0.0.0", "--directory", "/tmp"]
+
+
+@pytest.fixture(scope="module")
+def backend():
+    try:
+        b = PodmanBackend.connect()
+    except Gaia2Error as exc:
+        pytest.fail(f"podman is not usable on this host: {exc}")
+    if not b.image_exists(TEST_IMAGE):
+        b.close()
+        pytest.fail(f"{TEST_IMAGE} is missing: build it with shared/podman/build-base-image.sh")
+    yield b
+    b.close()
+
+
+def test_container_roundtrip(backend):
+    handle = backend.run_scenario_container(
+        TEST_IMAGE, b'{"hello": 1}', {"GAIA2_TEST": "yes"}, "it/roundtrip",
+        command=HTTP_SERVER, input_dir="/tmp")
+    try:
+        assert handle.name.startswith("gaia2-it_roundtrip-")
+        labels = handle.container.attrs["Config"]["Labels"]
+        assert labels["gaia2-runner"] == "1" and labels["gaia2.scenario_id"] == "it/roundtrip"
+        # The published port answers from the host; the file was there before start.
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                resp = httpx.get(f"{handle.base_url}/scenario.json", timeout=1, trust_env=False)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        assert resp.status_code == 200 and resp.json() == {"hello": 1}
+        assert handle.is_running() and handle.exit_code() is None
+
+        # put_archive / get_archive round trip, with the mode and owner the contract requires.
+        handle.put_file("/tmp", "note.txt", b"payload", mode=0o600)
+        with tarfile.open(fileobj=io.BytesIO(handle.get_archive("/tmp/note.txt"))) as tar:
+            member = tar.getmembers()[0]
+            assert tar.extractfile(member).read() == b"payload"
+            assert member.mode & 0o777 == 0o600 and member.uid == 0
+        assert "GET /scenario.json" in handle.logs()
+    finally:
+        handle.cleanup(timeout=2)
+    assert handle.removed
+    assert not backend.client.containers.exists(handle.id)
+
+
+def test_crashed_container_reports_exit_code(backend):
+    handle = backend.run_scenario_container(
+        TEST_IMAGE, None, {}, "it-crash", command=["sh", "-c", "echo dying; exit 7"])
+    try:
+        with AdapterClient(handle.base_url) as client:
+            from gaia2_runner.adapter_client import ContainerExited
+            with pytest.raises(ContainerExited):
+                client.wait_healthy(30, handle.is_running)
+        assert handle.exit_code() == 7
+        assert "dying" in handle.logs()
+    finally:
+        handle.cleanup(timeout=1)
+
+
+def test_private_service_fallback():
+    if not shutil.which("podman"):
+        pytest.fail("the podman binary is not installed: apt-get install podman")
+    service = start_private_service()
+    try:
+        assert service.url.startswith("unix:///tmp/gaia2-runner-")
+        assert ping(service.url)
+    finally:
+        service.stop()
+    assert service.process.poll() is not None
+    assert not ping(service.url, timeout=1)
