@@ -6,6 +6,7 @@ while they run, so a ten-minute pip install shows progress instead of a frozen t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -24,6 +25,8 @@ ORACLE_IMAGE = "localhost/gaia2-oracle:latest"
 DEFAULT_BASE_IMAGE = "python:3.12-slim"
 SYSTEM_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 BUILD_CA_NAME = "build-ca.pem"
+
+SOURCE_LABEL = "io.gaia2-runner.source-digest"
 
 LogFn = Callable[[str], None]
 
@@ -62,6 +65,27 @@ def containers_dir() -> Path:
     )
 
 
+def source_digest(context: Path) -> str:
+    """Digest of everything the images are built from, so stale images are rebuilt automatically."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in context.rglob("*") if p.is_file()):
+        rel = path.relative_to(context).as_posix()
+        if rel == BUILD_CA_NAME or "__pycache__" in path.parts:
+            continue
+        digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def image_is_current(backend: PodmanBackend, tag: str, digest: str) -> bool:
+    if not backend.image_exists(tag):
+        return False
+    try:
+        labels = backend.client.images.get(tag).labels or {}
+    except APIError:
+        return False
+    return labels.get(SOURCE_LABEL) == digest
+
+
 def resolve_ca_bundle(ca_bundle: str | Path | None = None) -> Path | None:
     """The CA bundle pip inside the build should trust: option, $GAIA2_CA_BUNDLE, system bundle."""
     explicit = ca_bundle or os.environ.get("GAIA2_CA_BUNDLE")
@@ -86,7 +110,7 @@ def write_build_ca(context: Path, ca_bundle: str | Path | None = None) -> Path:
 
 
 def build_image(backend: PodmanBackend, spec: ImageSpec, context: Path, nocache: bool = False,
-                log: LogFn | None = None) -> str:
+                log: LogFn | None = None, digest: str | None = None) -> str:
     """Build one image and return its id; raise Gaia2Error with the last log lines on failure.
 
     Uses podman-py's API client directly instead of `images.build`, because the latter reads the
@@ -106,6 +130,7 @@ def build_image(backend: PodmanBackend, spec: ImageSpec, context: Path, nocache:
         "rm": True,
         "forcerm": True,
         "layers": True,
+        "labels": json.dumps({SOURCE_LABEL: digest or source_digest(context)}),
     }
     body = podman_api.create_tar(anchor=str(context),
                                  exclude=podman_api.prepare_containerignore(str(context)))
@@ -170,15 +195,17 @@ def build_images(
 ) -> list[str]:
     """Build the runtime base and oracle images; return the tags actually built.
 
-    With `only_missing`, an image is built when it is absent or when an image it starts from was
-    just rebuilt. `on_image(tag, phase)` reports "start"/"done"/"failed" for progress displays.
+    With `only_missing`, an image is built when it is absent, built from other sources (its
+    source-digest label differs from containers/ now), or when an image it starts from was just
+    rebuilt. `on_image(tag, phase)` reports "start"/"done"/"failed" for progress displays.
     """
     own = backend is None
     backend = backend or PodmanBackend.connect()
     try:
         context = containers_dir()
         specs = image_specs(base_image)
-        todo = specs if not only_missing else [s for s in specs if not backend.image_exists(s.tag)]
+        digest = source_digest(context)
+        todo = specs if not only_missing else [s for s in specs if not image_is_current(backend, s.tag, digest)]
         if only_missing and todo and todo[0] is specs[0]:
             todo = specs  # a new runtime base invalidates everything built on it
         if not todo:
@@ -189,7 +216,7 @@ def build_images(
             if on_image:
                 on_image(spec.tag, "start")
             try:
-                build_image(backend, spec, context, nocache=nocache, log=log)
+                build_image(backend, spec, context, nocache=nocache, log=log, digest=digest)
             except BaseException:
                 if on_image:
                     on_image(spec.tag, "failed")
@@ -206,7 +233,7 @@ def build_images(
 def ensure_images(backend: PodmanBackend | None = None, base_image: str | None = None,
                   ca_bundle: str | Path | None = None, log: LogFn | None = None,
                   on_image: Callable[[str, str], None] | None = None) -> list[str]:
-    """Build only the images that are missing; return the tags built (empty when none)."""
+    """Build only the images that are missing or stale; return the tags built (empty when none)."""
     return build_images(backend, base_image, ca_bundle, only_missing=True, log=log, on_image=on_image)
 
 

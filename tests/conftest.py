@@ -1,10 +1,8 @@
-"""Shared helpers: scenario files and a tiny fake adapter server (no containers needed)."""
+"""Shared helpers: scenario files written on the fly."""
 
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
 
@@ -28,40 +26,24 @@ def write_scenario(tmp_path: Path) -> Callable[..., Path]:
     return _write
 
 
-class FakeAdapter:
-    """Serves /health and /status from Python callables, on 127.0.0.1:<random>."""
+@pytest.fixture(scope="session")
+def backend():
+    """The real podman service; integration tests fail (never skip) when it is unusable."""
+    from gaia2_runner.errors import Gaia2Error
+    from gaia2_runner.podman_backend import PodmanBackend
 
-    def __init__(self, health: Callable[[], tuple[int, dict]], status: Callable[[], dict]) -> None:
-        adapter = self
+    try:
+        b = PodmanBackend.connect()
+    except Gaia2Error as exc:
+        pytest.fail(f"podman is not usable on this host: {exc}")
+    yield b
+    b.close()
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
-                if self.path.startswith("/health"):
-                    code, body = adapter.health()
-                elif self.path.startswith("/status"):
-                    code, body = 200, adapter.status()
-                else:
-                    code, body = 404, {}
-                data = json.dumps(body).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
 
-            def log_message(self, *args: Any) -> None:
-                pass
+@pytest.fixture(scope="session")
+def images(backend):
+    """Build the runtime and oracle images once per test session when they are missing."""
+    from gaia2_runner.images import ensure_images
 
-        self.health, self.status = health, status
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    built = ensure_images(backend, log=lambda line: None)
+    return built

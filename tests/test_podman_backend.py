@@ -6,6 +6,7 @@ They fail (not skip) when podman is unusable, so a broken host never looks like 
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import tarfile
 import time
@@ -19,7 +20,8 @@ from gaia2_runner.podman_backend import PodmanBackend, ping, start_private_servi
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
-TEST_IMAGE = "localhost/gaia2-base:bookworm"  # built by shared/podman/build-base-image.sh
+# Any image with python3 and sh: the base the runtime image is built from (scripts/bootstrap.sh).
+TEST_IMAGE = os.environ.get("GAIA2_BASE_IMAGE", "localhost/gaia2-base:bookworm")
 HTTP_SERVER = ["python3", "-m", "http.server", "8090", "--bind", "0.0.0.0", "--directory", "/tmp"]
 
 
@@ -31,7 +33,7 @@ def backend():
         pytest.fail(f"podman is not usable on this host: {exc}")
     if not b.image_exists(TEST_IMAGE):
         b.close()
-        pytest.fail(f"{TEST_IMAGE} is missing: build it with shared/podman/build-base-image.sh")
+        pytest.fail(f"{TEST_IMAGE} is missing: run scripts/bootstrap.sh (or pull it)")
     yield b
     b.close()
 
