@@ -15,8 +15,7 @@ import httpx
 import pytest
 
 from gaia2_runner.adapter_client import AdapterClient
-from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.podman_backend import PodmanBackend, ping, start_private_service
+from gaia2_runner.podman_backend import ping, start_private_service
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
@@ -25,17 +24,12 @@ TEST_IMAGE = os.environ.get("GAIA2_BASE_IMAGE", "localhost/gaia2-base:bookworm")
 HTTP_SERVER = ["python3", "-m", "http.server", "8090", "--bind", "0.0.0.0", "--directory", "/tmp"]
 
 
-@pytest.fixture(scope="module")
-def backend():
-    try:
-        b = PodmanBackend.connect()
-    except Gaia2Error as exc:
-        pytest.fail(f"podman is not usable on this host: {exc}")
-    if not b.image_exists(TEST_IMAGE):
-        b.close()
+@pytest.fixture(scope="module", autouse=True)
+def test_image(backend):
+    """The shared `backend` fixture (conftest) plus the plain image these tests start."""
+    if not backend.image_exists(TEST_IMAGE):
         pytest.fail(f"{TEST_IMAGE} is missing: run scripts/bootstrap.sh (or pull it)")
-    yield b
-    b.close()
+    return TEST_IMAGE
 
 
 def test_container_roundtrip(backend):

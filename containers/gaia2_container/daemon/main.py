@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .. import paths
 from .agent_process import AgentProcess, agent_command
@@ -61,14 +61,19 @@ def _notify(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
     return 202, {"accepted": True, "index": st.session.notify(body["message"], sender)}
 
 
-def _messages(h: JsonHandler, query: dict, _b: Any) -> tuple[int, Any]:
-    st: DaemonState = h.daemon_state
+def _page(query: dict, fetch: Callable[[int], list[dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
+    """`?after=N` paging shared by /messages and /inbox: items with index > N, and the next N."""
     try:
         after = int_param(query, "after", -1)
     except ValueError:
         return 400, {"error": "after must be an integer"}
-    items = st.session.messages_after(after) if st.session else []
+    items = fetch(after)
     return 200, {"messages": items, "next": (items[-1]["index"] + 1) if items else after + 1}
+
+
+def _messages(h: JsonHandler, query: dict, _b: Any) -> tuple[int, Any]:
+    session: Session | None = h.daemon_state.session
+    return _page(query, session.messages_after if session else lambda _after: [])
 
 
 # ---- tool API (agent-facing, loopback only) -------------------------------------------------------
@@ -96,16 +101,10 @@ def _call(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
 
 def _inbox(h: JsonHandler, query: dict, _b: Any) -> tuple[int, Any]:
     st: DaemonState = h.daemon_state
-    try:
-        after = int_param(query, "after", -1)
-    except ValueError:
-        return 400, {"error": "after must be an integer"}
-    items = st.session.inbox_after(after) if st.session else []
-    return 200, {
-        "messages": items,
-        "next": (items[-1]["index"] + 1) if items else after + 1,
-        "done": st.session.done.is_set() if st.session else st.status.is_final,
-    }
+    code, payload = _page(query, st.session.inbox_after if st.session else lambda _after: [])
+    if code == 200:
+        payload["done"] = st.session.done.is_set() if st.session else st.status.is_final
+    return code, payload
 
 
 def _time(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
