@@ -86,9 +86,11 @@ def start_private_service(podman_bin: str | None = None, wait: float = 15.0) -> 
     directory = Path(tempfile.mkdtemp(prefix=f"gaia2-runner-{os.getpid()}-"))
     url = f"unix://{directory}/podman.sock"
     log = open(directory / "service.log", "wb")  # noqa: SIM115 - the child keeps it
+    # With CONTAINER_HOST set the podman CLI turns into a remote client, which cannot serve.
+    env = {k: v for k, v in os.environ.items() if k not in ("CONTAINER_HOST", "CONTAINER_CONNECTION")}
     process = subprocess.Popen(
         [binary, "system", "service", "--time=0", url],
-        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
         start_new_session=True,  # Ctrl-C on the terminal must not kill it before we clean up
     )
     log.close()

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import are_speedups
 from .judge_engine import build_judge_engine
 
 
@@ -41,6 +42,7 @@ def load_scenario(path: Path) -> LoadedScenario:
     event log, attaches a GraphPerEventJudge and turns user turns into judge-triggered conditions.
     """
     text = read_scenario_text(path)
+    are_speedups.install()
     from are.simulation.data_handler.importer import JsonScenarioImporter
     from are.simulation.scenarios.scenario_imported_from_json.utils import preprocess_scenario
     from are.simulation.validation.configs import GraphPerEventJudgeConfig
