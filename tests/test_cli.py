@@ -38,3 +38,18 @@ def test_bad_env_pair(write_scenario, tmp_path):
 def test_version():
     res = invoke(["--version"])
     assert res.exit_code == 0 and "0.1.0" in res.output
+
+
+def test_podman_not_installed(write_scenario, tmp_path, monkeypatch):
+    monkeypatch.delenv("CONTAINER_HOST", raising=False)
+    monkeypatch.setattr("gaia2_runner.podman_backend.DEFAULT_URL", f"unix://{tmp_path}/none.sock")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no podman binary anywhere
+    res = invoke(["run", "--scenario", str(write_scenario()), "--image", "img", "--output-dir", str(tmp_path)])
+    assert_one_error_line(res, "apt-get install podman")
+
+
+def test_podman_unreachable_at_container_host(write_scenario, tmp_path, monkeypatch):
+    monkeypatch.setenv("CONTAINER_HOST", f"unix://{tmp_path}/dead.sock")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    res = invoke(["run", "--scenario", str(write_scenario()), "--image", "img", "--output-dir", str(tmp_path)])
+    assert_one_error_line(res, "fix CONTAINER_HOST")
