@@ -22,6 +22,7 @@ from gaia2_runner.podman_backend import PodmanBackend
 
 RUNTIME_BASE_IMAGE = "localhost/gaia2-runtime-base:latest"
 ORACLE_IMAGE = "localhost/gaia2-oracle:latest"
+AGENT_IMAGE = "localhost/gaia2-agent:latest"
 DEFAULT_BASE_IMAGE = "python:3.12-slim"
 SYSTEM_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 BUILD_CA_NAME = "build-ca.pem"
@@ -48,6 +49,7 @@ def image_specs(base_image: str | None = None) -> list[ImageSpec]:
         ImageSpec(RUNTIME_BASE_IMAGE, "Containerfile.base",
                   {"BASE_IMAGE": base_image or default_base_image()}),
         ImageSpec(ORACLE_IMAGE, "Containerfile.oracle", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}),
+        ImageSpec(AGENT_IMAGE, "Containerfile.agent", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}),
     ]
 
 

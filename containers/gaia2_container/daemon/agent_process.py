@@ -28,9 +28,11 @@ def agent_command(runtime: str) -> list[str] | None:
         return shlex.split(custom)
     if runtime == "oracle":
         return [sys.executable, "-m", "gaia2_container.oracle_runtime"]
+    if runtime == "agent":
+        return [sys.executable, "-m", "gaia2_container.agent"]
     if runtime in ("none", ""):
         return None  # an external agent drives the tool API (tests, custom images)
-    raise SystemExit(f"unknown GAIA2_RUNTIME {runtime!r}: use 'oracle', 'none' or set GAIA2_AGENT_COMMAND")
+    raise SystemExit(f"unknown GAIA2_RUNTIME {runtime!r}: use 'oracle', 'agent', 'none' or set GAIA2_AGENT_COMMAND")
 
 
 def agent_environment(base: dict[str, str] | None = None) -> dict[str, str]:

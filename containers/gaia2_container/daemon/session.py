@@ -13,6 +13,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
+from .. import paths
 from ..jsonable import to_jsonable
 from .recorder import EventRecorder
 from .status import StatusBoard
@@ -141,7 +142,11 @@ class Session:
         if self.done.is_set():
             return
         if code != 0:
-            self._finish(status="error", error=f"agent runtime exited with code {code} before the scenario ended")
+            reason = agent_error_reason()
+            self._finish(
+                status="error",
+                error=f"agent runtime exited with code {code} before the scenario ended" + (f": {reason}" if reason else ""),
+            )
         else:
             self._start_final_judgment("agent runtime exited")
 
@@ -292,6 +297,15 @@ class Session:
         elif self.env.thread is not None and not self.env.thread.is_alive():
             # ARE's clock ran out (scenario duration) or a turn was rejected: judge what happened.
             self._start_final_judgment("environment stopped")
+
+
+def agent_error_reason(limit: int = 500) -> str:
+    """First line of $HOME/agent_error.txt, where a runtime says why it gave up (e.g. provider down)."""
+    try:
+        with (paths.AGENT_HOME / "agent_error.txt").open(encoding="utf-8", errors="replace") as fh:
+            return fh.readline(limit).strip()
+    except OSError:
+        return ""
 
 
 def clean_rationale(value: Any) -> str:

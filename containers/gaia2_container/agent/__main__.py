@@ -1,0 +1,3 @@
+from .loop import main
+
+raise SystemExit(main())

@@ -1,0 +1,59 @@
+"""What every provider implements, and helpers shared by their wire-format conversions."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any, Protocol
+
+from ..messages import Message, Reply, Tool
+from ..settings import Settings
+from ..transport import Transport
+
+
+class Provider(Protocol):
+    name: str
+
+    def complete(self, messages: list[Message], tools: list[Tool]) -> Reply:
+        """One model call: the conversation (system first) and the tools in, the model's turn out."""
+        ...
+
+
+class ProviderBase:
+    name = "base"
+
+    def __init__(self, settings: Settings, transport: Transport) -> None:
+        self.settings = settings
+        self.options = settings.options
+        self.transport = transport
+
+    def with_extra(self, body: dict[str, Any]) -> dict[str, Any]:
+        body.update(self.options.extra_body)
+        return body
+
+
+def split_system(messages: list[Message]) -> tuple[str, list[Message]]:
+    """Providers with a top-level system field take the system messages out of the list."""
+    system = "\n\n".join(m.content for m in messages if m.role == "system")
+    return system, [m for m in messages if m.role != "system"]
+
+
+def parse_arguments(text: Any) -> dict[str, Any]:
+    """Tool arguments arrive as a JSON string (OpenAI) or object; a bad string is kept visible to the model."""
+    if isinstance(text, dict):
+        return text
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"__unparsed_arguments__": str(text)}
+    return value if isinstance(value, dict) else {"__unparsed_arguments__": value}
+
+
+def new_call_id() -> str:
+    return "call_" + uuid.uuid4().hex[:16]
+
+
+def own_raw(message: Message, provider: str) -> Any:
+    return message.raw if message.raw_provider == provider else None

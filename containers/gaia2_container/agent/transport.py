@@ -1,0 +1,110 @@
+"""HTTP to the model: JSON POST with retries on 429/5xx/timeouts, and one trace line per call.
+
+Retries back off exponentially and honour Retry-After (seconds or an HTTP date), because rate
+limits are the normal state of a benchmark run, not an error. Anything else fails at once.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import httpx
+
+from .messages import Usage
+from .trace import Redactor, TraceWriter, public_url
+
+RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+
+
+class ProviderError(Exception):
+    """The model could not be reached or refused for good: the runtime stops with exit code 3."""
+
+
+@dataclass
+class RetryPolicy:
+    max_retries: int = 4
+    base_s: float = 1.0
+    max_s: float = 60.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_s)
+        backoff = self.base_s * (2 ** attempt)
+        return min(backoff * (1 + random.random() * 0.1), self.max_s)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class Transport:
+    def __init__(self, trace: TraceWriter, redact: Redactor, timeout_s: float, retry: RetryPolicy,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.trace = trace
+        self.redact = redact
+        self.retry = retry
+        self.sleep = sleep
+        self.client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)))
+
+    def post(self, url: str, body: dict[str, Any], headers: dict[str, str],
+             usage_of: Callable[[Any], Usage]) -> Any:
+        """POST `body` as JSON and return the parsed JSON answer; raise ProviderError when it fails for good."""
+        started = time.time()
+        t0 = time.perf_counter()
+        attempt = 0
+        while True:
+            status, text, problem, retry_after = self._attempt(url, body, headers)
+            retryable = status is None or status in RETRY_STATUSES or (status is not None and status >= 500)
+            if problem is None or not retryable or attempt >= self.retry.max_retries:
+                break
+            self.sleep(self.retry.delay(attempt, retry_after))
+            attempt += 1
+        latency_ms = (time.perf_counter() - t0) * 1000
+        data, usage = None, None
+        if problem is None:
+            try:
+                data = json.loads(text)
+                usage = usage_of(data).to_dict()
+            except (ValueError, TypeError, AttributeError, KeyError) as exc:
+                problem = f"unreadable response from {public_url(url)}: {exc}"
+        self.trace.record(url=url, started=started, latency_ms=latency_ms, http_status=status, request=body,
+                          raw_response=text, usage=usage, attempts=attempt + 1, error=problem)
+        if problem is not None:
+            if attempt:  # "HTTP 503 from URL after 3 attempts: body", the detail last
+                head, sep, detail = problem.partition(": ")
+                problem = f"{head} after {attempt + 1} attempts{sep}{detail}"
+            raise ProviderError(self.redact(problem))
+        return data
+
+    def _attempt(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int | None, str, str | None, float | None]:
+        """One request: (status, body text, problem or None, Retry-After seconds)."""
+        try:
+            resp = self.client.post(url, json=body, headers=headers)
+        except httpx.TimeoutException:
+            return None, "", f"timeout calling {public_url(url)}", None
+        except httpx.HTTPError as exc:
+            return None, "", f"cannot reach {public_url(url)}: {type(exc).__name__}: {exc}", None
+        text = resp.text
+        if 200 <= resp.status_code < 300:
+            return resp.status_code, text, None, None
+        snippet = " ".join(text.split())[:300]
+        problem = f"HTTP {resp.status_code} from {public_url(url)}" + (f": {snippet}" if snippet else "")
+        return resp.status_code, text, problem, parse_retry_after(resp.headers.get("retry-after"))
+
+    def close(self) -> None:
+        self.client.close()

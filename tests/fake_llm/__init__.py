@@ -1,0 +1,1 @@
+"""A scripted stand-in for LLM providers, speaking their real wire formats (see server.py)."""

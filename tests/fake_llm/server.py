@@ -1,0 +1,206 @@
+"""Fake LLM provider for tests: OpenAI Chat/Responses, Anthropic Messages and Gemini, JSON and SSE.
+
+    python tests/fake_llm/server.py --script script.json --log requests.jsonl [--port 0]
+
+prints `PORT <n>` once listening on 0.0.0.0. The script is a JSON object of reply lists, keyed by
+route (`chat`, `responses`, `anthropic`, `gemini`) or `default` for any route (a bare list means
+`default`). Replies are used in order; each is one of
+    {"text": "..."}                                          a plain answer
+    {"tool_calls": [{"name": "...", "arguments": {...}}]}   tool calls (optionally with "text")
+    {"status": 429, "retry_after": 1, "message": "..."}     an HTTP error (optionally "repeat": n)
+Every request (method, path, headers, JSON body, route) is appended to the log, so tests can
+check what a client sent. POST /_fake/script replaces the script; GET /_fake/requests lists them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+try:
+    from . import wire
+except ImportError:  # run as a script
+    import wire  # type: ignore[no-redef]
+
+ROUTES = ("chat", "responses", "anthropic", "gemini")
+
+
+def route_of(path: str) -> tuple[str | None, bool]:
+    """(route, streaming-by-path) from the request path (Gemini says streaming in the path)."""
+    bare = path.split("?", 1)[0]
+    if bare.endswith("/chat/completions"):
+        return "chat", False
+    if bare.endswith("/responses"):
+        return "responses", False
+    if bare.endswith("/messages"):
+        return "anthropic", False
+    if bare.endswith(":streamGenerateContent"):
+        return "gemini", True
+    if bare.endswith(":generateContent"):
+        return "gemini", False
+    return None, False
+
+
+class Script:
+    """Reply queues per route; a reply with "repeat": n is served n times."""
+
+    def __init__(self, doc: Any) -> None:
+        if isinstance(doc, list):
+            doc = {"default": doc}
+        self.queues: dict[str, list[dict]] = {}
+        for key, replies in (doc or {}).items():
+            queue: list[dict] = []
+            for reply in replies:
+                queue += [reply] * int(reply.get("repeat", 1))
+            self.queues[key] = queue
+        self.lock = threading.Lock()
+
+    def next(self, route: str) -> dict | None:
+        with self.lock:
+            for key in (route, "default"):
+                if self.queues.get(key):
+                    return self.queues[key].pop(0)
+        return None
+
+
+class FakeLLM:
+    """The server object; `start()` serves in a daemon thread and returns the port."""
+
+    def __init__(self, script: Any = None, log_path: Path | None = None, host: str = "0.0.0.0", port: int = 0) -> None:
+        self.script = Script(script or {})
+        self.log_path = Path(log_path) if log_path else None
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self.httpd = ThreadingHTTPServer((host, port), handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+
+    def start(self) -> int:
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-llm", daemon=True).start()
+        return self.port
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def set_script(self, doc: Any) -> None:
+        self.script = Script(doc)
+
+    def record(self, entry: dict) -> None:
+        with self._lock:
+            self.requests.append(entry)
+            if self.log_path:
+                with self.log_path.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(entry) + "\n")
+
+    def llm_requests(self) -> list[dict]:
+        return [r for r in self.requests if r["route"]]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeLLM
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *_args: Any) -> None:  # keep test output quiet
+        pass
+
+    def _send_json(self, status: int, doc: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(doc).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/_fake/requests"):
+            self._send_json(200, {"requests": self.fake.requests})
+        else:
+            self._send_json(404, {"error": "not found"})
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw or b"null")
+        except ValueError:
+            body = None
+        if self.path.startswith("/_fake/script"):
+            self.fake.set_script(body)
+            return self._send_json(200, {"ok": True})
+        route, stream_path = route_of(self.path)
+        self.fake.record({"time": time.time(), "method": "POST", "path": self.path, "route": route,
+                          "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+        if route is None:
+            return self._send_json(404, {"error": f"fake_llm: no route for {self.path}"})
+        if not isinstance(body, dict):
+            return self._send_json(400, wire.error_body(route, 400, "body is not a JSON object"))
+        reply = self.fake.script.next(route)
+        if reply is None:
+            return self._send_json(400, wire.error_body(route, 400, f"fake_llm: script exhausted for route {route}"))
+        time.sleep(float(reply.get("delay_s", 0)))
+        if reply.get("status"):
+            status = int(reply["status"])
+            headers = {"Retry-After": str(reply["retry_after"])} if reply.get("retry_after") is not None else {}
+            return self._send_json(status, wire.error_body(route, status, reply.get("message", f"fake HTTP {status}")), headers)
+        model = str(body.get("model") or self.path.split("/models/")[-1].split(":")[0])
+        usage = _usage(body, reply)
+        if stream_path or body.get("stream"):
+            self._stream(route, reply, model, usage, body)
+        else:
+            builder = {"chat": wire.chat_json, "responses": wire.responses_json,
+                       "anthropic": wire.anthropic_json, "gemini": wire.gemini_json}[route]
+            self._send_json(200, builder(reply, model, usage))
+
+    def _stream(self, route: str, reply: dict, model: str, usage: dict, body: dict) -> None:
+        if route == "chat":
+            include = bool((body.get("stream_options") or {}).get("include_usage"))
+            events = wire.chat_sse(reply, model, usage, include)
+        else:
+            events = {"responses": wire.responses_sse, "anthropic": wire.anthropic_sse, "gemini": wire.gemini_sse}[route](reply, model, usage)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        for event in events:
+            self.wfile.write(event)
+            self.wfile.flush()
+
+
+def _usage(body: dict, reply: dict) -> dict:
+    """Deterministic token counts: roughly a token per four characters."""
+    if "usage" in reply:
+        return {"input": 0, "output": 0, "cached": 0, **reply["usage"]}
+    produced = len(reply.get("text") or "") + len(json.dumps(reply.get("tool_calls") or []))
+    return {"input": len(json.dumps(body)) // 4, "output": max(1, produced // 4), "cached": 0}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--host", default="0.0.0.0")
+    parser.add_argument("--script", type=Path, help="JSON script of replies")
+    parser.add_argument("--log", type=Path, help="append every request to this JSONL file")
+    args = parser.parse_args(argv)
+    script = json.loads(args.script.read_text()) if args.script else {}
+    fake = FakeLLM(script, args.log, args.host, args.port)
+    print(f"PORT {fake.port}", flush=True)
+    try:
+        fake.httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
