@@ -24,27 +24,74 @@ class MissingJudgeEngine:
         )
 
 
+# Our provider names -> LiteLLM's `custom_llm_provider` (chat-completions endpoints are "openai").
+LITELLM_PROVIDERS = {
+    "openai": "openai",
+    "openai-compat": "openai",
+    "openai-completions": "openai",
+    "local": "openai",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+    "google": "gemini",
+    "openrouter": "openrouter",
+}
+
+
 def judge_settings_from_env(env: dict[str, str] | None = None) -> dict[str, str | None]:
     env = dict(os.environ if env is None else env)
     return {
         "model": env.get("GAIA2_JUDGE_MODEL") or None,
         "provider": env.get("GAIA2_JUDGE_PROVIDER") or None,
         "base_url": env.get("GAIA2_JUDGE_BASE_URL") or None,
+        "api_key": env.get("GAIA2_JUDGE_API_KEY") or None,
     }
 
 
+class JudgeCallError(RuntimeError):
+    """The judge provider did not answer; the run has no verdict (infrastructure error)."""
+
+
+class LiteLLMJudgeEngine:
+    """Calls the judge model through LiteLLM, as ARE's engine does, but returns the text as is.
+
+    ARE 1.2.0's LiteLLMEngine rewrites "True"/"False" to lower case in every reply, so its own
+    sanity checker, which looks for "[[True]]", can never pass: every reworded answer to the user
+    would be rejected. Keeping the reply intact lets each checker read the verdict it asked for.
+    """
+
+    def __init__(self, model: str, provider: str, base_url: str | None, api_key: str | None) -> None:
+        self.model, self.provider, self.base_url, self.api_key = model, provider, base_url, api_key
+
+    def __call__(self, messages: list[dict[str, Any]], **_: Any) -> tuple[str, dict | None]:
+        import litellm
+
+        payload = [{"role": str(getattr(m["role"], "value", m["role"])), "content": m.get("content", "")} for m in messages]
+        try:
+            response = litellm.completion(
+                model=self.model,
+                custom_llm_provider=self.provider,
+                messages=payload,
+                api_base=self.base_url,
+                api_key=self.api_key,
+                num_retries=3,
+            )
+        except Exception as exc:  # noqa: BLE001 - any provider failure means no verdict
+            raise JudgeCallError(f"judge provider {self.provider} ({self.base_url or 'default URL'}) failed: {exc}") from None
+        text = response.choices[0].message.content
+        if text is None:
+            raise JudgeCallError("judge provider returned an empty reply")
+        return text, None
+
+
 def build_judge_engine(env: dict[str, str] | None = None) -> Any:
-    """ARE's LiteLLM engine when a judge model is configured, else the failing stand-in."""
+    """The configured judge model, else a stand-in that fails loudly when a soft check is needed."""
     settings = judge_settings_from_env(env)
     if not settings["model"]:
         return MissingJudgeEngine()
-    from are.simulation.agents.are_simulation_agent_config import LLMEngineConfig
-    from are.simulation.validation.configs import create_judge_engine
-
-    return create_judge_engine(
-        LLMEngineConfig(
-            model_name=settings["model"],
-            provider=settings["provider"],
-            endpoint=settings["base_url"],
-        )
+    provider = settings["provider"] or "openai"
+    return LiteLLMJudgeEngine(
+        model=settings["model"],
+        provider=LITELLM_PROVIDERS.get(provider, provider),
+        base_url=settings["base_url"],
+        api_key=settings["api_key"] or ("none" if settings["base_url"] else None),
     )

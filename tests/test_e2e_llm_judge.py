@@ -1,0 +1,78 @@
+"""ARE's judge runs its LLM soft checks through the configured judge provider (the fake server).
+
+A scripted CLI agent books the right event but words its answer differently from the oracle, so
+ARE's GraphPerEventJudge must ask the judge model; its verdict decides the run.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+from fake_llm.server import FakeLLM
+from test_e2e_agent_paths import ANSWER, CLI_AGENT, SCENARIO
+
+from gaia2_runner.images import ORACLE_IMAGE
+from gaia2_runner.single_run import run_scenario
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+
+HOST = "host.containers.internal"  # podman writes it into every container's /etc/hosts
+JUDGE_KEY = "sk-judge-SECRET-123"
+REWORDED = CLI_AGENT.replace(shlex.quote(ANSWER), shlex.quote("Booked: dentist on Oct 3, 2pm-3pm at Smile Dental."))
+
+
+@pytest.fixture
+def fake(tmp_path):
+    server = FakeLLM(log_path=tmp_path / "judge_requests.jsonl")
+    server.start()
+    yield server
+    server.stop()
+
+
+def judged_run(fake: FakeLLM, out: Path, verdict: str):
+    # One reply serves every kind of judge prompt: ARE's subtask extractor reads <subtask>, its
+    # sanity filter [[True]] / [[False]], its content checkers [[Success]] / [[Failure]].
+    reply = f"- Reasoning:\n<reasoning>scripted</reasoning>\n<subtask>Confirm the booking</subtask>\n{verdict}"
+    fake.set_script({"chat": [{"text": reply, "repeat": 50}]})
+    env = {
+        "GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(REWORDED)}",
+        "GAIA2_JUDGE_PROVIDER": "openai-compat",
+        "GAIA2_JUDGE_MODEL": "fake-judge",
+        "GAIA2_JUDGE_BASE_URL": f"http://{HOST}:{fake.port}/v1",
+        "GAIA2_JUDGE_API_KEY": JUDGE_KEY,
+    }
+    result = run_scenario(SCENARIO, ORACLE_IMAGE, out, extra_env=env, timeout=120)
+    return result, out / result.scenario_id
+
+
+def test_judge_model_accepts_a_reworded_answer(images, fake, tmp_path):
+    result, out = judged_run(fake, tmp_path, "[[True]] [[Success]]")
+    assert (result.status, result.success) == ("completed", True), (result.error, result.failure_reasons)
+    requests = fake.llm_requests()
+    assert requests, "the soft check reached the judge provider"
+    assert {r["headers"]["authorization"] for r in requests} == {f"Bearer {JUDGE_KEY}"}
+    prompt = " ".join(str(m.get("content")) for m in requests[0]["body"]["messages"])
+    assert "Smile Dental" in prompt
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert JUDGE_KEY not in path.read_text(errors="replace"), path
+
+
+def test_judge_model_rejects_it(images, fake, tmp_path):
+    result, _ = judged_run(fake, tmp_path, "[[True]] [[Failure]]")
+    assert (result.status, result.success) == ("completed", False), (result.error, result.failure_reasons)
+
+
+def test_judge_provider_down_gives_no_verdict(images, fake, tmp_path):
+    fake.set_script({"chat": [{"status": 503, "message": "judge overloaded", "repeat": 50}]})
+    env = {
+        "GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(REWORDED)}",
+        "GAIA2_JUDGE_PROVIDER": "openai-compat",
+        "GAIA2_JUDGE_MODEL": "fake-judge",
+        "GAIA2_JUDGE_BASE_URL": f"http://{HOST}:{fake.port}/v1",
+    }
+    result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path, extra_env=env, timeout=120)
+    assert result.success is None and result.status == "error"
+    assert "judge" in result.error
