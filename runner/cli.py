@@ -176,6 +176,9 @@ def _build(base_image: Optional[str], ca_bundle: Optional[Path], force: bool, on
 
 
 BASE_IMAGE_HELP = "Image the runtime base starts FROM (default: $GAIA2_BASE_IMAGE or python:3.12-slim)."
+RETRY_HELP = "Also rerun runs that ended without a verdict (start failure, timeout, crash)."
+ENV_FILE_HELP = "dotenv file with API keys (default: .env next to the config or in the current directory)."
+DRY_RUN_HELP = "Check everything and print the plan without starting a container."
 
 
 @images_app.command("build")
@@ -224,6 +227,77 @@ def demo(
     out.print(results_table(results))
     out.print(f"artifacts: {output_dir}")
     raise typer.Exit(0 if all(r.success is True for r in results) else 1)
+
+
+def _opt(flag: str, help: str) -> Any:
+    return typer.Option(None, flag, help=help, show_default=False)
+
+
+@app.command("run-dataset")
+@_friendly
+def run_dataset_cmd(
+    scenario: Optional[Path] = _opt("--scenario", "One scenario JSON file."),
+    dataset: Optional[str] = _opt("--dataset", "HuggingFace dataset id, or a local directory of scenarios."),
+    dataset_root: Optional[Path] = _opt("--dataset-root", "Local directory with one subdirectory per split."),
+    splits: Optional[str] = _opt("--splits", "Comma-separated splits, or `all`."),
+    subset: Optional[Path] = _opt("--subset", "Manifest limiting the scenarios to run."),
+    limit: Optional[int] = _opt("--limit", "Run at most this many scenarios per split."),
+    revision: Optional[str] = _opt("--revision", "Hugging Face dataset revision."),
+    image: Optional[str] = _opt("--image", f"Image to evaluate, e.g. {ORACLE_IMAGE}."),
+    provider: Optional[str] = _opt("--provider", "Agent LLM provider."),
+    model: Optional[str] = _opt("--model", "Agent model."),
+    api_key: Optional[str] = _opt("--api-key", "Agent API key (prefer --api-key-env and a .env file)."),
+    api_key_env: Optional[str] = _opt("--api-key-env", "Variable holding the agent API key."),
+    base_url: Optional[str] = _opt("--base-url", "Agent API base URL, forwarded unchanged."),
+    agent_options: Optional[List[str]] = _opt("--agent-option", "Extra agent option KEY=VALUE (repeatable)."),
+    judge_provider: Optional[str] = _opt("--judge-provider", "Judge LLM provider."),
+    judge_model: Optional[str] = _opt("--judge-model", "Judge model."),
+    judge_base_url: Optional[str] = _opt("--judge-base-url", "Judge API base URL."),
+    judge_api_key: Optional[str] = _opt("--judge-api-key", "Judge API key (never written to disk)."),
+    judge_api_key_env: Optional[str] = _opt("--judge-api-key-env", "Variable holding the judge API key."),
+    timeout: Optional[float] = _opt("--timeout", "Seconds per scenario (default: its duration + 120)."),
+    health_timeout: Optional[float] = _opt("--health-timeout", "Seconds to wait for /health."),
+    concurrency: Optional[int] = _opt("--concurrency", "Containers running at once."),
+    pass_at: Optional[int] = _opt("--pass-at", "Runs per scenario (k of pass@k), in run_1/ … run_k/."),
+    output_dir: Optional[Path] = _opt("--output-dir", "Where results go."),
+    log_level: Optional[str] = _opt("--log-level", "INFO, or DEBUG to log every scenario."),
+    retry: bool = typer.Option(False, "--retry", help=RETRY_HELP),
+    env_file: Optional[Path] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
+) -> None:
+    """Run a scenario, a split or a dataset, N containers at a time, k runs each.
+
+    Exit code 0 when every run got a verdict, 1 when some ended without one (rerun those with
+    --retry), 2 for a usage problem, 130 when interrupted (rerun the command to resume).
+    """
+    from gaia2_runner.dataset_cli import build_config, launch  # lazy: pulls in the dataset stack
+
+    settings = dict(locals())
+    for name in ("env_file", "dry_run", "retry"):
+        settings.pop(name)
+    settings.pop("build_config")
+    settings.pop("launch")
+    settings["retry"] = True if retry else None
+    config = build_config(None, settings, env_file)
+    raise typer.Exit(launch(config, retry=retry, dry_run=dry_run, out=out, err=err))
+
+
+@app.command("run-config")
+@_friendly
+def run_config_cmd(
+    config_path: Path = typer.Option(..., "--config", help="TOML run configuration."),
+    retry: bool = typer.Option(False, "--retry", help=RETRY_HELP),
+    env_file: Optional[Path] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
+) -> None:
+    """Run what a TOML config describes; rerunning it resumes where it stopped.
+
+    Exit codes as for run-dataset.
+    """
+    from gaia2_runner.dataset_cli import build_config, launch  # lazy: pulls in the dataset stack
+
+    config = build_config(config_path, {"retry": True if retry else None}, env_file)
+    raise typer.Exit(launch(config, retry=retry, dry_run=dry_run, out=out, err=err))
 
 
 if __name__ == "__main__":  # pragma: no cover
