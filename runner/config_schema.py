@@ -19,10 +19,11 @@ class Setting:
     kind: str  # str, int, float, bool, path, splits, options
     help: str
     secret: bool = False
+    flag_name: str | None = None  # when the flag is not the name with dashes
 
     @property
     def flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
+        return self.flag_name or "--" + self.name.replace("_", "-")
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -39,7 +40,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("api_key", "agent", "api_key", "str", "Agent API key (prefer api_key_env and a .env file).", secret=True),
     Setting("api_key_env", "agent", "api_key_env", "str", "Environment variable holding the agent API key."),
     Setting("base_url", "agent", "base_url", "str", "Agent API base URL, forwarded unchanged."),
-    Setting("agent_options", "agent", "options", "options", "Extra agent options (TOML table; KEY=VALUE on the command line)."),
+    Setting("agent_options", "agent", "options", "options", "Extra agent options (TOML table; KEY=VALUE on the command line).",
+            flag_name="--agent-option"),
     Setting("judge_provider", "judge", "provider", "str", "Judge provider for ARE's LLM soft checks."),
     Setting("judge_model", "judge", "model", "str", "Judge model."),
     Setting("judge_api_key", "judge", "api_key", "str", "Judge API key (prefer api_key_env).", secret=True),
