@@ -42,6 +42,10 @@ err = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _opt(flag: str, help: str) -> Any:
+    return typer.Option(None, flag, help=help, show_default=False)
+
+
 def _friendly(fn: F) -> F:
     """Turn Gaia2Error into one red line and exit 2; Ctrl-C into exit 130."""
 
@@ -132,17 +136,45 @@ def run(
     runtime: Optional[str] = typer.Option(None, "--runtime",
                                           help="GAIA2_RUNTIME for the container (oracle, agent, ...)."),
     env: List[str] = typer.Option([], "--env", help="Extra container variable KEY=VALUE (repeatable)."),
+    provider: Optional[str] = _opt("--provider", "Agent provider (oracle, openai, openai-compat, anthropic, gemini, openrouter)."),
+    model: Optional[str] = _opt("--model", "Agent model."),
+    api_key: Optional[str] = _opt("--api-key", "Agent API key (prefer --api-key-env and a .env file)."),
+    api_key_env: Optional[str] = _opt("--api-key-env", "Variable holding the agent API key."),
+    base_url: Optional[str] = _opt("--base-url", "Agent API base URL, forwarded unchanged."),
+    judge_provider: Optional[str] = _opt("--judge-provider", "Judge provider for ARE's LLM soft checks."),
+    judge_model: Optional[str] = _opt("--judge-model", "Judge model."),
+    judge_base_url: Optional[str] = _opt("--judge-base-url", "Judge API base URL."),
+    judge_api_key: Optional[str] = _opt("--judge-api-key", "Judge API key (never written to disk)."),
+    judge_api_key_env: Optional[str] = _opt("--judge-api-key-env", "Variable holding the judge API key."),
 ) -> None:
     """Run one scenario in a fresh container and print its verdict.
 
     Exit code 0 when the judge gave a verdict (pass or fail), 1 when there is none
     (error, timeout, crash), 2 for a usage problem.
     """
+    settings = {k: v for k, v in locals().items() if k in AGENT_FLAGS}
+    extra_env = _agent_env(scenario, output_dir, settings) if any(settings.values()) else {}
+    extra_env.update(_parse_env(env))
     result = run_scenario(scenario, image, output_dir, timeout=timeout, health_timeout=health_timeout,
-                          runtime=runtime, extra_env=_parse_env(env), progress=_progress)
+                          runtime=runtime, extra_env=extra_env, progress=_progress)
     out.print(results_table([result]))
     out.print(f"artifacts: {result.output_dir}")
     raise typer.Exit(0 if result.success is not None else 1)
+
+
+AGENT_FLAGS = ("provider", "model", "api_key", "api_key_env", "base_url", "judge_provider", "judge_model",
+               "judge_base_url", "judge_api_key", "judge_api_key_env")
+
+
+def _agent_env(scenario: Path, output_dir: Path, settings: dict[str, Any]) -> dict[str, str]:
+    """Agent/judge flags -> container variables, with the same key checks as run-dataset."""
+    import os
+
+    from gaia2_runner.config import apply_overrides, container_env, load_config, load_env_file
+
+    load_env_file(None, Path.cwd())
+    config = apply_overrides(load_config(None), {"scenario": scenario, "output_dir": output_dir, **settings})
+    return container_env(config, os.environ)
 
 
 class _BuildDisplay:
@@ -227,10 +259,6 @@ def demo(
     out.print(results_table(results))
     out.print(f"artifacts: {output_dir}")
     raise typer.Exit(0 if all(r.success is True for r in results) else 1)
-
-
-def _opt(flag: str, help: str) -> Any:
-    return typer.Option(None, flag, help=help, show_default=False)
 
 
 @app.command("run-dataset")

@@ -53,3 +53,12 @@ def test_podman_unreachable_at_container_host(write_scenario, tmp_path, monkeypa
     monkeypatch.setenv("PATH", str(tmp_path))
     res = invoke(["run", "--scenario", str(write_scenario()), "--image", "img", "--output-dir", str(tmp_path)])
     assert_one_error_line(res, "fix CONTAINER_HOST")
+
+
+def test_run_with_a_provider_but_no_key_fails_before_starting(write_scenario, tmp_path, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env here
+    res = invoke(["run", "--scenario", str(write_scenario()), "--image", "img", "--output-dir", str(tmp_path),
+                  "--provider", "anthropic", "--model", "m", "--judge-model", "j", "--judge-provider", "openai-compat",
+                  "--judge-base-url", "http://127.0.0.1:9/v1"])
+    assert_one_error_line(res, "needs an API key: set ANTHROPIC_API_KEY")
