@@ -15,17 +15,21 @@ from typing import Any, Callable, List, Optional, TypeVar
 
 import typer
 from dotenv import find_dotenv, load_dotenv
+from gaia2_runner import __version__
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.images import (
+    ORACLE_IMAGE,
+    build_images,
+    default_base_image,
+    ensure_images,
+)
+from gaia2_runner.podman_backend import PodmanBackend
+from gaia2_runner.result import ScenarioResult, now_iso
+from gaia2_runner.single_run import run_scenario
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
-
-from gaia2_runner import __version__
-from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.images import ORACLE_IMAGE, build_images, default_base_image, ensure_images
-from gaia2_runner.podman_backend import PodmanBackend
-from gaia2_runner.result import ScenarioResult, now_iso
-from gaia2_runner.single_run import run_scenario
 
 app = typer.Typer(
     name="gaia2-runner",
@@ -170,7 +174,12 @@ def _agent_env(scenario: Path, output_dir: Path, settings: dict[str, Any]) -> di
     """Agent/judge flags -> container variables, with the same key checks as run-dataset."""
     import os
 
-    from gaia2_runner.config import apply_overrides, container_env, load_config, load_env_file
+    from gaia2_runner.config import (
+        apply_overrides,
+        container_env,
+        load_config,
+        load_env_file,
+    )
 
     load_env_file(None, Path.cwd())
     config = apply_overrides(load_config(None), {"scenario": scenario, "output_dir": output_dir, **settings})
@@ -298,7 +307,10 @@ def run_dataset_cmd(
     Exit code 0 when every run got a verdict, 1 when some ended without one (rerun those with
     --retry), 2 for a usage problem, 130 when interrupted (rerun the command to resume).
     """
-    from gaia2_runner.dataset_cli import build_config, launch  # lazy: pulls in the dataset stack
+    from gaia2_runner.dataset_cli import (  # lazy: pulls in the dataset stack
+        build_config,
+        launch,
+    )
 
     settings = dict(locals())
     for name in ("env_file", "dry_run", "retry"):
@@ -322,7 +334,10 @@ def run_config_cmd(
 
     Exit codes as for run-dataset.
     """
-    from gaia2_runner.dataset_cli import build_config, launch  # lazy: pulls in the dataset stack
+    from gaia2_runner.dataset_cli import (  # lazy: pulls in the dataset stack
+        build_config,
+        launch,
+    )
 
     config = build_config(config_path, {"retry": True if retry else None}, env_file)
     raise typer.Exit(launch(config, retry=retry, dry_run=dry_run, out=out, err=err))

@@ -15,9 +15,16 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from dotenv import load_dotenv
-
 from gaia2_runner.config_schema import (
-    BY_KEY, BY_NAME, DEFAULT_KEY_ENV, KIND_WORDS, KNOWN_PROVIDERS, SECTIONS, SETTINGS, Setting, type_ok,
+    BY_KEY,
+    BY_NAME,
+    DEFAULT_KEY_ENV,
+    KIND_WORDS,
+    KNOWN_PROVIDERS,
+    SECTIONS,
+    SETTINGS,
+    Setting,
+    type_ok,
 )
 from gaia2_runner.errors import Gaia2Error
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from gaia2_runner.config import apply_overrides, load_config, load_env_file
 from gaia2_runner.dataset_view import errors_table
 from gaia2_runner.executor import DatasetOutcome, preflight, run_dataset
@@ -20,6 +18,7 @@ from gaia2_runner.podman_backend import PodmanBackend
 from gaia2_runner.report import render_summary
 from gaia2_runner.resume import all_jobs, run_dirs, select
 from gaia2_runner.targets import resolve_targets
+from rich.console import Console
 
 
 def build_config(config_path: Path | None, overrides: dict[str, Any], env_file: Path | None) -> Any:

@@ -9,14 +9,18 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from gaia2_runner.resume import Job
 from rich.console import Console
 from rich.progress import (
-    BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn,
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 from rich.table import Table
 from rich.text import Text
-
-from gaia2_runner.resume import Job
 
 MAX_ERROR_ROWS = 30
 

@@ -26,19 +26,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from rich.console import Console
-
 from gaia2_runner import __version__
+from gaia2_runner.atomic_file import write_json_atomic
 from gaia2_runner.config import container_env, redacted
 from gaia2_runner.dataset_view import DatasetProgress
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.podman_backend import PodmanBackend
 from gaia2_runner.report import Summary, summarize, write_summary
-from gaia2_runner.result import ScenarioResult, now_iso, one_line, write_json_atomic, write_result
+from gaia2_runner.result import ScenarioResult, now_iso, one_line, write_result
 from gaia2_runner.results_log import RESULTS_FILE, ResultsLog, rewrite
-from gaia2_runner.resume import Job, all_jobs, collect_records, record_for, run_dirs, select
+from gaia2_runner.resume import (
+    Job,
+    all_jobs,
+    collect_records,
+    record_for,
+    run_dirs,
+    select,
+)
 from gaia2_runner.scenario_file import load_scenario, safe_name
 from gaia2_runner.single_run import run_scenario
+from rich.console import Console
 
 if TYPE_CHECKING:
     from gaia2_runner.config import RunConfig

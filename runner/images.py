@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-from podman import api as podman_api
-from podman.errors import APIError
-
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.podman_backend import PodmanBackend
+from podman import api as podman_api
+from podman.errors import APIError
 
 RUNTIME_BASE_IMAGE = "localhost/gaia2-runtime-base:latest"
 ORACLE_IMAGE = "localhost/gaia2-oracle:latest"

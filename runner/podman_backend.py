@@ -24,11 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from podman import PodmanClient
-from podman.errors import APIError, NotFound
-
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.scenario_file import safe_name
+from podman import PodmanClient
+from podman.errors import APIError, NotFound
 
 DEFAULT_URL = "unix:///run/podman/podman.sock"
 ADAPTER_PORT = 8090

@@ -22,11 +22,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from gaia2_runner.atomic_file import write_json_atomic
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-
-from gaia2_runner.result import write_json_atomic
 
 NO_SPLIT = "default"  # group name for scenarios that were not given a split
 RATE_POLICY = ("success rates are over runs with a verdict (success true/false); runs with "

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Iterable
+
+from gaia2_runner.atomic_file import write_bytes_atomic
 
 RESULTS_FILE = "results.jsonl"
 
@@ -91,20 +92,4 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
 
 def rewrite(path: str | Path, records: Iterable[dict[str, Any]]) -> None:
     """Replace the file with `records` in one rename, so readers see the old or the new file."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            for record in records:
-                fh.write(encode(record))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    write_bytes_atomic(Path(path), b"".join(encode(record) for record in records))

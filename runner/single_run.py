@@ -13,14 +13,27 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 import httpx
-
 from gaia2_runner.adapter_client import (
-    AdapterClient, AdapterError, ContainerExited, HealthFailed, HealthTimeout,
+    AdapterClient,
+    AdapterError,
+    ContainerExited,
+    HealthFailed,
+    HealthTimeout,
 )
 from gaia2_runner.artifacts import extract_output, write_text
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.podman_backend import ContainerHandle, PodmanBackend, deferred_interrupts
-from gaia2_runner.result import FINAL_STATUSES, ScenarioResult, now_iso, one_line, write_result
+from gaia2_runner.podman_backend import (
+    ContainerHandle,
+    PodmanBackend,
+    deferred_interrupts,
+)
+from gaia2_runner.result import (
+    FINAL_STATUSES,
+    ScenarioResult,
+    now_iso,
+    one_line,
+    write_result,
+)
 from gaia2_runner.scenario_file import ScenarioFile, load_scenario
 
 DURATION_BUFFER_S = 120.0  # added to the scenario's own duration: agents need time to think

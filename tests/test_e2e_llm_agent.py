@@ -19,7 +19,6 @@ from gaia2_runner.single_run import run_scenario
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
-AGENT_IMAGE = "localhost/gaia2-agent:latest"
 HOST = "host.containers.internal"
 SCENARIO = Path(__file__).resolve().parents[1] / "examples" / "scenarios" / "demo_calendar_add_event.json"
 ANSWER = (
