@@ -185,6 +185,7 @@ class PodmanBackend:
         name: str | None = None,
         command: list[str] | None = None,
         input_dir: str = "/gaia2/input",
+        extra_files: Mapping[str, bytes] | None = None,
     ) -> "ContainerHandle":
         """Create the container, copy the scenario in before it starts, then start it.
 
@@ -210,6 +211,9 @@ class PodmanBackend:
         try:
             if scenario_bytes is not None:
                 handle.put_file(input_dir, "scenario.json", scenario_bytes, mode=0o600)
+            for target, data in (extra_files or {}).items():
+                directory, _, filename = target.rpartition("/")
+                handle.put_file(directory or "/", filename, data, mode=0o644)
             container.start()
         except BaseException as exc:
             with deferred_interrupts():

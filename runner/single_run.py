@@ -64,6 +64,24 @@ def container_env(
     return env
 
 
+CONTAINER_CA_PATH = "/gaia2/ca-bundle.pem"
+CA_ENV_VARS = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+
+
+def ca_bundle_files(env: dict[str, str]) -> dict[str, bytes]:
+    """$GAIA2_CA_BUNDLE goes into the container, and the usual variables point every client at it
+    (a TLS-intercepting proxy must be trusted by the agent and the judge alike)."""
+    source = os.environ.get("GAIA2_CA_BUNDLE")
+    if not source:
+        return {}
+    path = Path(source)
+    if not path.is_file():
+        raise Gaia2Error(f"GAIA2_CA_BUNDLE={source} is not a file: fix the path or unset it")
+    for var in CA_ENV_VARS:
+        env.setdefault(var, CONTAINER_CA_PATH)
+    return {CONTAINER_CA_PATH: path.read_bytes()}
+
+
 def run_scenario(
     scenario_path: str | Path,
     image: str,
@@ -96,7 +114,8 @@ def run_scenario(
             raise Gaia2Error(f"image {image} not found: build it with `gaia2-runner images build`")
         run_timeout = timeout if timeout is not None else default_timeout(scenario.duration)
         env = container_env(runtime, run_timeout, extra_env)
-        run = _Run(scenario, image, Path(output_dir) / scenario.safe_id, env, backend, say)
+        files = ca_bundle_files(env)
+        run = _Run(scenario, image, Path(output_dir) / scenario.safe_id, env, backend, say, files)
         return run.execute(run_timeout, health_timeout)
     finally:
         if own_backend:
@@ -107,8 +126,9 @@ class _Run:
     """State of one run, so every exit path can write the same result."""
 
     def __init__(self, scenario: ScenarioFile, image: str, dest: Path, env: dict[str, str],
-                 backend: PodmanBackend, say: Progress) -> None:
+                 backend: PodmanBackend, say: Progress, files: dict[str, bytes] | None = None) -> None:
         self.scenario, self.image, self.dest, self.env = scenario, image, dest, env
+        self.files = files or {}
         self.backend, self.say = backend, say
         self.result = ScenarioResult(
             scenario_id=scenario.scenario_id, image=image, runtime=env.get("GAIA2_RUNTIME"),
@@ -125,7 +145,8 @@ class _Run:
             self.say(f"{self.scenario.scenario_id}: starting {self.image}")
             try:
                 self.handle = self.backend.run_scenario_container(
-                    self.image, self.scenario.raw, self.env, self.scenario.scenario_id)
+                    self.image, self.scenario.raw, self.env, self.scenario.scenario_id,
+                    extra_files=self.files)
             except Gaia2Error as exc:
                 result.status, result.error = "error", exc.message
                 return result

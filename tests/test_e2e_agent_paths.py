@@ -107,3 +107,16 @@ def test_soft_check_without_judge_is_a_clear_infrastructure_error(images, tmp_pa
     )
     assert result.success is None and result.status == "error"
     assert "judge" in result.error and "--judge-model" in result.error
+
+
+def test_ca_bundle_reaches_the_agent(images, tmp_path: Path, monkeypatch):
+    bundle = tmp_path / "corp-ca.pem"
+    bundle.write_text("-----BEGIN CERTIFICATE-----\nTEST-CA-MARKER\n-----END CERTIFICATE-----\n")
+    monkeypatch.setenv("GAIA2_CA_BUNDLE", str(bundle))
+    probe = 'echo "cert=$SSL_CERT_FILE req=$REQUESTS_CA_BUNDLE"; cat "$SSL_CERT_FILE"'
+    result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path / "out",
+                          extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(probe)}"})
+    log = (tmp_path / "out" / result.scenario_id / "agent.log").read_text()
+    assert "cert=/gaia2/ca-bundle.pem req=/gaia2/ca-bundle.pem" in log
+    assert "TEST-CA-MARKER" in log, "the agent user can read the bundle"
+    assert result.success is False  # the probe answered nothing: judged, not an infra error
