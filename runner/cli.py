@@ -16,6 +16,7 @@ from typing import Any, Callable, List, Optional, TypeVar
 import typer
 from dotenv import find_dotenv, load_dotenv
 from gaia2_runner import __version__
+from gaia2_runner.atomic_file import write_json_atomic
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.images import (
     ORACLE_IMAGE,
@@ -161,6 +162,14 @@ def run(
     extra_env.update(_parse_env(env))
     result = run_scenario(scenario, image, output_dir, timeout=timeout, health_timeout=health_timeout,
                           runtime=runtime, extra_env=extra_env, progress=_progress)
+    write_json_atomic(output_dir / "run_config.json", {
+        "runner_version": __version__, "command": "run", "scenario": str(scenario), "image": image,
+        "timeout": timeout, "health_timeout": health_timeout, "runtime": result.runtime,
+        # Values of --env and every key stay out: only names and non-secret settings are recorded.
+        "env_names": sorted(_parse_env(env)),
+        **{k: v for k, v in settings.items() if v is not None and "api_key" not in k},
+        "api_keys_given": sorted(k for k, v in settings.items() if v and "api_key" in k),
+    })
     out.print(results_table([result]))
     out.print(f"artifacts: {result.output_dir}")
     raise typer.Exit(0 if result.success is not None else 1)
