@@ -10,20 +10,23 @@ import json
 import os
 import re
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from dotenv import load_dotenv
 from gaia2_runner.config_schema import (
     BY_KEY,
     BY_NAME,
     DEFAULT_KEY_ENV,
+    JUDGE_PROVIDERS,
     KIND_WORDS,
     KNOWN_PROVIDERS,
     SECTIONS,
     SETTINGS,
     Setting,
+    line_of,
     type_ok,
 )
 from gaia2_runner.errors import Gaia2Error
@@ -97,13 +100,21 @@ class RunConfig:
         return self.origins.get(name) or BY_NAME[name].flag
 
 
+def setting_default(name: str) -> Any:
+    """A setting's default as the dataclasses define it (for `--help`; one source of truth)."""
+    setting = BY_NAME[name]
+    section = {"target": TargetConfig, "agent": AgentConfig, "judge": JudgeConfig, "run": RunSettings}[setting.section]
+    value = getattr(section(), setting.key)
+    return str(value) if isinstance(value, Path) else value
+
+
 def expand_path(value: str, base: Path) -> Path:
     """`~`, `$VAR` and `${VAR}` expand; relative paths are relative to `base`."""
     expanded = os.path.expanduser(os.path.expandvars(value))
     if "$" in expanded:
         raise ValueError(f"undefined variable in {value!r}")
-    path = Path(expanded)
-    return path if path.is_absolute() else (base / path)
+    # Normalised (`cfg/../data` -> `data`) so plans, errors and run_config.json read cleanly.
+    return Path(os.path.normpath(Path(base) / expanded))
 
 
 def load_env_file(path: Path | None, search_from: Path) -> Path | None:
@@ -118,22 +129,6 @@ def load_env_file(path: Path | None, search_from: Path) -> Path | None:
         if candidate.is_file():
             load_dotenv(candidate, override=False)
             return candidate
-    return None
-
-
-def _line_of(text: str, section: str, key: str | None) -> int | None:
-    """Line number of `[section]` (key None) or of `key =` inside it; tomllib gives none."""
-    current = None
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        header = re.match(r"^\[\s*([A-Za-z0-9_.-]+)\s*\]", stripped)
-        if header:
-            current = header.group(1)
-            if key is None and current == section:
-                return number
-            continue
-        if key is not None and current == section and re.match(rf'^"?{re.escape(key)}"?\s*=', stripped):
-            return number
     return None
 
 
@@ -153,13 +148,14 @@ def load_config(path: Path | str | None) -> RunConfig:
     origins: dict[str, str] = {}
     for section, table in doc.items():
         if section not in SECTIONS:
-            line = _line_of(text, section, None)
+            line = line_of(text, section, None)
             raise Gaia2Error(f"{path}:{line}: unknown section [{section}]: use {', '.join(f'[{s}]' for s in SECTIONS)}")
         if not isinstance(table, dict):
-            raise Gaia2Error(f"{path}: {section} must be a [{section}] table")
+            line = line_of(text, section, None)
+            raise Gaia2Error(f"{path}:{line}: {section} must be a [{section}] table, not a value")
         for key, value in table.items():
             setting = BY_KEY.get((section, key))
-            line = _line_of(text, section, key)
+            line = line_of(text, section, key)
             where = f"{path}:{line} [{section}] {key}"
             if setting is None:
                 known = ", ".join(s.key for s in SETTINGS if s.section == section)
@@ -251,6 +247,11 @@ def validate(config: RunConfig) -> None:
         path = getattr(t, name)
         if path is not None and not Path(path).exists():
             raise Gaia2Error(f"{config.where(name)}: {path} not found: fix the path")
+    if t.dataset and Path(t.dataset).is_absolute() and not Path(t.dataset).exists():
+        # `_convert` made a local-looking value absolute; a hub id never is.
+        raise Gaia2Error(f"{config.where('dataset')}: {t.dataset} not found: fix the path or use a hub id (org/name)")
+    if t.splits is not None and not t.splits:
+        raise Gaia2Error(f'{config.where("splits")}: no splits listed: name some or use "all"')
     if t.limit is not None and t.limit < 1:
         raise Gaia2Error(f"{config.where('limit')}: limit must be at least 1")
     if r.output_dir is None:
@@ -266,6 +267,16 @@ def validate(config: RunConfig) -> None:
         raise Gaia2Error(
             f"{config.where('provider')}: unknown provider {config.agent.provider!r}: use {', '.join(KNOWN_PROVIDERS)}"
         )
+    if config.agent.provider != "oracle" and not config.agent.model:
+        raise Gaia2Error(f"{config.where('provider')}: provider {config.agent.provider!r} needs a model: "
+                         "set [agent] model or pass --model")
+    judge = config.judge
+    if judge.provider is not None and judge.provider not in JUDGE_PROVIDERS:
+        raise Gaia2Error(f"{config.where('judge_provider')}: unknown judge provider {judge.provider!r}: "
+                         f"use {', '.join(JUDGE_PROVIDERS)}")
+    if judge.provider and not judge.model:
+        raise Gaia2Error(f"{config.where('judge_provider')}: a judge provider needs a model: "
+                         "set [judge] model or pass --judge-model")
     if r.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise Gaia2Error(f"{config.where('log_level')}: log_level must be DEBUG, INFO, WARNING or ERROR")
 
@@ -335,6 +346,23 @@ def redacted(config: RunConfig) -> dict[str, Any]:
             if setting is not None and setting.secret:
                 out[f.name] = "(set)" if value else None
                 continue
-            out[f.name] = str(value) if isinstance(value, Path) else value
+            out[f.name] = _scrub(str(value) if isinstance(value, Path) else value)
         doc[section_name] = out
     return doc
+
+
+# Whole name parts, so `auth_token` is hidden but `max_tokens` is not.
+_SECRET_WORDS = {"key", "apikey", "token", "secret", "password", "authorization", "auth", "cookie"}
+_URL_CREDENTIALS = re.compile(r"(://)[^/@\s]+@")
+
+
+def _scrub(value: Any) -> Any:
+    """Hide what may be a secret outside api_key: `user:pass@` in URLs, secret-named options."""
+    if isinstance(value, str):
+        return _URL_CREDENTIALS.sub(r"\1(redacted)@", value)
+    if isinstance(value, dict):
+        return {k: "(set)" if v and _SECRET_WORDS & set(re.split(r"[_\-.\s]+", str(k).lower())) else _scrub(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    return value

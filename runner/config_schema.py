@@ -5,6 +5,7 @@ Both the TOML loader and the CLI test read this table, so a setting cannot exist
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +68,7 @@ DEFAULT_KEY_ENV: dict[str, str] = {
     "openrouter": "OPENROUTER_API_KEY",
 }
 KNOWN_PROVIDERS = ("oracle", "openai", "openai-compat", "anthropic", "gemini", "openrouter")
+JUDGE_PROVIDERS = KNOWN_PROVIDERS[1:]  # the judge is always a model
 
 
 def type_ok(kind: str, value: Any) -> bool:
@@ -95,3 +97,33 @@ KIND_WORDS = {
     "splits": 'a split name, a list of names, or "all"',
     "options": "a table",
 }
+
+
+_HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?")
+_KEY = re.compile(r"""^((?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=""")
+
+
+def _dotted(text: str) -> list[str]:
+    return [part.strip().strip("\"'") for part in text.split(".")]
+
+
+def line_of(text: str, section: str, key: str | None) -> int | None:
+    """Line where `[section]` (key None) or `key` inside it is defined; tomllib gives none.
+
+    Handles `[section]`, `[section.sub]`, `[[section]]`, `key = ...`, `key.sub = ...` and the
+    top-level dotted form `section.key = ...`.
+    """
+    want = [section] if key is None else [section, key]
+    current: list[str] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        header = _HEADER.match(stripped)
+        if header:
+            current = _dotted(header.group(1))
+            if current[: len(want)] == want:
+                return number
+            continue
+        assignment = _KEY.match(stripped)
+        if assignment and (current + _dotted(assignment.group(1)))[: len(want)] == want:
+            return number
+    return None

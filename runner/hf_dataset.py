@@ -21,8 +21,9 @@ SPLITS_FILE = "_splits.json"
 
 
 def cache_root(cache_dir: Path | None = None) -> Path:
+    """`cache_dir`, else $GAIA2_CACHE_DIR, else ~/.cache/gaia2-runner."""
     base = cache_dir or os.environ.get("GAIA2_CACHE_DIR") or Path.home() / ".cache" / "gaia2-runner"
-    return Path(base)
+    return Path(os.path.expanduser(str(base)))
 
 
 def dataset_cache_dir(dataset_id: str, revision: str | None, cache_dir: Path | None = None) -> Path:
@@ -34,14 +35,21 @@ def materialize(dataset_id: str, splits: list[str] | None, revision: str | None 
                 cache_dir: Path | None = None) -> Path:
     """Make sure the wanted splits (None: all) are on disk; return the dataset's cache dir."""
     root = dataset_cache_dir(dataset_id, revision, cache_dir)
-    wanted = splits or _all_splits(dataset_id, revision, root)
-    for split in wanted:
-        if not (root / split / COMPLETE).is_file():
-            _download_split(dataset_id, split, revision, root)
+    wanted = list(splits) if splits else _all_splits(dataset_id, revision, root)
+    missing = [s for s in wanted if not (root / s / COMPLETE).is_file()]
+    if missing and splits:
+        # Check names before downloading, so a typo lists the real splits instead of a hub error.
+        available = _all_splits(dataset_id, revision, root)
+        unknown = [s for s in missing if s not in available]
+        if unknown:
+            raise Gaia2Error(f"unknown split {', '.join(unknown)} in {dataset_id}: available: {', '.join(available)}")
+    for split in missing:
+        _download_split(dataset_id, split, revision, root)
     return root
 
 
 def _all_splits(dataset_id: str, revision: str | None, root: Path) -> list[str]:
+    """The dataset's config names (one per split), asked once and remembered in the cache."""
     listed = root / SPLITS_FILE
     if listed.is_file():
         return json.loads(listed.read_text())
@@ -53,11 +61,14 @@ def _all_splits(dataset_id: str, revision: str | None, root: Path) -> list[str]:
         raise _download_error(dataset_id, exc) from None
     names = [n for n in names if n != "default"] or list(GAIA2_SPLITS)
     root.mkdir(parents=True, exist_ok=True)
-    listed.write_text(json.dumps(names))
+    partial = listed.with_suffix(".partial")
+    partial.write_text(json.dumps(names))
+    partial.replace(listed)
     return names
 
 
 def _download_split(dataset_id: str, split: str, revision: str | None, root: Path) -> None:
+    """Write one split's rows as JSON files in a staging dir, marked complete, then rename it in."""
     try:
         import datasets
 

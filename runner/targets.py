@@ -59,7 +59,9 @@ def local_splits(root: Path) -> dict[str, Path]:
     """Split name -> directory: subdirectories holding JSON files, else the root itself."""
     if not root.is_dir():
         raise Gaia2Error(f"dataset directory {root} not found: fix the path")
-    subdirs = {d.name: d for d in sorted(root.iterdir()) if d.is_dir() and any(d.glob("*.json"))}
+    # Hidden dirs are skipped: an interrupted download leaves `.<split>.partial/` in the cache.
+    subdirs = {d.name: d for d in sorted(root.iterdir())
+               if d.is_dir() and not d.name.startswith(".") and any(d.glob("*.json"))}
     if subdirs:
         return subdirs
     if any(root.glob("*.json")):
@@ -68,6 +70,7 @@ def local_splits(root: Path) -> dict[str, Path]:
 
 
 def choose_splits(available: dict[str, Path], wanted: list[str] | None, source: str) -> list[str]:
+    """The requested splits in the order given (None or ["all"]: every split found)."""
     if not wanted or wanted == ["all"]:
         return list(available)
     unknown = [s for s in wanted if s not in available]
@@ -104,6 +107,8 @@ def _apply_subset(refs: list[ScenarioRef], subset: Path | None) -> list[Scenario
     if subset is None:
         return refs
     wanted = load_subset(subset)
+    if not wanted:
+        raise Gaia2Error(f"{subset}: lists no scenario ids: add some or drop subset")
     present = {r.scenario_id for r in refs}
     missing = [i for i in wanted if i not in present]
     if missing:

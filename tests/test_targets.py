@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from gaia2_runner.config import TargetConfig
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.targets import load_subset, resolve_targets
@@ -77,3 +76,33 @@ def test_subset_with_unknown_ids(tmp_path):
     manifest.write_text(json.dumps(["demo_cab_order", "nope_1"]))
     with pytest.raises(Gaia2Error, match="ids not in the target: nope_1"):
         resolve_targets(TargetConfig(dataset_root=DEMO, subset=manifest))
+
+
+def test_empty_subset_is_an_error(tmp_path):
+    manifest = tmp_path / "subset.txt"
+    manifest.write_text("# nothing chosen yet\n")
+    with pytest.raises(Gaia2Error, match="lists no scenario ids"):
+        resolve_targets(TargetConfig(dataset_root=DEMO, subset=manifest))
+
+
+def test_subset_then_limit_per_split(dataset, tmp_path):
+    manifest = tmp_path / "subset.json"
+    manifest.write_text(json.dumps([p.stem for p in DEMOS[1:5]]))
+    refs = resolve_targets(TargetConfig(dataset_root=dataset, subset=manifest, limit=1))
+    assert ids(refs) == [("search", DEMOS[1].stem), ("time", DEMOS[3].stem)]
+
+
+def test_missing_directory_and_plain_directory_given_as_dataset(dataset, tmp_path):
+    with pytest.raises(Gaia2Error, match="not found"):
+        resolve_targets(TargetConfig(dataset_root=tmp_path / "nope"))
+    # `--dataset <dir>` with plain split folders (no hub README) is read in place, no cache involved.
+    refs = resolve_targets(TargetConfig(dataset=str(dataset), splits=["search"]), cache_dir=tmp_path / "c")
+    assert ids(refs) == [("search", p.stem) for p in DEMOS[:3]] and not (tmp_path / "c").exists()
+
+
+def test_scenario_id_comes_from_the_file_not_its_name(tmp_path, write_scenario):
+    from conftest import scenario_doc
+
+    (tmp_path / "ds").mkdir()
+    write_scenario("ds/renamed.json", doc=scenario_doc("real_id"))
+    assert ids(resolve_targets(TargetConfig(dataset_root=tmp_path / "ds"))) == [("ds", "real_id")]
