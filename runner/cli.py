@@ -170,9 +170,20 @@ def run(
         **{k: v for k, v in settings.items() if v is not None and "api_key" not in k},
         "api_keys_given": sorted(k for k, v in settings.items() if v and "api_key" in k),
     })
+    _refresh_viewer(output_dir)
     out.print(results_table([result]))
-    out.print(f"artifacts: {result.output_dir}")
+    out.print(f"artifacts: {result.output_dir} (open {output_dir / 'index.html'})")
     raise typer.Exit(0 if result.success is not None else 1)
+
+
+def _refresh_viewer(output_dir: Path) -> None:
+    """index.html and trace.html next to the results; a viewer problem never fails a run."""
+    try:
+        from gaia2_runner.viewer import regenerate_index
+
+        regenerate_index(output_dir)
+    except Exception as exc:  # noqa: BLE001
+        err.print(Text(f"warning: viewer not written: {exc}", style="yellow"))
 
 
 AGENT_FLAGS = ("provider", "model", "api_key", "api_key_env", "base_url", "judge_provider", "judge_model",
@@ -274,8 +285,9 @@ def demo(
             except Gaia2Error as exc:
                 results.append(ScenarioResult(scenario_id=path.stem, status="error", error=exc.message,
                                               image=ORACLE_IMAGE, finished_at=now_iso()))
+    _refresh_viewer(output_dir)
     out.print(results_table(results))
-    out.print(f"artifacts: {output_dir}")
+    out.print(f"artifacts: {output_dir} (open {output_dir / 'index.html'})")
     raise typer.Exit(0 if all(r.success is True for r in results) else 1)
 
 
@@ -350,6 +362,30 @@ def run_config_cmd(
 
     config = build_config(config_path, {"retry": True if retry else None}, env_file)
     raise typer.Exit(launch(config, retry=retry, dry_run=dry_run, out=out, err=err))
+
+
+@app.command("view")
+@_friendly
+def view_cmd(
+    output_dir: Path = typer.Option(..., "--output-dir", help="A run's output directory."),
+) -> None:
+    """Write index.html and one trace.html per scenario (static; opens from disk, no network)."""
+    from gaia2_runner.viewer_cli import view_command
+
+    raise typer.Exit(view_command(output_dir))
+
+
+@app.command("serve")
+@_friendly
+def serve_cmd(
+    output_dir: Path = typer.Option(..., "--output-dir", help="A run's output directory."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (default: loopback only)."),
+    port: int = typer.Option(0, "--port", help="Port (0: a free one; the URL is printed)."),
+) -> None:
+    """Serve the viewer live: pages regenerate as results land and open pages update themselves."""
+    from gaia2_runner.viewer_cli import serve_command
+
+    raise typer.Exit(serve_command(output_dir, host, port))
 
 
 if __name__ == "__main__":  # pragma: no cover

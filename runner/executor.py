@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from gaia2_runner.targets import ScenarioRef
 
 RUN_CONFIG_FILE = "run_config.json"
+VIEWER_REFRESH_S = 5.0
 SUMMARY_FILE = "summary.json"
 DEFAULT_HEALTH_TIMEOUT_S = 60.0
 JOIN_POLL_S = 0.2
@@ -141,6 +142,8 @@ class _DatasetRun:
         self.logs = {d: ResultsLog(d / RESULTS_FILE) for d in self.dirs}
         self.started_at = now_iso()
         self.progress: DatasetProgress | None = None
+        self._viewer_lock = threading.Lock()
+        self._viewer_at = 0.0
 
     def execute(self) -> DatasetOutcome:
         t0 = time.monotonic()
@@ -176,6 +179,7 @@ class _DatasetRun:
         write_summary(summary, self.output_dir / SUMMARY_FILE, self._summary_header(records, interrupted))
         for run_index, directory in enumerate(self.dirs, start=1):
             self._write_run_config(directory, run_index, finished_at=now_iso())
+        self._refresh_viewer(force=True)
         return DatasetOutcome(self.output_dir, self.dirs, records, summary, ran=len(selection.todo),
                               reused=len(selection.done), interrupted=interrupted)
 
@@ -209,6 +213,26 @@ class _DatasetRun:
                 return  # run_scenario wrote an "interrupted" result.json and removed its container
             self.logs[job.run_dir].append(record_for(job, result))
             self.progress.finished(job, result)
+            self._refresh_viewer()
+
+    def _refresh_viewer(self, force: bool = False) -> None:
+        """Keep index.html current while results arrive: at most every few seconds, one thread at
+        a time, and never at the cost of the run (a viewer error is only logged)."""
+        now = time.monotonic()
+        if not force and now - self._viewer_at < VIEWER_REFRESH_S:
+            return
+        if not self._viewer_lock.acquire(blocking=force):
+            return
+        try:
+            self._viewer_at = now
+            from gaia2_runner.viewer import regenerate_index
+
+            regenerate_index(self.output_dir)
+        except Exception as exc:  # noqa: BLE001
+            if self.progress is not None:
+                self.progress.log(f"viewer not updated: {one_line(str(exc))}", "yellow")
+        finally:
+            self._viewer_lock.release()
 
     @contextmanager
     def _interruptible(self) -> Iterator[None]:

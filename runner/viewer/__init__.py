@@ -1,0 +1,35 @@
+"""Static HTML views of an output directory (`view`) and a live monitor of it (`serve`)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from .site import Site
+
+__all__ = ["Site", "build", "regenerate_index"]
+
+_sites: dict[Path, Site] = {}
+_sites_lock = threading.Lock()
+
+
+def build(output_dir: Path) -> Site:
+    """Bring every page of `output_dir` up to date (a full pass, reusing unchanged rows)."""
+    site = _site(output_dir)
+    site.refresh()
+    return site
+
+
+def regenerate_index(output_dir: Path) -> list[str]:
+    """Refresh index.html and the trace.html of every scenario whose files changed since the last
+    call; cheap to call after each result (unchanged scenarios are not re-read). Returns the pages
+    written, relative to `output_dir`."""
+    return _site(output_dir).refresh()
+
+
+def _site(output_dir: Path) -> Site:
+    key = Path(output_dir).resolve()
+    with _sites_lock:
+        if key not in _sites:
+            _sites[key] = Site(key)
+        return _sites[key]

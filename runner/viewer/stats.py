@@ -1,0 +1,104 @@
+"""Live counts for the index, computed from rows so they are right while a run is in progress."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .scenario import Row
+
+
+@dataclass
+class Counts:
+    scenarios: int = 0
+    runs: int = 0
+    by_status: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
+        ("pass", "fail", "error", "running", "pending"), 0))
+    pass_at_k: int = 0
+    pass_hat_k: int = 0
+    duration_sum: float = 0.0
+    duration_n: int = 0
+    tokens: int = 0
+
+    @property
+    def verdicts(self) -> int:
+        return self.by_status["pass"] + self.by_status["fail"]
+
+    @property
+    def success_rate(self) -> float | None:
+        return self.by_status["pass"] / self.verdicts if self.verdicts else None
+
+    @property
+    def avg_duration(self) -> float | None:
+        return self.duration_sum / self.duration_n if self.duration_n else None
+
+
+def grouped(rows: list[Row]) -> dict[tuple[str, str], list[Row]]:
+    """Rows of the same scenario (split, directory name) across run_1 … run_k."""
+    groups: dict[tuple[str, str], list[Row]] = {}
+    for row in rows:
+        groups.setdefault((row.split or "", row.name), []).append(row)
+    for runs in groups.values():
+        runs.sort(key=lambda r: r.run or 0)
+    return groups
+
+
+def counts(groups: dict[tuple[str, str], list[Row]], k: int) -> dict[str, Counts]:
+    """Per split, plus "overall" when there is more than one split."""
+    out: dict[str, Counts] = {}
+    for (split, _), runs in sorted(groups.items()):
+        for name in {split or "default", "overall"}:
+            c = out.setdefault(name, Counts())
+            c.scenarios += 1
+            c.pass_at_k += any(r.status == "pass" for r in runs)
+            c.pass_hat_k += sum(r.status == "pass" for r in runs) >= k
+            for r in runs:
+                c.runs += 1
+                c.by_status[r.status] += 1
+                if isinstance(r.duration_s, (int, float)):
+                    c.duration_sum += r.duration_s
+                    c.duration_n += 1
+                c.tokens += r.tokens or 0
+    if len(out) == 2:
+        out.pop("overall")
+    return dict(sorted(out.items(), key=lambda kv: (kv[0] == "overall", kv[0])))
+
+
+def summary_rows(summary: Any) -> list[dict[str, Any]]:
+    """summary.json (the executor's report) flattened for a table; [] when absent or unexpected."""
+    if not isinstance(summary, dict):
+        return []
+    rows = []
+    groups = dict(summary.get("splits") or {})
+    if isinstance(summary.get("overall"), dict) and len(groups) != 1:
+        groups["overall"] = summary["overall"]
+    for name, stats in groups.items():
+        if not isinstance(stats, dict):
+            continue
+        rate = stats.get("success_rate") if isinstance(stats.get("success_rate"), dict) else {}
+        rows.append({"name": name, "scenarios": stats.get("scenarios"), "runs": stats.get("runs"),
+                     "rate": rate.get("value"), "se": rate.get("se"),
+                     "pass_at_k": stats.get("pass_at_k_rate"), "pass_hat_k": stats.get("pass_hat_k_rate"),
+                     "infra": stats.get("infra_errors"), "duration": stats.get("avg_run_duration_s")})
+    return rows
+
+
+def table_rows(groups: dict[tuple[str, str], list[Row]], runs: list[int]) -> list[dict[str, Any]]:
+    """One index line per scenario, aggregated over its runs (done here: jinja filters are slow)."""
+    out = []
+    for _, group in sorted(groups.items()):
+        by_run = {r.run: r for r in group}
+        durations = [r.duration_s for r in group if isinstance(r.duration_s, (int, float))]
+        tokens = [r.tokens for r in group if r.tokens is not None]
+        actions = [r.actions for r in group if r.actions is not None]
+        out.append({
+            "first": group[0], "cells": [by_run.get(run) for run in runs],
+            "statuses": " ".join(sorted({r.status for r in group})),
+            "passed": sum(r.status == "pass" for r in group),
+            "duration": sum(durations) / len(durations) if durations else None,
+            "actions": sum(actions) if actions else None,
+            "calls": sum(r.llm_calls for r in group),
+            "tokens": sum(tokens) if tokens else None,
+            "reason": next((r.reason for r in group if r.reason), ""),
+        })
+    return out

@@ -1,0 +1,111 @@
+"""serve: refuses paths outside the output dir, pushes page changes, regenerates incrementally."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from viewer_synth import dataset_tree, result_doc, write_scenario
+
+from gaia2_runner.viewer.live import serve
+from gaia2_runner.viewer.server import Broker, make_server
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    root = tmp_path / "out"
+    root.mkdir()
+    (root / "index.html").write_text("hello")
+    (tmp_path / "secret.txt").write_text("top secret")
+    httpd = make_server(root, "127.0.0.1", 0, Broker())
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd.server_address[1], root
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def get(port: int, path: str) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn.putrequest("GET", path, skip_accept_encoding=True)  # sent as written, no normalisation
+    conn.endheaders()
+    response = conn.getresponse()
+    return response.status, response.read()
+
+
+@pytest.mark.parametrize("path", ["/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/..%2f..%2fsecret.txt",
+                                  "/..%5csecret.txt", "/./../secret.txt"])
+def test_traversal_is_refused(server, path: str) -> None:
+    port, _ = server
+    status, body = get(port, path)
+    assert status in (403, 404)
+    assert b"top secret" not in body
+
+
+def test_symlink_out_of_the_root_is_refused(server, tmp_path: Path) -> None:
+    port, root = server
+    (root / "link.txt").symlink_to(tmp_path / "secret.txt")
+    status, body = get(port, "/link.txt")
+    assert status == 403 and b"top secret" not in body
+
+
+def test_files_inside_are_served(server) -> None:
+    port, _ = server
+    assert get(port, "/index.html") == (200, b"hello")
+
+
+def test_serve_regenerates_the_changed_scenario_and_announces_it(tmp_path: Path) -> None:
+    dirs = dataset_tree(tmp_path, 4)
+    lines: list[str] = []
+    stop = threading.Event()
+    thread = threading.Thread(target=serve, args=(tmp_path, "127.0.0.1", 0), kwargs={"say": lines.append, "stop": stop}, daemon=True)
+    thread.start()
+    deadline = time.time() + 20
+    while not lines and time.time() < deadline:
+        time.sleep(0.05)
+    port = int(lines[0].split(":")[-1].split("/")[0])
+    mtimes = {d: (d / "trace.html").stat().st_mtime_ns for d in dirs}
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+    conn.request("GET", "/__events")
+    stream = conn.getresponse()
+    assert stream.headers["Content-Type"] == "text/event-stream"
+    stream.readline()  # ": connected"
+    new = write_scenario(tmp_path / "time" / "scenario_live", "scenario_live", random.Random(5), state="running")
+    (new / "result.json").write_text(json.dumps(result_doc("scenario_live", True)))
+    seen: set[str] = set()
+    while {"index.html", "time/scenario_live/trace.html"} - seen and time.time() < deadline:
+        line = stream.readline().decode().strip()
+        if line.startswith("data: "):
+            seen.add(line[6:])
+    assert {"index.html", "time/scenario_live/trace.html"} <= seen
+    assert "scenario_live" in (tmp_path / "index.html").read_text()
+    assert all((d / "trace.html").stat().st_mtime_ns == mtimes[d] for d in dirs)
+    stop.set()
+    thread.join(10)
+    assert not thread.is_alive() and lines[-1] == "stopped"
+
+
+def test_serve_command_prints_url_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    dataset_tree(tmp_path, 2)
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from pathlib import Path; "
+                             "from gaia2_runner.viewer_cli import serve_command; sys.exit(serve_command(Path(sys.argv[1])))",
+                             str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("serving ") and "http://127.0.0.1:" in first
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "stopped" in out
