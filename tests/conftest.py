@@ -47,3 +47,14 @@ def images(backend):
 
     built = ensure_images(backend, log=lambda line: None)
     return built
+
+
+@pytest.fixture
+def fake(tmp_path: Path):
+    """A scripted LLM provider (tests/fake_llm) on 0.0.0.0, reachable from containers."""
+    from fake_llm.server import FakeLLM
+
+    server = FakeLLM(log_path=tmp_path / "llm_requests.jsonl")
+    server.start()
+    yield server
+    server.stop()

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from fake_llm.server import FakeLLM
 from gaia2_runner.images import AGENT_IMAGE
 from gaia2_runner.single_run import run_scenario
 
@@ -37,14 +36,6 @@ FAST_RETRIES = json.dumps({"max_retries": 2, "retry_base_s": 0.2})
 def agent_image(images):
     """`images` builds every runner image, the agent image included."""
     return AGENT_IMAGE
-
-
-@pytest.fixture
-def fake(tmp_path):
-    server = FakeLLM(log_path=tmp_path / "llm_requests.jsonl")
-    server.start()
-    yield server
-    server.stop()
 
 
 def run(backend, image, out: Path, provider: str, base_url: str, key: str = "sk-test", options: str = "{}"):

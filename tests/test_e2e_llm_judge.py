@@ -23,14 +23,6 @@ JUDGE_KEY = "sk-judge-SECRET-123"
 REWORDED = CLI_AGENT.replace(shlex.quote(ANSWER), shlex.quote("Booked: dentist on Oct 3, 2pm-3pm at Smile Dental."))
 
 
-@pytest.fixture
-def fake(tmp_path):
-    server = FakeLLM(log_path=tmp_path / "judge_requests.jsonl")
-    server.start()
-    yield server
-    server.stop()
-
-
 def judged_run(fake: FakeLLM, out: Path, verdict: str):
     # One reply serves every kind of judge prompt: ARE's subtask extractor reads <subtask>, its
     # sanity filter [[True]] / [[False]], its content checkers [[Success]] / [[Failure]].
