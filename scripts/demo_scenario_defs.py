@@ -23,8 +23,6 @@ from demo_apps import (
     DURATION,
     ORACLE_DELAY,
     START_TIME,
-    USER_EMAIL,
-    USER_MSG_ID,
     make_calendar,
     make_contacts,
     make_email,

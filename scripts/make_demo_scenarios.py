@@ -64,7 +64,6 @@ from are.simulation.types import Event  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from demo_scenario_defs import SCENARIOS, DemoScenario  # noqa: E402
 
-
 # --------------------------------------------------------------------------
 # Export + post-processing
 # --------------------------------------------------------------------------
