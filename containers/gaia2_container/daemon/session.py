@@ -113,9 +113,7 @@ class Session:
             error=outcome.get("error"),
             duration_ms=duration_ms,
         )
-        with self._state_lock:
-            snapshot = self.status.snapshot()
-            self.status.update(agent_actions=snapshot["agent_actions"] + 1)
+        self.status.increment("agent_actions")
         if name == SEND_TO_USER and outcome["ok"]:
             self._on_agent_message(str(args.get("content", "")))
         return outcome

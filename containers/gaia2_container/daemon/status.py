@@ -57,6 +57,12 @@ class StatusBoard:
                 self._doc["finished_at"] = time.time()
             self._write()
 
+    def increment(self, name: str) -> None:
+        """Count under the board's own lock (no copy of the whole document per tool call)."""
+        with self._lock:
+            self._doc[name] += 1
+            self._write()
+
     def add_turn(self, turn: dict[str, Any]) -> None:
         with self._lock:
             self._doc["turns"].append(turn)
