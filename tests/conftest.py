@@ -30,7 +30,7 @@ def write_scenario(tmp_path: Path) -> Callable[..., Path]:
 def backend():
     """The real podman service; integration tests fail (never skip) when it is unusable."""
     from gaia2_runner.errors import Gaia2Error
-    from gaia2_runner.podman_backend import PodmanBackend
+    from gaia2_runner.sandbox.podman import PodmanBackend
 
     try:
         b = PodmanBackend.connect()
@@ -43,7 +43,7 @@ def backend():
 @pytest.fixture(scope="session")
 def images(backend):
     """Build the runtime and oracle images once per test session when they are missing."""
-    from gaia2_runner.images import ensure_images
+    from gaia2_runner.sandbox.images import ensure_images
 
     built = ensure_images(backend, log=lambda line: None)
     return built

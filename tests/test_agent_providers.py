@@ -18,14 +18,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "containers"))
 
 from fake_llm.server import FakeLLM  # noqa: E402
-from gaia2_container import paths as container_paths  # noqa: E402
-from gaia2_container.agent.context import trim  # noqa: E402
-from gaia2_container.agent.loop import Agent  # noqa: E402
-from gaia2_container.agent.messages import Message, Tool, ToolCall  # noqa: E402
-from gaia2_container.agent.providers import make_provider  # noqa: E402
-from gaia2_container.agent.settings import Options, Settings, SettingsError  # noqa: E402
-from gaia2_container.agent.trace import Redactor, TraceWriter, public_url  # noqa: E402
-from gaia2_container.agent.transport import ProviderError, RetryPolicy, Transport  # noqa: E402
+from gaia2_container import contract as container_contract  # noqa: E402
+from gaia2_container.runtimes.llm.context import trim  # noqa: E402
+from gaia2_container.runtimes.llm.loop import Agent  # noqa: E402
+from gaia2_container.runtimes.llm.messages import Message, Tool, ToolCall  # noqa: E402
+from gaia2_container.runtimes.llm.providers import make_provider  # noqa: E402
+from gaia2_container.runtimes.llm.settings import Options, Settings, SettingsError  # noqa: E402
+from gaia2_container.runtimes.llm.trace import Redactor, TraceWriter, public_url  # noqa: E402
+from gaia2_container.runtimes.llm.transport import ProviderError, RetryPolicy, Transport  # noqa: E402
 
 KEY = "sk-unit-SECRET-123"
 TOOLS = [Tool("CalendarApp__add_calendar_event", "Add an event.",
@@ -306,7 +306,7 @@ class StubToolApi:
 
 def test_plain_text_reply_is_sent_to_the_user(fake, tmp_path, monkeypatch):
     stub = StubToolApi("Add dinner", ["CalendarApp__add_calendar_event", "AgentUserInterface__send_message_to_user"])
-    monkeypatch.setattr(container_paths, "TOOLS_URL", stub.url)
+    monkeypatch.setattr(container_contract, "TOOLS_URL", stub.url)
     fake.set_script({"anthropic": [REPLY, {"text": "Dinner is booked."}]})
     provider = make(fake, tmp_path, "anthropic")
     agent = Agent(provider, TOOLS, max_steps=5, max_context_chars=100_000, max_result_chars=1000)

@@ -1,7 +1,7 @@
 import io
 import tarfile
 
-from gaia2_runner.artifacts import extract_output, write_text
+from gaia2_runner.output.artifacts import extract_output, write_text
 
 
 def make_tar(members):

@@ -42,7 +42,7 @@ def test_version():
 
 def test_podman_not_installed(write_scenario, tmp_path, monkeypatch):
     monkeypatch.delenv("CONTAINER_HOST", raising=False)
-    monkeypatch.setattr("gaia2_runner.podman_backend.DEFAULT_URL", f"unix://{tmp_path}/none.sock")
+    monkeypatch.setattr("gaia2_runner.sandbox.podman.DEFAULT_URL", f"unix://{tmp_path}/none.sock")
     monkeypatch.setenv("PATH", str(tmp_path))  # no podman binary anywhere
     res = invoke(["run", "--scenario", str(write_scenario()), "--image", "img", "--output-dir", str(tmp_path)])
     assert_one_error_line(res, "apt-get install podman")

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from gaia2_runner import cli
+from gaia2_runner.cli import commands_run
 from gaia2_runner.config import (
     apply_overrides,
     container_env,
@@ -15,7 +15,7 @@ from gaia2_runner.config import (
     load_env_file,
     redacted,
 )
-from gaia2_runner.config_schema import SETTINGS
+from gaia2_runner.config.schema import SETTINGS
 from gaia2_runner.errors import Gaia2Error
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "scenarios"
@@ -28,7 +28,7 @@ def write(tmp_path: Path, text: str, name: str = "run.toml") -> Path:
 
 
 def test_every_run_dataset_flag_is_a_setting_and_back():
-    params = set(inspect.signature(cli.run_dataset_cmd).parameters) - {"env_file", "dry_run"}
+    params = set(inspect.signature(commands_run.run_dataset_cmd).parameters) - {"env_file", "dry_run"}
     assert params == {s.name for s in SETTINGS}
 
 
@@ -241,7 +241,7 @@ def test_redacted_keeps_names_and_scrubs_hidden_secrets(tmp_path):
 
 
 def test_oracle_quickstart_resolves_to_the_demo_split():
-    from gaia2_runner.targets import resolve_targets
+    from gaia2_runner.targets.resolve import resolve_targets
 
     config = apply_overrides(load_config(DEMO.parent / "configs" / "oracle_quickstart.toml"), {})
     refs = resolve_targets(config.target)
@@ -263,8 +263,8 @@ def test_templates_pass_every_check_given_their_key(path):
 
 
 def test_dry_run_plan_shows_what_will_run(tmp_path):
-    from gaia2_runner.plan import describe_plan
-    from gaia2_runner.targets import resolve_targets
+    from gaia2_runner.cli.plan_view import describe_plan
+    from gaia2_runner.targets.resolve import resolve_targets
     from rich.console import Console
 
     config = agent_config(tmp_path, pass_at=3, concurrency=2, limit=2)

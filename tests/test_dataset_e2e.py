@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.images import ORACLE_IMAGE
+from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gaia2_runner.images import ORACLE_IMAGE
+from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 

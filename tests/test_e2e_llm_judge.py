@@ -13,8 +13,8 @@ import pytest
 from fake_llm.server import FakeLLM
 from test_e2e_agent_paths import ANSWER, CLI_AGENT, SCENARIO
 
-from gaia2_runner.images import ORACLE_IMAGE
-from gaia2_runner.single_run import run_scenario
+from gaia2_runner.sandbox.images import ORACLE_IMAGE
+from gaia2_runner.engine.scenario_run import run_scenario
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.images import ORACLE_IMAGE
-from gaia2_runner.single_run import run_scenario
+from gaia2_runner.sandbox.images import ORACLE_IMAGE
+from gaia2_runner.engine.scenario_run import run_scenario
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from gaia2_runner.config import TargetConfig
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.hf_dataset import cache_root, dataset_cache_dir
-from gaia2_runner.targets import resolve_targets
+from gaia2_runner.targets.hf_cache import cache_root, dataset_cache_dir
+from gaia2_runner.targets.resolve import resolve_targets
 
 DEMOS = sorted((Path(__file__).resolve().parents[1] / "examples" / "scenarios").glob("*.json"))
 SPLITS = {"search": DEMOS[:2], "time": DEMOS[2:5]}

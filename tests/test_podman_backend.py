@@ -14,8 +14,8 @@ import time
 import httpx
 import pytest
 
-from gaia2_runner.adapter_client import AdapterClient
-from gaia2_runner.podman_backend import ping, start_private_service
+from gaia2_runner.sandbox.adapter import AdapterClient
+from gaia2_runner.sandbox.podman import ping, start_private_service
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
@@ -71,7 +71,7 @@ def test_crashed_container_reports_exit_code(backend):
         TEST_IMAGE, None, {}, "it-crash", command=["sh", "-c", "echo dying; exit 7"])
     try:
         with AdapterClient(handle.base_url) as client:
-            from gaia2_runner.adapter_client import ContainerExited
+            from gaia2_runner.sandbox.adapter import ContainerExited
             with pytest.raises(ContainerExited):
                 client.wait_healthy(30, handle.is_running)
         assert handle.exit_code() == 7

@@ -17,7 +17,8 @@ import math
 import pytest
 from rich.console import Console
 
-from gaia2_runner.report import sample_std, summarize, render_summary, write_summary
+from gaia2_runner.cli.report_view import render_summary
+from gaia2_runner.output.summary import sample_std, summarize, write_summary
 
 PATTERN = {
     ("search", "A"): [(True, 10), (True, 20)],

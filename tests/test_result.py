@@ -1,7 +1,7 @@
 import json
 import os
 
-from gaia2_runner.result import ScenarioResult, failure_reasons, write_result
+from gaia2_runner.output.result import ScenarioResult, failure_reasons, write_result
 
 
 def status_doc(**kw):

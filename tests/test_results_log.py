@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from gaia2_runner.results_log import ResultsLog, drop_partial_tail, read_records, rewrite
+from gaia2_runner.output.results_log import ResultsLog, drop_partial_tail, read_records, rewrite
 
 
 def test_partial_trailing_line_is_skipped_then_cut(tmp_path: Path):
@@ -59,7 +59,7 @@ def test_concurrent_appends_never_interleave(tmp_path: Path):
 
 WRITER = """
 import sys
-from gaia2_runner.results_log import ResultsLog
+from gaia2_runner.output.results_log import ResultsLog
 log = ResultsLog(sys.argv[1])
 print("ready", flush=True)
 i = 0

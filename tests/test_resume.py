@@ -6,8 +6,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from gaia2_runner.results_log import RESULTS_FILE, ResultsLog, read_records, rewrite
-from gaia2_runner.resume import all_jobs, collect_records, run_dirs, select
+from gaia2_runner.output.results_log import RESULTS_FILE, ResultsLog, read_records, rewrite
+from gaia2_runner.engine.jobs import all_jobs, collect_records, select
+from gaia2_runner.output.layout import run_dirs
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@ import json
 import pytest
 
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.scenario_file import load_scenario, safe_name
+from gaia2_runner.targets.scenario_file import load_scenario
+from gaia2_runner.text import safe_name
 
 from conftest import scenario_doc
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from gaia2_runner.config import TargetConfig
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.targets import load_subset, resolve_targets
+from gaia2_runner.targets.resolve import load_subset, resolve_targets
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "scenarios"
 DEMOS = sorted(DEMO.glob("*.json"))

@@ -12,38 +12,44 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from .. import paths
+from .. import contract
 
 log = logging.getLogger("gaia2.agent")
 
 AGENT_USER = "agent"
 # Variables the agent must not see: the judge's credentials and settings.
-_PRIVATE_PREFIXES = ("GAIA2_JUDGE_",)
+_PRIVATE_PREFIXES = (contract.JUDGE_ENV_PREFIX,)
+# GAIA2_RUNTIME value -> module of gaia2_container.runtimes run with `python -m`.
+BUILTIN_RUNTIMES = {
+    "oracle": "gaia2_container.runtimes.oracle",
+    "agent": "gaia2_container.runtimes.llm",
+}
 
 
 def agent_command(runtime: str) -> list[str] | None:
     """GAIA2_AGENT_COMMAND wins; otherwise the built-in runtime named by GAIA2_RUNTIME."""
-    custom = os.environ.get("GAIA2_AGENT_COMMAND")
+    custom = os.environ.get(contract.ENV_AGENT_COMMAND)
     if custom:
         return shlex.split(custom)
-    if runtime == "oracle":
-        return [sys.executable, "-m", "gaia2_container.oracle_runtime"]
-    if runtime == "agent":
-        return [sys.executable, "-m", "gaia2_container.agent"]
+    if runtime in BUILTIN_RUNTIMES:
+        return [sys.executable, "-m", BUILTIN_RUNTIMES[runtime]]
     if runtime in ("none", ""):
         return None  # an external agent drives the tool API (tests, custom images)
     raise SystemExit(f"unknown GAIA2_RUNTIME {runtime!r}: use 'oracle', 'agent', 'none' or set GAIA2_AGENT_COMMAND")
 
 
 def agent_environment(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The daemon's environment minus the judge's, plus where the tool API and app commands are."""
     env = {k: v for k, v in (base or os.environ).items() if not k.startswith(_PRIVATE_PREFIXES)}
-    env["GAIA2_TOOLS_URL"] = paths.TOOLS_URL
-    env["HOME"] = str(paths.AGENT_HOME)
-    env["PATH"] = f"{paths.BIN_DIR}:{env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}"
+    env[contract.ENV_TOOLS_URL] = contract.TOOLS_URL
+    env["HOME"] = str(contract.AGENT_HOME)
+    env["PATH"] = f"{contract.BIN_PATH}:{env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}"
     return env
 
 
 class AgentProcess:
+    """The runtime's process; `on_exit` reports an exit the daemon did not ask for."""
+
     def __init__(self, command: list[str], log_path: Path, on_exit: Callable[[int], None]) -> None:
         self.command = command
         self.log_path = log_path
@@ -59,7 +65,7 @@ class AgentProcess:
                 kwargs.update(user=pw.pw_uid, group=pw.pw_gid, extra_groups=[])
             except KeyError:
                 log.warning("no %r user in this image: the agent runs as root", AGENT_USER)
-        paths.AGENT_HOME.mkdir(parents=True, exist_ok=True)
+        contract.AGENT_HOME.mkdir(parents=True, exist_ok=True)
         log_fh = self.log_path.open("ab")
         self.proc = subprocess.Popen(
             self.command,
@@ -67,7 +73,7 @@ class AgentProcess:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             env=agent_environment(),
-            cwd=str(paths.AGENT_HOME),
+            cwd=str(contract.AGENT_HOME),
             **kwargs,
         )
         log.info("agent runtime started: pid %s: %s", self.proc.pid, " ".join(self.command))

@@ -8,8 +8,11 @@ from typing import Iterable
 
 from .toolbox import ToolSpec
 
+APP_CLI_MODULE = "gaia2_container.runtimes.app_cli"
+
 
 def command_name(app: str) -> str:
+    """`CalendarApp` -> `calendarapp`: lower case, and nothing a shell would interpret."""
     return "".join(ch for ch in app.lower() if ch.isalnum() or ch in "-_")
 
 
@@ -19,7 +22,7 @@ def install_app_commands(specs: Iterable[ToolSpec], bin_dir: Path) -> list[Path]
     written = []
     for app in sorted({s.app for s in specs}):
         path = bin_dir / command_name(app)
-        path.write_text(f'#!/bin/sh\nexec {sys.executable} -m gaia2_container.app_cli {app} "$@"\n', encoding="utf-8")
+        path.write_text(f'#!/bin/sh\nexec {sys.executable} -m {APP_CLI_MODULE} {app} "$@"\n', encoding="utf-8")
         path.chmod(0o755)
         written.append(path)
     return written

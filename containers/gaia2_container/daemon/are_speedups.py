@@ -1,4 +1,4 @@
-"""Output-preserving speed-ups for ARE code paths that run once per scenario container.
+"""Output-preserving speed-ups for ARE code that runs once per scenario container.
 
 ARE's GraphPerEventJudge builds ~900 LLM-checker prompts when it is created, compiling the same
 few jinja templates ~4,000 times (about 3 s of the ~4.5 s a container needs to become ready).

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..contract import JUDGE_ENV_PREFIX
+
 
 class JudgeNotConfigured(RuntimeError):
     """A soft (LLM) check was needed but no judge model was given to the container."""
@@ -38,12 +40,13 @@ LITELLM_PROVIDERS = {
 
 
 def judge_settings_from_env(env: dict[str, str] | None = None) -> dict[str, str | None]:
+    """GAIA2_JUDGE_MODEL / _PROVIDER / _BASE_URL / _API_KEY; empty values count as unset."""
     env = dict(os.environ if env is None else env)
     return {
-        "model": env.get("GAIA2_JUDGE_MODEL") or None,
-        "provider": env.get("GAIA2_JUDGE_PROVIDER") or None,
-        "base_url": env.get("GAIA2_JUDGE_BASE_URL") or None,
-        "api_key": env.get("GAIA2_JUDGE_API_KEY") or None,
+        "model": env.get(JUDGE_ENV_PREFIX + "MODEL") or None,  # GAIA2_JUDGE_MODEL
+        "provider": env.get(JUDGE_ENV_PREFIX + "PROVIDER") or None,
+        "base_url": env.get(JUDGE_ENV_PREFIX + "BASE_URL") or None,
+        "api_key": env.get(JUDGE_ENV_PREFIX + "API_KEY") or None,
     }
 
 

@@ -7,148 +7,27 @@ import os
 import shutil
 import signal
 import sys
-import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from .. import paths
+from .. import contract
 from .agent_process import AgentProcess, agent_command
 from .app_commands import install_app_commands
-from .http_api import JsonHandler, int_param, serve
-from .loader import LoadedScenario, ScenarioLoadError, load_scenario
+from .http_api import serve
+from .loader import ScenarioLoadError, load_scenario
 from .recorder import EventRecorder
+from .routes import ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .session import Session
 from .status import StatusBoard
 
 log = logging.getLogger("gaia2.daemon")
 
 
-@dataclass
-class DaemonState:
-    runtime: str
-    status: StatusBoard
-    recorder: EventRecorder
-    session: Session | None = None
-    loaded: LoadedScenario | None = None
-    ready: threading.Event = field(default_factory=threading.Event)
-    load_error: str | None = None
-
-
-# ---- adapter contract (runner-facing) -----------------------------------------------------------
-def _health(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
-    st: DaemonState = h.daemon_state
-    if st.load_error:
-        return 500, {"status": "error", "error": st.load_error}
-    if not st.ready.is_set():
-        return 503, {"status": "starting"}
-    return 200, {"status": "ok", "scenario_id": st.loaded.scenario_id if st.loaded else None, "runtime": st.runtime}
-
-
-def _status(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
-    return 200, h.daemon_state.status.snapshot()
-
-
-def _notify(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
-    st: DaemonState = h.daemon_state
-    if not isinstance(body, dict) or not isinstance(body.get("message"), str):
-        return 400, {"error": 'expected {"message": "<text>"}'}
-    sender = body.get("sender", "user")
-    if sender not in ("user", "system"):
-        return 400, {"error": "sender must be 'user' or 'system'"}
-    if st.session is None:
-        return 503, {"error": "scenario not loaded yet"}
-    return 202, {"accepted": True, "index": st.session.notify(body["message"], sender)}
-
-
-def _page(query: dict, fetch: Callable[[int], list[dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
-    """`?after=N` paging shared by /messages and /inbox: items with index > N, and the next N."""
-    try:
-        after = int_param(query, "after", -1)
-    except ValueError:
-        return 400, {"error": "after must be an integer"}
-    items = fetch(after)
-    return 200, {"messages": items, "next": (items[-1]["index"] + 1) if items else after + 1}
-
-
-def _messages(h: JsonHandler, query: dict, _b: Any) -> tuple[int, Any]:
-    session: Session | None = h.daemon_state.session
-    return _page(query, session.messages_after if session else lambda _after: [])
-
-
-# ---- tool API (agent-facing, loopback only) -------------------------------------------------------
-def _tools(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
-    st: DaemonState = h.daemon_state
-    if st.session is None or st.session.toolbox is None:
-        return 503, {"error": "scenario not loaded yet"}
-    return 200, {"tools": [s.to_dict() for s in st.session.toolbox.specs()]}
-
-
-def _call(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
-    st: DaemonState = h.daemon_state
-    if st.session is None:
-        return 503, {"error": "scenario not loaded yet"}
-    if not isinstance(body, dict) or not isinstance(body.get("tool"), str):
-        return 400, {"error": 'expected {"tool": "<App__function>", "args": {...}}'}
-    args = body.get("args") or {}
-    if not isinstance(args, dict):
-        return 400, {"error": "args must be a JSON object"}
-    try:
-        return 200, st.session.call_tool(body["tool"], args)
-    except KeyError:
-        return 404, {"error": f"unknown tool {body['tool']!r}: GET /tools lists them"}
-
-
-def _inbox(h: JsonHandler, query: dict, _b: Any) -> tuple[int, Any]:
-    st: DaemonState = h.daemon_state
-    code, payload = _page(query, st.session.inbox_after if st.session else lambda _after: [])
-    if code == 200:
-        payload["done"] = st.session.done.is_set() if st.session else st.status.is_final
-    return code, payload
-
-
-def _time(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
-    st: DaemonState = h.daemon_state
-    return 200, {"sim_time": st.session.sim_time() if st.session else None, "wall_time": time.time()}
-
-
-def _oracle_plan(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
-    st: DaemonState = h.daemon_state
-    if st.runtime != "oracle":
-        return 403, {"error": "the oracle plan is only served to the oracle runtime"}
-    if st.loaded is None:
-        return 503, {"error": "scenario not loaded yet"}
-    return 200, {"actions": st.loaded.oracle_plan, "nb_turns": st.session.nb_turns if st.session else None}
-
-
-def _oracle_completed(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
-    st: DaemonState = h.daemon_state
-    if st.runtime != "oracle":
-        return 403, {"error": "only for the oracle runtime"}
-    return 200, {"event_ids": st.session.fired_event_ids() if st.session else []}
-
-
-ADAPTER_ROUTES = {
-    ("GET", "/health"): _health,
-    ("GET", "/status"): _status,
-    ("POST", "/notify"): _notify,
-    ("GET", "/messages"): _messages,
-}
-TOOL_ROUTES = {
-    ("GET", "/health"): _health,
-    ("GET", "/tools"): _tools,
-    ("POST", "/call"): _call,
-    ("GET", "/inbox"): _inbox,
-    ("GET", "/time"): _time,
-    ("GET", "/oracle/plan"): _oracle_plan,
-    ("GET", "/oracle/completed"): _oracle_completed,
-}
-
-
 def _setup_logging() -> None:
-    paths.OUTPUT_DIR.mkdir(parents=True, exist_ok=True)
+    """Log to daemon.log in the output (collected by the runner) and to stderr (podman logs)."""
+    contract.OUTPUT_PATH.mkdir(parents=True, exist_ok=True)
     handlers: list[logging.Handler] = [
-        logging.FileHandler(paths.OUTPUT_DIR / "daemon.log", encoding="utf-8"),
+        logging.FileHandler(contract.OUTPUT_PATH / contract.DAEMON_LOG_FILE, encoding="utf-8"),
         logging.StreamHandler(sys.stderr),
     ]
     level = os.environ.get("GAIA2_LOG_LEVEL", "INFO").upper()
@@ -164,19 +43,20 @@ def _exit_on_sigterm(_signum: int, _frame: Any) -> None:
 
 
 def main() -> int:
+    """Serve both APIs at once (so /health answers while loading), then run the scenario to a verdict."""
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     _setup_logging()
-    runtime = os.environ.get("GAIA2_RUNTIME", "none")
-    timeout_s = float(os.environ.get("GAIA2_SCENARIO_TIMEOUT") or 0) or None
-    status = StatusBoard(paths.OUTPUT_DIR / "daemon_status.json", None, runtime)
-    recorder = EventRecorder(paths.OUTPUT_DIR / "events.jsonl")
+    runtime = os.environ.get(contract.ENV_RUNTIME, "none")
+    timeout_s = float(os.environ.get(contract.ENV_SCENARIO_TIMEOUT) or 0) or None
+    status = StatusBoard(contract.OUTPUT_PATH / contract.STATUS_FILE, None, runtime)
+    recorder = EventRecorder(contract.OUTPUT_PATH / contract.EVENTS_FILE)
     state = DaemonState(runtime=runtime, status=status, recorder=recorder)
-    serve("0.0.0.0", paths.ADAPTER_PORT, ADAPTER_ROUTES, state, "adapter")
-    serve(paths.TOOLS_HOST, paths.TOOLS_PORT, TOOL_ROUTES, state, "tools")
+    serve("0.0.0.0", contract.LISTEN_ADAPTER_PORT, ADAPTER_ROUTES, state, "adapter")
+    serve(contract.TOOLS_HOST, contract.LISTEN_TOOLS_PORT, TOOL_ROUTES, state, "tools")
 
     started = time.perf_counter()
     try:
-        state.loaded = load_scenario(paths.SCENARIO_FILE)
+        state.loaded = load_scenario(contract.SCENARIO_PATH)
     except ScenarioLoadError as exc:
         state.load_error = str(exc)
         status.update(status="error", error=str(exc))
@@ -188,12 +68,12 @@ def main() -> int:
     session = Session(state.loaded, recorder, status, timeout_s)
     session.start()
     state.session = session
-    install_app_commands(session.toolbox.specs() if session.toolbox else [], paths.BIN_DIR)
+    install_app_commands(session.toolbox.specs() if session.toolbox else [], contract.BIN_PATH)
 
     agent = None
     command = agent_command(runtime)
     if command is not None:
-        agent = AgentProcess(command, paths.OUTPUT_DIR / "agent.log", on_exit=session.agent_exited)
+        agent = AgentProcess(command, contract.OUTPUT_PATH / contract.AGENT_LOG_FILE, on_exit=session.agent_exited)
         agent.start()
     state.ready.set()
     log.info("ready: runtime=%s turns=%s", runtime, session.nb_turns)
@@ -202,10 +82,10 @@ def main() -> int:
     if agent is not None:
         agent.stop(grace_s=3.0)
     verdict = dict(session.verdict or {"status": "error", "error": "session ended without a verdict"})
-    trace = paths.AGENT_HOME / "trace.jsonl"
+    trace = contract.AGENT_HOME / contract.TRACE_FILE
     if trace.is_file():
-        shutil.copyfile(trace, paths.OUTPUT_DIR / "trace.jsonl")
-    (paths.OUTPUT_DIR / "agent_response.txt").write_text(verdict.get("agent_response") or "", encoding="utf-8")
+        shutil.copyfile(trace, contract.OUTPUT_PATH / contract.TRACE_FILE)
+    (contract.OUTPUT_PATH / contract.AGENT_RESPONSE_FILE).write_text(verdict.get("agent_response") or "", encoding="utf-8")
     recorder.close()
     # Published last: a final status tells the runner every artifact is complete.
     status.update(**verdict)

@@ -13,7 +13,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from .. import paths
+from .. import contract
 from ..jsonable import to_jsonable
 from .recorder import EventRecorder
 from .status import StatusBoard
@@ -300,7 +300,7 @@ class Session:
 def agent_error_reason(limit: int = 500) -> str:
     """First line of $HOME/agent_error.txt, where a runtime says why it gave up (e.g. provider down)."""
     try:
-        with (paths.AGENT_HOME / "agent_error.txt").open(encoding="utf-8", errors="replace") as fh:
+        with (contract.AGENT_HOME / contract.AGENT_ERROR_FILE).open(encoding="utf-8", errors="replace") as fh:
             return fh.readline(limit).strip()
     except OSError:
         return ""

@@ -1,4 +1,4 @@
-"""The status document served at /status and mirrored to daemon_status.json."""
+"""The status document served at /status and mirrored to daemon_status.json (contract.STATUS_FILE)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-FINAL_STATUSES = frozenset({"completed", "failed", "error", "timeout"})
+from ..contract import FINAL_STATUSES
 
 
 class StatusBoard:

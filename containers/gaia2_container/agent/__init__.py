@@ -1,4 +1,0 @@
-"""LLM agent runtime: a tool-calling loop over the daemon's tool API (`GAIA2_RUNTIME=agent`).
-
-Deliberately independent of ARE: it only talks HTTP to the daemon and to one LLM provider.
-"""

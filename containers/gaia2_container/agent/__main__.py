@@ -1,3 +1,0 @@
-from .loop import main
-
-raise SystemExit(main())

@@ -1,0 +1,71 @@
+"""The container side of the runner <-> container contract (docs/container-contract.md).
+
+The host keeps its own copy of these values (gaia2_runner/contract.py) because neither
+side can import the other's package; a host test loads this file by path and compares the two.
+Hence: stdlib imports only, nothing from this package, and the constants are plain values.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# ---- the contract: fixed values both sides agree on ---------------------------------------------
+ADAPTER_PORT = 8090  # the runner-facing adapter API
+TOOLS_PORT = 8091  # the agent-facing tool API, loopback only
+TOOLS_HOST = "127.0.0.1"
+
+INPUT_DIR = "/gaia2/input"  # root only: the scenario holds the answers
+OUTPUT_DIR = "/gaia2/output"  # what the runner collects after a final status
+AGENT_DIR = "/gaia2/agent"  # the agent user's $HOME
+BIN_DIR = "/gaia2/bin"  # one shell command per app, on the agent's PATH
+
+SCENARIO_FILE_NAME = "scenario.json"  # in INPUT_DIR
+# Where the runner copies $GAIA2_CA_BUNDLE (and points SSL_CERT_FILE & co.); the daemon never reads it.
+CA_BUNDLE_PATH = "/gaia2/ca-bundle.pem"
+
+# Statuses /status reports as final: once one is published, every output file is complete.
+FINAL_STATUSES = frozenset({"completed", "failed", "error", "timeout"})
+
+ENV_RUNTIME = "GAIA2_RUNTIME"  # oracle | agent | none
+ENV_SCENARIO_TIMEOUT = "GAIA2_SCENARIO_TIMEOUT"  # seconds
+ENV_ADAPTER_PORT = "GAIA2_ADAPTER_PORT"
+ENV_AGENT_COMMAND = "GAIA2_AGENT_COMMAND"  # overrides the built-in runtime
+ENV_TOOLS_URL = "GAIA2_TOOLS_URL"  # set by the daemon in the agent's environment
+AGENT_ENV_PREFIX = "GAIA2_AGENT_"  # agent settings, forwarded by the runner
+JUDGE_ENV_PREFIX = "GAIA2_JUDGE_"  # judge settings, never visible to the agent
+ENV_AGENT_PROVIDER = AGENT_ENV_PREFIX + "PROVIDER"
+ENV_AGENT_MODEL = AGENT_ENV_PREFIX + "MODEL"
+ENV_AGENT_BASE_URL = AGENT_ENV_PREFIX + "BASE_URL"
+ENV_AGENT_OPTIONS = AGENT_ENV_PREFIX + "OPTIONS"
+ENV_AGENT_API_KEY = AGENT_ENV_PREFIX + "API_KEY"
+ENV_JUDGE_PROVIDER = JUDGE_ENV_PREFIX + "PROVIDER"
+ENV_JUDGE_MODEL = JUDGE_ENV_PREFIX + "MODEL"
+ENV_JUDGE_BASE_URL = JUDGE_ENV_PREFIX + "BASE_URL"
+ENV_JUDGE_API_KEY = JUDGE_ENV_PREFIX + "API_KEY"
+
+# Files the daemon writes into OUTPUT_DIR.
+EVENTS_FILE = "events.jsonl"
+STATUS_FILE = "daemon_status.json"
+AGENT_RESPONSE_FILE = "agent_response.txt"
+TRACE_FILE = "trace.jsonl"  # optional: copied from the agent's $HOME when a runtime wrote one
+DAEMON_LOG_FILE = "daemon.log"
+AGENT_LOG_FILE = "agent.log"
+OUTPUT_FILES = (EVENTS_FILE, STATUS_FILE, AGENT_RESPONSE_FILE, TRACE_FILE, DAEMON_LOG_FILE, AGENT_LOG_FILE)
+
+# Written by a runtime into its $HOME (AGENT_DIR), not OUTPUT_DIR: one line saying why it gave up,
+# which the daemon appends to the error of the run.
+AGENT_ERROR_FILE = "agent_error.txt"
+
+# ---- resolved in this container: the values above unless the environment overrides them --------
+# Read once at import, as the daemon and the runtimes always have; the overrides serve tests and
+# custom images.
+INPUT_PATH = Path(os.environ.get("GAIA2_INPUT_DIR", INPUT_DIR))
+OUTPUT_PATH = Path(os.environ.get("GAIA2_OUTPUT_DIR", OUTPUT_DIR))
+AGENT_HOME = Path(os.environ.get("GAIA2_AGENT_DIR", AGENT_DIR))
+BIN_PATH = Path(os.environ.get("GAIA2_BIN_DIR", BIN_DIR))
+SCENARIO_PATH = INPUT_PATH / SCENARIO_FILE_NAME
+
+LISTEN_ADAPTER_PORT = int(os.environ.get(ENV_ADAPTER_PORT, str(ADAPTER_PORT)))
+LISTEN_TOOLS_PORT = int(os.environ.get("GAIA2_TOOLS_PORT", str(TOOLS_PORT)))
+TOOLS_URL = os.environ.get(ENV_TOOLS_URL, f"http://{TOOLS_HOST}:{LISTEN_TOOLS_PORT}")

@@ -1,0 +1,141 @@
+"""The daemon's HTTP routes: the adapter contract (runner-facing) and the tool API (agent-facing).
+
+Kept apart from start-up so the request and response shapes of docs/container-contract.md live in
+one file; handlers only read `DaemonState`, which main() fills in as the scenario loads.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .http_api import JsonHandler, int_param
+from .loader import LoadedScenario
+from .recorder import EventRecorder
+from .session import Session
+from .status import StatusBoard
+
+
+@dataclass
+class DaemonState:
+    """What the handlers of both servers read; `session` and `loaded` appear once the scenario loads."""
+
+    runtime: str
+    status: StatusBoard
+    recorder: EventRecorder
+    session: Session | None = None
+    loaded: LoadedScenario | None = None
+    ready: threading.Event = field(default_factory=threading.Event)
+    load_error: str | None = None
+
+
+# ---- adapter contract (runner-facing) -----------------------------------------------------------
+def _health(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
+    st: DaemonState = h.daemon_state
+    if st.load_error:
+        return 500, {"status": "error", "error": st.load_error}
+    if not st.ready.is_set():
+        return 503, {"status": "starting"}
+    return 200, {"status": "ok", "scenario_id": st.loaded.scenario_id if st.loaded else None, "runtime": st.runtime}
+
+
+def _status(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
+    return 200, h.daemon_state.status.snapshot()
+
+
+def _notify(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
+    st: DaemonState = h.daemon_state
+    if not isinstance(body, dict) or not isinstance(body.get("message"), str):
+        return 400, {"error": 'expected {"message": "<text>"}'}
+    sender = body.get("sender", "user")
+    if sender not in ("user", "system"):
+        return 400, {"error": "sender must be 'user' or 'system'"}
+    if st.session is None:
+        return 503, {"error": "scenario not loaded yet"}
+    return 202, {"accepted": True, "index": st.session.notify(body["message"], sender)}
+
+
+def _page(query: dict, fetch: Callable[[int], list[dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
+    """`?after=N` paging shared by /messages and /inbox: items with index > N, and the next N."""
+    try:
+        after = int_param(query, "after", -1)
+    except ValueError:
+        return 400, {"error": "after must be an integer"}
+    items = fetch(after)
+    return 200, {"messages": items, "next": (items[-1]["index"] + 1) if items else after + 1}
+
+
+def _messages(h: JsonHandler, query: dict, _b: Any) -> tuple[int, Any]:
+    session: Session | None = h.daemon_state.session
+    return _page(query, session.messages_after if session else lambda _after: [])
+
+
+# ---- tool API (agent-facing, loopback only) -------------------------------------------------------
+def _tools(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
+    st: DaemonState = h.daemon_state
+    if st.session is None or st.session.toolbox is None:
+        return 503, {"error": "scenario not loaded yet"}
+    return 200, {"tools": [s.to_dict() for s in st.session.toolbox.specs()]}
+
+
+def _call(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
+    st: DaemonState = h.daemon_state
+    if st.session is None:
+        return 503, {"error": "scenario not loaded yet"}
+    if not isinstance(body, dict) or not isinstance(body.get("tool"), str):
+        return 400, {"error": 'expected {"tool": "<App__function>", "args": {...}}'}
+    args = body.get("args") or {}
+    if not isinstance(args, dict):
+        return 400, {"error": "args must be a JSON object"}
+    try:
+        return 200, st.session.call_tool(body["tool"], args)
+    except KeyError:
+        return 404, {"error": f"unknown tool {body['tool']!r}: GET /tools lists them"}
+
+
+def _inbox(h: JsonHandler, query: dict, _b: Any) -> tuple[int, Any]:
+    st: DaemonState = h.daemon_state
+    code, payload = _page(query, st.session.inbox_after if st.session else lambda _after: [])
+    if code == 200:
+        payload["done"] = st.session.done.is_set() if st.session else st.status.is_final
+    return code, payload
+
+
+def _time(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
+    st: DaemonState = h.daemon_state
+    return 200, {"sim_time": st.session.sim_time() if st.session else None, "wall_time": time.time()}
+
+
+def _oracle_plan(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
+    st: DaemonState = h.daemon_state
+    if st.runtime != "oracle":
+        return 403, {"error": "the oracle plan is only served to the oracle runtime"}
+    if st.loaded is None:
+        return 503, {"error": "scenario not loaded yet"}
+    return 200, {"actions": st.loaded.oracle_plan, "nb_turns": st.session.nb_turns if st.session else None}
+
+
+def _oracle_completed(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
+    st: DaemonState = h.daemon_state
+    if st.runtime != "oracle":
+        return 403, {"error": "only for the oracle runtime"}
+    return 200, {"event_ids": st.session.fired_event_ids() if st.session else []}
+
+
+ADAPTER_ROUTES = {
+    ("GET", "/health"): _health,
+    ("GET", "/status"): _status,
+    ("POST", "/notify"): _notify,
+    ("GET", "/messages"): _messages,
+}
+TOOL_ROUTES = {
+    ("GET", "/health"): _health,
+    ("GET", "/tools"): _tools,
+    ("POST", "/call"): _call,
+    ("GET", "/inbox"): _inbox,
+    ("GET", "/time"): _time,
+    ("GET", "/oracle/plan"): _oracle_plan,
+    ("GET", "/oracle/completed"): _oracle_completed,
+}

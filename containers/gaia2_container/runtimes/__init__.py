@@ -1,0 +1,6 @@
+"""Agent runtimes the daemon can start, and the tool-API client they share.
+
+They run as the unprivileged agent user and reach the scenario only over the daemon's tool API,
+so none of them imports ARE: `oracle` replays the ground truth, `llm` is the tool-calling LLM
+agent, and `app_cli` is the per-app shell command the daemon puts on the agent's PATH.
+"""

@@ -1,0 +1,191 @@
+"""The agent loop: inbox message in, model and tool calls, a message to the user out; repeat until done.
+
+Exit codes: 0 when the scenario is over, 2 for bad settings, 3 when the model provider failed
+for good (the reason also goes to $HOME/agent_error.txt, which the daemon puts in its error),
+4 when the daemon's tool API is unreachable.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ...contract import AGENT_ERROR_FILE, TRACE_FILE
+from ..tools_client import ToolApiError, call_tool, list_tools, request
+from .context import trim
+from .messages import Message, Tool, ToolCall
+from .prompt import SEND_TO_USER, inbox_text, system_prompt
+from .providers import Provider, make_provider
+from .settings import Settings, SettingsError
+from .trace import Redactor, TraceWriter
+from .transport import ProviderError, RetryPolicy, Transport
+
+log = logging.getLogger("gaia2.llm_agent")
+
+EXIT_SETTINGS, EXIT_PROVIDER, EXIT_DAEMON = 2, 3, 4
+POLL_S = 0.2
+STEP_LIMIT_ANSWER = "I could not finish this task within my step limit."
+
+
+class Agent:
+    def __init__(self, provider: Provider, tools: list[Tool], max_steps: int, max_context_chars: int,
+                 max_result_chars: int) -> None:
+        self.provider = provider
+        self.tools = tools
+        self.max_steps = max_steps
+        self.max_context_chars = max_context_chars
+        self.max_result_chars = max_result_chars
+        self.messages: list[Message] = []
+        self.inbox_next = 0
+
+    # ---- inbox -------------------------------------------------------------------------------
+    def pull_inbox(self) -> tuple[int, bool]:
+        """Append new inbox messages to the conversation; return (how many, scenario done)."""
+        page = request("GET", f"/inbox?after={self.inbox_next - 1}")
+        for item in page["messages"]:
+            self.messages.append(Message("user", inbox_text(item.get("sender", "user"), item.get("content", ""), item.get("sim_time"))))
+        self.inbox_next = max(self.inbox_next, int(page.get("next", self.inbox_next)))
+        return len(page["messages"]), bool(page.get("done"))
+
+    def wait_for_input(self) -> bool:
+        """Block until a new message arrives (True) or the scenario is over (False)."""
+        while True:
+            count, done = self.pull_inbox()
+            if done:
+                return False
+            if count:
+                return True
+            time.sleep(POLL_S)
+
+    # ---- one turn ------------------------------------------------------------------------------
+    def run_turn(self) -> bool:
+        """Work until a message reaches the user; False when the scenario ended meanwhile."""
+        for step in range(self.max_steps):
+            trimmed = trim(self.messages, self.max_context_chars)
+            if trimmed:
+                log.info("context trimmed: %d older messages shortened", trimmed)
+            reply = self.provider.complete(self.messages, self.tools)
+            self.messages.append(reply.as_message(self.provider.name))
+            log.info("step %d: %d tool call(s)%s", step, len(reply.tool_calls), ", text" if reply.text else "")
+            if not reply.tool_calls:
+                if reply.text.strip():
+                    return self._answer(reply.text)
+                self.messages.append(Message("user", "Continue: call a tool, or answer the user."))
+                continue
+            if self._run_calls(reply.tool_calls):
+                return True
+            _, done = self.pull_inbox()
+            if done:
+                return False
+        log.warning("step limit (%d) reached: ending the turn", self.max_steps)
+        return self._answer(STEP_LIMIT_ANSWER)
+
+    def _run_calls(self, calls: list[ToolCall]) -> bool:
+        """Run the model's tool calls in order; True when one of them was the message to the user."""
+        answered = False
+        for call in calls:
+            if answered:
+                self._tool_result(call, {"ok": False, "error": "not run: your turn ended with the message to the user"})
+                continue
+            outcome = self._call(call)
+            self._tool_result(call, outcome)
+            answered = call.name == SEND_TO_USER and bool(outcome.get("ok"))
+        return answered
+
+    def _call(self, call: ToolCall) -> dict[str, Any]:
+        if "__unparsed_arguments__" in call.arguments:
+            return {"ok": False, "error": "the arguments were not a valid JSON object"}
+        try:
+            return call_tool(call.name, call.arguments)
+        except ToolApiError as exc:
+            if "HTTP 404" in str(exc):
+                return {"ok": False, "error": f"unknown tool {call.name!r}"}
+            if "HTTP 400" in str(exc):
+                return {"ok": False, "error": str(exc)}
+            raise
+
+    def _tool_result(self, call: ToolCall, outcome: dict[str, Any]) -> None:
+        if outcome.get("ok"):
+            result = outcome.get("result")
+            text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
+        else:
+            text = f"Error: {outcome.get('error')}"
+        if len(text) > self.max_result_chars:
+            text = text[: self.max_result_chars] + f"\n[truncated: {len(text)} characters in total]"
+        self.messages.append(Message("tool", text, tool_call_id=call.id, name=call.name, is_error=not outcome.get("ok")))
+
+    def _answer(self, text: str) -> bool:
+        """Plain text from the model is its answer: deliver it, which ends the turn."""
+        outcome = call_tool(SEND_TO_USER, {"content": text})
+        if not outcome.get("ok"):
+            log.warning("sending the answer failed: %s", outcome.get("error"))
+        return True
+
+    def run(self) -> None:
+        while self.wait_for_input():
+            if not self.run_turn():
+                return
+
+
+def _wait_for_daemon(limit_s: float = 120.0) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + limit_s
+    while True:
+        try:
+            return list_tools()
+        except ToolApiError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def _fail(code: int, message: str) -> int:
+    print(f"agent: {message}", file=sys.stderr, flush=True)
+    try:
+        (Path(os.environ.get("HOME", ".")) / AGENT_ERROR_FILE).write_text(message + "\n", encoding="utf-8")
+    except OSError:
+        pass
+    return code
+
+
+def main() -> int:
+    logging.basicConfig(level=os.environ.get("GAIA2_LOG_LEVEL", "INFO"), format="%(asctime)s agent: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # its request lines would only repeat the trace
+    try:
+        settings = Settings.from_env()
+    except SettingsError as exc:
+        return _fail(EXIT_SETTINGS, f"settings error: {exc}")
+    redact = Redactor(settings.api_key)
+    opts = settings.options
+    trace = TraceWriter(Path(os.environ.get("HOME", ".")) / TRACE_FILE, redact, settings.provider, settings.model)
+    transport = Transport(trace, redact, opts.request_timeout_s, RetryPolicy(opts.max_retries, opts.retry_base_s, opts.retry_max_s))
+    try:
+        specs = _wait_for_daemon()
+        tools = [Tool(t["name"], t.get("description") or "", t["parameters"]) for t in specs]
+        sim_time = request("GET", "/time").get("sim_time")
+        provider = make_provider(settings, transport)
+        agent = Agent(provider, tools, opts.max_steps_per_turn, opts.max_context_chars, opts.max_tool_result_chars)
+        agent.messages.append(Message("system", system_prompt(sim_time, {t.name for t in tools})))
+        log.info("provider %s, model %s, %d tools", settings.provider, settings.model, len(tools))
+        agent.run()
+    except ProviderError as exc:
+        return _fail(EXIT_PROVIDER, f"provider error: {redact(str(exc))}")
+    except ToolApiError as exc:
+        if _scenario_over():
+            return 0
+        return _fail(EXIT_DAEMON, f"tool API error: {exc}")
+    finally:
+        transport.close()
+    log.info("scenario over")
+    return 0
+
+
+def _scenario_over() -> bool:
+    try:
+        return bool(request("GET", "/inbox?after=999999", timeout=2.0)["done"])
+    except ToolApiError:
+        return True

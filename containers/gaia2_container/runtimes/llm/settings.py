@@ -1,0 +1,86 @@
+"""Agent settings from the environment: which provider and model, and the loop's limits."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping
+
+from ... import contract
+
+
+class SettingsError(Exception):
+    """A setting is missing or malformed: the runtime exits before calling any model."""
+
+
+PROVIDERS = ("openai", "openai-compat", "anthropic", "gemini", "openrouter")
+DEFAULT_BASE_URLS = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com/v1",
+    "gemini": "https://generativelanguage.googleapis.com/v1beta",
+    "openrouter": "https://openrouter.ai/api/v1",
+}
+
+
+@dataclass
+class Options:
+    """GAIA2_AGENT_OPTIONS: a JSON object; unknown keys are an error so typos do not go unnoticed."""
+
+    max_steps_per_turn: int = 40
+    max_tokens: int = 4096
+    temperature: float | None = None
+    max_context_chars: int = 200_000
+    max_tool_result_chars: int = 20_000
+    request_timeout_s: float = 300.0
+    max_retries: int = 4
+    retry_base_s: float = 1.0
+    retry_max_s: float = 60.0
+    api: str = "chat"  # openai only: "chat" (Chat Completions) or "responses"
+    anthropic_version: str = "2023-06-01"
+    extra_body: dict[str, Any] = field(default_factory=dict)  # merged into every request body
+
+    @classmethod
+    def parse(cls, text: str | None) -> "Options":
+        if not text or not text.strip():
+            return cls()
+        try:
+            raw = json.loads(text)
+        except ValueError as exc:
+            raise SettingsError(f"GAIA2_AGENT_OPTIONS is not valid JSON: {exc}") from None
+        if not isinstance(raw, dict):
+            raise SettingsError("GAIA2_AGENT_OPTIONS must be a JSON object")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(raw) - known)
+        if unknown:
+            raise SettingsError(f"GAIA2_AGENT_OPTIONS: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        opts = cls(**raw)
+        if opts.api not in ("chat", "responses"):
+            raise SettingsError(f"GAIA2_AGENT_OPTIONS: api must be 'chat' or 'responses', got {opts.api!r}")
+        return opts
+
+
+@dataclass
+class Settings:
+    provider: str
+    model: str
+    base_url: str
+    api_key: str | None
+    options: Options
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if env is None else env
+        provider = (env.get(contract.ENV_AGENT_PROVIDER) or "openai").strip().lower()
+        if provider not in PROVIDERS:
+            raise SettingsError(f"GAIA2_AGENT_PROVIDER={provider!r} is not one of {', '.join(PROVIDERS)}")
+        model = (env.get(contract.ENV_AGENT_MODEL) or "").strip()
+        if not model:
+            raise SettingsError("GAIA2_AGENT_MODEL is not set: name the model to call")
+        base_url = (env.get(contract.ENV_AGENT_BASE_URL) or DEFAULT_BASE_URLS.get(provider, "")).strip().rstrip("/")
+        if not base_url:
+            raise SettingsError(f"GAIA2_AGENT_BASE_URL is required for provider {provider}")
+        api_key = env.get(contract.ENV_AGENT_API_KEY) or None
+        if api_key is None and provider != "openai-compat":
+            raise SettingsError(f"GAIA2_AGENT_API_KEY is not set (required for provider {provider})")
+        return cls(provider, model, base_url, api_key, Options.parse(env.get(contract.ENV_AGENT_OPTIONS)))

@@ -1,0 +1,39 @@
+"""Minimal client of the daemon's tool API for every runtime, stdlib only so the app CLIs start fast."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+from .. import contract
+
+
+class ToolApiError(Exception):
+    pass
+
+
+def request(method: str, path: str, body: Any = None, base_url: str | None = None, timeout: float = 60.0) -> Any:
+    url = (base_url or contract.TOOLS_URL).rstrip("/") + path
+    data = None if body is None else json.dumps(body).encode("utf-8")
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return json.loads(resp.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        try:
+            detail = json.loads(exc.read()).get("error", "")
+        except Exception:  # noqa: BLE001 - best effort detail
+            detail = ""
+        raise ToolApiError(f"{method} {path}: HTTP {exc.code} {detail}".strip()) from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise ToolApiError(f"{method} {path}: daemon unreachable at {url}: {exc}") from None
+
+
+def list_tools(base_url: str | None = None) -> list[dict[str, Any]]:
+    return request("GET", "/tools", base_url=base_url)["tools"]
+
+
+def call_tool(tool: str, args: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
+    return request("POST", "/call", {"tool": tool, "args": args}, base_url=base_url)

@@ -1,0 +1,43 @@
+"""gaia2-runner: evaluate agents on Meta's Gaia2 benchmark, one podman container per scenario.
+
+The host side only speaks the HTTP contract in docs/container-contract.md, so any image that
+honours it can be evaluated. The public API (imported lazily, so `import gaia2_runner` stays cheap):
+
+    config = gaia2_runner.load_config("x.toml")            # or RunConfig / apply_overrides
+    plan = gaia2_runner.plan_run(config)                   # every check that needs no podman
+    outcome = gaia2_runner.run_plan(plan, observer=...)    # containers, results, summary.json
+    result = gaia2_runner.run_scenario(path, image, out)   # one scenario, one container
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+__version__ = "0.1.0"
+
+_API = {
+    "Gaia2Error": "gaia2_runner.errors",
+    "RunConfig": "gaia2_runner.config",
+    "load_config": "gaia2_runner.config",
+    "apply_overrides": "gaia2_runner.config",
+    "resolve_targets": "gaia2_runner.targets",
+    "RunPlan": "gaia2_runner.engine.plan",
+    "plan_run": "gaia2_runner.engine.plan",
+    "run_plan": "gaia2_runner.engine.dataset_run",
+    "DatasetOutcome": "gaia2_runner.engine.dataset_run",
+    "RunObserver": "gaia2_runner.engine.observer",
+    "run_scenario": "gaia2_runner.engine.scenario_run",
+    "ScenarioResult": "gaia2_runner.output.result",
+    "summarize": "gaia2_runner.output.summary",
+    "build_viewer": "gaia2_runner.viewer",
+}
+
+__all__ = ["__version__", *_API]
+
+
+def __getattr__(name: str) -> Any:
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gaia2_runner' has no attribute {name!r}")
+    return getattr(import_module(module), "build" if name == "build_viewer" else name)

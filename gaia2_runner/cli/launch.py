@@ -1,0 +1,72 @@
+"""From settings to a finished run: the one path behind run, demo, run-dataset and run-config.
+
+Order matters: .env is loaded, the config is built and every check that needs no podman runs
+(targets, scenario files, API keys), then podman is reached and the image checked, and only then
+does a container start. A dry run stops after the checks and prints the plan.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from gaia2_runner.cli.display import errors_table, results_table
+from gaia2_runner.cli.plan_view import describe_plan
+from gaia2_runner.cli.progress import DatasetProgress
+from gaia2_runner.cli.report_view import render_summary
+from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_env_file
+from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
+from gaia2_runner.engine.observer import Observers
+from gaia2_runner.engine.plan import check_image, plan_run
+from gaia2_runner.output.layout import INDEX_FILE
+from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.targets import ScenarioRef
+from gaia2_runner.viewer.refresh import IndexRefresher
+from rich.console import Console
+
+
+def build_config(config_path: Path | None, overrides: dict[str, Any], env_file: Path | None) -> RunConfig:
+    """Load .env (the real environment wins), then the TOML (if any) with flags on top."""
+    load_env_file(env_file, config_path.parent if config_path else Path.cwd())
+    return apply_overrides(load_config(config_path), overrides)
+
+
+def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry: bool = False,
+           dry_run: bool = False, fresh: bool = False, per_scenario: bool = False,
+           prepare: Callable[[PodmanBackend], None] | None = None,
+           refs: list[ScenarioRef] | None = None) -> DatasetOutcome | int:
+    """Check, then run (or print the plan). Returns the outcome, or 0 after a dry run.
+
+    `fresh` reruns every scenario (run, demo) instead of resuming; `prepare` runs once podman is
+    reachable (demo builds missing images there); `refs` replaces resolving the target."""
+    plan = plan_run(config, retry=retry, command=command, fresh=fresh, refs=refs)
+    with PodmanBackend.connect() as backend:
+        if prepare is not None:
+            prepare(backend)
+        check_image(plan, backend)
+        if dry_run:
+            out.print(describe_plan(config, plan.refs))
+            selection, total = plan.selection(), len(plan.refs) * plan.pass_at
+            out.print(f"{len(selection.todo)} of {total} runs would start "
+                      f"({len(selection.done)} already have a result)")
+            return 0
+        verbose = str(config.run.log_level or "INFO").upper() == "DEBUG"
+        with DatasetProgress(err, verbose) as display:
+            observer = Observers([display, IndexRefresher(plan.output_dir)])
+            outcome = run_plan(plan, backend=backend, observer=observer)
+    show_outcome(outcome, out, per_scenario)
+    return outcome
+
+
+def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = False) -> None:
+    if per_scenario:
+        out.print(results_table(outcome.records))
+    out.print(render_summary(outcome.summary))
+    table = errors_table(outcome.records)
+    if table is not None and not per_scenario:
+        out.print(table)
+    logs = ", ".join(str(d) for d in outcome.run_dirs)
+    out.print(f"results: {outcome.output_dir} (summary.json; results.jsonl in {logs}; "
+              f"open {outcome.output_dir / INDEX_FILE})")
+    if outcome.interrupted:
+        out.print("[yellow]interrupted: rerun the same command to finish the remaining scenarios[/]")

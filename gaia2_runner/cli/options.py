@@ -1,0 +1,66 @@
+"""Command-line options generated from the settings table (config/schema.py).
+
+Every command that takes settings declares them once, here: `--judge-model` has the same name,
+type and help text wherever it appears, and a TOML key cannot exist without its flag.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from pathlib import Path
+from typing import Any, Callable, Iterable, List, Optional
+
+import typer
+from gaia2_runner.config import SETTINGS, Setting
+
+# How each kind of setting reads on the command line (None: not given, the config file decides).
+_KIND_TYPES: dict[str, Any] = {
+    "str": Optional[str], "path": Optional[Path], "int": Optional[int], "float": Optional[float],
+    "bool": bool, "splits": Optional[str], "options": Optional[List[str]], "env": Optional[List[str]],
+}
+
+
+def settings_named(*sections: str, exclude: Iterable[str] = ()) -> list[Setting]:
+    """The settings of `sections` (all sections when none are named), minus `exclude`."""
+    skip = set(exclude)
+    return [s for s in SETTINGS if (not sections or s.section in sections) and s.name not in skip]
+
+
+def _option(setting: Setting, help_override: str | None) -> inspect.Parameter:
+    help_text = help_override or setting.help
+    if setting.kind == "bool":
+        default = typer.Option(False, setting.flag, help=help_text)
+    else:
+        default = typer.Option(None, setting.flag, help=help_text, show_default=False)
+    return inspect.Parameter(setting.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                             annotation=_KIND_TYPES[setting.kind])
+
+
+def with_settings(settings: list[Setting], help_overrides: dict[str, str] | None = None
+                  ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add one option per setting to a command; the command receives them as `settings`, a dict
+    of name -> value with None (or False for flags) for what was not given."""
+    overrides = help_overrides or {}
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        hints = typing.get_type_hints(fn)
+        own = [p.replace(annotation=hints.get(p.name, p.annotation))
+               for p in inspect.signature(fn).parameters.values() if p.name != "settings"]
+        taken = {p.name for p in own}
+        added = [_option(s, overrides.get(s.name)) for s in settings if s.name not in taken]
+        names = [p.name for p in added]
+
+        @functools.wraps(fn)
+        def command(**kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for name in names}
+            values = {k: (None if v is False else v) for k, v in values.items()}
+            return fn(settings=values, **kwargs)
+
+        params = own + added
+        command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in params}
+        return command
+
+    return decorate

@@ -1,0 +1,61 @@
+"""What `--dry-run` prints: the resolved plan, before anything starts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from rich.console import Group
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from gaia2_runner.config import RunConfig
+    from gaia2_runner.targets.resolve import ScenarioRef
+
+
+def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
+    """Settings and scenario counts per split, so a dry run shows exactly what would start."""
+    agent, judge, run = config.agent, config.judge, config.run
+    settings = Table(title="gaia2-runner plan", show_header=False, title_justify="left")
+    settings.add_column("setting", style="bold")
+    settings.add_column("value")
+    target = config.target
+    source = target.scenario or target.dataset_root or target.dataset
+    judge_text = "none (exact matches only)"
+    if judge.model:
+        judge_text = f"{judge.provider or 'openai'} / {judge.model}" + (f" at {judge.base_url}" if judge.base_url else "")
+    timeout = f"{run.timeout:g}s" if run.timeout else "scenario duration + 120s"
+    rows = [
+        ("config", str(config.source) if config.source else "(flags only)"),
+        ("target", f"{source}" + (f" @ {target.revision}" if target.revision else "")),
+        ("selection", _selection(config)),
+        ("image", agent.image),
+        ("agent", agent.provider + (f" / {agent.model}" if agent.model else "")
+         + (f" at {agent.base_url}" if agent.base_url else "")),
+        ("judge", judge_text),
+        ("runs", f"pass_at {run.pass_at}, concurrency {run.concurrency}, timeout {timeout}"),
+        ("output", str(run.output_dir)),
+    ]
+    for name, value in rows:
+        settings.add_row(name, value)
+    per_split = Table(title="scenarios per split", title_justify="left")
+    per_split.add_column("split")
+    per_split.add_column("scenarios", justify="right")
+    counts = Counter(ref.split or "-" for ref in refs)
+    for split, count in counts.items():
+        per_split.add_row(split, str(count))
+    per_split.add_row("[bold]total", f"[bold]{len(refs)}")
+    return Group(settings, per_split)
+
+
+def _selection(config: RunConfig) -> str:
+    """Which scenarios of the target were asked for: splits, subset manifest, per-split limit."""
+    target = config.target
+    if target.scenario is not None:
+        return "one scenario"
+    parts = [f"splits {', '.join(target.splits)}" if target.splits else "splits all"]
+    if target.subset is not None:
+        parts.append(f"subset {target.subset}")
+    if target.limit is not None:
+        parts.append(f"at most {target.limit} per split")
+    return "; ".join(parts)

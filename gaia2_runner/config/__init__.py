@@ -1,0 +1,20 @@
+"""Run settings: the settings table, TOML loading with flags on top, env files and secrets."""
+
+from gaia2_runner.config.load import apply_overrides, expand_path, load_config, validate
+from gaia2_runner.config.model import (
+    AgentConfig,
+    JudgeConfig,
+    RunConfig,
+    RunSettings,
+    TargetConfig,
+    default_concurrency,
+    setting_default,
+)
+from gaia2_runner.config.schema import AGENT_IMAGE, ORACLE_IMAGE, SETTINGS, Setting
+from gaia2_runner.config.secrets import container_env, load_env_file, redacted
+
+__all__ = [
+    "AGENT_IMAGE", "ORACLE_IMAGE", "SETTINGS", "AgentConfig", "JudgeConfig", "RunConfig", "RunSettings",
+    "Setting", "TargetConfig", "apply_overrides", "container_env", "default_concurrency", "expand_path",
+    "load_config", "load_env_file", "redacted", "setting_default", "validate",
+]

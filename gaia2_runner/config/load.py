@@ -1,0 +1,205 @@
+"""Flat TOML (`[target] [agent] [judge] [run]`) with command-line flags on top, checked whole.
+
+Everything is checked before a container starts, and every error names where the bad value came
+from: `x.toml:12 [run] timeout`, or the flag.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from gaia2_runner.config.model import RunConfig
+from gaia2_runner.config.schema import (
+    BY_KEY,
+    BY_NAME,
+    JUDGE_PROVIDERS,
+    KIND_WORDS,
+    KNOWN_PROVIDERS,
+    SECTIONS,
+    SETTINGS,
+    Setting,
+    line_of,
+    type_ok,
+)
+from gaia2_runner.errors import Gaia2Error
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+def expand_path(value: str, base: Path) -> Path:
+    """`~`, `$VAR` and `${VAR}` expand; relative paths are relative to `base`."""
+    expanded = os.path.expanduser(os.path.expandvars(value))
+    if "$" in expanded:
+        raise ValueError(f"undefined variable in {value!r}")
+    # Normalised (`cfg/../data` -> `data`) so plans, errors and run_config.json read cleanly.
+    return Path(os.path.normpath(Path(base) / expanded))
+
+
+def load_config(path: Path | str | None) -> RunConfig:
+    """Read and check a TOML config; None gives the defaults (flags only)."""
+    if path is None:
+        return RunConfig()
+    path = Path(path)
+    if not path.is_file():
+        raise Gaia2Error(f"config file {path} not found: check the --config path")
+    text = path.read_text(encoding="utf-8")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise Gaia2Error(f"{path}: invalid TOML: {exc}") from None
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for section, table in doc.items():
+        if section not in SECTIONS:
+            line = line_of(text, section, None)
+            raise Gaia2Error(f"{path}:{line}: unknown section [{section}]: use {', '.join(f'[{s}]' for s in SECTIONS)}")
+        if not isinstance(table, dict):
+            line = line_of(text, section, None)
+            raise Gaia2Error(f"{path}:{line}: {section} must be a [{section}] table, not a value")
+        for key, value in table.items():
+            setting = BY_KEY.get((section, key))
+            line = line_of(text, section, key)
+            where = f"{path}:{line} [{section}] {key}"
+            if setting is None:
+                known = ", ".join(s.key for s in SETTINGS if s.section == section)
+                raise Gaia2Error(f"{where}: unknown key; [{section}] takes {known}")
+            if not type_ok(setting.kind, value):
+                raise Gaia2Error(f"{where}: expected {KIND_WORDS[setting.kind]}, got {type(value).__name__} {value!r}")
+            values[setting.name] = value
+            origins[setting.name] = where
+    config = RunConfig(source=path.resolve())
+    return _apply(config, values, origins, base=path.resolve().parent)
+
+
+def apply_overrides(config: RunConfig, overrides: Mapping[str, Any]) -> RunConfig:
+    """Put command-line values (None = not given) over the config, then check the result."""
+    values: dict[str, Any] = {}
+    origins = dict(config.origins)
+    for name, value in overrides.items():
+        if value is None:
+            continue
+        setting = BY_NAME.get(name)
+        if setting is None:
+            raise Gaia2Error(f"internal: unknown setting {name}")
+        if setting.kind == "splits" and isinstance(value, str):
+            value = [s.strip() for s in value.split(",") if s.strip()]
+        if setting.kind == "options" and isinstance(value, (list, tuple)):
+            value = _parse_options(value)
+        if setting.kind == "env" and isinstance(value, (list, tuple)):
+            value = _parse_env(value)
+        if setting.kind == "path" and isinstance(value, Path):
+            value = str(value)
+        values[name] = value
+        origins[name] = setting.flag
+    merged = _apply(replace(config, origins=origins), values, origins, base=Path.cwd())
+    validate(merged)
+    return merged
+
+
+def _parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise Gaia2Error(f"--agent-option {pair!r}: use KEY=VALUE (VALUE may be JSON)")
+        try:
+            options[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key] = raw
+    return options
+
+
+def _parse_env(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise Gaia2Error(f"--env {pair!r} is not KEY=VALUE: write it as --env NAME=value")
+        env[key.strip()] = value
+    return env
+
+
+def _apply(config: RunConfig, values: dict[str, Any], origins: dict[str, str], base: Path) -> RunConfig:
+    sections: dict[str, dict[str, Any]] = {s: {} for s in SECTIONS}
+    for name, value in values.items():
+        setting = BY_NAME[name]
+        sections[setting.section][setting.key] = _convert(setting, value, base, origins.get(name, setting.flag))
+    return replace(
+        config,
+        target=replace(config.target, **sections["target"]),
+        agent=replace(config.agent, **sections["agent"]),
+        judge=replace(config.judge, **sections["judge"]),
+        run=replace(config.run, **sections["run"]),
+        origins=origins,
+    )
+
+
+def _convert(setting: Setting, value: Any, base: Path, where: str) -> Any:
+    if setting.kind == "path":
+        try:
+            return expand_path(str(value), base)
+        except ValueError as exc:
+            raise Gaia2Error(f"{where}: {exc}: set the variable or write the path out") from None
+    if setting.kind == "splits":
+        return [value] if isinstance(value, str) else list(value)
+    if setting.kind == "float":
+        return float(value)
+    if setting.name == "dataset" and isinstance(value, str) and value.startswith((".", "~", "/", "$")):
+        return str(expand_path(value, base))  # a local copy in the hub's layout
+    return value
+
+
+def validate(config: RunConfig) -> None:
+    """Checks that need the whole config: one target, sane numbers, files that exist."""
+    t, r = config.target, config.run
+    chosen = [n for n in ("scenario", "dataset", "dataset_root") if getattr(t, n)]
+    if len(chosen) != 1:
+        raise Gaia2Error(
+            "choose exactly one target: [target] scenario, dataset or dataset_root "
+            f"(--scenario/--dataset/--dataset-root); got {', '.join(chosen) or 'none'}"
+        )
+    for name in ("scenario", "subset", "dataset_root"):
+        path = getattr(t, name)
+        if path is not None and not Path(path).exists():
+            raise Gaia2Error(f"{config.where(name)}: {path} not found: fix the path")
+    if t.dataset and Path(t.dataset).is_absolute() and not Path(t.dataset).exists():
+        # `_convert` made a local-looking value absolute; a hub id never is.
+        raise Gaia2Error(f"{config.where('dataset')}: {t.dataset} not found: fix the path or use a hub id (org/name)")
+    if t.splits is not None and not t.splits:
+        raise Gaia2Error(f'{config.where("splits")}: no splits listed: name some or use "all"')
+    if t.limit is not None and t.limit < 1:
+        raise Gaia2Error(f"{config.where('limit')}: limit must be at least 1")
+    if r.output_dir is None:
+        raise Gaia2Error("no output directory: set [run] output_dir or pass --output-dir")
+    for name, low in (("concurrency", 1), ("pass_at", 1)):
+        if getattr(r, name) < low:
+            raise Gaia2Error(f"{config.where(name)}: {name} must be at least {low}")
+    for name in ("timeout", "health_timeout"):
+        value = getattr(r, name)
+        if value is not None and value <= 0:
+            raise Gaia2Error(f"{config.where(name)}: {name} must be positive")
+    if config.agent.provider not in KNOWN_PROVIDERS:
+        raise Gaia2Error(
+            f"{config.where('provider')}: unknown provider {config.agent.provider!r}: use {', '.join(KNOWN_PROVIDERS)}"
+        )
+    if config.agent.provider != "oracle" and not config.agent.model:
+        raise Gaia2Error(f"{config.where('provider')}: provider {config.agent.provider!r} needs a model: "
+                         "set [agent] model or pass --model")
+    judge = config.judge
+    if judge.provider is not None and judge.provider not in JUDGE_PROVIDERS:
+        raise Gaia2Error(f"{config.where('judge_provider')}: unknown judge provider {judge.provider!r}: "
+                         f"use {', '.join(JUDGE_PROVIDERS)}")
+    if judge.provider and not judge.model:
+        raise Gaia2Error(f"{config.where('judge_provider')}: a judge provider needs a model: "
+                         "set [judge] model or pass --judge-model")
+    if r.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise Gaia2Error(f"{config.where('log_level')}: log_level must be DEBUG, INFO, WARNING or ERROR")

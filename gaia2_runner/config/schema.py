@@ -1,0 +1,140 @@
+"""The one table of run settings: TOML keys, `run-dataset` flags and their types come from here.
+
+Both the TOML loader and the CLI test read this table, so a setting cannot exist on one side only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+SECTIONS = ("target", "agent", "judge", "run")
+
+ORACLE_IMAGE = "localhost/gaia2-oracle:latest"
+AGENT_IMAGE = "localhost/gaia2-agent:latest"
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str  # flag / override name: `--judge-model` is judge_model
+    section: str  # TOML section
+    key: str  # TOML key inside the section
+    kind: str  # str, int, float, bool, path, splits, options
+    help: str
+    secret: bool = False
+    flag_name: str | None = None  # when the flag is not the name with dashes
+
+    @property
+    def flag(self) -> str:
+        return self.flag_name or "--" + self.name.replace("_", "-")
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("scenario", "target", "scenario", "path", "One scenario JSON file."),
+    Setting("dataset", "target", "dataset", "str", "Hugging Face dataset id (or a local copy in the hub's layout)."),
+    Setting("dataset_root", "target", "dataset_root", "path", "Local directory of scenarios, one subdirectory per split."),
+    Setting("splits", "target", "splits", "splits", 'Splits to run: one, a list (comma-separated on the command line) or "all".'),
+    Setting("subset", "target", "subset", "path", "Manifest of scenario ids to run (JSON list, {scenario_ids: [...]}, or one id per line)."),
+    Setting("limit", "target", "limit", "int", "Run at most this many scenarios per split."),
+    Setting("revision", "target", "revision", "str", "Hugging Face dataset revision (branch, tag or commit)."),
+    Setting("image", "agent", "image", "str", "Image to evaluate."),
+    Setting("provider", "agent", "provider", "str", "Agent provider: oracle, openai, openai-compat, anthropic, gemini, openrouter."),
+    Setting("model", "agent", "model", "str", "Agent model."),
+    Setting("api_key", "agent", "api_key", "str", "Agent API key (prefer api_key_env and a .env file).", secret=True),
+    Setting("api_key_env", "agent", "api_key_env", "str", "Environment variable holding the agent API key."),
+    Setting("base_url", "agent", "base_url", "str", "Agent API base URL, forwarded unchanged."),
+    Setting("agent_options", "agent", "options", "options", "Extra agent options (TOML table; KEY=VALUE on the command line).",
+            flag_name="--agent-option"),
+    Setting("runtime", "agent", "runtime", "str",
+            "GAIA2_RUNTIME for the container (oracle, agent, …; default: from the provider)."),
+    Setting("env", "agent", "env", "env",
+            "Extra container variable KEY=VALUE (repeatable; values are never written to disk).",
+            secret=True),
+    Setting("judge_provider", "judge", "provider", "str", "Judge provider for ARE's LLM soft checks."),
+    Setting("judge_model", "judge", "model", "str", "Judge model."),
+    Setting("judge_api_key", "judge", "api_key", "str", "Judge API key (prefer api_key_env).", secret=True),
+    Setting("judge_api_key_env", "judge", "api_key_env", "str", "Environment variable holding the judge API key."),
+    Setting("judge_base_url", "judge", "base_url", "str", "Judge API base URL."),
+    Setting("timeout", "run", "timeout", "float", "Seconds per scenario (default: its duration + 120)."),
+    Setting("health_timeout", "run", "health_timeout", "float", "Seconds to wait for a container's /health."),
+    Setting("concurrency", "run", "concurrency", "int", "Containers running at once."),
+    Setting("pass_at", "run", "pass_at", "int", "Runs per scenario (the k of pass@k), in run_1/ … run_k/."),
+    Setting("retry", "run", "retry", "bool", "Rerun only runs that ended without a verdict (infrastructure errors)."),
+    Setting("output_dir", "run", "output_dir", "path", "Where results go."),
+    Setting("log_level", "run", "log_level", "str", "INFO, or DEBUG to log every scenario."),
+)
+
+BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+BY_KEY: dict[tuple[str, str], Setting] = {(s.section, s.key): s for s in SETTINGS}
+
+# Providers that cannot work without a key, and where we look for one when no api_key_env is set.
+DEFAULT_KEY_ENV: dict[str, str] = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+}
+KNOWN_PROVIDERS = ("oracle", "openai", "openai-compat", "anthropic", "gemini", "openrouter")
+JUDGE_PROVIDERS = KNOWN_PROVIDERS[1:]  # the judge is always a model
+
+
+def type_ok(kind: str, value: Any) -> bool:
+    """Whether a TOML value fits a setting's kind (bool is not an int here)."""
+    if kind in ("str", "path"):
+        return isinstance(value, str)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "float":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "splits":
+        return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+    if kind == "options":
+        return isinstance(value, dict)
+    if kind == "env":
+        return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+    return False
+
+
+KIND_WORDS = {
+    "str": "a string",
+    "path": "a path string",
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "splits": 'a split name, a list of names, or "all"',
+    "options": "a table",
+    "env": "a table of strings",
+}
+
+
+_HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?")
+_KEY = re.compile(r"""^((?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=""")
+
+
+def _dotted(text: str) -> list[str]:
+    return [part.strip().strip("\"'") for part in text.split(".")]
+
+
+def line_of(text: str, section: str, key: str | None) -> int | None:
+    """Line where `[section]` (key None) or `key` inside it is defined; tomllib gives none.
+
+    Handles `[section]`, `[section.sub]`, `[[section]]`, `key = ...`, `key.sub = ...` and the
+    top-level dotted form `section.key = ...`.
+    """
+    want = [section] if key is None else [section, key]
+    current: list[str] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        header = _HEADER.match(stripped)
+        if header:
+            current = _dotted(header.group(1))
+            if current[: len(want)] == want:
+                return number
+            continue
+        assignment = _KEY.match(stripped)
+        if assignment and (current + _dotted(assignment.group(1)))[: len(want)] == want:
+            return number
+    return None

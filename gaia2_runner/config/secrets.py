@@ -1,0 +1,126 @@
+"""Secrets and the environment: .env files, API keys, the container's variables, redaction.
+
+Keys live only in memory and in container environments; `redacted` is what may be written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from dotenv import load_dotenv
+from gaia2_runner import contract
+from gaia2_runner.config.model import RunConfig
+from gaia2_runner.config.schema import BY_KEY, DEFAULT_KEY_ENV
+from gaia2_runner.errors import Gaia2Error
+
+PROXY_VARS = ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY")
+
+
+def load_env_file(path: Path | None, search_from: Path) -> Path | None:
+    """Load `--env-file`, else the nearest `.env` from `search_from` upwards; real env wins."""
+    if path is not None:
+        if not Path(path).is_file():
+            raise Gaia2Error(f"--env-file {path} not found: fix the path or drop the option")
+        load_dotenv(path, override=False)
+        return Path(path)
+    for directory in [search_from.resolve(), *search_from.resolve().parents]:
+        candidate = directory / ".env"
+        if candidate.is_file():
+            load_dotenv(candidate, override=False)
+            return candidate
+    return None
+
+
+def _key(provider: str | None, explicit: str | None, env_name: str | None, environ: Mapping[str, str],
+         who: str, where: str) -> str | None:
+    if explicit:
+        return explicit
+    if env_name:
+        value = environ.get(env_name)
+        if not value:
+            raise Gaia2Error(f"{who} API key: {env_name} is not set ({where}): export it or put it in .env")
+        return value
+    default_env = DEFAULT_KEY_ENV.get(provider or "")
+    if default_env is None:
+        return None  # oracle, or an openai-compat endpoint that needs no key
+    value = environ.get(default_env)
+    if not value:
+        raise Gaia2Error(
+            f"{who} provider {provider!r} needs an API key: set {default_env} (e.g. in .env) or api_key_env"
+        )
+    return value
+
+
+def container_env(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
+    """The scenario container's settings, secrets included (env only: never written to disk)."""
+    agent, judge = config.agent, config.judge
+    env: dict[str, str] = {k: environ[k] for k in PROXY_VARS if environ.get(k)}
+    if agent.provider == "oracle":
+        env[contract.ENV_RUNTIME] = agent.runtime or "oracle"
+    else:
+        env[contract.ENV_RUNTIME] = agent.runtime or "agent"
+        if not judge.model:
+            raise Gaia2Error(
+                "agent runs need a judge for ARE's LLM soft checks: set [judge] provider and model "
+                "(--judge-provider/--judge-model)"
+            )
+        env[contract.ENV_AGENT_PROVIDER] = agent.provider
+        for var, value in ((contract.ENV_AGENT_MODEL, agent.model), (contract.ENV_AGENT_BASE_URL, agent.base_url)):
+            if value:
+                env[var] = value
+        if agent.options:
+            env[contract.ENV_AGENT_OPTIONS] = json.dumps(agent.options)
+        key = _key(agent.provider, agent.api_key, agent.api_key_env, environ, "agent", config.where("api_key_env"))
+        if key:
+            env[contract.ENV_AGENT_API_KEY] = key
+    if judge.model:
+        env[contract.ENV_JUDGE_MODEL] = judge.model
+        env[contract.ENV_JUDGE_PROVIDER] = judge.provider or "openai"
+        if judge.base_url:
+            env[contract.ENV_JUDGE_BASE_URL] = judge.base_url
+        key = _key(judge.provider, judge.api_key, judge.api_key_env, environ, "judge", config.where("judge_api_key_env"))
+        if key:
+            env[contract.ENV_JUDGE_API_KEY] = key
+    env.update(agent.env)  # --env wins, as documented
+    return env
+
+
+def redacted(config: RunConfig) -> dict[str, Any]:
+    """The configuration as JSON, without secrets (api_key values never leave memory)."""
+    doc: dict[str, Any] = {"source": str(config.source) if config.source else None}
+    for section_name in ("target", "agent", "judge", "run"):
+        section = getattr(config, section_name)
+        out: dict[str, Any] = {}
+        for f in fields(section):
+            setting = BY_KEY.get((section_name, f.name))
+            value = getattr(section, f.name)
+            if setting is not None and setting.secret:
+                # Names of extra variables are kept (they say what was configured), values never.
+                out[f.name] = ({k: "(set)" for k in value} if isinstance(value, dict)
+                               else "(set)" if value else None)
+                continue
+            out[f.name] = _scrub(str(value) if isinstance(value, Path) else value)
+        doc[section_name] = out
+    return doc
+
+
+# Whole name parts, so `auth_token` is hidden but `max_tokens` is not.
+_SECRET_WORDS = {"key", "apikey", "token", "secret", "password", "authorization", "auth", "cookie"}
+_URL_CREDENTIALS = re.compile(r"(://)[^/@\s]+@")
+
+
+def _scrub(value: Any) -> Any:
+    """Hide what may be a secret outside api_key: `user:pass@` in URLs, secret-named options."""
+    if isinstance(value, str):
+        return _URL_CREDENTIALS.sub(r"\1(redacted)@", value)
+    if isinstance(value, dict):
+        return {k: "(set)" if v and _SECRET_WORDS & set(re.split(r"[_\-.\s]+", str(k).lower())) else _scrub(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    return value

@@ -1,0 +1,42 @@
+"""The host side of the runner <-> container contract (docs/container-contract.md).
+
+Both config (the container variables) and sandbox use it, so it sits below them. The container
+keeps its own copy in containers/gaia2_container/contract.py (it cannot import the
+host package); tests/test_contract.py asserts the two agree.
+"""
+
+from __future__ import annotations
+
+ADAPTER_PORT = 8090
+INPUT_DIR = "/gaia2/input"
+OUTPUT_DIR = "/gaia2/output"
+SCENARIO_FILE_NAME = "scenario.json"
+CA_BUNDLE_PATH = "/gaia2/ca-bundle.pem"
+
+# Statuses /status reports as final.
+FINAL_STATUSES = frozenset({"completed", "failed", "error", "timeout"})
+
+ENV_RUNTIME = "GAIA2_RUNTIME"
+ENV_SCENARIO_TIMEOUT = "GAIA2_SCENARIO_TIMEOUT"
+ENV_ADAPTER_PORT = "GAIA2_ADAPTER_PORT"
+AGENT_ENV_PREFIX = "GAIA2_AGENT_"
+JUDGE_ENV_PREFIX = "GAIA2_JUDGE_"
+
+# Files the daemon writes into OUTPUT_DIR (collected as they are).
+EVENTS_FILE = "events.jsonl"
+STATUS_FILE = "daemon_status.json"
+AGENT_RESPONSE_FILE = "agent_response.txt"
+TRACE_FILE = "trace.jsonl"
+DAEMON_LOG_FILE = "daemon.log"
+AGENT_LOG_FILE = "agent.log"
+
+# Agent and judge settings (the judge's are stripped from the agent's environment).
+ENV_AGENT_PROVIDER = AGENT_ENV_PREFIX + "PROVIDER"
+ENV_AGENT_MODEL = AGENT_ENV_PREFIX + "MODEL"
+ENV_AGENT_BASE_URL = AGENT_ENV_PREFIX + "BASE_URL"
+ENV_AGENT_OPTIONS = AGENT_ENV_PREFIX + "OPTIONS"
+ENV_AGENT_API_KEY = AGENT_ENV_PREFIX + "API_KEY"
+ENV_JUDGE_PROVIDER = JUDGE_ENV_PREFIX + "PROVIDER"
+ENV_JUDGE_MODEL = JUDGE_ENV_PREFIX + "MODEL"
+ENV_JUDGE_BASE_URL = JUDGE_ENV_PREFIX + "BASE_URL"
+ENV_JUDGE_API_KEY = JUDGE_ENV_PREFIX + "API_KEY"

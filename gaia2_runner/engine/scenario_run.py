@@ -1,0 +1,252 @@
+"""Run one scenario in one container, from scenario file to result.json.
+
+Once a container exists, every way out of `run_scenario` (verdict, daemon error, crash, timeout,
+Ctrl-C) writes result.json and container.log and removes the container.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from pathlib import Path
+from typing import Callable, Mapping
+
+import httpx
+from gaia2_runner.sandbox.adapter import (
+    AdapterClient,
+    AdapterError,
+    ContainerExited,
+    HealthFailed,
+    HealthTimeout,
+)
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.artifacts import extract_output, write_text
+from gaia2_runner.output.layout import CONTAINER_LOG_FILE, scenario_dir_name
+from gaia2_runner.sandbox.podman import (
+    ContainerHandle,
+    PodmanBackend,
+    deferred_interrupts,
+)
+from gaia2_runner.output.result import ScenarioResult, write_result
+from gaia2_runner import contract
+from gaia2_runner.targets.scenario_file import ScenarioFile, load_scenario
+from gaia2_runner.text import now_iso, one_line
+
+DURATION_BUFFER_S = 120.0  # added to the scenario's own duration: agents need time to think
+UNKNOWN_DURATION_TIMEOUT_S = 600.0
+RUNNER_GRACE_S = 15.0  # the daemon enforces the timeout; the runner waits this much longer
+STATUS_POLL_S = 0.5
+FORWARDED_ENV_PREFIXES = (contract.AGENT_ENV_PREFIX, contract.JUDGE_ENV_PREFIX)
+
+Progress = Callable[[str], None]
+
+
+def default_timeout(duration: float | None) -> float:
+    """Run timeout when none is given: the scenario duration plus a buffer."""
+    return UNKNOWN_DURATION_TIMEOUT_S if duration is None else duration + DURATION_BUFFER_S
+
+
+def contract_env(
+    runtime: str | None, scenario_timeout: float, extra_env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The container's environment: host GAIA2_AGENT_*/GAIA2_JUDGE_* settings, the contract's
+    variables, then explicit `extra_env` (which wins)."""
+    env = {k: v for k, v in os.environ.items() if k.startswith(FORWARDED_ENV_PREFIXES)}
+    env[contract.ENV_ADAPTER_PORT] = str(contract.ADAPTER_PORT)
+    env[contract.ENV_SCENARIO_TIMEOUT] = str(int(math.ceil(scenario_timeout)))
+    if runtime:
+        env[contract.ENV_RUNTIME] = runtime
+    env.update(extra_env or {})
+    return env
+
+
+CA_ENV_VARS = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+
+
+def ca_bundle_files(env: dict[str, str]) -> dict[str, bytes]:
+    """$GAIA2_CA_BUNDLE goes into the container, and the usual variables point every client at it
+    (a TLS-intercepting proxy must be trusted by the agent and the judge alike)."""
+    source = os.environ.get("GAIA2_CA_BUNDLE")
+    if not source:
+        return {}
+    path = Path(source)
+    if not path.is_file():
+        raise Gaia2Error(f"GAIA2_CA_BUNDLE={source} is not a file: fix the path or unset it")
+    for var in CA_ENV_VARS:
+        env.setdefault(var, contract.CA_BUNDLE_PATH)
+    return {contract.CA_BUNDLE_PATH: path.read_bytes()}
+
+
+def run_scenario(
+    scenario_path: str | Path | ScenarioFile,
+    image: str,
+    output_dir: str | Path,
+    timeout: float | None = None,
+    health_timeout: float = 60.0,
+    runtime: str | None = None,
+    extra_env: Mapping[str, str] | None = None,
+    backend: PodmanBackend | None = None,
+    progress: Progress | None = None,
+) -> ScenarioResult:
+    """Evaluate one scenario file with `image`; artifacts go to `output_dir/<scenario_id>/`.
+
+    Raises Gaia2Error before anything starts (bad file, missing image, no podman). After the
+    container exists, problems end up in the returned result instead. KeyboardInterrupt is
+    re-raised after cleanup, with result.json saying "interrupted".
+    """
+    say = progress or (lambda _msg: None)
+    scenario = scenario_path if isinstance(scenario_path, ScenarioFile) else load_scenario(scenario_path)
+    for warning in scenario.warnings:
+        say(f"warning: {warning}")
+    if timeout is not None and timeout <= 0:
+        raise Gaia2Error(f"--timeout must be positive, got {timeout:g}")
+    if health_timeout <= 0:
+        raise Gaia2Error(f"--health-timeout must be positive, got {health_timeout:g}")
+    own_backend = backend is None
+    backend = backend or PodmanBackend.connect()
+    try:
+        if not backend.image_exists(image):
+            raise Gaia2Error(f"image {image} not found: build it with `gaia2-runner images build`")
+        run_timeout = timeout if timeout is not None else default_timeout(scenario.duration)
+        env = contract_env(runtime, run_timeout, extra_env)
+        files = ca_bundle_files(env)
+        dest = Path(output_dir) / scenario_dir_name(scenario.scenario_id)
+        run = _Run(scenario, image, dest, env, backend, say, files)
+        return run.execute(run_timeout, health_timeout)
+    finally:
+        if own_backend:
+            backend.close()
+
+
+class _Run:
+    """State of one run, so every exit path can write the same result."""
+
+    def __init__(self, scenario: ScenarioFile, image: str, dest: Path, env: dict[str, str],
+                 backend: PodmanBackend, say: Progress, files: dict[str, bytes] | None = None) -> None:
+        self.scenario, self.image, self.dest, self.env = scenario, image, dest, env
+        self.files = files or {}
+        self.backend, self.say = backend, say
+        self.result = ScenarioResult(
+            scenario_id=scenario.scenario_id, image=image, runtime=env.get(contract.ENV_RUNTIME),
+            output_dir=dest, started_at=now_iso(),
+        )
+        self.handle: ContainerHandle | None = None
+        self.t0 = time.monotonic()
+
+    def execute(self, run_timeout: float, health_timeout: float) -> ScenarioResult:
+        result, timings = self.result, self.result.timings
+        self.dest.mkdir(parents=True, exist_ok=True)
+        interrupted = False
+        try:
+            self.say(f"{self.scenario.scenario_id}: starting {self.image}")
+            try:
+                self.handle = self.backend.run_scenario_container(
+                    self.image, self.scenario.raw, self.env, self.scenario.scenario_id,
+                    extra_files=self.files)
+            except Gaia2Error as exc:
+                result.status, result.error = "error", exc.message
+                return result
+            result.container_id = self.handle.id
+            timings.start_s = self._lap()
+            with AdapterClient(self.handle.base_url) as client:
+                if self._wait_healthy(client, health_timeout):
+                    timings.ready_s = self._lap()
+                    self._poll_until_final(client, run_timeout)
+                    timings.run_s = self._lap()
+        except KeyboardInterrupt:
+            interrupted = True
+            result.status, result.success = "interrupted", None
+            result.error = "interrupted by the user"
+        finally:
+            with deferred_interrupts():
+                self._collect_and_clean()
+        if interrupted:
+            raise KeyboardInterrupt
+        return result
+
+    def _lap(self) -> float:
+        """Seconds since the previous lap (phase durations add up to the total)."""
+        now = time.monotonic()
+        elapsed, self._last = now - getattr(self, "_last", self.t0), now
+        return round(elapsed, 3)
+
+    def _wait_healthy(self, client: AdapterClient, health_timeout: float) -> bool:
+        result, handle = self.result, self.handle
+        assert handle is not None
+        try:
+            health = client.wait_healthy(health_timeout, handle.is_running)
+        except HealthTimeout as exc:
+            result.status, result.success, result.error = "error", None, str(exc)
+        except HealthFailed as exc:
+            result.status, result.success = "error", None
+            result.error = one_line(f"container could not load the scenario: {exc}")
+        except ContainerExited:
+            self._mark_crashed("before /health was ok")
+        else:
+            result.runtime = result.runtime or health.get("runtime")
+            self.say(f"{self.scenario.scenario_id}: ready on {handle.base_url}")
+            return True
+        return False
+
+    def _poll_until_final(self, client: AdapterClient, run_timeout: float) -> None:
+        result, handle = self.result, self.handle
+        assert handle is not None
+        deadline = time.monotonic() + run_timeout + RUNNER_GRACE_S
+        polls = 0
+        while True:
+            polls += 1
+            try:
+                doc = client.get_status()
+            except (httpx.HTTPError, AdapterError):
+                doc = None
+            if doc is not None:
+                result.apply_status(doc)
+                if doc.get("status") in contract.FINAL_STATUSES:
+                    return
+            # Ask podman every 2 s, and whenever the adapter does not answer.
+            if (doc is None or polls % 4 == 0) and not handle.is_running():
+                self._mark_crashed("while the scenario ran")
+                return
+            if time.monotonic() >= deadline:
+                result.status, result.success = "timeout", None
+                result.error = f"no final status after {run_timeout:g}s (runner timeout)"
+                return
+            time.sleep(STATUS_POLL_S)
+
+    def _mark_crashed(self, when: str) -> None:
+        result, handle = self.result, self.handle
+        assert handle is not None
+        code = handle.exit_code()
+        last = ""
+        try:
+            lines = [ln for ln in handle.logs().splitlines() if ln.strip()]
+            last = lines[-1] if lines else ""
+        except Exception:  # noqa: BLE001 - the container may be gone already
+            pass
+        result.status, result.success = "crashed", None
+        result.error = one_line(f"container exited with code {code} {when}" + (f": {last}" if last else ""))
+        result.failure_reasons.append(result.error)
+
+    def _collect_and_clean(self) -> None:
+        """Archive + logs in one pass, then stop/remove; always write result.json."""
+        result, handle = self.result, self.handle
+        start = time.monotonic()
+        if handle is not None:
+            try:
+                archive = handle.get_archive(contract.OUTPUT_DIR)
+            except Exception as exc:  # noqa: BLE001 - a dead container must not lose the result
+                result.failure_reasons.append(one_line(f"could not collect {contract.OUTPUT_DIR}: {exc}"))
+            else:
+                extraction = extract_output(archive, self.dest)
+                result.failure_reasons.extend(f"artifact skipped: {s}" for s in extraction.skipped)
+            try:
+                log_text = handle.logs()
+            except Exception as exc:  # noqa: BLE001
+                log_text = f"[gaia2-runner] could not read container logs: {exc}\n"
+            write_text(self.dest, CONTAINER_LOG_FILE, log_text)
+            result.timings.collect_s = round(time.monotonic() - start, 3)
+            handle.cleanup(timeout=2)  # everything is collected: no need for a long grace period
+        result.timings.total_s = round(time.monotonic() - self.t0, 3)
+        result.finish()
+        write_result(result, self.dest)

@@ -1,0 +1,75 @@
+"""Every path rule and file name of an output directory, in one place.
+
+    <output>/run_config.json  summary.json  index.html  _viewer/
+    <output>/[run_<k>/][<split>/]<scenario dir>/result.json  trace.html  container.log  <daemon files>
+
+pass_at 1 writes into the output directory itself (it is the run directory); pass_at k writes
+into run_1/ … run_k/, each with its own results.jsonl and run_config.json.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from gaia2_runner import contract
+from gaia2_runner.text import safe_name
+
+RESULT_FILE = "result.json"
+RESULTS_LOG_FILE = "results.jsonl"
+RUN_CONFIG_FILE = "run_config.json"
+SUMMARY_FILE = "summary.json"
+CONTAINER_LOG_FILE = "container.log"
+INDEX_FILE = "index.html"
+TRACE_PAGE_FILE = "trace.html"
+VIEWER_DIR = "_viewer"  # static assets and the viewer's row cache; never scanned for scenarios
+
+EVENTS_FILE = contract.EVENTS_FILE
+STATUS_FILE = contract.STATUS_FILE
+AGENT_RESPONSE_FILE = contract.AGENT_RESPONSE_FILE
+TRACE_FILE = contract.TRACE_FILE
+DAEMON_LOG_FILE = contract.DAEMON_LOG_FILE
+AGENT_LOG_FILE = contract.AGENT_LOG_FILE
+
+# Any of these in a directory makes it a scenario directory.
+SCENARIO_MARKERS = frozenset({RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE, AGENT_LOG_FILE,
+                              DAEMON_LOG_FILE, CONTAINER_LOG_FILE, AGENT_RESPONSE_FILE})
+# Root files whose change means the index must be redrawn.
+ROOT_INPUTS = (RUN_CONFIG_FILE, SUMMARY_FILE, RESULTS_LOG_FILE)
+RUN_DIR_PATTERN = re.compile(r"^run_(\d+)$")
+
+MAX_NAME_CHARS = 100  # well below every filesystem's 255-byte limit, with room for a hash
+
+
+def run_dir_name(index: int) -> str:
+    return f"run_{index}"
+
+
+def run_dirs(output_dir: Path, pass_at: int) -> list[Path]:
+    """pass_at 1 writes into the output dir itself; pass_at k into run_1/ … run_k/."""
+    if pass_at <= 1:
+        return [Path(output_dir)]
+    return [Path(output_dir) / run_dir_name(i) for i in range(1, pass_at + 1)]
+
+
+def scenario_dir_name(scenario_id: str) -> str:
+    """A directory name for a scenario id: the safe form, shortened with a hash when too long."""
+    name = safe_name(scenario_id)
+    if len(name) <= MAX_NAME_CHARS:
+        return name
+    digest = hashlib.sha256(scenario_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{name[:MAX_NAME_CHARS - 13]}-{digest}"
+
+
+def split_dir(run_dir: Path, split: str | None) -> Path:
+    """Where a split's scenario directories go inside a run directory."""
+    return Path(run_dir) / safe_name(split) if split else Path(run_dir)
+
+
+def scenario_dir(run_dir: Path, split: str | None, scenario_id: str) -> Path:
+    return split_dir(run_dir, split) / scenario_dir_name(scenario_id)
+
+
+def result_path(scenario_directory: Path) -> Path:
+    return Path(scenario_directory) / RESULT_FILE

@@ -1,0 +1,117 @@
+"""The per-scenario verdict and its `result.json`.
+
+result.json is the one file downstream tooling reads, so it is written atomically (a reader never
+sees half a file) and on every path where a container was started, including crashes and Ctrl-C.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gaia2_runner.output.atomic import write_json_atomic
+from gaia2_runner.output.layout import result_path
+from gaia2_runner.contract import FINAL_STATUSES
+from gaia2_runner.text import now_iso, one_line
+
+# What result.json may say; crashed/interrupted are decided by the runner, not the daemon.
+RESULT_STATUSES = frozenset(FINAL_STATUSES | {"crashed", "interrupted"})
+
+
+@dataclass
+class Timings:
+    """Seconds spent in each phase; None when the phase was never reached."""
+
+    start_s: float | None = None
+    ready_s: float | None = None
+    run_s: float | None = None
+    collect_s: float | None = None
+    total_s: float | None = None
+
+
+@dataclass
+class ScenarioResult:
+    """Everything the runner knows about one scenario run."""
+
+    scenario_id: str
+    success: bool | None = None
+    status: str = "error"
+    error: str | None = None
+    failure_reasons: list[str] = field(default_factory=list)
+    judgment: dict[str, Any] | None = None
+    agent_actions: int = 0
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    timings: Timings = field(default_factory=Timings)
+    image: str | None = None
+    runtime: str | None = None
+    container_id: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    output_dir: Path | None = None  # where the artifacts went; not part of result.json
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("output_dir")
+        return data
+
+    def reason(self) -> str:
+        """One line for tables: the error, else the first failure reason, else empty."""
+        if self.error:
+            return self.error
+        return self.failure_reasons[0] if self.failure_reasons else ""
+
+    def apply_status(self, doc: dict[str, Any]) -> None:
+        """Fold a daemon status document into the result and map it to a verdict.
+
+        completed → judgment.success; failed → False; error/timeout → None (no verdict).
+        """
+        status = doc.get("status")
+        self.judgment = doc.get("judgment") if isinstance(doc.get("judgment"), dict) else None
+        self.turns = [t for t in doc.get("turns") or [] if isinstance(t, dict)]
+        actions = doc.get("agent_actions")
+        self.agent_actions = actions if isinstance(actions, int) and not isinstance(actions, bool) else 0
+        if isinstance(status, str) and status in FINAL_STATUSES:
+            self.status = status
+        if status == "completed":
+            verdict = (self.judgment or {}).get("success")
+            self.success = verdict if isinstance(verdict, bool) else None
+            if self.success is None:
+                self.error = "daemon reported completed without a judgment"
+        elif status == "failed":
+            self.success = False
+        elif status in ("error", "timeout"):
+            self.success = None
+            daemon_error = doc.get("error")
+            if daemon_error:
+                self.error = one_line(str(daemon_error))
+            elif status == "timeout":
+                self.error = "scenario timed out inside the container"
+        self.failure_reasons = failure_reasons(doc)
+
+    def finish(self) -> None:
+        self.finished_at = now_iso()
+
+
+def failure_reasons(doc: dict[str, Any]) -> list[str]:
+    """Why a run did not pass: rationales of failed turns, the judgment, the daemon error."""
+    reasons: list[str] = []
+    for turn in doc.get("turns") or []:
+        if isinstance(turn, dict) and turn.get("success") is False:
+            rationale = one_line(str(turn.get("rationale") or "no rationale given"))
+            reasons.append(f"turn {turn.get('turn', '?')}: {rationale}")
+    judgment = doc.get("judgment")
+    if isinstance(judgment, dict) and judgment.get("success") is False:
+        rationale = one_line(str(judgment.get("rationale") or ""))
+        if rationale and not any(rationale in r for r in reasons):
+            reasons.append(rationale)
+    if doc.get("error"):
+        reasons.append(one_line(str(doc["error"])))
+    return reasons
+
+
+def write_result(result: ScenarioResult, directory: Path) -> Path:
+    """Write `directory/result.json` atomically and return its path."""
+    path = result_path(directory)
+    write_json_atomic(path, result.to_dict())
+    return path

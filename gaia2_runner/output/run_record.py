@@ -1,0 +1,41 @@
+"""`run_config.json`: what one run directory was asked to run. One schema for every command.
+
+Written when the run starts (`finished_at: null`: the viewer shows "in progress") and again when
+it ends. Secrets never reach it: the configuration goes through `config.redacted`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+from gaia2_runner import __version__
+from gaia2_runner.config import RunConfig, redacted
+from gaia2_runner.output.atomic import write_json_atomic
+from gaia2_runner.output.layout import RUN_CONFIG_FILE
+
+
+def run_record(config: RunConfig, *, command: str, run_index: int, pass_at: int, retry: bool,
+               started_at: str, finished_at: str | None,
+               scenarios: Iterable[tuple[str, str | None, Path]]) -> dict[str, Any]:
+    """The document for one run directory; `scenarios` are (scenario_id, split, path) triples."""
+    listed = [{"scenario_id": sid, "split": split, "path": str(path)} for sid, split, path in scenarios]
+    return {
+        "runner_version": __version__,
+        "command": command,
+        "image": config.agent.image,
+        "run_index": run_index,
+        "pass_at": pass_at,
+        "retry": retry,
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "config": redacted(config),
+        "scenario_count": len(listed),
+        "scenarios": listed,
+    }
+
+
+def write_run_record(run_dir: Path, record: dict[str, Any]) -> Path:
+    path = Path(run_dir) / RUN_CONFIG_FILE
+    write_json_atomic(path, record)
+    return path

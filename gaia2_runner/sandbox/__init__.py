@@ -1,0 +1,1 @@
+"""Where scenarios run: the podman backend, image builds and the adapter HTTP client."""

@@ -1,0 +1,238 @@
+"""Build the runner's images through the podman REST API.
+
+The build context is the repository's `containers/` directory. Builds stream their log lines
+while they run, so a ten-minute pip install shows progress instead of a frozen terminal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from gaia2_runner.config.schema import AGENT_IMAGE, ORACLE_IMAGE
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.resources import checkout_candidates
+from gaia2_runner.sandbox.podman import PodmanBackend
+from podman import api as podman_api
+from podman.errors import APIError
+
+RUNTIME_BASE_IMAGE = "localhost/gaia2-runtime-base:latest"
+DEFAULT_BASE_IMAGE = "python:3.12-slim"
+SYSTEM_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
+BUILD_CA_NAME = "build-ca.pem"
+
+SOURCE_LABEL = "io.gaia2-runner.source-digest"
+
+LogFn = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ImageSpec:
+    tag: str
+    containerfile: str  # relative to the containers/ directory
+    buildargs: dict[str, str]
+
+
+def default_base_image() -> str:
+    return os.environ.get("GAIA2_BASE_IMAGE") or DEFAULT_BASE_IMAGE
+
+
+def image_specs(base_image: str | None = None) -> list[ImageSpec]:
+    """The images in build order: each may start FROM the one before."""
+    return [
+        ImageSpec(RUNTIME_BASE_IMAGE, "Containerfile.base",
+                  {"BASE_IMAGE": base_image or default_base_image()}),
+        ImageSpec(ORACLE_IMAGE, "Containerfile.oracle", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}),
+        ImageSpec(AGENT_IMAGE, "Containerfile.agent", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}),
+    ]
+
+
+def containers_dir() -> Path:
+    """The build context: $GAIA2_CONTAINERS_DIR, else `containers/` next to this package."""
+    candidates = checkout_candidates("containers", "GAIA2_CONTAINERS_DIR")
+    for path in candidates:
+        if (path / "Containerfile.base").is_file():
+            return path
+    raise Gaia2Error(
+        f"no containers/Containerfile.base found (looked in {', '.join(map(str, candidates))}): "
+        "run from a gaia2-runner checkout or set GAIA2_CONTAINERS_DIR"
+    )
+
+
+def source_digest(context: Path) -> str:
+    """Digest of everything the images are built from, so stale images are rebuilt automatically."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in context.rglob("*") if p.is_file()):
+        rel = path.relative_to(context).as_posix()
+        if rel == BUILD_CA_NAME or "__pycache__" in path.parts:
+            continue
+        digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def image_is_current(backend: PodmanBackend, tag: str, digest: str) -> bool:
+    if not backend.image_exists(tag):
+        return False
+    try:
+        labels = backend.client.images.get(tag).labels or {}
+    except APIError:
+        return False
+    return labels.get(SOURCE_LABEL) == digest
+
+
+def resolve_ca_bundle(ca_bundle: str | Path | None = None) -> Path | None:
+    """The CA bundle pip inside the build should trust: option, $GAIA2_CA_BUNDLE, system bundle."""
+    explicit = ca_bundle or os.environ.get("GAIA2_CA_BUNDLE")
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            source = "--ca-bundle" if ca_bundle else "GAIA2_CA_BUNDLE"
+            raise Gaia2Error(f"CA bundle {path} (from {source}) not found: fix the path or unset it")
+        return path
+    return SYSTEM_CA_BUNDLE if SYSTEM_CA_BUNDLE.is_file() else None
+
+
+def write_build_ca(context: Path, ca_bundle: str | Path | None = None) -> Path:
+    """Copy the CA bundle to containers/build-ca.pem (empty file when there is none)."""
+    target = context / BUILD_CA_NAME
+    source = resolve_ca_bundle(ca_bundle)
+    if source is None:
+        target.write_bytes(b"")
+    elif source.resolve() != target.resolve():
+        shutil.copyfile(source, target)
+    return target
+
+
+def build_image(backend: PodmanBackend, spec: ImageSpec, context: Path, nocache: bool = False,
+                log: LogFn | None = None, digest: str | None = None) -> str:
+    """Build one image and return its id; raise Gaia2Error with the last log lines on failure.
+
+    Uses podman-py's API client directly instead of `images.build`, because the latter reads the
+    whole build stream before returning and so cannot show progress.
+    """
+    containerfile = context / spec.containerfile
+    if not containerfile.is_file():
+        raise Gaia2Error(f"{containerfile} not found: the build context is incomplete")
+    params = {
+        "dockerfile": spec.containerfile,
+        "t": spec.tag,
+        "buildargs": json.dumps(spec.buildargs),
+        # Builds pip-install from the network. podman 4.3 already runs API builds in the host's
+        # network namespace; newer versions honour this parameter.
+        "networkmode": "host",
+        "nocache": nocache,
+        "rm": True,
+        "forcerm": True,
+        "layers": True,
+        "labels": json.dumps({SOURCE_LABEL: digest or source_digest(context)}),
+    }
+    body = podman_api.create_tar(anchor=str(context),
+                                 exclude=podman_api.prepare_containerignore(str(context)))
+    tail: list[str] = []
+    try:
+        resp = backend.client.api.post("/build", params=params, data=body,
+                                       headers={"Content-type": "application/x-tar"}, stream=True)
+        resp.raise_for_status()
+        error, image_id = _follow_build(resp.iter_lines(), tail, log)
+    except APIError as exc:
+        error, image_id = " ".join(str(getattr(exc, "explanation", None) or exc).split()), None
+    finally:
+        body.close()
+    if error or not backend.image_exists(spec.tag):
+        last = " | ".join(tail[-3:])
+        raise Gaia2Error(
+            f"building {spec.tag} from containers/{spec.containerfile} failed: "
+            f"{error or 'no image was produced'}" + (f" (last log lines: {last})" if last else "")
+        )
+    return image_id or spec.tag
+
+
+def _follow_build(lines: Iterable[bytes], tail: list[str], log: LogFn | None) -> tuple[str | None, str | None]:
+    """Reassemble the JSON stream into text lines (podman may send one character per message)."""
+    pending, error, last_stream = "", None, ""
+    for raw in lines:
+        if not raw:
+            continue
+        try:
+            msg = json.loads(raw)
+        except ValueError:
+            msg = {"stream": raw.decode(errors="replace") + "\n"}
+        if msg.get("error"):
+            error = " ".join(str(msg["error"]).split())
+        chunk = msg.get("stream") or ""
+        if chunk:
+            last_stream = chunk
+        pending += chunk
+        while "\n" in pending:
+            line, pending = pending.split("\n", 1)
+            if line.strip():
+                tail.append(line)
+                del tail[:-50]
+                if log:
+                    log(line)
+    if pending.strip():
+        tail.append(pending)
+        if log:
+            log(pending)
+    image_id = last_stream.strip() if last_stream.strip().isalnum() else None
+    return error, image_id
+
+
+def build_images(
+    backend: PodmanBackend | None = None,
+    base_image: str | None = None,
+    ca_bundle: str | Path | None = None,
+    nocache: bool = False,
+    only_missing: bool = False,
+    log: LogFn | None = None,
+    on_image: Callable[[str, str], None] | None = None,
+) -> list[str]:
+    """Build the runtime base and oracle images; return the tags actually built.
+
+    With `only_missing`, an image is built when it is absent, built from other sources (its
+    source-digest label differs from containers/ now), or when an image it starts from was just
+    rebuilt. `on_image(tag, phase)` reports "start"/"done"/"failed" for progress displays.
+    """
+    own = backend is None
+    backend = backend or PodmanBackend.connect()
+    try:
+        context = containers_dir()
+        specs = image_specs(base_image)
+        digest = source_digest(context)
+        todo = specs if not only_missing else [s for s in specs if not image_is_current(backend, s.tag, digest)]
+        if only_missing and todo and todo[0] is specs[0]:
+            todo = specs  # a new runtime base invalidates everything built on it
+        if not todo:
+            return []
+        write_build_ca(context, ca_bundle)
+        built = []
+        for spec in todo:
+            if on_image:
+                on_image(spec.tag, "start")
+            try:
+                build_image(backend, spec, context, nocache=nocache, log=log, digest=digest)
+            except BaseException:
+                if on_image:
+                    on_image(spec.tag, "failed")
+                raise
+            built.append(spec.tag)
+            if on_image:
+                on_image(spec.tag, "done")
+        return built
+    finally:
+        if own:
+            backend.close()
+
+
+def ensure_images(backend: PodmanBackend | None = None, base_image: str | None = None,
+                  ca_bundle: str | Path | None = None, log: LogFn | None = None,
+                  on_image: Callable[[str, str], None] | None = None) -> list[str]:
+    """Build only the images that are missing or stale; return the tags built (empty when none)."""
+    return build_images(backend, base_image, ca_bundle, only_missing=True, log=log, on_image=on_image)
+
+

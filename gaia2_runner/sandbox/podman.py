@@ -1,0 +1,338 @@
+"""Podman access for the runner: connect, run one scenario container, collect, clean up.
+
+Everything goes through the podman REST API (podman-py), so the runner works the same against a
+local socket, a remote CONTAINER_HOST or a private service it starts itself.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import io
+import os
+import secrets
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import tarfile
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from gaia2_runner import contract
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.text import safe_name
+from podman import PodmanClient
+from podman.errors import APIError, NotFound
+
+DEFAULT_URL = "unix:///run/podman/podman.sock"
+INSTALL_HINT = (
+    "podman not found: install it (Debian/Ubuntu: apt-get install podman) "
+    "or set CONTAINER_HOST to a podman API socket"
+)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now (the kernel picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def ping(url: str, timeout: float = 3.0) -> bool:
+    """True when a podman API answers at `url` (a short-lived client, so a dead socket fails fast)."""
+    client = PodmanClient(base_url=url, timeout=timeout)
+    try:
+        return bool(client.ping())
+    except (APIError, OSError):
+        return False
+    finally:
+        client.close()
+
+
+@dataclass
+class PrivateService:
+    """A `podman system service` the runner started because no API socket answered."""
+
+    process: subprocess.Popen
+    url: str
+    directory: Path
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def start_private_service(podman_bin: str | None = None, wait: float = 15.0) -> PrivateService:
+    """Start `podman system service` on a socket of our own and wait until it answers a ping.
+
+    The service is stopped at interpreter exit even if the caller forgets.
+    """
+    binary = podman_bin or shutil.which("podman")
+    if not binary:
+        raise Gaia2Error(INSTALL_HINT)
+    directory = Path(tempfile.mkdtemp(prefix=f"gaia2-runner-{os.getpid()}-"))
+    url = f"unix://{directory}/podman.sock"
+    log = open(directory / "service.log", "wb")  # noqa: SIM115 - the child keeps it
+    # With CONTAINER_HOST set the podman CLI turns into a remote client, which cannot serve.
+    env = {k: v for k, v in os.environ.items() if k not in ("CONTAINER_HOST", "CONTAINER_CONNECTION")}
+    process = subprocess.Popen(
+        [binary, "system", "service", "--time=0", url],
+        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+        start_new_session=True,  # Ctrl-C on the terminal must not kill it before we clean up
+    )
+    log.close()
+    service = PrivateService(process=process, url=url, directory=directory)
+    atexit.register(service.stop)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            tail = (directory / "service.log").read_text(errors="replace").strip().splitlines()[-1:]
+            service.stop()
+            raise Gaia2Error(f"`podman system service` exited at once: {' '.join(tail) or 'no output'}")
+        if ping(url, timeout=1.0):
+            return service
+        time.sleep(0.1)
+    service.stop()
+    raise Gaia2Error(f"`podman system service` did not answer on {url} within {wait:g}s")
+
+
+@contextlib.contextmanager
+def deferred_interrupts() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM while cleaning up, so a second Ctrl-C cannot leave a container behind."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    for sig in previous:
+        signal.signal(sig, lambda signum, _frame: received.append(signum))
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if received:
+            raise KeyboardInterrupt
+
+
+class PodmanBackend:
+    """A podman connection plus the containers started through it (removed on close/exit)."""
+
+    def __init__(self, client: PodmanClient, url: str, service: PrivateService | None = None) -> None:
+        self.client = client
+        self.url = url
+        self.service = service
+        self._live: dict[str, ContainerHandle] = {}
+        atexit.register(self.close)
+
+    @classmethod
+    def connect(cls, url: str | None = None) -> "PodmanBackend":
+        """Connect to `url`, else $CONTAINER_HOST, else the system socket; start a private
+        service when nothing answers and podman is installed."""
+        target = url or os.environ.get("CONTAINER_HOST") or DEFAULT_URL
+        if ping(target):
+            # No client-side timeout: archive reads and builds may legitimately take minutes.
+            return cls(PodmanClient(base_url=target), target)
+        if not shutil.which("podman"):
+            if url or os.environ.get("CONTAINER_HOST"):
+                raise Gaia2Error(
+                    f"no podman API answers at {target}: start it (podman system service) "
+                    "or fix CONTAINER_HOST"
+                )
+            raise Gaia2Error(INSTALL_HINT)
+        service = start_private_service()
+        return cls(PodmanClient(base_url=service.url), service.url, service)
+
+    def __enter__(self) -> "PodmanBackend":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Remove containers still running, stop the private service. Safe to call twice."""
+        for handle in list(self._live.values()):
+            handle.cleanup()
+        if self.service is not None:
+            self.service.stop()
+            self.service = None
+        self.client.close()
+
+    def live_container_ids(self) -> set[str]:
+        """Ids of the containers started through this backend and not removed yet."""
+        return set(self._live)
+
+    def remove_containers(self, ids: set[str], timeout: int = 2) -> None:
+        """Stop and remove the given containers of ours (unknown ids are ignored)."""
+        for cid in ids:
+            handle = self._live.get(cid)
+            if handle is not None:
+                handle.cleanup(timeout=timeout)
+
+    def image_exists(self, ref: str) -> bool:
+        try:
+            return bool(self.client.images.exists(ref))
+        except NotFound:
+            return False
+
+    def run_scenario_container(
+        self,
+        image: str,
+        scenario_bytes: bytes | None,
+        env: Mapping[str, str],
+        scenario_id: str,
+        name: str | None = None,
+        command: list[str] | None = None,
+        input_dir: str = contract.INPUT_DIR,
+        extra_files: Mapping[str, bytes] | None = None,
+    ) -> "ContainerHandle":
+        """Create the container, copy the scenario in before it starts, then start it.
+
+        The adapter port is published on 127.0.0.1 only: the API is unauthenticated.
+        """
+        port = free_port()
+        name = name or f"gaia2-{safe_name(scenario_id)[:60]}-{secrets.token_hex(3)}"
+        kwargs: dict[str, Any] = dict(
+            detach=True,
+            name=name,
+            ports={f"{contract.ADAPTER_PORT}/tcp": ("127.0.0.1", port)},
+            environment=dict(env),
+            labels={"gaia2-runner": "1", "gaia2.scenario_id": scenario_id},
+        )
+        if command is not None:
+            kwargs["command"] = command
+        try:
+            container = self.client.containers.create(image, **kwargs)
+        except APIError as exc:
+            raise Gaia2Error(f"cannot create a container from {image}: {_api_message(exc)}") from None
+        handle = ContainerHandle(container=container, name=name, host_port=port, backend=self)
+        self._live[container.id] = handle
+        try:
+            if scenario_bytes is not None:
+                handle.put_file(input_dir, contract.SCENARIO_FILE_NAME, scenario_bytes, mode=0o600)
+            for target, data in (extra_files or {}).items():
+                directory, _, filename = target.rpartition("/")
+                handle.put_file(directory or "/", filename, data, mode=0o644)
+            container.start()
+        except BaseException as exc:
+            with deferred_interrupts():
+                handle.cleanup()
+            if isinstance(exc, APIError):
+                raise Gaia2Error(f"cannot start a container from {image}: {_api_message(exc)}") from None
+            raise
+        return handle
+
+
+@dataclass
+class ContainerHandle:
+    """One running scenario container."""
+
+    container: Any
+    name: str
+    host_port: int
+    backend: PodmanBackend
+    removed: bool = field(default=False)
+
+    @property
+    def id(self) -> str:
+        return self.container.id
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.host_port}"
+
+    def put_file(self, directory: str, filename: str, data: bytes, mode: int = 0o600) -> None:
+        """Copy one root-owned file into the (not necessarily started) container."""
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            info = tarfile.TarInfo(filename)
+            info.size, info.mode, info.mtime = len(data), mode, int(time.time())
+            info.uid = info.gid = 0
+            info.uname = info.gname = "root"
+            tar.addfile(info, io.BytesIO(data))
+        if not self.container.put_archive(directory, buf.getvalue()):
+            raise Gaia2Error(
+                f"cannot copy {filename} into {directory} of the container: "
+                "does the image follow docs/container-contract.md?"
+            )
+
+    def state(self) -> dict[str, Any]:
+        """podman's State block ({} when the container is gone)."""
+        try:
+            self.container.reload()
+        except (NotFound, APIError):
+            return {}
+        return self.container.attrs.get("State") or {}
+
+    def is_running(self) -> bool:
+        state = self.state()
+        return bool(state.get("Running")) or state.get("Status") in ("running", "created", "configured")
+
+    def exit_code(self) -> int | None:
+        state = self.state()
+        if not state or state.get("Running"):
+            return None
+        code = state.get("ExitCode")
+        return code if isinstance(code, int) else None
+
+    def logs(self) -> str:
+        """Container stdout+stderr as text; demultiplexed when podman frames it."""
+        resp = self.backend.client.api.get(
+            f"/containers/{self.id}/logs", params={"stdout": True, "stderr": True}
+        )
+        resp.raise_for_status()
+        return demux_logs(resp.content).decode("utf-8", errors="replace")
+
+    def get_archive(self, path: str) -> bytes:
+        """The tar of `path` inside the container, read in one call."""
+        stream, _stat = self.container.get_archive(path)
+        return b"".join(stream)
+
+    def stop(self, timeout: int = 5) -> None:
+        with contextlib.suppress(NotFound, APIError):
+            self.container.stop(timeout=timeout, ignore=True)
+
+    def remove(self) -> None:
+        with contextlib.suppress(NotFound, APIError):
+            self.container.remove(force=True)
+        self.removed = True
+        self.backend._live.pop(self.id, None)
+
+    def cleanup(self, timeout: int = 5) -> None:
+        """Stop then remove; never raises for a container that is already gone."""
+        if not self.removed:
+            self.stop(timeout)
+            self.remove()
+
+
+def demux_logs(data: bytes | Iterator[bytes]) -> bytes:
+    """Strip docker-style 8-byte stream headers when present; pass plain (tty) output through."""
+    if not isinstance(data, (bytes, bytearray)):
+        data = b"".join(data)
+    out = bytearray()
+    index = 0
+    while index < len(data):
+        header = data[index:index + 8]
+        if len(header) < 8 or header[0] not in (0, 1, 2) or header[1:4] != b"\0\0\0":
+            return bytes(data) if index == 0 else bytes(out + data[index:])
+        (length,) = struct.unpack(">L", header[4:8])
+        out += data[index + 8:index + 8 + length]
+        index += 8 + length
+    return bytes(out)
+
+
+def _api_message(exc: APIError) -> str:
+    text = getattr(exc, "explanation", None) or str(exc)
+    return " ".join(str(text).split())

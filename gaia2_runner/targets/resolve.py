@@ -1,0 +1,132 @@
+"""Turn a target (one file, a local dataset, a Hugging Face dataset) into the scenarios to run."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from gaia2_runner.config import TargetConfig
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.targets.scenario_file import load_scenario
+
+
+@dataclass(frozen=True)
+class ScenarioRef:
+    """A checked scenario file: what the engine needs to plan and run it without parsing it again."""
+
+    scenario_id: str
+    split: str | None
+    path: Path
+    duration: float | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def scenario_ref(path: Path, split: str | None) -> ScenarioRef:
+    """Parse and check `path` once (metadata.definition.scenario_id, else the file stem)."""
+    scenario = load_scenario(path)
+    return ScenarioRef(scenario.scenario_id, split, Path(path), scenario.duration, tuple(scenario.warnings))
+
+
+def resolve_targets(target: TargetConfig, cache_dir: Path | None = None) -> list[ScenarioRef]:
+    """Every scenario of the target, split by split, after subset and limit."""
+    if target.scenario is not None:
+        refs = [scenario_ref(Path(target.scenario), None)]
+        return _apply_subset(refs, target.subset)
+    if target.dataset_root is not None:
+        root = Path(target.dataset_root)
+    elif target.dataset is not None:
+        root = _dataset_root(target, cache_dir)
+    else:
+        raise Gaia2Error("no target: set [target] scenario, dataset or dataset_root")
+    available = local_splits(root)
+    chosen = choose_splits(available, target.splits, str(target.dataset or root))
+    refs: list[ScenarioRef] = []
+    for split in chosen:
+        files = sorted(available[split].glob("*.json"))
+        split_refs = [scenario_ref(p, split) for p in files]
+        refs.extend(split_refs)
+    refs = _apply_subset(refs, target.subset)
+    if target.limit is not None:
+        refs = _limit_per_split(refs, target.limit)
+    if not refs:
+        raise Gaia2Error(f"no scenarios found in {root} (splits: {', '.join(chosen)}): check the dataset and subset")
+    return refs
+
+
+def _dataset_root(target: TargetConfig, cache_dir: Path | None) -> Path:
+    local = Path(str(target.dataset))
+    if local.is_dir() and not (local / "README.md").is_file() and any(local.iterdir()):
+        return local  # a plain directory of scenario JSON files given as --dataset
+    from gaia2_runner.targets.hf_cache import materialize
+
+    wanted = None if not target.splits or target.splits == ["all"] else list(target.splits)
+    return materialize(str(target.dataset), wanted, target.revision, cache_dir)
+
+
+def local_splits(root: Path) -> dict[str, Path]:
+    """Split name -> directory: subdirectories holding JSON files, else the root itself."""
+    if not root.is_dir():
+        raise Gaia2Error(f"dataset directory {root} not found: fix the path")
+    # Hidden dirs are skipped: an interrupted download leaves `.<split>.partial/` in the cache.
+    subdirs = {d.name: d for d in sorted(root.iterdir())
+               if d.is_dir() and not d.name.startswith(".") and any(d.glob("*.json"))}
+    if subdirs:
+        return subdirs
+    if any(root.glob("*.json")):
+        return {root.name: root}
+    raise Gaia2Error(f"{root} holds no scenario JSON files (expected <split>/*.json or *.json)")
+
+
+def choose_splits(available: dict[str, Path], wanted: list[str] | None, source: str) -> list[str]:
+    """The requested splits in the order given (None or ["all"]: every split found)."""
+    if not wanted or wanted == ["all"]:
+        return list(available)
+    unknown = [s for s in wanted if s not in available]
+    if unknown:
+        raise Gaia2Error(
+            f"unknown split {', '.join(unknown)} in {source}: available: {', '.join(available) or 'none'}"
+        )
+    return list(dict.fromkeys(wanted))
+
+
+def load_subset(path: Path) -> list[str]:
+    """A JSON list, {"scenario_ids": [...]}, or one id per line (`#` starts a comment)."""
+    text = Path(path).read_text(encoding="utf-8")
+    stripped = text.strip()
+    if stripped.startswith(("[", "{")):
+        try:
+            doc = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise Gaia2Error(f"{path}: not valid JSON (line {exc.lineno}): {exc.msg}") from None
+        ids = doc.get("scenario_ids") if isinstance(doc, dict) else doc
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise Gaia2Error(f'{path}: expected a list of ids or {{"scenario_ids": [...]}}')
+        return ids
+    ids = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    return [i for i in ids if i]
+
+
+def _apply_subset(refs: list[ScenarioRef], subset: Path | None) -> list[ScenarioRef]:
+    if subset is None:
+        return refs
+    wanted = load_subset(subset)
+    if not wanted:
+        raise Gaia2Error(f"{subset}: lists no scenario ids: add some or drop subset")
+    present = {r.scenario_id for r in refs}
+    missing = [i for i in wanted if i not in present]
+    if missing:
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        raise Gaia2Error(f"{subset}: ids not in the target: {', '.join(missing[:5])}{more}")
+    keep = set(wanted)
+    return [r for r in refs if r.scenario_id in keep]
+
+
+def _limit_per_split(refs: list[ScenarioRef], limit: int) -> list[ScenarioRef]:
+    counts: dict[str | None, int] = {}
+    kept = []
+    for ref in refs:
+        counts[ref.split] = counts.get(ref.split, 0) + 1
+        if counts[ref.split] <= limit:
+            kept.append(ref)
+    return kept

@@ -1,0 +1,96 @@
+"""Load and check a Gaia2 scenario file before any container starts.
+
+A broken file is the user's mistake; catching it here costs milliseconds, while catching it inside
+the container costs an image start and ends in a vague daemon error.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gaia2_runner.errors import Gaia2Error
+
+
+@dataclass(frozen=True)
+class ScenarioFile:
+    """A scenario file that passed the checks; `raw` is copied into the container unchanged."""
+
+    path: Path
+    scenario_id: str
+    duration: float | None
+    raw: bytes
+    warnings: list[str] = field(default_factory=list)
+
+
+def load_scenario(path: str | Path) -> ScenarioFile:
+    """Read `path` and check the fields the runner and the daemon rely on.
+
+    Raises Gaia2Error naming the file and the problem. A missing scenario id is only a warning:
+    the file stem is used instead.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise Gaia2Error(f"scenario file {p} not found: check the path")
+    if not p.is_file():
+        raise Gaia2Error(f"scenario file {p} is not a regular file: pass a .json scenario file")
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise Gaia2Error(f"cannot read scenario file {p}: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Gaia2Error(
+            f"scenario file {p} is not UTF-8 (bad byte at offset {exc.start}): save it as UTF-8 JSON"
+        ) from None
+    if not text.strip():
+        raise Gaia2Error(f"scenario file {p} is empty: expected a Gaia2 scenario JSON object")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise Gaia2Error(
+            f"scenario file {p} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
+    if not isinstance(data, dict):
+        raise Gaia2Error(
+            f"scenario file {p} holds a JSON {type(data).__name__}, not an object: "
+            "expected a Gaia2 scenario export"
+        )
+    for key in ("events", "apps"):
+        if key not in data:
+            raise Gaia2Error(f"scenario file {p} has no `{key}` field: expected a Gaia2 scenario export")
+        if not isinstance(data[key], list):
+            raise Gaia2Error(f"scenario file {p}: `{key}` must be a list, got {type(data[key]).__name__}")
+
+    warnings: list[str] = []
+    definition = _definition(data)
+    scenario_id = definition.get("scenario_id")
+    if not isinstance(scenario_id, str) or not scenario_id.strip():
+        scenario_id = p.stem
+        warnings.append(f"{p}: no metadata.definition.scenario_id, using the file name {p.stem!r}")
+    duration = _duration(p, definition.get("duration"))
+    return ScenarioFile(path=p, scenario_id=scenario_id.strip(), duration=duration, raw=raw,
+                        warnings=warnings)
+
+
+def _definition(data: dict) -> dict:
+    metadata = data.get("metadata")
+    if not isinstance(metadata, dict):
+        return {}
+    definition = metadata.get("definition")
+    return definition if isinstance(definition, dict) else {}
+
+
+def _duration(p: Path, value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Gaia2Error(
+            f"scenario file {p}: metadata.definition.duration must be a number of seconds or null, "
+            f"got {value!r}"
+        )
+    if value < 0:
+        raise Gaia2Error(f"scenario file {p}: metadata.definition.duration is negative ({value})")
+    return float(value)
