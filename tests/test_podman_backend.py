@@ -15,12 +15,14 @@ import httpx
 import pytest
 
 from gaia2_runner.sandbox.adapter import AdapterClient
+from gaia2_runner.sandbox.images import default_base_image
 from gaia2_runner.sandbox.podman import ping, start_private_service
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
-# Any image with python3 and sh: the base the runtime image is built from (scripts/bootstrap.sh).
-TEST_IMAGE = os.environ.get("GAIA2_BASE_IMAGE", "localhost/gaia2-base:bookworm")
+# Any image with python3 and sh: the base the runtime image is built from (scripts/bootstrap.sh
+# exports GAIA2_BASE_IMAGE when it builds a local one; otherwise python:3.12-slim was pulled).
+TEST_IMAGE = default_base_image()
 HTTP_SERVER = ["python3", "-m", "http.server", "8090", "--bind", "0.0.0.0", "--directory", "/tmp"]
 
 

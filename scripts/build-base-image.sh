@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Build gaia2-runner's base image without any container registry: a Debian bookworm "minbase"
+# root filesystem with Python 3 (3.11), venv, pip, CA certificates, curl and tzdata, made with
+# mmdebstrap from the Debian mirror and turned into an image with `podman import`.
+# Idempotent: does nothing when the image already exists (FORCE=1 rebuilds it). About a minute.
+#
+# Usage: scripts/build-base-image.sh [IMAGE]      (default localhost/gaia2-base:bookworm)
+# Environment:
+#   GAIA2_DEBIAN_MIRROR   Debian mirror to build from (default http://deb.debian.org/debian)
+#   GAIA2_DEBIAN_KEYRING  keyring that verifies it (default the debian-archive-keyring package's)
+set -euo pipefail
+
+log() { echo "[build-base-image] $*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# Use the local podman (same image store as the API service), not a remote CONTAINER_HOST.
+unset CONTAINER_HOST CONTAINER_CONNECTION
+
+image=${1:-localhost/gaia2-base:bookworm}
+suite=bookworm
+mirror=${GAIA2_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+keyring=${GAIA2_DEBIAN_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
+packages=python3,python3-venv,python3-pip,ca-certificates,curl,tzdata
+
+command -v podman >/dev/null 2>&1 || die "podman is not installed (scripts/setup-podman.sh installs it)"
+if [ "${FORCE:-0}" != 1 ] && podman image exists "$image"; then
+  exit 0
+fi
+
+# mmdebstrap, and the Debian archive keyring: an Ubuntu host does not trust Debian's mirror
+# by default (both packages are in Ubuntu's "universe").
+missing=()
+command -v mmdebstrap >/dev/null 2>&1 || missing+=(mmdebstrap)
+[ -n "${GAIA2_DEBIAN_KEYRING:-}" ] || [ -r "$keyring" ] || missing+=(debian-archive-keyring)
+if [ ${#missing[@]} -gt 0 ]; then
+  [ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]}; run as root (or: sudo apt-get install ${missing[*]})"
+  command -v apt-get >/dev/null 2>&1 || die "missing packages: ${missing[*]}; no apt-get here, install them with your package manager"
+  log "installing ${missing[*]} (apt-get)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null || die "apt-get update failed"
+  apt-get install -y -qq "${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
+fi
+[ -r "$keyring" ] || die "Debian archive keyring $keyring not found"
+
+work=$(mktemp -d -p "${TMPDIR:-/var/tmp}" gaia2-base.XXXXXX)  # /tmp may be a small tmpfs
+trap 'rm -rf "$work"' EXIT
+start=$SECONDS
+# Fail early and clearly when the keyring cannot verify the suite (Ubuntu 22.04's
+# debian-archive-keyring predates the keys that sign bookworm, for instance).
+if [[ -f "$keyring" && "$keyring" == *.gpg ]] && command -v gpgv >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
+  curl -fsSL --max-time 60 -o "$work/InRelease" "$mirror/dists/$suite/InRelease" \
+    || die "cannot download $mirror/dists/$suite/InRelease (is the Debian mirror reachable?)"
+  gpgv --keyring "$keyring" "$work/InRelease" >/dev/null 2>&1 \
+    || die "$keyring cannot verify Debian $suite's Release file: install a current debian-archive-keyring or point GAIA2_DEBIAN_KEYRING at one"
+fi
+log "building $image: Debian $suite minbase + ${packages//,/ } from $mirror (about a minute)"
+mmdebstrap --quiet --variant=minbase --include="$packages" --keyring="$keyring" \
+  "$suite" "$work/rootfs.tar" "deb $mirror $suite main" \
+  || die "mmdebstrap failed (is $mirror reachable?)"
+podman import --quiet --change 'CMD ["/bin/bash"]' --change 'ENV LANG=C.UTF-8' \
+  "$work/rootfs.tar" "$image" >/dev/null \
+  || die "podman import failed"
+log "$image built in $((SECONDS - start)) s ($(podman image inspect --format '{{.Id}}' "$image" | cut -c1-12))"
