@@ -6,7 +6,6 @@ They fail (not skip) when podman is unusable, so a broken host never looks like 
 from __future__ import annotations
 
 import io
-import os
 import shutil
 import tarfile
 import time
