@@ -61,17 +61,19 @@ def test_search_split(summary):
     assert s.run_duration_std_s == approx(12.909944)
 
 
-def test_time_split_leaves_infra_error_out_of_rates(summary):
+def test_time_split_counts_the_infra_error_as_a_failure(summary):
     t = summary.splits["time"]
     assert (t.scenarios, t.runs, t.verdict_runs, t.successes, t.infra_errors) == (2, 4, 3, 1, 1)
-    # run 1 = 1/1 (D has no verdict) = 1.0, run 2 = 0/2 = 0.0 → mean 0.5
-    assert t.success_rate.per_run == [1.0, 0.0]
-    assert t.success_rate.value == approx(0.5)
-    # STD = sqrt((0.5² + 0.5²) / 1) = 0.707107; SE = 0.707107 / sqrt(2) = 0.5
-    assert t.success_rate.std == approx(0.707107)
-    assert t.success_rate.se == approx(0.5)
-    # ARE's convention, null = failure: 1 success / 4 runs
-    assert t.success_rate_errors_as_failures == approx(0.25)
+    # ARE's convention, every run counts: run 1 = 1/2 (D has no verdict: a failure), run 2 = 0/2
+    assert t.success_rate.per_run == [0.5, 0.0]
+    assert t.success_rate.value == approx(0.25)
+    # STD = sqrt((0.25² + 0.25²) / 1) = 0.353553; SE = 0.353553 / sqrt(2) = 0.25
+    assert t.success_rate.std == approx(0.353553)
+    assert t.success_rate.se == approx(0.25)
+    # second, over verdicts only: run 1 = 1/1 = 1.0, run 2 = 0/2 = 0.0 → mean 0.5, STD 0.707107, SE 0.5
+    v = t.success_rate_verdicts_only
+    assert v.per_run == [1.0, 0.0] and v.value == approx(0.5)
+    assert v.std == approx(0.707107) and v.se == approx(0.5)
     # pass@2: only C → 1/2; pass^2: none
     assert (t.pass_at_k, t.pass_at_k_rate, t.pass_hat_k, t.pass_hat_k_rate) == (1, 0.5, 0, 0.0)
     # durations 50, 60, 70 (D's first run has none): mean 60, STD = sqrt((100+0+100)/2) = 10
@@ -82,24 +84,33 @@ def test_time_split_leaves_infra_error_out_of_rates(summary):
 def test_global_macro_and_micro(summary):
     o = summary.overall
     assert (o.scenarios, o.runs, o.verdict_runs, o.successes, o.infra_errors) == (4, 8, 7, 4, 1)
-    # micro per run: run 1 = (A, C) 2 of 3 verdicts = 0.666667, run 2 = (A, B) 2/4 = 0.5
-    assert summary.micro.per_run == [approx(2 / 3), 0.5]
-    assert summary.micro.value == approx(0.583333)  # (0.666667 + 0.5) / 2
-    assert summary.micro.std == approx(0.117851)  # sqrt(2 × 0.083333² / 1)
-    assert summary.micro.se == approx(0.083333)  # 0.117851 / sqrt(2)
-    # macro = mean of split rates = (0.75 + 0.5) / 2 = 0.625
-    assert summary.macro.value == approx(0.625)
-    # per run: run 1 = (0.5 + 1.0) / 2 = 0.75, run 2 = (1.0 + 0.0) / 2 = 0.5
-    assert summary.macro.per_run == [0.75, 0.5]
-    assert summary.macro.std == approx(0.176777)  # sqrt(2 × 0.125² / 1)
-    assert summary.macro.se == approx(0.125)  # 0.176777 / sqrt(2)
+    # micro per run, every run counting: run 1 = (A, C) 2 of 4 = 0.5, run 2 = (A, B) 2/4 = 0.5
+    assert summary.micro.per_run == [0.5, 0.5]
+    assert summary.micro.value == approx(0.5)
+    assert summary.micro.std == approx(0.0) and summary.micro.se == approx(0.0)
+    # verdicts only: run 1 = (A, C) 2 of 3 = 0.666667, run 2 = 2/4 = 0.5 → 0.583333
+    assert o.success_rate_verdicts_only.value == approx(0.583333)
+    # macro = mean of split rates = (0.75 + 0.25) / 2 = 0.5
+    assert summary.macro.value == approx(0.5)
+    # per run: run 1 = (0.5 + 0.5) / 2 = 0.5, run 2 = (1.0 + 0.0) / 2 = 0.5
+    assert summary.macro.per_run == [0.5, 0.5]
+    assert summary.macro.std == approx(0.0) and summary.macro.se == approx(0.0)
     # pass@2: A, B, C → 3/4; pass^2: A → 1/4
     assert (o.pass_at_k, o.pass_at_k_rate, o.pass_hat_k, o.pass_hat_k_rate) == (3, 0.75, 1, 0.25)
     # durations 10 … 70 step 10: mean 40, STD = sqrt((900+400+100+0+100+400+900)/6) = 21.602469
     assert o.avg_run_duration_s == approx(40.0)
     assert o.run_duration_std_s == approx(21.602469)
     assert summary.job_duration_s == 123.4
-    assert summary.infra_errors == 1 and summary.missing_runs == 0
+    assert summary.infra_errors == 1 and summary.missing_runs == 0 and not summary.complete
+
+
+def test_one_solved_two_gave_up_is_33_percent():
+    """An agent that solves 1 of 3 scenarios and gives up on the others scores 1/3, whatever way it
+    gives up: an agent exit is judged (a failure), and even an infra error counts as a failure."""
+    for give_up in (False, None):
+        records = [record(None, "a", 1, True, 1.0), record(None, "b", 1, give_up, 1.0),
+                   record(None, "c", 1, give_up, 1.0)]
+        assert round(100 * summarize(records).overall.success_rate.value, 1) == 33.3
 
 
 def test_matches_are_published_example():
@@ -120,12 +131,14 @@ def test_no_split_single_run_and_missing(tmp_path):
     summary = summarize(records, pass_at=1, expected_runs=3)
     (name,) = summary.splits
     d = summary.splits[name]
-    assert d.success_rate.value == 1.0 and d.success_rate.std == 0.0 and d.success_rate.se == 0.0
-    assert summary.missing_runs == 1
+    assert d.success_rate.value == 0.5 and d.success_rate.std == 0.0 and d.success_rate.se == 0.0
+    assert d.success_rate_verdicts_only.value == 1.0
+    assert summary.missing_runs == 1 and not summary.complete
     path = write_summary(summary, tmp_path / "summary.json", {"image": "img"})
     doc = json.loads(path.read_text())
     assert doc["image"] == "img" and doc["missing_runs"] == 1 and "verdict" in doc["rate_policy"]
-    assert doc["overall"]["infra_errors"] == 1
+    assert doc["overall"]["infra_errors"] == 1 and doc["complete"] is False
+    assert doc["overall"]["success_rate"]["value"] == 0.5
 
 
 def test_empty_and_std():
@@ -139,4 +152,5 @@ def test_render(summary):
     console.print(render_summary(summary))
     text = console.export_text()
     assert "search" in text and "overall" in text and "pass@2" in text
-    assert "macro success rate: 62.5%" in text and "75.0% ± 25.0% (STD 35.4%)" in text
+    assert "INCOMPLETE" in text and "verdicts only" in text
+    assert "macro success rate: 50.0%" in text and "75.0% ± 25.0% (STD 35.4%)" in text

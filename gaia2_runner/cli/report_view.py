@@ -48,5 +48,10 @@ def render_summary(summary: Summary) -> Group:
              f"job duration: {job}"]
     if summary.missing_runs:
         lines.append(f"[yellow]runs without a result: {summary.missing_runs}[/]")
-    lines.append("[dim]rates leave out runs without a verdict (infra errors)[/]")
+    if summary.complete:
+        lines.append("[dim]every run counts; runs without a verdict would count as failures[/]")
+    else:
+        verdicts = summary.overall.success_rate_verdicts_only
+        lines.append(f"[yellow]INCOMPLETE: {summary.infra_errors} runs without a verdict count as failures "
+                     f"above; over verdicts only: {_rate_cell(verdicts)} (rerun them with --retry)[/]")
     return Group(table, *(Text.from_markup(line) for line in lines))

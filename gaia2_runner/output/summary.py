@@ -4,10 +4,12 @@ Pure functions over results.jsonl-style dicts (result.json + split + run_index),
 be recomputed from any output tree.
 
 Definitions (k = pass_at, the number of repetitions):
-- success rate: for each repetition i, successes_i / runs_with_verdict_i; the value is the mean of
-  those k rates, STD their sample standard deviation (n-1), SE = STD / sqrt(k).
-- infrastructure errors (success null) are not verdicts: they are left out of the rates and
-  counted in `infra_errors`; `success_rate_errors_as_failures` gives ARE's convention (null = fail).
+- success rate (the headline, ARE's convention): for each repetition i, successes_i / runs_i where
+  every run counts (a run without a verdict counts as a failure); the value is the mean of those k
+  rates, STD their sample standard deviation (n-1), SE = STD / sqrt(k).
+- infrastructure errors (success null) are counted in `infra_errors` and make the run set
+  incomplete (`complete: false`, as do missing runs); `success_rate_verdicts_only` gives the same
+  statistics over runs with a verdict only, shown second.
 - pass@k: scenarios with at least one success among their k runs; pass^k: scenarios whose k runs
   all succeeded (a missing or null run is not a success). Both over all unique scenarios.
 - macro rate: mean of the split success rates (STD/SE from the per-repetition means of split
@@ -25,9 +27,9 @@ from typing import Any, Iterable
 from gaia2_runner.output.atomic import write_json_atomic
 
 NO_SPLIT = "default"  # group name for scenarios that were not given a split
-RATE_POLICY = ("success rates are over runs with a verdict (success true/false); runs with "
-               "success null are counted in infra_errors and only enter "
-               "success_rate_errors_as_failures, which follows ARE (null = failure)")
+RATE_POLICY = ("success_rate counts every run, as ARE does (a run without a verdict counts as a "
+               "failure); success_rate_verdicts_only leaves runs with success null (infra_errors) out; "
+               "a run set with infra errors or missing runs is incomplete")
 
 
 @dataclass
@@ -50,7 +52,7 @@ class GroupStats:
     successes: int = 0
     infra_errors: int = 0
     success_rate: Rate = field(default_factory=Rate)
-    success_rate_errors_as_failures: float | None = None
+    success_rate_verdicts_only: Rate = field(default_factory=Rate)
     pass_at_k: int = 0
     pass_at_k_rate: float | None = None
     pass_hat_k: int = 0
@@ -78,9 +80,15 @@ class Summary:
     def missing_runs(self) -> int:
         return max(0, (self.expected_runs or 0) - self.overall.runs)
 
+    @property
+    def complete(self) -> bool:
+        """Every planned run has a verdict: only then is the headline rate final."""
+        return self.infra_errors == 0 and self.missing_runs == 0
+
     def to_dict(self) -> dict[str, Any]:
         data = _rounded(asdict(self))
         data["missing_runs"] = self.missing_runs
+        data["complete"] = self.complete
         return data
 
 
@@ -113,10 +121,13 @@ def group_stats(records: list[dict[str, Any]], pass_at: int) -> GroupStats:
     stats = GroupStats(runs=len(records))
     by_scenario: dict[tuple[str, str], list[bool | None]] = {}
     per_run: list[float | None] = []
+    per_run_verdicts: list[float | None] = []
     for index in range(1, pass_at + 1):
+        runs = [r.get("success") is True for r in records if _run_index(r) == index]
+        per_run.append(sum(runs) / len(runs) if runs else None)
         verdicts = [r["success"] for r in records
                     if _run_index(r) == index and isinstance(r.get("success"), bool)]
-        per_run.append(sum(verdicts) / len(verdicts) if verdicts else None)
+        per_run_verdicts.append(sum(verdicts) / len(verdicts) if verdicts else None)
     for record in records:
         success = record.get("success")
         success = success if isinstance(success, bool) else None
@@ -128,7 +139,7 @@ def group_stats(records: list[dict[str, Any]], pass_at: int) -> GroupStats:
             stats.successes += int(success)
     stats.scenarios = len(by_scenario)
     stats.success_rate = rate_over_runs(per_run)
-    stats.success_rate_errors_as_failures = stats.successes / stats.runs if stats.runs else None
+    stats.success_rate_verdicts_only = rate_over_runs(per_run_verdicts)
     stats.pass_at_k = sum(1 for runs in by_scenario.values() if any(s is True for s in runs))
     stats.pass_hat_k = sum(1 for runs in by_scenario.values()
                            if sum(s is True for s in runs) >= pass_at)

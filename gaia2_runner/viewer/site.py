@@ -23,7 +23,7 @@ from gaia2_runner.output.layout import (
 from . import page, render, scan
 from .scan import VIEWER_DIR, ScenarioRef, read_json
 from .scenario import Row, load, row_of
-from .stats import counts, grouped, summary_rows, table_rows
+from .stats import counts, grouped, incomplete_note, summary_rows, table_rows
 
 CACHE_FILE = "rows.json"
 CACHE_VERSION = 1
@@ -148,8 +148,10 @@ class Site:
             read_json(self.root / run_dir_name(i) / RUN_CONFIG_FILE) for i in runs]
         run_config = next((c for c in run_configs if isinstance(c, dict)), None)
         summary = read_json(self.root / SUMMARY_FILE)
+        tallies = counts(groups, k)
         return {
-            "rows": table_rows(groups, runs), "runs": runs, "k": k, "counts": counts(groups, k),
+            "rows": table_rows(groups, runs), "runs": runs, "k": k, "counts": tallies,
+            "incomplete": incomplete_note(tallies),
             "splits": sorted({key[0] for key in groups if key[0]}),
             "run_config": run_config, "config": flatten((run_config or {}).get("config")),
             "summary": summary if isinstance(summary, dict) else None, "summary_rows": summary_rows(summary),

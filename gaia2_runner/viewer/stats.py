@@ -25,7 +25,17 @@ class Counts:
         return self.by_status["pass"] + self.by_status["fail"]
 
     @property
+    def finished(self) -> int:
+        return self.verdicts + self.by_status["error"]
+
+    @property
     def success_rate(self) -> float | None:
+        """The headline, as ARE counts: pass over every finished run (an error counts as a failure)."""
+        return self.by_status["pass"] / self.finished if self.finished else None
+
+    @property
+    def verdict_rate(self) -> float | None:
+        """Pass over runs with a verdict: shown second, only when some run has none."""
         return self.by_status["pass"] / self.verdicts if self.verdicts else None
 
     @property
@@ -64,6 +74,17 @@ def counts(groups: dict[tuple[str, str], list[Row]], k: int) -> dict[str, Counts
     return dict(sorted(out.items(), key=lambda kv: (kv[0] == "overall", kv[0])))
 
 
+def incomplete_note(tallies: dict[str, Counts]) -> str:
+    """Why the headline rate is not final yet ("" when every run has a verdict)."""
+    total = tallies.get("overall") or next(iter(tallies.values()), None)
+    if total is None:
+        return ""
+    parts = [f"{n} {label}" for n, label in ((total.by_status["error"], "without a verdict"),
+                                              (total.by_status["running"], "running"),
+                                              (total.by_status["pending"], "pending")) if n]
+    return ", ".join(parts)
+
+
 def summary_rows(summary: Any) -> list[dict[str, Any]]:
     """summary.json (the executor's report) flattened for a table; [] when absent or unexpected."""
     if not isinstance(summary, dict):
@@ -76,8 +97,10 @@ def summary_rows(summary: Any) -> list[dict[str, Any]]:
         if not isinstance(stats, dict):
             continue
         rate = stats.get("success_rate") if isinstance(stats.get("success_rate"), dict) else {}
+        verdicts = stats.get("success_rate_verdicts_only")
+        verdicts = verdicts if isinstance(verdicts, dict) else {}
         rows.append({"name": name, "scenarios": stats.get("scenarios"), "runs": stats.get("runs"),
-                     "rate": rate.get("value"), "se": rate.get("se"),
+                     "rate": rate.get("value"), "se": rate.get("se"), "verdict_rate": verdicts.get("value"),
                      "pass_at_k": stats.get("pass_at_k_rate"), "pass_hat_k": stats.get("pass_hat_k_rate"),
                      "infra": stats.get("infra_errors"), "duration": stats.get("avg_run_duration_s")})
     return rows
