@@ -103,14 +103,31 @@ def test_resume_runs_only_what_has_no_result(images, tmp_path: Path):
     assert sorted(r["scenario_id"] for r in results(out)) == names  # still one line each
 
 
-def test_retry_reruns_only_the_infra_error(images, tmp_path: Path):
+def kill_when_running(backend, scenario_id: str, proc: subprocess.Popen, limit_s: float = 120) -> None:
+    """Kill the scenario's container once it runs: an infrastructure failure, not the agent's."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        running = backend.client.containers.list(filters={"label": f"gaia2.scenario_id={scenario_id}"})
+        if running:
+            time.sleep(2.0)  # loaded and running its ~8 s scenario
+            running[0].kill()
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"no container for {scenario_id} appeared")
+
+
+def test_retry_reruns_only_the_infra_error(backend, images, tmp_path: Path):
     names = ["demo_env_message_pickup", "demo_messaging_send"]  # pickup needs ~10 s
     root = dataset(tmp_path / "data", names)
     out = tmp_path / "out"
-    first = run_dataset(root, out, "--concurrency", "2", "--timeout", "3")
-    assert first.returncode == 1, first.stdout + first.stderr
+    proc = subprocess.Popen([*CLI, "run-dataset", "--dataset-root", str(root), "--splits", "demo", "--image",
+                             ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "2"],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    kill_when_running(backend, "demo_env_message_pickup", proc)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 1, stdout + stderr
     timed_out = result_json(out, "demo_env_message_pickup")
-    assert timed_out["success"] is None and timed_out["status"] == "timeout"
+    assert timed_out["success"] is None and timed_out["status"] == "crashed"
     kept = result_json(out, "demo_messaging_send")
     assert kept["success"] is True
 

@@ -121,22 +121,24 @@ def test_container_that_dies_is_an_infrastructure_error(images, backend, tmp_pat
     assert not backend.client.containers.list(all=True, filters={"label": "gaia2.scenario_id=demo_env_message_pickup"})
 
 
-def test_timeout_gives_no_verdict(images, tmp_path: Path):
+def test_timeout_is_judged_on_what_was_done(images, tmp_path: Path):
+    """Still working when the time is up: judged on what the agent did (here: not everything)."""
     result = run_scenario(DEMO_DIR / "demo_env_message_pickup.json", ORACLE_IMAGE, tmp_path, timeout=3)
-    assert result.success is None and result.status == "timeout"
-    assert "3" in result.error
+    assert result.success is False and result.status == "timeout"
+    assert result.error is None and "3" in result.note
     saved = read_json(tmp_path / result.scenario_id / "result.json")
-    assert saved["status"] == "timeout" and saved["success"] is None
+    assert saved["status"] == "timeout" and saved["success"] is False
     assert (tmp_path / result.scenario_id / "daemon.log").exists()
 
 
-def test_agent_runtime_crash_is_an_infrastructure_error(images, tmp_path: Path):
+def test_agent_runtime_crash_is_judged_not_excused(images, tmp_path: Path):
+    """Giving up must never score better than failing: a crashed agent is judged (a failure)."""
     result = run_scenario(
         DEMO_DIR / "demo_calendar_add_event.json", ORACLE_IMAGE, tmp_path,
         extra_env={"GAIA2_AGENT_COMMAND": "sh -c 'echo agent broke >&2; exit 3'"},
     )
-    assert result.success is None and result.status == "error"
-    assert "exited with code 3" in result.error
+    assert result.success is False and result.status == "agent_exit"
+    assert "exited with code 3" in result.note and result.error is None
     assert "agent broke" in (tmp_path / result.scenario_id / "agent.log").read_text()
 
 

@@ -36,10 +36,11 @@ def test_wheel_installs_everything_and_runs(tmp_path: Path) -> None:
         assert f"gaia2_runner/viewer/{asset}" in names
 
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # pip must see only the venv
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120, env=clean)
     subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-deps", str(wheel)], check=True,
-                   capture_output=True, timeout=300)
-    env = {**os.environ, "PYTHONPATH": sysconfig.get_paths()["purelib"]}
+                   capture_output=True, timeout=300, env=clean)
+    env = {**clean, "PYTHONPATH": sysconfig.get_paths()["purelib"]}
     work = tmp_path / "elsewhere"  # not the checkout: nothing may come from the source tree
     work.mkdir()
     where = subprocess.run([str(venv / "bin" / "python"), "-c", "import gaia2_runner; print(gaia2_runner.__file__)"],

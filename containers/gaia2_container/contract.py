@@ -25,7 +25,11 @@ SCENARIO_FILE_NAME = "scenario.json"  # in INPUT_DIR
 CA_BUNDLE_PATH = "/gaia2/ca-bundle.pem"
 
 # Statuses /status reports as final: once one is published, every output file is complete.
-FINAL_STATUSES = frozenset({"completed", "failed", "error", "timeout"})
+# Judged (a verdict in `judgment`): completed (every turn, or ARE's clock ran out), failed (a turn
+# before the last was rejected), agent_exit (the agent stopped, whatever its exit code), timeout (the
+# agent was still working when its time was up). No verdict: error (an infrastructure failure).
+JUDGED_STATUSES = frozenset({"completed", "failed", "agent_exit", "timeout"})
+FINAL_STATUSES = JUDGED_STATUSES | {"error"}
 
 ENV_RUNTIME = "GAIA2_RUNTIME"  # oracle | agent | none
 ENV_SCENARIO_TIMEOUT = "GAIA2_SCENARIO_TIMEOUT"  # seconds
@@ -39,6 +43,9 @@ ENV_AGENT_MODEL = AGENT_ENV_PREFIX + "MODEL"
 ENV_AGENT_BASE_URL = AGENT_ENV_PREFIX + "BASE_URL"
 ENV_AGENT_OPTIONS = AGENT_ENV_PREFIX + "OPTIONS"
 ENV_AGENT_API_KEY = AGENT_ENV_PREFIX + "API_KEY"
+# Set by the daemon for the agent: the provider its requests reach through the model relay.
+ENV_AGENT_PUBLIC_BASE_URL = AGENT_ENV_PREFIX + "PUBLIC_BASE_URL"
+RELAY_PORT = 8092  # the model relay, loopback only (daemon/relay.py)
 ENV_JUDGE_PROVIDER = JUDGE_ENV_PREFIX + "PROVIDER"
 ENV_JUDGE_MODEL = JUDGE_ENV_PREFIX + "MODEL"
 ENV_JUDGE_BASE_URL = JUDGE_ENV_PREFIX + "BASE_URL"

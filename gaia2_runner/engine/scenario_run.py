@@ -36,6 +36,7 @@ from gaia2_runner.text import now_iso, one_line
 DURATION_BUFFER_S = 120.0  # added to the scenario's own duration: agents need time to think
 UNKNOWN_DURATION_TIMEOUT_S = 600.0
 RUNNER_GRACE_S = 15.0  # the daemon enforces the timeout; the runner waits this much longer
+JUDGING_GRACE_S = 300.0  # ... or this much while the daemon judges (the judge may call an LLM)
 STATUS_POLL_S = 0.5
 FORWARDED_ENV_PREFIXES = (contract.AGENT_ENV_PREFIX, contract.JUDGE_ENV_PREFIX)
 
@@ -192,7 +193,8 @@ class _Run:
     def _poll_until_final(self, client: AdapterClient, run_timeout: float) -> None:
         result, handle = self.result, self.handle
         assert handle is not None
-        deadline = time.monotonic() + run_timeout + RUNNER_GRACE_S
+        started = time.monotonic()
+        deadline = started + run_timeout + RUNNER_GRACE_S
         polls = 0
         while True:
             polls += 1
@@ -204,13 +206,15 @@ class _Run:
                 result.apply_status(doc)
                 if doc.get("status") in contract.FINAL_STATUSES:
                     return
+                if doc.get("status") == "judging":
+                    deadline = max(deadline, started + run_timeout + JUDGING_GRACE_S)
             # Ask podman every 2 s, and whenever the adapter does not answer.
             if (doc is None or polls % 4 == 0) and not handle.is_running():
                 self._mark_crashed("while the scenario ran")
                 return
             if time.monotonic() >= deadline:
-                result.status, result.success = "timeout", None
-                result.error = f"no final status after {run_timeout:g}s (runner timeout)"
+                result.status, result.success = "unresponsive", None
+                result.error = f"no final status after {run_timeout:g}s: the container stopped answering in time"
                 return
             time.sleep(STATUS_POLL_S)
 

@@ -12,11 +12,12 @@ from typing import Any
 
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import result_path
-from gaia2_runner.contract import FINAL_STATUSES
+from gaia2_runner.contract import FINAL_STATUSES, JUDGED_STATUSES
 from gaia2_runner.text import now_iso, one_line
 
-# What result.json may say; crashed/interrupted are decided by the runner, not the daemon.
-RESULT_STATUSES = frozenset(FINAL_STATUSES | {"crashed", "interrupted"})
+# What result.json may say. The runner decides the last three, all without a verdict: crashed (the
+# container died), interrupted (Ctrl-C), unresponsive (no final status within the time limit).
+RESULT_STATUSES = frozenset(FINAL_STATUSES | {"crashed", "interrupted", "unresponsive"})
 
 
 @dataclass
@@ -37,7 +38,8 @@ class ScenarioResult:
     scenario_id: str
     success: bool | None = None
     status: str = "error"
-    error: str | None = None
+    error: str | None = None  # why there is no verdict (set only when success is None)
+    note: str | None = None  # how a judged run ended when not normally (agent exit, time limit)
     failure_reasons: list[str] = field(default_factory=list)
     judgment: dict[str, Any] | None = None
     agent_actions: int = 0
@@ -64,7 +66,8 @@ class ScenarioResult:
     def apply_status(self, doc: dict[str, Any]) -> None:
         """Fold a daemon status document into the result and map it to a verdict.
 
-        completed → judgment.success; failed → False; error/timeout → None (no verdict).
+        completed, agent_exit, timeout → judgment.success (judged on what the agent did, as ARE
+        does); failed → False; error → None (no verdict: an infrastructure failure).
         """
         status = doc.get("status")
         self.judgment = doc.get("judgment") if isinstance(doc.get("judgment"), dict) else None
@@ -73,20 +76,18 @@ class ScenarioResult:
         self.agent_actions = actions if isinstance(actions, int) and not isinstance(actions, bool) else 0
         if isinstance(status, str) and status in FINAL_STATUSES:
             self.status = status
-        if status == "completed":
+        daemon_error = one_line(str(doc["error"])) if doc.get("error") else None
+        if status == "failed":
+            self.success = False
+        elif status in JUDGED_STATUSES:
             verdict = (self.judgment or {}).get("success")
             self.success = verdict if isinstance(verdict, bool) else None
+            self.note = daemon_error  # e.g. the agent's exit code and what it said: not an error
             if self.success is None:
-                self.error = "daemon reported completed without a judgment"
-        elif status == "failed":
-            self.success = False
-        elif status in ("error", "timeout"):
+                self.error = f"daemon reported {status} without a judgment"
+        elif status == "error":
             self.success = None
-            daemon_error = doc.get("error")
-            if daemon_error:
-                self.error = one_line(str(daemon_error))
-            elif status == "timeout":
-                self.error = "scenario timed out inside the container"
+            self.error = daemon_error or "the daemon reported an error without saying why"
         self.failure_reasons = failure_reasons(doc)
 
     def finish(self) -> None:

@@ -50,8 +50,10 @@ def agent_environment(base: dict[str, str] | None = None) -> dict[str, str]:
 class AgentProcess:
     """The runtime's process; `on_exit` reports an exit the daemon did not ask for."""
 
-    def __init__(self, command: list[str], log_path: Path, on_exit: Callable[[int], None]) -> None:
+    def __init__(self, command: list[str], log_path: Path, on_exit: Callable[[int], None],
+                 env_overrides: dict[str, str] | None = None) -> None:
         self.command = command
+        self.env_overrides = env_overrides or {}
         self.log_path = log_path
         self.on_exit = on_exit
         self.proc: subprocess.Popen[bytes] | None = None
@@ -72,7 +74,7 @@ class AgentProcess:
             stdout=log_fh,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            env=agent_environment(),
+            env={**agent_environment(), **self.env_overrides},
             cwd=str(contract.AGENT_HOME),
             **kwargs,
         )

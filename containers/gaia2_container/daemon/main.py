@@ -16,6 +16,7 @@ from .app_commands import install_app_commands
 from .http_api import serve
 from .loader import ScenarioLoadError, load_scenario
 from .recorder import EventRecorder
+from .relay import start_for_agent
 from .routes import ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .session import Session
 from .status import StatusBoard
@@ -73,7 +74,13 @@ def main() -> int:
     agent = None
     command = agent_command(runtime)
     if command is not None:
-        agent = AgentProcess(command, contract.OUTPUT_PATH / contract.AGENT_LOG_FILE, on_exit=session.agent_exited)
+        relay, relay_env = start_for_agent(os.environ, record=lambda o: recorder.record(
+            "provider_call", session.sim_time(), url=o.url, http_status=o.status, error=o.error,
+            duration_ms=round(o.duration_s * 1000, 1)))
+        if relay is not None:
+            session.provider_witness = relay.provider_unavailable
+        agent = AgentProcess(command, contract.OUTPUT_PATH / contract.AGENT_LOG_FILE, on_exit=session.agent_exited,
+                             env_overrides=relay_env)
         agent.start()
     state.ready.set()
     log.info("ready: runtime=%s turns=%s", runtime, session.nb_turns)

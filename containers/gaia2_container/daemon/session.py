@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
 from .. import contract
 from ..jsonable import to_jsonable
@@ -47,6 +47,12 @@ class Session:
         self.done = threading.Event()
         self.verdict: dict[str, Any] | None = None
         self.agent_exit_code: int | None = None
+        # Why the run ended, which becomes the final status when the judge decides it:
+        # completed (all turns, or ARE's clock ran out), agent_exit, timeout.
+        self._end_reason = "completed"
+        self._end_note: str | None = None
+        # The model relay's verdict on the provider (None: no relay, or the provider was fine).
+        self.provider_witness: Callable[[], str | None] | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
@@ -93,6 +99,8 @@ class Session:
         if self.done.is_set():
             return {"ok": False, "error": "the scenario is over: no more tool calls are accepted"}
         with self._call_lock:
+            if self._final_started:  # being judged: what is judged must not change under the judge
+                return {"ok": False, "error": "the scenario is over: no more tool calls are accepted"}
             started = time.perf_counter()
             sim_before = self.sim_time()
             try:
@@ -134,19 +142,16 @@ class Session:
             return list(self._fired_event_ids)
 
     def agent_exited(self, code: int) -> None:
-        """ARE judges an agent that stops on its own; a crashed runtime is an infrastructure error."""
+        """An agent that stops, whatever its exit code, is judged on what it did, as ARE judges an
+        agent that stops: giving up must never score better than failing. What the agent says
+        about why (agent_error.txt) is kept as a note, never trusted as an infrastructure error."""
         self.agent_exit_code = code
         self.status.update(agent_exit_code=code)
         if self.done.is_set():
             return
-        if code != 0:
-            reason = agent_error_reason()
-            self._finish(
-                status="error",
-                error=f"agent runtime exited with code {code} before the scenario ended" + (f": {reason}" if reason else ""),
-            )
-        else:
-            self._start_final_judgment("agent runtime exited")
+        reason = agent_error_reason()
+        note = f"agent runtime exited with code {code} before the scenario ended" + (f": {reason}" if reason else "")
+        self._start_final_judgment("agent runtime exited", end_reason="agent_exit", note=note)
 
     # ---- internals ----------------------------------------------------------------------
     def _push_inbox(self, sender: str, content: str, kind: str) -> int:
@@ -185,11 +190,19 @@ class Session:
                 judgment={"success": False, "rationale": rationale, "failed_turn": turn},
             )
 
-    def _start_final_judgment(self, why: str) -> None:
+    def _start_final_judgment(self, why: str, end_reason: str = "completed", note: str | None = None) -> None:
+        if end_reason != "completed" and self.provider_witness is not None:
+            # An agent that stopped or ran out of time while its provider was failing has no verdict:
+            # the runner's relay saw the failure (never the agent's own word).
+            unavailable = self.provider_witness()
+            if unavailable:
+                self._finish(status="error", error=f"{unavailable} (seen by the model relay); {note}")
+                return
         with self._state_lock:
             if self._final_started:
                 return
             self._final_started = True
+            self._end_reason, self._end_note = end_reason, note
         log.info("final judgment: %s", why)
         threading.Thread(target=self._final_judgment, name="final-judge", daemon=True).start()
 
@@ -200,7 +213,8 @@ class Session:
         except Exception:  # noqa: BLE001 - pausing only freezes the clock for the judge
             pass
         try:
-            result = self.scenario.validate(self.env)
+            with self._call_lock:  # a tool call in flight finishes before the judge looks
+                result = self.scenario.validate(self.env)
         except Exception as exc:  # noqa: BLE001 - ARE raising is an infrastructure error
             self._finish(status="error", error=f"ARE validation raised {type(exc).__name__}: {exc}")
             return
@@ -215,8 +229,9 @@ class Session:
             if not turns or turns[-1]["turn"] != self.nb_turns - 1:
                 self._record_turn(self.nb_turns - 1, bool(result.success), rationale, None)
             self._finish(
-                status="completed",
+                status=self._end_reason,
                 judgment={"success": bool(result.success), "rationale": rationale, "failed_turn": failed_turn},
+                error=self._end_note,
             )
 
     def _first_failed_turn(self) -> int | None:
@@ -291,7 +306,9 @@ class Session:
         if self.done.is_set() or self._final_started:
             return
         if self.timeout_s and time.time() - self._started_wall > self.timeout_s:
-            self._finish(status="timeout", error=f"scenario did not finish within {self.timeout_s:.0f}s")
+            # The agent is still working when its time is up: judged on what it did so far.
+            self._start_final_judgment("time limit", end_reason="timeout",
+                                       note=f"scenario did not finish within {self.timeout_s:.0f}s")
         elif self.env.thread is not None and not self.env.thread.is_alive():
             # ARE's clock ran out (scenario duration) or a turn was rejected: judge what happened.
             self._start_final_judgment("environment stopped")

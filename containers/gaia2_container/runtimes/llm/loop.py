@@ -162,7 +162,8 @@ def main() -> int:
     redact = Redactor(settings.api_key)
     opts = settings.options
     trace = TraceWriter(Path(os.environ.get("HOME", ".")) / TRACE_FILE, redact, settings.provider, settings.model)
-    transport = Transport(trace, redact, opts.request_timeout_s, RetryPolicy(opts.max_retries, opts.retry_base_s, opts.retry_max_s))
+    transport = Transport(trace, redact, opts.request_timeout_s, RetryPolicy(opts.max_retries, opts.retry_base_s, opts.retry_max_s),
+                          shown=(settings.base_url, settings.public_base_url))
     try:
         specs = _wait_for_daemon()
         tools = [Tool(t["name"], t.get("description") or "", t["parameters"]) for t in specs]

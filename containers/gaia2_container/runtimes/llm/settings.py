@@ -67,6 +67,7 @@ class Settings:
     base_url: str
     api_key: str | None
     options: Options
+    public_base_url: str = ""  # the provider behind the daemon's relay, for traces and messages
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -83,4 +84,5 @@ class Settings:
         api_key = env.get(contract.ENV_AGENT_API_KEY) or None
         if api_key is None and provider != "openai-compat":
             raise SettingsError(f"GAIA2_AGENT_API_KEY is not set (required for provider {provider})")
-        return cls(provider, model, base_url, api_key, Options.parse(env.get(contract.ENV_AGENT_OPTIONS)))
+        public = (env.get(contract.ENV_AGENT_PUBLIC_BASE_URL) or base_url).strip().rstrip("/")
+        return cls(provider, model, base_url, api_key, Options.parse(env.get(contract.ENV_AGENT_OPTIONS)), public)

@@ -54,8 +54,11 @@ def parse_retry_after(value: str | None) -> float | None:
 
 class Transport:
     def __init__(self, trace: TraceWriter, redact: Redactor, timeout_s: float, retry: RetryPolicy,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, shown: tuple[str, str] | None = None) -> None:
         self.trace = trace
+        # (called base, shown base): requests go through the daemon's model relay, but traces and
+        # messages name the provider the relay forwards to.
+        self.shown = shown
         self.redact = redact
         self.retry = retry
         self.sleep = sleep
@@ -81,8 +84,8 @@ class Transport:
                 data = json.loads(text)
                 usage = usage_of(data).to_dict()
             except (ValueError, TypeError, AttributeError, KeyError) as exc:
-                problem = f"unreadable response from {public_url(url)}: {exc}"
-        self.trace.record(url=url, started=started, latency_ms=latency_ms, http_status=status, request=body,
+                problem = f"unreadable response from {public_url(self._shown(url))}: {exc}"
+        self.trace.record(url=self._shown(url), started=started, latency_ms=latency_ms, http_status=status, request=body,
                           raw_response=text, usage=usage, attempts=attempt + 1, error=problem)
         if problem is not None:
             if attempt:  # "HTTP 503 from URL after 3 attempts: body", the detail last
@@ -96,15 +99,20 @@ class Transport:
         try:
             resp = self.client.post(url, json=body, headers=headers)
         except httpx.TimeoutException:
-            return None, "", f"timeout calling {public_url(url)}", None
+            return None, "", f"timeout calling {public_url(self._shown(url))}", None
         except httpx.HTTPError as exc:
-            return None, "", f"cannot reach {public_url(url)}: {type(exc).__name__}: {exc}", None
+            return None, "", f"cannot reach {public_url(self._shown(url))}: {type(exc).__name__}: {exc}", None
         text = resp.text
         if 200 <= resp.status_code < 300:
             return resp.status_code, text, None, None
         snippet = " ".join(text.split())[:300]
-        problem = f"HTTP {resp.status_code} from {public_url(url)}" + (f": {snippet}" if snippet else "")
+        problem = f"HTTP {resp.status_code} from {public_url(self._shown(url))}" + (f": {snippet}" if snippet else "")
         return resp.status_code, text, problem, parse_retry_after(resp.headers.get("retry-after"))
+
+    def _shown(self, url: str) -> str:
+        if self.shown and url.startswith(self.shown[0]):
+            return self.shown[1] + url[len(self.shown[0]):]
+        return url
 
     def close(self) -> None:
         self.client.close()

@@ -1,0 +1,156 @@
+"""The model relay: the agent's LLM requests pass through the daemon on their way to the provider.
+
+It runs in the daemon (root), so the agent can use it but not alter it or what it records. It is
+the runner's own witness of provider failures: an agent that exits saying "the provider is down"
+is believed only when the relay saw the provider fail (docs/container-contract.md). Bodies are
+passed through byte for byte (streams included), in both directions.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+import httpx
+
+from .. import contract
+
+log = logging.getLogger("gaia2.relay")
+
+# Hop-by-hop headers (RFC 9110 7.6.1) and those the relay recomputes.
+_DROP_REQUEST = {"host", "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade",
+                 "transfer-encoding", "content-length"}
+_DROP_RESPONSE = _DROP_REQUEST | {"content-length"}
+# A failure of the provider, not of the request: server errors, overload, rate limits.
+UNAVAILABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529})
+# How many failures in a row, at the end, count as "the provider is unavailable".
+UNAVAILABLE_STREAK = 2
+MAX_REQUEST_BYTES = 64 << 20
+
+
+@dataclass(frozen=True)
+class Outcome:
+    url: str
+    status: int | None  # None: the provider could not be reached
+    error: str | None
+    duration_s: float
+
+    @property
+    def unavailable(self) -> bool:
+        return self.status is None or self.status in UNAVAILABLE_STATUSES
+
+    def describe(self) -> str:
+        if self.status is None:
+            return f"provider error: cannot reach {self.url}: {self.error}"
+        return f"provider error: HTTP {self.status} from {self.url}"
+
+
+class Relay:
+    """Forwards every request under its root to `upstream` + the same path and query."""
+
+    def __init__(self, upstream: str, record: Callable[[Outcome], None] | None = None,
+                 timeout_s: float = 600.0) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.record = record
+        self.client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=30.0), follow_redirects=False)
+        self._outcomes: deque[Outcome] = deque(maxlen=64)
+        self._lock = threading.Lock()
+
+    def provider_unavailable(self) -> str | None:
+        """Why the provider counts as unavailable, from what the relay itself saw (else None):
+        the last UNAVAILABLE_STREAK requests all failed for availability reasons."""
+        with self._lock:
+            last = list(self._outcomes)[-UNAVAILABLE_STREAK:]
+        if len(last) == UNAVAILABLE_STREAK and all(o.unavailable for o in last):
+            return last[-1].describe()
+        return None
+
+    def _remember(self, outcome: Outcome) -> None:
+        with self._lock:
+            self._outcomes.append(outcome)
+        if self.record is not None:
+            try:
+                self.record(outcome)
+            except Exception:  # noqa: BLE001 - recording must never break the agent's call
+                log.exception("recording a relay outcome failed")
+
+    def forward(self, handler: "RelayHandler") -> None:
+        method = handler.command
+        length = int(handler.headers.get("Content-Length") or 0)
+        if length > MAX_REQUEST_BYTES:
+            handler.send_error(413, "request too large for the relay")
+            return
+        body = handler.rfile.read(length) if length else b""
+        url = self.upstream + handler.path
+        headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in _DROP_REQUEST]
+        started = time.monotonic()
+        try:
+            request = self.client.build_request(method, url, headers=headers, content=body)
+            response = self.client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            outcome = Outcome(url, None, f"{type(exc).__name__}: {exc}"[:300], time.monotonic() - started)
+            self._remember(outcome)
+            handler.send_response(502)
+            handler.send_header("Content-Type", "application/json")
+            handler.end_headers()
+            handler.wfile.write(b'{"error": "relay: cannot reach the provider"}')
+            return
+        try:
+            handler.send_response(response.status_code)
+            for key, value in response.headers.multi_items():
+                if key.lower() not in _DROP_RESPONSE:
+                    handler.send_header(key, value)
+            handler.end_headers()
+            for chunk in response.iter_raw():  # raw: compressed bodies stay compressed, as sent
+                handler.wfile.write(chunk)
+                handler.wfile.flush()
+        except (httpx.HTTPError, OSError) as exc:
+            log.warning("relay stream from %s broke: %s", url, exc)
+        finally:
+            response.close()
+            self._remember(Outcome(url, response.status_code, None, time.monotonic() - started))
+
+
+class RelayHandler(BaseHTTPRequestHandler):
+    relay: Relay
+    protocol_version = "HTTP/1.0"  # the body ends when the connection closes: streams pass as they come
+
+    def log_message(self, fmt: str, *args: Any) -> None:
+        log.debug("%s %s", self.address_string(), fmt % args)
+
+    def _handle(self) -> None:
+        self.relay.forward(self)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _handle
+
+
+def serve_relay(relay: Relay, host: str, port: int) -> ThreadingHTTPServer:
+    handler = type("BoundRelayHandler", (RelayHandler,), {"relay": relay})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="relay", daemon=True).start()
+    log.info("model relay on %s:%s -> %s", host, port, relay.upstream)
+    return server
+
+
+def start_for_agent(environ: dict[str, str] | Any, record: Callable[[Outcome], None] | None = None
+                    ) -> tuple[Relay | None, dict[str, str]]:
+    """Start the relay in front of the agent's configured provider; returns it and the variables
+    that point the agent at it ((None, {}) when the agent names no provider)."""
+    provider = (environ.get(contract.ENV_AGENT_PROVIDER) or "").strip().lower()
+    if not provider:
+        return None, {}
+    from ..runtimes.llm.settings import DEFAULT_BASE_URLS
+
+    upstream = (environ.get(contract.ENV_AGENT_BASE_URL) or DEFAULT_BASE_URLS.get(provider, "")).strip().rstrip("/")
+    if not upstream:
+        return None, {}
+    relay = Relay(upstream, record)
+    serve_relay(relay, "127.0.0.1", contract.RELAY_PORT)
+    return relay, {contract.ENV_AGENT_BASE_URL: f"http://127.0.0.1:{contract.RELAY_PORT}",
+                   contract.ENV_AGENT_PUBLIC_BASE_URL: upstream}
