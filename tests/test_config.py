@@ -28,7 +28,7 @@ def write(tmp_path: Path, text: str, name: str = "run.toml") -> Path:
 
 
 def test_every_run_dataset_flag_is_a_setting_and_back():
-    params = set(inspect.signature(commands_run.run_dataset_cmd).parameters) - {"env_file", "dry_run"}
+    params = set(inspect.signature(commands_run.run_dataset_cmd).parameters) - {"env_file", "dry_run", "overwrite"}
     assert params == {s.name for s in SETTINGS}
 
 

@@ -19,6 +19,7 @@ from gaia2_runner.targets import scenario_ref
 RETRY_HELP = "Also rerun runs that ended without a verdict (start failure, timeout, crash)."
 ENV_FILE_HELP = "dotenv file with API keys (default: .env next to the config or in the current directory)."
 DRY_RUN_HELP = "Check everything and print the plan without starting a container."
+OVERWRITE_HELP = "Discard results of another setup (image, model, judge, scenarios…) found in the output directory."
 TARGET_ONLY = ("dataset", "dataset_root", "splits", "subset", "limit", "revision")
 
 
@@ -35,6 +36,7 @@ def run(
     output_dir: Path = typer.Option(..., "--output-dir", help="Artifacts go to OUTPUT_DIR/<scenario_id>/."),
     env_file: Optional[Path] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
+    overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
     settings: dict[str, Any] = None,  # type: ignore[assignment] - filled by with_settings
 ) -> None:
     """Run one scenario in a fresh container and print its verdict.
@@ -45,7 +47,8 @@ def run(
     """
     config = build_config(None, {**settings, "scenario": scenario, "image": image, "output_dir": output_dir},
                           env_file)
-    result = launch(config, command="run", out=out, err=err, dry_run=dry_run, fresh=True, per_scenario=True)
+    result = launch(config, command="run", out=out, err=err, dry_run=dry_run, fresh=True, overwrite=overwrite,
+                    per_scenario=True)
     raise typer.Exit(_exit_code(result))
 
 
@@ -66,6 +69,7 @@ def demo(
     output_dir: Path = typer.Option(Path("demo-results"), "--output-dir",
                                     help="Artifacts go to OUTPUT_DIR/<scenario_id>/."),
     base_image: Optional[str] = typer.Option(None, "--base-image", help=BASE_IMAGE_HELP),
+    overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
     settings: dict[str, Any] = None,  # type: ignore[assignment]
 ) -> None:
     """Build missing images, then run the oracle on every bundled demo scenario.
@@ -77,7 +81,8 @@ def demo(
                                  "provider": "oracle", "output_dir": output_dir}, None)
     # Without a split, so artifacts land in OUTPUT_DIR/<scenario_id>/ as for `run`.
     refs = [scenario_ref(path, None) for path in sorted(examples.glob("*.json"))]
-    result = launch(config, command="demo", out=out, err=err, fresh=True, per_scenario=True, refs=refs,
+    result = launch(config, command="demo", out=out, err=err, fresh=True, overwrite=overwrite, per_scenario=True,
+                    refs=refs,
                     prepare=lambda backend: build_with_display(base_image, None, False, True, backend))
     if isinstance(result, int):
         raise typer.Exit(result)
@@ -91,6 +96,7 @@ def demo(
 def run_dataset_cmd(
     env_file: Optional[Path] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
+    overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
     settings: dict[str, Any] = None,  # type: ignore[assignment]
 ) -> None:
     """Run a scenario, a split or a dataset, N containers at a time, k runs each.
@@ -101,7 +107,7 @@ def run_dataset_cmd(
     """
     config = build_config(None, settings, env_file)
     raise typer.Exit(_exit_code(launch(config, command="run-dataset", out=out, err=err,
-                                       retry=bool(settings.get("retry")), dry_run=dry_run)))
+                                       retry=bool(settings.get("retry")), dry_run=dry_run, overwrite=overwrite)))
 
 
 @app.command("run-config")
@@ -111,6 +117,7 @@ def run_config_cmd(
     retry: bool = typer.Option(False, "--retry", help=RETRY_HELP),
     env_file: Optional[Path] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
+    overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
 ) -> None:
     """Run what a TOML config describes; rerunning it resumes where it stopped.
 
@@ -118,4 +125,4 @@ def run_config_cmd(
     """
     config = build_config(config_path, {"retry": True if retry else None}, env_file)
     raise typer.Exit(_exit_code(launch(config, command="run-config", out=out, err=err, retry=retry,
-                                       dry_run=dry_run)))
+                                       dry_run=dry_run, overwrite=overwrite)))

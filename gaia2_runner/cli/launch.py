@@ -17,7 +17,7 @@ from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_env_file
 from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
 from gaia2_runner.engine.observer import Observers
-from gaia2_runner.engine.plan import check_image, plan_run
+from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
 from gaia2_runner.output.layout import INDEX_FILE
 from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.targets import ScenarioRef
@@ -32,20 +32,24 @@ def build_config(config_path: Path | None, overrides: dict[str, Any], env_file: 
 
 
 def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry: bool = False,
-           dry_run: bool = False, fresh: bool = False, per_scenario: bool = False,
+           dry_run: bool = False, fresh: bool = False, overwrite: bool = False, per_scenario: bool = False,
            prepare: Callable[[PodmanBackend], None] | None = None,
            refs: list[ScenarioRef] | None = None) -> DatasetOutcome | int:
     """Check, then run (or print the plan). Returns the outcome, or 0 after a dry run.
 
     `fresh` reruns every scenario (run, demo) instead of resuming; `prepare` runs once podman is
     reachable (demo builds missing images there); `refs` replaces resolving the target."""
-    plan = plan_run(config, retry=retry, command=command, fresh=fresh, refs=refs)
+    plan = plan_run(config, retry=retry, command=command, fresh=fresh, overwrite=overwrite, refs=refs)
     with PodmanBackend.connect() as backend:
         if prepare is not None:
             prepare(backend)
         check_image(plan, backend)
         if dry_run:
             out.print(describe_plan(config, plan.refs))
+            check = compare_fingerprint(plan, backend)
+            verdict = (" (refused: use a new --output-dir, or --overwrite)" if check.refused and not overwrite
+                       else " (--overwrite: they would be discarded)" if check.refused else "")
+            out.print(f"output directory: {check.describe()}{verdict}")
             selection, total = plan.selection(), len(plan.refs) * plan.pass_at
             out.print(f"{len(selection.todo)} of {total} runs would start "
                       f"({len(selection.done)} already have a result)")

@@ -27,7 +27,7 @@ from typing import Any, Iterator
 from gaia2_runner import __version__, contract
 from gaia2_runner.engine.jobs import Job, collect_records, record_for
 from gaia2_runner.engine.observer import RunObserver
-from gaia2_runner.engine.plan import RunPlan, check_image
+from gaia2_runner.engine.plan import RunPlan, check_image, claim_output_dir
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.layout import RESULTS_LOG_FILE, SUMMARY_FILE
@@ -65,11 +65,12 @@ class DatasetOutcome:
 def run_plan(plan: RunPlan, *, backend: PodmanBackend | None = None,
              observer: RunObserver | None = None) -> DatasetOutcome:
     """Run every job of `plan` that has no result yet; raises Gaia2Error before starting anything
-    when the image is missing."""
+    when the image is missing or the output directory holds results of another setup."""
     own_backend = backend is None
     backend = backend or PodmanBackend.connect()
     try:
         check_image(plan, backend)
+        claim_output_dir(plan, backend)
         return _DatasetRun(plan, backend, observer or RunObserver()).execute()
     finally:
         if own_backend:

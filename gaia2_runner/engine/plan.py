@@ -10,10 +10,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gaia2_runner import contract
 from gaia2_runner.config import RunConfig, container_env
 from gaia2_runner.engine.jobs import Job, Selection, all_jobs, select
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.layout import run_dirs, scenario_dir
+from gaia2_runner.output.fingerprint import differences, fingerprint, read_fingerprint, write_fingerprint
+from gaia2_runner.output.layout import clear_outputs, has_results, run_dirs, scenario_dir
 from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.targets import ScenarioRef, resolve_targets
 
@@ -30,6 +32,7 @@ class RunPlan:
     retry: bool = False
     command: str = "run-dataset"
     fresh: bool = False  # run every job again (run, demo) instead of resuming
+    overwrite: bool = False  # discard results of another setup found in the output directory
 
     @property
     def output_dir(self) -> Path:
@@ -57,13 +60,13 @@ class RunPlan:
 
     def selection(self) -> Selection:
         """Which jobs run now and which keep their result (resume; --retry reruns infra errors)."""
-        if self.fresh:
+        if self.fresh or self.overwrite:
             return Selection(todo=self.jobs())
         return select(self.jobs(), self.retry)
 
 
 def plan_run(config: RunConfig, *, retry: bool = False, command: str = "run-dataset", fresh: bool = False,
-             refs: list[ScenarioRef] | None = None) -> RunPlan:
+             overwrite: bool = False, refs: list[ScenarioRef] | None = None) -> RunPlan:
     """Resolve the targets and check everything that needs no podman; raises Gaia2Error."""
     refs = resolve_targets(config.target) if refs is None else refs
     if not refs:
@@ -78,10 +81,53 @@ def plan_run(config: RunConfig, *, retry: bool = False, command: str = "run-data
     env = container_env(config, os.environ)
     if not config.agent.image:
         raise Gaia2Error("no image given: set [agent] image in the config or pass --image")
-    return RunPlan(config, refs, env, retry=bool(retry or config.run.retry), command=command, fresh=fresh)
+    return RunPlan(config, refs, env, retry=bool(retry or config.run.retry), command=command, fresh=fresh,
+                   overwrite=overwrite)
 
 
 def check_image(plan: RunPlan, backend: PodmanBackend) -> None:
     image = plan.config.agent.image
     if not backend.image_exists(image):
         raise Gaia2Error(f"image {image} not found: build it (gaia2-runner images build) or pull it")
+
+
+@dataclass(frozen=True)
+class FingerprintCheck:
+    """How this plan's fingerprint compares with the one recorded in its output directory."""
+
+    new: dict
+    old: dict | None
+    diffs: list[str]
+    unverifiable: bool  # results there, but no fingerprint (an older runner wrote them)
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.diffs) or self.unverifiable
+
+    def describe(self) -> str:
+        if self.unverifiable:
+            return "results there have no fingerprint (written by an older gaia2-runner)"
+        if self.old is None:
+            return "new output directory"
+        return f"differs: {'; '.join(self.diffs)}" if self.diffs else "matches the results there"
+
+
+def compare_fingerprint(plan: RunPlan, backend: PodmanBackend) -> FingerprintCheck:
+    new = fingerprint(plan.config, image_id=backend.image_id(plan.config.agent.image),
+                      runtime=plan.env.get(contract.ENV_RUNTIME),
+                      scenarios=[(r.split, r.scenario_id, r.sha256) for r in plan.refs])
+    old = read_fingerprint(plan.output_dir)
+    if old is None:
+        return FingerprintCheck(new, None, [], unverifiable=has_results(plan.output_dir))
+    return FingerprintCheck(new, old, differences(old, new), unverifiable=False)
+
+
+def claim_output_dir(plan: RunPlan, backend: PodmanBackend) -> None:
+    """Refuse to mix results of different setups; with `overwrite`, discard the old ones first."""
+    check = compare_fingerprint(plan, backend)
+    if check.refused and not plan.overwrite:
+        raise Gaia2Error(f"{plan.output_dir} holds results of another setup ({check.describe()}): "
+                         "use a new --output-dir, or pass --overwrite to discard them")
+    if plan.overwrite and (check.old is not None or check.unverifiable):
+        clear_outputs(plan.output_dir)
+    write_fingerprint(plan.output_dir, check.new)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 from pathlib import Path
 
 from gaia2_runner import contract
@@ -20,6 +21,7 @@ RESULT_FILE = "result.json"
 RESULTS_LOG_FILE = "results.jsonl"
 RUN_CONFIG_FILE = "run_config.json"
 SUMMARY_FILE = "summary.json"
+FINGERPRINT_FILE = "fingerprint.json"
 CONTAINER_LOG_FILE = "container.log"
 INDEX_FILE = "index.html"
 TRACE_PAGE_FILE = "trace.html"
@@ -73,3 +75,41 @@ def scenario_dir(run_dir: Path, split: str | None, scenario_id: str) -> Path:
 
 def result_path(scenario_directory: Path) -> Path:
     return Path(scenario_directory) / RESULT_FILE
+
+
+def _scenario_dirs(root: Path, depth: int = 3) -> list[Path]:
+    """Scenario directories under `root` (a run dir, split dirs, scenario dirs), found by content."""
+    found: list[Path] = []
+    try:
+        entries = [e for e in Path(root).iterdir() if e.is_dir() and not e.is_symlink() and e.name != VIEWER_DIR]
+    except OSError:
+        return found
+    for entry in entries:
+        if any((entry / marker).is_file() for marker in SCENARIO_MARKERS):
+            found.append(entry)
+        elif depth > 1:
+            found.extend(_scenario_dirs(entry, depth - 1))
+    return found
+
+
+def has_results(output_dir: Path) -> bool:
+    """Whether an output directory already holds scenario results of ours."""
+    root = Path(output_dir)
+    return (root / RESULTS_LOG_FILE).is_file() or any(
+        (d / RESULT_FILE).is_file() for d in _scenario_dirs(root))
+
+
+def clear_outputs(output_dir: Path) -> None:
+    """Remove what a run wrote (root files, run dirs, scenario dirs, viewer assets); anything else
+    the user keeps there stays."""
+    root = Path(output_dir)
+    for name in (RUN_CONFIG_FILE, SUMMARY_FILE, FINGERPRINT_FILE, RESULTS_LOG_FILE, INDEX_FILE):
+        (root / name).unlink(missing_ok=True)
+    shutil.rmtree(root / VIEWER_DIR, ignore_errors=True)
+    for directory in _scenario_dirs(root):
+        shutil.rmtree(directory, ignore_errors=True)
+    for child in list(root.iterdir()) if root.is_dir() else []:
+        if child.is_dir() and not child.is_symlink() and RUN_DIR_PATTERN.match(child.name):
+            shutil.rmtree(child, ignore_errors=True)
+        elif child.is_dir() and not child.is_symlink() and not any(child.iterdir()):
+            child.rmdir()  # a split directory left empty

@@ -187,6 +187,13 @@ class PodmanBackend:
         except NotFound:
             return False
 
+    def image_id(self, ref: str) -> str | None:
+        """The image's content id (what actually runs, whatever the tag says), or None if absent."""
+        try:
+            return str(self.client.images.get(ref).id)
+        except (NotFound, APIError):
+            return None
+
     def run_scenario_container(
         self,
         image: str,

@@ -20,12 +20,14 @@ class ScenarioRef:
     path: Path
     duration: float | None = None
     warnings: tuple[str, ...] = ()
+    sha256: str = ""
 
 
 def scenario_ref(path: Path, split: str | None) -> ScenarioRef:
     """Parse and check `path` once (metadata.definition.scenario_id, else the file stem)."""
     scenario = load_scenario(path)
-    return ScenarioRef(scenario.scenario_id, split, Path(path), scenario.duration, tuple(scenario.warnings))
+    return ScenarioRef(scenario.scenario_id, split, Path(path), scenario.duration, tuple(scenario.warnings),
+                       scenario.sha256)
 
 
 def resolve_targets(target: TargetConfig, cache_dir: Path | None = None) -> list[ScenarioRef]:

@@ -6,6 +6,7 @@ the container costs an image start and ends in a vague daemon error.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,11 @@ class ScenarioFile:
     duration: float | None
     raw: bytes
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def sha256(self) -> str:
+        """The file's digest: part of a run's fingerprint (a changed scenario is another scenario)."""
+        return hashlib.sha256(self.raw).hexdigest()
 
 
 def load_scenario(path: str | Path) -> ScenarioFile:

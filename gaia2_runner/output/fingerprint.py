@@ -1,0 +1,89 @@
+"""What defines an output directory's results, so results of different setups are never mixed.
+
+`fingerprint.json` at the output root records the image (its content id, not just the tag), the
+runtime, the agent (provider, model, endpoint, options, extra variables as hashes), the judge,
+the time limit, the runner and the scenarios (id -> file digest). A rerun whose settings differ,
+or that finds a scenario id whose file changed, is refused before any container starts; new
+scenarios may join (a larger --limit, another split). API keys are not part of it: another key
+for the same model does not change what is measured.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+from gaia2_runner import __version__
+from gaia2_runner.config import RunConfig
+from gaia2_runner.output.atomic import write_json_atomic
+from gaia2_runner.output.layout import FINGERPRINT_FILE
+
+SCHEMA = 1
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
+                scenarios: Iterable[tuple[str | None, str, str]]) -> dict[str, Any]:
+    """The document; `scenarios` are (split, scenario_id, sha256) triples."""
+    agent, judge = config.agent, config.judge
+    return {
+        "schema": SCHEMA,
+        "settings": {
+            "runner_version": __version__,
+            "image": agent.image,
+            "image_id": image_id,
+            "runtime": runtime,
+            "provider": agent.provider,
+            "model": agent.model,
+            "base_url": agent.base_url,
+            "agent_options": agent.options,
+            # Values may be secrets: only a digest of each, enough to see that one changed.
+            "agent_env": {name: _digest(value) for name, value in sorted(agent.env.items())},
+            "judge_provider": judge.provider,
+            "judge_model": judge.model,
+            "judge_base_url": judge.base_url,
+            "timeout": config.run.timeout,
+        },
+        "scenarios": {f"{split or ''}/{sid}": digest for split, sid, digest in scenarios},
+    }
+
+
+def read_fingerprint(output_dir: Path) -> dict[str, Any] | None:
+    try:
+        doc = json.loads((Path(output_dir) / FINGERPRINT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def write_fingerprint(output_dir: Path, doc: dict[str, Any]) -> None:
+    """Record `doc`, keeping scenarios recorded earlier (a resumed run may cover fewer)."""
+    old = read_fingerprint(output_dir) or {}
+    merged = {**doc, "scenarios": {**(old.get("scenarios") or {}), **doc["scenarios"]}}
+    write_json_atomic(Path(output_dir) / FINGERPRINT_FILE, merged)
+
+
+def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """What differs, one short phrase each ("model gpt-4o -> gpt-5", "scenario search/x changed")."""
+    out: list[str] = []
+    before, after = old.get("settings") or {}, new.get("settings") or {}
+    for key in sorted(set(before) | set(after)):
+        if before.get(key) != after.get(key):
+            out.append(f"{key} {_short(before.get(key))} -> {_short(after.get(key))}")
+    old_scenarios = old.get("scenarios") or {}
+    changed = [key for key, digest in (new.get("scenarios") or {}).items()
+               if key in old_scenarios and old_scenarios[key] != digest]
+    if changed:
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        out.append(f"scenario file changed: {', '.join(k.lstrip('/') for k in changed[:3])}{more}")
+    return out
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
+    return text if len(text) <= 40 else text[:37] + "…"
