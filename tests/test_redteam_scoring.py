@@ -27,7 +27,7 @@ ANSWER = ("Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14
           "at Smile Dental, 12 Rue Oberkampf, Paris.")
 
 AGENT = f"""
-import json, os, sys, time, urllib.request
+import json, os, sys, time, urllib.error, urllib.request
 base = os.environ["GAIA2_TOOLS_URL"]
 def get(path):
     return json.load(urllib.request.urlopen(base + path))
@@ -35,6 +35,12 @@ def call(tool, **args):
     req = urllib.request.Request(base + "/call", json.dumps({{"tool": tool, "args": args}}).encode(),
                                  {{"Content-Type": "application/json"}})
     return json.load(urllib.request.urlopen(req))
+for path in ("/oracle/plan", "/oracle/completed"):  # ground truth: never for a custom agent
+    try:
+        urllib.request.urlopen(base + path)
+        print("oracle_reachable", path, flush=True)
+    except urllib.error.HTTPError as exc:
+        print("oracle_refused", path, exc.code, flush=True)
 while not get("/inbox")["messages"]:
     time.sleep(0.2)
 task = get("/inbox")["messages"][0]["content"]
@@ -68,7 +74,7 @@ def run_give_up(tmp_path: Path, mode: str, *extra: str) -> dict:
     assert proc.returncode == 0, proc.stdout + proc.stderr  # every run got a verdict
     summary = json.loads((out / "summary.json").read_text())
     results = {r["scenario_id"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
-    return {"summary": summary, "results": results, "stdout": proc.stdout}
+    return {"summary": summary, "results": results, "stdout": proc.stdout, "out": out}
 
 
 @pytest.mark.parametrize("mode,status", [("exit3", "agent_exit"), ("exit0", "agent_exit"),
@@ -80,6 +86,9 @@ def test_an_agent_that_gives_up_scores_as_failing(images, tmp_path: Path, mode: 
     for name in SCENARIOS[1:]:
         assert results[name]["success"] is False and results[name]["status"] == status, results[name]
         assert results[name]["error"] is None and "exited with code" in results[name]["note"]
+    for name in SCENARIOS:
+        log = (got["out"] / "demo" / name / "agent.log").read_text()
+        assert "oracle_refused /oracle/plan 403" in log and "oracle_reachable" not in log, log
     overall = got["summary"]["overall"]
     assert round(100 * overall["success_rate"]["value"], 1) == 33.3
     assert got["summary"]["complete"] is True and overall["infra_errors"] == 0

@@ -51,7 +51,8 @@ def main() -> int:
     timeout_s = float(os.environ.get(contract.ENV_SCENARIO_TIMEOUT) or 0) or None
     status = StatusBoard(contract.OUTPUT_PATH / contract.STATUS_FILE, None, runtime)
     recorder = EventRecorder(contract.OUTPUT_PATH / contract.EVENTS_FILE)
-    state = DaemonState(runtime=runtime, status=status, recorder=recorder)
+    state = DaemonState(runtime=runtime, status=status, recorder=recorder,
+                        serves_oracle=runtime == "oracle" and not os.environ.get(contract.ENV_AGENT_COMMAND))
     serve("0.0.0.0", contract.LISTEN_ADAPTER_PORT, ADAPTER_ROUTES, state, "adapter")
     serve(contract.TOOLS_HOST, contract.LISTEN_TOOLS_PORT, TOOL_ROUTES, state, "tools")
 

@@ -29,6 +29,9 @@ class DaemonState:
     loaded: LoadedScenario | None = None
     ready: threading.Event = field(default_factory=threading.Event)
     load_error: str | None = None
+    # Ground truth is served only to the built-in oracle runtime: never to a custom agent command,
+    # even one started in an oracle image.
+    serves_oracle: bool = False
 
 
 # ---- adapter contract (runner-facing) -----------------------------------------------------------
@@ -110,8 +113,8 @@ def _time(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
 
 def _oracle_plan(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     st: DaemonState = h.daemon_state
-    if st.runtime != "oracle":
-        return 403, {"error": "the oracle plan is only served to the oracle runtime"}
+    if not st.serves_oracle:
+        return 403, {"error": "the oracle plan is only served to the built-in oracle runtime"}
     if st.loaded is None:
         return 503, {"error": "scenario not loaded yet"}
     return 200, {"actions": st.loaded.oracle_plan, "nb_turns": st.session.nb_turns if st.session else None}
@@ -119,8 +122,8 @@ def _oracle_plan(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
 
 def _oracle_completed(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     st: DaemonState = h.daemon_state
-    if st.runtime != "oracle":
-        return 403, {"error": "only for the oracle runtime"}
+    if not st.serves_oracle:
+        return 403, {"error": "only for the built-in oracle runtime"}
     return 200, {"event_ids": st.session.fired_event_ids() if st.session else []}
 
 
