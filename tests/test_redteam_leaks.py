@@ -10,7 +10,10 @@ output tree, viewer pages included, must hold none of the keys, the judge settin
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -74,12 +77,12 @@ def _run(tmp_path: Path, script: str):
     return result, out, out / result.scenario_id
 
 
-def _assert_clean(out: Path) -> None:
+def _assert_clean(out: Path, never: tuple[str, ...] = NEVER) -> None:
     files = [p for p in out.rglob("*") if p.is_file()]
     assert any(p.name == "trace.html" for p in files) and any(p.name == "index.html" for p in files)
     for path in files:
         data = path.read_bytes()
-        for value in NEVER:
+        for value in never:
             assert value.encode() not in data, f"{value} leaked into {path.relative_to(out)}"
 
 
@@ -116,3 +119,38 @@ def test_regular_files_written_by_the_agent_are_collected_and_scrubbed(images, t
     (line,) = (scenario_out / "trace.jsonl").read_text().splitlines()
     assert json.loads(line)["request"] == {"key": REDACTED}
     _assert_clean(out)
+
+
+MIXED = """
+cd "$HOME"
+echo "key=$GAIA2_AGENT_API_KEY extra=$MY_AGENT_TOKEN"
+ln -s /proc/1/environ trace.jsonl
+echo "gave up with $GAIA2_AGENT_API_KEY and $MY_AGENT_TOKEN" > agent_error.txt
+exit 3
+"""
+
+
+def test_run_dataset_writes_and_prints_no_secret(images, tmp_path: Path):
+    """The whole CLI path: --env values and keys from flags, results.jsonl, summary, pages, terminal."""
+    split = tmp_path / "data" / "demo"
+    split.mkdir(parents=True)
+    _scenario(tmp_path).rename(split / "leak_probe.json")
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root", str(tmp_path / "data"),
+         "--splits", "demo", "--image", ORACLE_IMAGE, "--output-dir", str(out),
+         "--judge-model", JUDGE_MODEL, "--judge-api-key", JUDGE_KEY,
+         "--env", f"GAIA2_AGENT_API_KEY={AGENT_KEY}", "--env", f"MY_AGENT_TOKEN={EXTRA_SECRET}",
+         "--env", f"GAIA2_AGENT_COMMAND=sh -c {shlex.quote(MIXED)}"],
+        capture_output=True, text=True, timeout=280, cwd=Path(__file__).resolve().parents[1],
+        env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # an infrastructure error, not a verdict
+    for value in (AGENT_KEY, JUDGE_KEY, EXTRA_SECRET, ANSWER_MARKER):
+        assert value not in proc.stdout + proc.stderr, value
+    (record,) = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert record["error"].endswith(f"code 3 before the scenario ended: gave up with {REDACTED} and {REDACTED}")
+    assert not (out / "demo" / record["scenario_id"] / "trace.jsonl").exists()
+    assert (out / "summary.json").is_file() and (out / "run_config.json").is_file()
+    build(out)
+    # The judge model is a setting here (summary.json and run_config.json name it), not a leak.
+    _assert_clean(out, tuple(v for v in NEVER if v != JUDGE_MODEL))
