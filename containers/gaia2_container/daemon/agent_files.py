@@ -92,17 +92,22 @@ def collect(name: str, sink: Callable[[bytes], None], cap: int, timeout_s: float
         raise ValueError(f"not a bare file name: {name!r}")
     home = home or contract.AGENT_HOME
     command = [sys.executable, "-I", "-S", "-c", _READER, str(home), name, str(cap + 1)]
-    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env={}, cwd="/", **agent_identity())
-    assert proc.stdout is not None
     result = Collected()
+    try:
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, env={}, cwd="/", **agent_identity())
+    except OSError as exc:  # the verdict must still be published: collect nothing, say why
+        result.refused = f"cannot start the reader: {exc}"
+        log.error("$HOME/%s not collected: %s", name, result.refused)
+        return result
+    assert proc.stdout is not None
     deadline = time.monotonic() + timeout_s
     try:
         fd = proc.stdout.fileno()
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                result.refused = f"not read within {timeout_s:g}s"
+                result.refused = f"not read within {timeout_s:g}s ({result.size} bytes kept)"
                 break
             if not select.select([fd], [], [], remaining)[0]:
                 continue
