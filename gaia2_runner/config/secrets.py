@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from dotenv import load_dotenv
 from gaia2_runner import contract
@@ -88,6 +89,19 @@ def container_env(config: RunConfig, environ: Mapping[str, str]) -> dict[str, st
             env[contract.ENV_JUDGE_API_KEY] = key
     env.update(agent.env)  # --env wins, as documented
     return env
+
+
+def secret_values(config: RunConfig, env: Mapping[str, str]) -> tuple[str, ...]:
+    """The values the runner must never write (the output scrubber's list): the agent's and the
+    judge's API keys, every `--env` / `[agent] env` value, passwords in base and proxy URLs."""
+    values = [env.get(contract.ENV_AGENT_API_KEY), env.get(contract.ENV_JUDGE_API_KEY),
+              config.agent.api_key, config.judge.api_key, *config.agent.env.values()]
+    for var in (*PROXY_VARS, contract.ENV_AGENT_BASE_URL, contract.ENV_JUDGE_BASE_URL):
+        try:
+            values.append(urlsplit(env.get(var) or "").password)
+        except ValueError:
+            continue
+    return tuple(dict.fromkeys(v for v in values if v))
 
 
 def redacted(config: RunConfig) -> dict[str, Any]:

@@ -28,11 +28,12 @@ from gaia2_runner import __version__, contract
 from gaia2_runner.engine.jobs import Job, collect_records, record_for
 from gaia2_runner.engine.observer import RunObserver
 from gaia2_runner.engine.plan import RunPlan, check_image, claim_output_dir
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.engine.scenario_run import env_secrets, run_scenario
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.layout import RESULTS_LOG_FILE, SUMMARY_FILE
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.results_log import ResultsLog, rewrite
+from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.output.run_record import run_record, write_run_record
 from gaia2_runner.output.summary import Summary, summarize, write_summary
 from gaia2_runner.sandbox.podman import PodmanBackend
@@ -90,6 +91,7 @@ class _DatasetRun:
         self._all_done = threading.Event()
         self._remaining = 0
         self.logs = {d: ResultsLog(d / RESULTS_LOG_FILE) for d in plan.run_dirs}
+        self.scrub = Scrubber([*plan.secrets, *env_secrets(plan.env)])
         self.started_at = now_iso()
 
     def execute(self) -> DatasetOutcome:
@@ -195,7 +197,7 @@ class _DatasetRun:
                 result = run_scenario(
                     scenario, plan.config.agent.image, job.parent_dir, timeout=plan.config.run.timeout,
                     health_timeout=plan.health_timeout, runtime=plan.env.get(contract.ENV_RUNTIME),
-                    extra_env=plan.env, backend=self.backend, progress=self._say)
+                    extra_env=plan.env, backend=self.backend, progress=self._say, secrets=plan.secrets)
             return result.to_dict()
         except Gaia2Error as exc:
             return self._error_result(job, exc.message)
@@ -213,6 +215,7 @@ class _DatasetRun:
                                 image=self.plan.config.agent.image, runtime=self.plan.env.get(contract.ENV_RUNTIME),
                                 started_at=now_iso())
         result.finish()
+        result.redact(self.scrub)
         write_result(result, job.result_dir)
         return result.to_dict()
 
@@ -234,7 +237,7 @@ class _DatasetRun:
                 self.plan.config, command=self.plan.command, run_index=run_index, pass_at=self.plan.pass_at,
                 retry=self.plan.retry, started_at=self.started_at, finished_at=finished_at,
                 scenarios=[(j.ref.scenario_id, j.ref.split, j.ref.path) for j in jobs])
-            write_run_record(directory, record)
+            write_run_record(directory, self.scrub.value(record))
 
     def _summary_header(self, records: list[dict[str, Any]], interrupted: bool) -> dict[str, Any]:
         agent, judge = self.plan.config.agent, self.plan.config.judge

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gaia2_runner import contract
-from gaia2_runner.config import RunConfig, container_env
+from gaia2_runner.config import RunConfig, container_env, secret_values
 from gaia2_runner.engine.jobs import Job, Selection, all_jobs, select
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.fingerprint import differences, fingerprint, read_fingerprint, write_fingerprint
@@ -24,11 +24,13 @@ DEFAULT_HEALTH_TIMEOUT_S = 60.0
 
 @dataclass(frozen=True)
 class RunPlan:
-    """A checked run: `env` holds secrets and is only ever given to containers."""
+    """A checked run: `env` holds secrets and is only ever given to containers; `secrets` are the
+    values every written file is scrubbed of (output/scrub.py)."""
 
     config: RunConfig
     refs: list[ScenarioRef]
     env: dict[str, str] = field(repr=False)
+    secrets: tuple[str, ...] = field(default=(), repr=False)
     retry: bool = False
     command: str = "run-dataset"
     fresh: bool = False  # run every job again (run, demo) instead of resuming
@@ -81,8 +83,8 @@ def plan_run(config: RunConfig, *, retry: bool = False, command: str = "run-data
     env = container_env(config, os.environ)
     if not config.agent.image:
         raise Gaia2Error("no image given: set [agent] image in the config or pass --image")
-    return RunPlan(config, refs, env, retry=bool(retry or config.run.retry), command=command, fresh=fresh,
-                   overwrite=overwrite)
+    return RunPlan(config, refs, env, secret_values(config, env), retry=bool(retry or config.run.retry),
+                   command=command, fresh=fresh, overwrite=overwrite)
 
 
 def check_image(plan: RunPlan, backend: PodmanBackend) -> None:

@@ -1,7 +1,8 @@
 """Run one scenario in one container, from scenario file to result.json.
 
 Once a container exists, every way out of `run_scenario` (verdict, daemon error, crash, timeout,
-Ctrl-C) writes result.json and container.log and removes the container.
+Ctrl-C) writes result.json and container.log and removes the container. Everything it writes goes
+through one `Scrubber` holding the run's secret values.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
 import httpx
 from gaia2_runner.sandbox.adapter import (
@@ -29,6 +30,7 @@ from gaia2_runner.sandbox.podman import (
     deferred_interrupts,
 )
 from gaia2_runner.output.result import ScenarioResult, write_result
+from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner import contract
 from gaia2_runner.targets.scenario_file import ScenarioFile, load_scenario
 from gaia2_runner.text import now_iso, one_line
@@ -62,6 +64,12 @@ def contract_env(
     return env
 
 
+def env_secrets(env: Mapping[str, str]) -> list[str]:
+    """Values of the container's `*_API_KEY` variables: secrets wherever they came from (the
+    plan, `extra_env`, or the host's GAIA2_AGENT_*/GAIA2_JUDGE_* variables)."""
+    return [value for name, value in env.items() if name.upper().endswith("_API_KEY") and value]
+
+
 CA_ENV_VARS = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 
 
@@ -89,8 +97,13 @@ def run_scenario(
     extra_env: Mapping[str, str] | None = None,
     backend: PodmanBackend | None = None,
     progress: Progress | None = None,
+    secrets: Iterable[str] = (),
 ) -> ScenarioResult:
     """Evaluate one scenario file with `image`; artifacts go to `output_dir/<scenario_id>/`.
+
+    `secrets` are values never to be written (RunPlan.secrets: keys, `--env` values); the
+    container's `*_API_KEY` values are always added. Artifacts, container.log, result.json and the
+    returned result are scrubbed of them.
 
     Raises Gaia2Error before anything starts (bad file, missing image, no podman). After the
     container exists, problems end up in the returned result instead. KeyboardInterrupt is
@@ -113,7 +126,8 @@ def run_scenario(
         env = contract_env(runtime, run_timeout, extra_env)
         files = ca_bundle_files(env)
         dest = Path(output_dir) / scenario_dir_name(scenario.scenario_id)
-        run = _Run(scenario, image, dest, env, backend, say, files)
+        scrub = Scrubber([*secrets, *env_secrets(env)])
+        run = _Run(scenario, image, dest, env, backend, say, files, scrub)
         return run.execute(run_timeout, health_timeout)
     finally:
         if own_backend:
@@ -124,9 +138,11 @@ class _Run:
     """State of one run, so every exit path can write the same result."""
 
     def __init__(self, scenario: ScenarioFile, image: str, dest: Path, env: dict[str, str],
-                 backend: PodmanBackend, say: Progress, files: dict[str, bytes] | None = None) -> None:
+                 backend: PodmanBackend, say: Progress, files: dict[str, bytes] | None = None,
+                 scrub: Scrubber | None = None) -> None:
         self.scenario, self.image, self.dest, self.env = scenario, image, dest, env
         self.files = files or {}
+        self.scrub = scrub or Scrubber()
         self.backend, self.say = backend, say
         self.result = ScenarioResult(
             scenario_id=scenario.scenario_id, image=image, runtime=env.get(contract.ENV_RUNTIME),
@@ -242,15 +258,16 @@ class _Run:
             except Exception as exc:  # noqa: BLE001 - a dead container must not lose the result
                 result.failure_reasons.append(one_line(f"could not collect {contract.OUTPUT_DIR}: {exc}"))
             else:
-                extraction = extract_output(archive, self.dest)
+                extraction = extract_output(archive, self.dest, scrub=self.scrub)
                 result.failure_reasons.extend(f"artifact skipped: {s}" for s in extraction.skipped)
             try:
                 log_text = handle.logs()
             except Exception as exc:  # noqa: BLE001
                 log_text = f"[gaia2-runner] could not read container logs: {exc}\n"
-            write_text(self.dest, CONTAINER_LOG_FILE, log_text)
+            write_text(self.dest, CONTAINER_LOG_FILE, log_text, self.scrub)
             result.timings.collect_s = round(time.monotonic() - start, 3)
             handle.cleanup(timeout=2)  # everything is collected: no need for a long grace period
         result.timings.total_s = round(time.monotonic() - self.t0, 3)
         result.finish()
+        result.redact(self.scrub)  # the returned result too: it feeds results.jsonl and the terminal
         write_result(result, self.dest)

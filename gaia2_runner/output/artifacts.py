@@ -1,7 +1,8 @@
 """Unpack what a container produced into the output directory, without trusting it.
 
 The archive comes from inside a container that runs an agent, so it is treated as hostile:
-only regular files are written, and only below the destination directory.
+only regular files are written, only below the destination directory, and every byte goes through
+the run's `Scrubber` (secret values become "[REDACTED]") on its way to the disk.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from gaia2_runner.output.scrub import Scrubber
+
 MAX_TOTAL_BYTES = 2 * 1024**3  # stop unpacking after 2 GiB: a runaway agent must not fill the disk
 
 
@@ -21,7 +24,7 @@ class Extraction:
     skipped: list[str] = field(default_factory=list)  # member names refused, with the reason
 
 
-def extract_output(archive: bytes, dest: Path, top: str = "output") -> Extraction:
+def extract_output(archive: bytes, dest: Path, top: str = "output", scrub: Scrubber | None = None) -> Extraction:
     """Extract the regular files of a `get_archive` tar into `dest`.
 
     Podman puts the requested directory itself at the top of the archive (`output/...`); that
@@ -30,6 +33,7 @@ def extract_output(archive: bytes, dest: Path, top: str = "output") -> Extractio
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     root = dest.resolve()
+    scrub = scrub or Scrubber()
     result = Extraction()
     total = 0
     try:
@@ -69,8 +73,7 @@ def extract_output(archive: bytes, dest: Path, top: str = "output") -> Extractio
             # O_NOFOLLOW: never write through a symlink, even one planted between checks.
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
             with os.fdopen(fd, "wb") as out, source:
-                while chunk := source.read(1 << 20):
-                    out.write(chunk)
+                scrub.copy(source, out)
             result.written.append(target)
     return result
 
@@ -95,10 +98,10 @@ def _inside(root: Path, path: Path) -> bool:
     return True
 
 
-def write_text(dest: Path, name: str, text: str) -> Path:
-    """Write a runner-side text artifact such as container.log."""
+def write_text(dest: Path, name: str, text: str, scrub: Scrubber | None = None) -> Path:
+    """Write a runner-side text artifact such as container.log, scrubbed of the run's secrets."""
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     path = dest / name
-    path.write_text(text, encoding="utf-8", errors="replace")
+    path.write_text((scrub or Scrubber()).text(text), encoding="utf-8", errors="replace")
     return path

@@ -6,13 +6,14 @@ sees half a file) and on every path where a container was started, including cra
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import result_path
 from gaia2_runner.contract import FINAL_STATUSES, JUDGED_STATUSES
+from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.text import now_iso, one_line
 
 # What result.json may say. The runner decides the last three, all without a verdict: crashed (the
@@ -92,6 +93,12 @@ class ScenarioResult:
 
     def finish(self) -> None:
         self.finished_at = now_iso()
+
+    def redact(self, scrub: Scrubber) -> None:
+        """Scrub every field of secret values: errors, rationales and turns come from the container."""
+        for f in fields(self):
+            if f.name not in ("timings", "output_dir"):
+                setattr(self, f.name, scrub.value(getattr(self, f.name)))
 
 
 def failure_reasons(doc: dict[str, Any]) -> list[str]:

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from .. import contract
 
@@ -47,6 +47,20 @@ def agent_environment(base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def agent_identity() -> dict[str, Any]:
+    """subprocess arguments that run a child as the agent user: its uid and gid, no other groups.
+
+    Empty when the daemon is not root (it already runs as the agent would) or the image has no
+    agent user."""
+    if os.geteuid() != 0:
+        return {}
+    try:
+        pw = pwd.getpwnam(AGENT_USER)
+    except KeyError:
+        return {}
+    return {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
+
+
 class AgentProcess:
     """The runtime's process; `on_exit` reports an exit the daemon did not ask for."""
 
@@ -60,13 +74,9 @@ class AgentProcess:
         self._stopping = False
 
     def start(self) -> None:
-        kwargs: dict = {}
-        if os.geteuid() == 0:
-            try:
-                pw = pwd.getpwnam(AGENT_USER)
-                kwargs.update(user=pw.pw_uid, group=pw.pw_gid, extra_groups=[])
-            except KeyError:
-                log.warning("no %r user in this image: the agent runs as root", AGENT_USER)
+        kwargs = agent_identity()
+        if os.geteuid() == 0 and not kwargs:
+            log.warning("no %r user in this image: the agent runs as root", AGENT_USER)
         contract.AGENT_HOME.mkdir(parents=True, exist_ok=True)
         log_fh = self.log_path.open("ab")
         self.proc = subprocess.Popen(

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import signal
 import sys
 import time
 from typing import Any
 
 from .. import contract
+from .agent_files import TRACE_CAP_BYTES, copy_agent_file
 from .agent_process import AgentProcess, agent_command
 from .app_commands import install_app_commands
 from .http_api import serve
@@ -90,9 +90,8 @@ def main() -> int:
     if agent is not None:
         agent.stop(grace_s=3.0)
     verdict = dict(session.verdict or {"status": "error", "error": "session ended without a verdict"})
-    trace = contract.AGENT_HOME / contract.TRACE_FILE
-    if trace.is_file():
-        shutil.copyfile(trace, contract.OUTPUT_PATH / contract.TRACE_FILE)
+    # Read as the agent, never through its links (agent_files); capped.
+    copy_agent_file(contract.TRACE_FILE, contract.OUTPUT_PATH / contract.TRACE_FILE, TRACE_CAP_BYTES)
     (contract.OUTPUT_PATH / contract.AGENT_RESPONSE_FILE).write_text(verdict.get("agent_response") or "", encoding="utf-8")
     recorder.close()
     # Published last: a final status tells the runner every artifact is complete.

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from .. import contract
 from ..jsonable import to_jsonable
+from .agent_files import ERROR_CAP_BYTES, read_agent_file
 from .recorder import EventRecorder
 from .status import StatusBoard
 from .toolbox import Toolbox
@@ -315,12 +316,12 @@ class Session:
 
 
 def agent_error_reason(limit: int = 500) -> str:
-    """First line of $HOME/agent_error.txt, where a runtime says why it gave up (e.g. provider down)."""
-    try:
-        with (contract.AGENT_HOME / contract.AGENT_ERROR_FILE).open(encoding="utf-8", errors="replace") as fh:
-            return fh.readline(limit).strip()
-    except OSError:
-        return ""
+    """First line of $HOME/agent_error.txt, where a runtime says why it gave up (e.g. provider down).
+
+    Read as the agent, never through its links, at most ERROR_CAP_BYTES (agent_files)."""
+    data = read_agent_file(contract.AGENT_ERROR_FILE, ERROR_CAP_BYTES)
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    return lines[0][:limit].strip() if lines else ""
 
 
 def clean_rationale(value: Any) -> str:
