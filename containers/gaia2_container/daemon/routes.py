@@ -29,16 +29,22 @@ class DaemonState:
     loaded: LoadedScenario | None = None
     ready: threading.Event = field(default_factory=threading.Event)
     load_error: str | None = None
+    # The ground truth goes only to the built-in oracle runtime, never to a GAIA2_AGENT_COMMAND.
+    serves_oracle: bool = False
 
 
 # ---- adapter contract (runner-facing) -----------------------------------------------------------
 def _health(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
+    """Open to anyone, so without the adapter token it says nothing but the state word."""
     st: DaemonState = h.daemon_state
     if st.load_error:
-        return 500, {"status": "error", "error": st.load_error}
-    if not st.ready.is_set():
-        return 503, {"status": "starting"}
-    return 200, {"status": "ok", "scenario_id": st.loaded.scenario_id if st.loaded else None, "runtime": st.runtime}
+        code, body = 500, {"status": "error", "error": st.load_error}
+    elif not st.ready.is_set():
+        code, body = 503, {"status": "starting"}
+    else:
+        code, body = 200, {"status": "ok", "scenario_id": st.loaded.scenario_id if st.loaded else None,
+                           "runtime": st.runtime}
+    return code, body if h.authorized() else {"status": body["status"]}
 
 
 def _status(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
@@ -72,7 +78,7 @@ def _messages(h: JsonHandler, query: dict, _b: Any) -> tuple[int, Any]:
     return _page(query, session.messages_after if session else lambda _after: [])
 
 
-# ---- tool API (agent-facing, loopback only) -------------------------------------------------------
+# ---- tool API (agent-facing, loopback only, no token: the agent is its only client) ----------
 def _tools(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     st: DaemonState = h.daemon_state
     if st.session is None or st.session.toolbox is None:
@@ -110,8 +116,8 @@ def _time(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
 
 def _oracle_plan(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     st: DaemonState = h.daemon_state
-    if st.runtime != "oracle":
-        return 403, {"error": "the oracle plan is only served to the oracle runtime"}
+    if not st.serves_oracle:
+        return 403, {"error": "the oracle plan is only served to the built-in oracle runtime"}
     if st.loaded is None:
         return 503, {"error": "scenario not loaded yet"}
     return 200, {"actions": st.loaded.oracle_plan, "nb_turns": st.session.nb_turns if st.session else None}
@@ -119,11 +125,13 @@ def _oracle_plan(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
 
 def _oracle_completed(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     st: DaemonState = h.daemon_state
-    if st.runtime != "oracle":
-        return 403, {"error": "only for the oracle runtime"}
+    if not st.serves_oracle:
+        return 403, {"error": "only for the built-in oracle runtime"}
     return 200, {"event_ids": st.session.fired_event_ids() if st.session else []}
 
 
+# Needs no adapter token (and reveals nothing without one); every other adapter route does.
+ADAPTER_PUBLIC_ROUTES = frozenset({("GET", "/health")})
 ADAPTER_ROUTES = {
     ("GET", "/health"): _health,
     ("GET", "/status"): _status,
