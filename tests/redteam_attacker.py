@@ -59,7 +59,7 @@ def attack(host: str, port: int, victim: dict) -> dict:
     """Open host:port; when it answers, ask it for the victim's status and inject a message."""
     entry: dict = {"host": host, "port": port, "victim": victim["scenario_id"], "connect": connect(host, port)}
     if entry["connect"] == "open":
-        base = f"http://{host}:{port}"
+        base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
         entry["status"] = status = http("GET", f"{base}/status", victim["token"])
         entry["reached"] = status[0] == 200 and victim["scenario_id"] in str(status[1])
         if entry["reached"]:  # only ever inject into our own victims, never a stranger's run
@@ -89,7 +89,9 @@ def own_addresses() -> list[str]:
 def network_attacks(victims: list[dict], host_addrs: list[str]) -> list[dict]:
     jobs: list[tuple[str, int, dict]] = []
     gateway = default_gateway()
-    hosts = {"host.containers.internal", "127.0.0.1", "10.0.2.2", *host_addrs, *([gateway] if gateway else [])}
+    # slirp4netns maps the host's loopback to 10.0.2.2 / fd00::2 when allowed (the runner forbids it).
+    hosts = {"host.containers.internal", "127.0.0.1", "::1", "10.0.2.2", "fd00::2", *host_addrs,
+             *([gateway] if gateway else [])}
     mine = own_addresses()
     for victim in victims:
         jobs.append((victim["name"], ADAPTER_PORT, victim))

@@ -162,7 +162,7 @@ def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, backend,
                 or (t.get("status") and (t["status"][0] in (200, 401) or "adapter token" in t["status"][1]))]
     assert answered == [], answered
     published = {t["host"] for t in tried if t["port"] != 8090}
-    assert published >= {"host.containers.internal", "10.0.2.2", "127.0.0.1", report["gateway"]}
+    assert published >= {"host.containers.internal", "10.0.2.2", "fd00::2", "127.0.0.1", report["gateway"]}
     by_name = [t for t in tried if t["host"] in {v["name"] for v in victims}]
     assert len(by_name) == 2 and all(t["connect"] != "open" for t in by_name), by_name
 
