@@ -23,6 +23,9 @@ FINAL_STATUSES = JUDGED_STATUSES | {"error"}
 ENV_RUNTIME = "GAIA2_RUNTIME"
 ENV_SCENARIO_TIMEOUT = "GAIA2_SCENARIO_TIMEOUT"
 ENV_ADAPTER_PORT = "GAIA2_ADAPTER_PORT"
+# A random secret per container: the runner sends it as `Authorization: Bearer <token>` on every
+# adapter request, the daemon refuses requests without it and hides it from the agent.
+ENV_ADAPTER_TOKEN = "GAIA2_ADAPTER_TOKEN"
 AGENT_ENV_PREFIX = "GAIA2_AGENT_"
 JUDGE_ENV_PREFIX = "GAIA2_JUDGE_"
 

@@ -2,7 +2,8 @@
 # Make podman usable on this machine and serve its REST API, which gaia2-runner talks to.
 # Idempotent; prints nothing when everything is already in place. Messages go to stderr.
 #
-#   1. installs podman, runc, curl and a static busybox with apt-get when missing (needs root);
+#   1. installs podman, runc, curl, slirp4netns and a static busybox with apt-get when missing
+#      (needs root);
 #   2. runs a tiny probe container (a busybox rootfs, no image or registry needed);
 #   3. only if that probe fails: writes /etc/containers/containers.conf with runc, a private
 #      cgroup namespace and explicit ulimits (VMs with a cgroup v1+v2 "hybrid" mount make crun
@@ -49,12 +50,14 @@ command -v podman >/dev/null 2>&1 || missing+=(podman)
 command -v runc >/dev/null 2>&1 || missing+=(runc)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 static_busybox >/dev/null || missing+=(busybox-static)
+# gaia2-runner gives every scenario container its own user-mode network stack (slirp4netns), so
+# that no container can reach another one; rootful and rootless alike.
+command -v slirp4netns >/dev/null 2>&1 || [ -x /usr/bin/slirp4netns ] || missing+=(slirp4netns)
 if [ "$(id -u)" -eq 0 ]; then
   # Bridge networking (published ports) needs iptables, which Debian's podman only "suggests".
   command -v iptables >/dev/null 2>&1 || [ -x /usr/sbin/iptables ] || [ -x /sbin/iptables ] || missing+=(iptables)
-else  # rootless podman needs subordinate id mapping and user-mode networking
+else  # rootless podman needs subordinate id mapping
   command -v newuidmap >/dev/null 2>&1 || missing+=(uidmap)
-  command -v slirp4netns >/dev/null 2>&1 || missing+=(slirp4netns)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]}; run this script as root (or: sudo apt-get install ${missing[*]})"

@@ -41,6 +41,12 @@ def test_container_roundtrip(backend):
         assert handle.name.startswith("gaia2-it_roundtrip-")
         labels = handle.container.attrs["Config"]["Labels"]
         assert labels["gaia2-runner"] == "1" and labels["gaia2.scenario_id"] == "it/roundtrip"
+        # A network namespace of its own, and a fresh adapter token only the container and handle know.
+        handle.container.reload()
+        assert handle.container.attrs["HostConfig"]["NetworkMode"] == "slirp4netns"
+        env = dict(item.split("=", 1) for item in handle.container.attrs["Config"]["Env"])
+        assert env["GAIA2_TEST"] == "yes" and env["GAIA2_ADAPTER_TOKEN"] == handle.adapter_token
+        assert len(handle.adapter_token) >= 32 and handle.adapter_token not in repr(handle)
         # The published port answers from the host; the file was there before start.
         deadline = time.monotonic() + 20
         while True:

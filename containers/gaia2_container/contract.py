@@ -34,6 +34,7 @@ FINAL_STATUSES = JUDGED_STATUSES | {"error"}
 ENV_RUNTIME = "GAIA2_RUNTIME"  # oracle | agent | none
 ENV_SCENARIO_TIMEOUT = "GAIA2_SCENARIO_TIMEOUT"  # seconds
 ENV_ADAPTER_PORT = "GAIA2_ADAPTER_PORT"
+ENV_ADAPTER_TOKEN = "GAIA2_ADAPTER_TOKEN"  # bearer token for the adapter API, never given to the agent
 ENV_AGENT_COMMAND = "GAIA2_AGENT_COMMAND"  # overrides the built-in runtime
 ENV_TOOLS_URL = "GAIA2_TOOLS_URL"  # set by the daemon in the agent's environment
 AGENT_ENV_PREFIX = "GAIA2_AGENT_"  # agent settings, forwarded by the runner

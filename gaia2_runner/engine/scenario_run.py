@@ -166,7 +166,7 @@ class _Run:
                 return result
             result.container_id = self.handle.id
             timings.start_s = self._lap()
-            with AdapterClient(self.handle.base_url) as client:
+            with AdapterClient(self.handle.base_url, self.handle.adapter_token) as client:
                 if self._wait_healthy(client, health_timeout):
                     timings.ready_s = self._lap()
                     self._poll_until_final(client, run_timeout)

@@ -1,7 +1,8 @@
 """HTTP client for the adapter API every scenario container serves (docs/container-contract.md).
 
 The runner only ever talks to a container through this API and podman's archive calls: no
-`podman exec`, so images stay black boxes.
+`podman exec`, so images stay black boxes. Every request carries the container's adapter token
+(`Authorization: Bearer`), without which the daemon answers 401.
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ class ContainerExited(AdapterError):
 class AdapterClient:
     """Talks to one container's published adapter port."""
 
-    def __init__(self, base_url: str, request_timeout: float = 1.0) -> None:
+    def __init__(self, base_url: str, token: str = "", request_timeout: float = 1.0) -> None:
         self.base_url = base_url.rstrip("/")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
         # trust_env=False: a host HTTP(S)_PROXY must never capture requests to 127.0.0.1.
-        self._http = httpx.Client(base_url=self.base_url, timeout=request_timeout, trust_env=False)
+        self._http = httpx.Client(base_url=self.base_url, timeout=request_timeout, trust_env=False,
+                                  headers=headers)
 
     def close(self) -> None:
         self._http.close()

@@ -31,6 +31,11 @@ from podman import PodmanClient
 from podman.errors import APIError, NotFound
 
 DEFAULT_URL = "unix:///run/podman/podman.sock"
+# Every scenario container gets its own user-mode network stack: no bridge shared with other
+# containers, the host's loopback (where adapter ports are published) out of reach, outbound
+# traffic (model providers, host.containers.internal) leaving as if from the host.
+NETWORK_MODE = "slirp4netns"
+NETWORK_OPTIONS = {"slirp4netns": ["allow_host_loopback=false"]}
 INSTALL_HINT = (
     "podman not found: install it (Debian/Ubuntu: apt-get install podman) "
     "or set CONTAINER_HOST to a podman API socket"
@@ -207,15 +212,20 @@ class PodmanBackend:
     ) -> "ContainerHandle":
         """Create the container, copy the scenario in before it starts, then start it.
 
-        The adapter port is published on 127.0.0.1 only: the API is unauthenticated.
+        The adapter port is published on the host's 127.0.0.1 only, the container has a network
+        namespace of its own (NETWORK_MODE), and the adapter wants a fresh random token that only
+        the environment of this container and the returned handle know.
         """
         port = free_port()
+        token = secrets.token_urlsafe(32)
         name = name or f"gaia2-{safe_name(scenario_id)[:60]}-{secrets.token_hex(3)}"
         kwargs: dict[str, Any] = dict(
             detach=True,
             name=name,
             ports={f"{contract.ADAPTER_PORT}/tcp": ("127.0.0.1", port)},
-            environment=dict(env),
+            network_mode=NETWORK_MODE,
+            network_options=NETWORK_OPTIONS,
+            environment={**env, contract.ENV_ADAPTER_TOKEN: token},
             labels={"gaia2-runner": "1", "gaia2.scenario_id": scenario_id},
         )
         if command is not None:
@@ -224,7 +234,8 @@ class PodmanBackend:
             container = self.client.containers.create(image, **kwargs)
         except APIError as exc:
             raise Gaia2Error(f"cannot create a container from {image}: {_api_message(exc)}") from None
-        handle = ContainerHandle(container=container, name=name, host_port=port, backend=self)
+        handle = ContainerHandle(container=container, name=name, host_port=port, backend=self,
+                                 adapter_token=token)
         self._live[container.id] = handle
         try:
             if scenario_bytes is not None:
@@ -250,6 +261,7 @@ class ContainerHandle:
     name: str
     host_port: int
     backend: PodmanBackend
+    adapter_token: str = field(default="", repr=False)  # a secret: never logged nor saved
     removed: bool = field(default=False)
 
     @property
@@ -341,5 +353,7 @@ def demux_logs(data: bytes | Iterator[bytes]) -> bytes:
 
 
 def _api_message(exc: APIError) -> str:
-    text = getattr(exc, "explanation", None) or str(exc)
-    return " ".join(str(text).split())
+    text = " ".join(str(getattr(exc, "explanation", None) or exc).split())
+    if "slirp4netns" in text:
+        text += " (install slirp4netns: apt-get install slirp4netns, or run scripts/setup-podman.sh)"
+    return text

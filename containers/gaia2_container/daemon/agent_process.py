@@ -17,8 +17,9 @@ from .. import contract
 log = logging.getLogger("gaia2.agent")
 
 AGENT_USER = "agent"
-# Variables the agent must not see: the judge's credentials and settings.
+# Variables the agent must not see: the judge's credentials and settings, the adapter token.
 _PRIVATE_PREFIXES = (contract.JUDGE_ENV_PREFIX,)
+_PRIVATE_NAMES = frozenset({contract.ENV_ADAPTER_TOKEN})
 # GAIA2_RUNTIME value -> module of gaia2_container.runtimes run with `python -m`.
 BUILTIN_RUNTIMES = {
     "oracle": "gaia2_container.runtimes.oracle",
@@ -39,8 +40,10 @@ def agent_command(runtime: str) -> list[str] | None:
 
 
 def agent_environment(base: dict[str, str] | None = None) -> dict[str, str]:
-    """The daemon's environment minus the judge's, plus where the tool API and app commands are."""
-    env = {k: v for k, v in (base or os.environ).items() if not k.startswith(_PRIVATE_PREFIXES)}
+    """The daemon's environment minus the judge's settings and the adapter token, plus where the
+    tool API and app commands are."""
+    env = {k: v for k, v in (base or os.environ).items()
+           if not k.startswith(_PRIVATE_PREFIXES) and k not in _PRIVATE_NAMES}
     env[contract.ENV_TOOLS_URL] = contract.TOOLS_URL
     env["HOME"] = str(contract.AGENT_HOME)
     env["PATH"] = f"{contract.BIN_PATH}:{env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}"

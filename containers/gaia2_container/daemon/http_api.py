@@ -1,11 +1,14 @@
 """The two HTTP faces of the daemon: the adapter contract (for the runner) and the tool API (for the agent).
 
 Plain stdlib servers: the daemon must not depend on anything beyond ARE's own requirements.
-See docs/container-contract.md for the request and response shapes.
+See docs/container-contract.md for the request and response shapes. The adapter server is
+built with a bearer token: the agent shares the container's network namespace, so without one it
+could read the run's state and post "user" messages to itself.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import logging
 import threading
@@ -23,13 +26,29 @@ Route = Callable[["JsonHandler", dict[str, list[str]], Any], tuple[int, Any]]
 class JsonHandler(BaseHTTPRequestHandler):
     routes: dict[tuple[str, str], Route] = {}
     daemon_state: Any = None
+    # When set, every route outside `public_routes` needs `Authorization: Bearer <token>`.
+    token: str | None = None
+    public_routes: frozenset[tuple[str, str]] = frozenset()
     protocol_version = "HTTP/1.1"
+
+    def authorized(self) -> bool:
+        """True when no token is required or the request carries the right one."""
+        if self.token is None:
+            return True
+        scheme, _, value = (self.headers.get("Authorization") or "").partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), self.token.encode())
 
     def log_message(self, fmt: str, *args: Any) -> None:  # noqa: D401 - quiet access log
         log.debug("%s %s", self.address_string(), fmt % args)
 
     def _dispatch(self, method: str) -> None:
         url = urlparse(self.path)
+        if (method, url.path) not in self.public_routes and not self.authorized():
+            # Checked before the body is read: close the connection rather than resync it.
+            self.close_connection = True
+            self._send(401, {"error": "missing or wrong adapter token"},
+                       {"WWW-Authenticate": "Bearer", "Connection": "close"})
+            return
         route = self.routes.get((method, url.path))
         if route is None:
             self._send(404, {"error": f"no route {method} {url.path}"})
@@ -56,11 +75,13 @@ class JsonHandler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         self._dispatch("POST")
 
-    def _send(self, code: int, payload: Any) -> None:
+    def _send(self, code: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(to_jsonable(payload), ensure_ascii=False).encode("utf-8")
         self.send_response(code)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
 
@@ -72,8 +93,13 @@ def int_param(query: dict[str, list[str]], name: str, default: int) -> int:
     return int(values[0])  # ValueError is turned into 400 by callers
 
 
-def serve(host: str, port: int, routes: dict[tuple[str, str], Route], state: Any, name: str) -> ThreadingHTTPServer:
-    handler = type(f"{name}Handler", (JsonHandler,), {"routes": routes, "daemon_state": state})
+def serve(
+    host: str, port: int, routes: dict[tuple[str, str], Route], state: Any, name: str,
+    token: str | None = None, public_routes: frozenset[tuple[str, str]] = frozenset(),
+) -> ThreadingHTTPServer:
+    """Serve `routes` in a background thread; with `token`, only `public_routes` answer without it."""
+    attrs = {"routes": routes, "daemon_state": state, "token": token, "public_routes": public_routes}
+    handler = type(f"{name}Handler", (JsonHandler,), attrs)
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name=f"http-{name}", daemon=True).start()

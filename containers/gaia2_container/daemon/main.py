@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import signal
 import sys
 import time
@@ -17,7 +18,7 @@ from .http_api import serve
 from .loader import ScenarioLoadError, load_scenario
 from .recorder import EventRecorder
 from .relay import start_for_agent
-from .routes import ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
+from .routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .session import Session
 from .status import StatusBoard
 
@@ -43,6 +44,19 @@ def _exit_on_sigterm(_signum: int, _frame: Any) -> None:
     os._exit(143)
 
 
+def _adapter_token() -> str:
+    """The runner's token, taken out of our environment so no child process inherits it.
+
+    Without one, a token nobody knows: the adapter then answers only a bare /health (fail closed).
+    """
+    token = os.environ.pop(contract.ENV_ADAPTER_TOKEN, "").strip()
+    if not token:
+        log.warning("%s is not set: the adapter API refuses every request but GET /health",
+                    contract.ENV_ADAPTER_TOKEN)
+        token = secrets.token_urlsafe(32)
+    return token
+
+
 def main() -> int:
     """Serve both APIs at once (so /health answers while loading), then run the scenario to a verdict."""
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
@@ -53,7 +67,8 @@ def main() -> int:
     recorder = EventRecorder(contract.OUTPUT_PATH / contract.EVENTS_FILE)
     state = DaemonState(runtime=runtime, status=status, recorder=recorder,
                         serves_oracle=runtime == "oracle" and not os.environ.get(contract.ENV_AGENT_COMMAND))
-    serve("0.0.0.0", contract.LISTEN_ADAPTER_PORT, ADAPTER_ROUTES, state, "adapter")
+    serve("0.0.0.0", contract.LISTEN_ADAPTER_PORT, ADAPTER_ROUTES, state, "adapter",
+          token=_adapter_token(), public_routes=ADAPTER_PUBLIC_ROUTES)
     serve(contract.TOOLS_HOST, contract.LISTEN_TOOLS_PORT, TOOL_ROUTES, state, "tools")
 
     started = time.perf_counter()

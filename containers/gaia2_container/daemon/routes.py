@@ -36,12 +36,16 @@ class DaemonState:
 
 # ---- adapter contract (runner-facing) -----------------------------------------------------------
 def _health(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
+    """Open to anyone, so without the adapter token it says nothing but the state word."""
     st: DaemonState = h.daemon_state
     if st.load_error:
-        return 500, {"status": "error", "error": st.load_error}
-    if not st.ready.is_set():
-        return 503, {"status": "starting"}
-    return 200, {"status": "ok", "scenario_id": st.loaded.scenario_id if st.loaded else None, "runtime": st.runtime}
+        code, body = 500, {"status": "error", "error": st.load_error}
+    elif not st.ready.is_set():
+        code, body = 503, {"status": "starting"}
+    else:
+        code, body = 200, {"status": "ok", "scenario_id": st.loaded.scenario_id if st.loaded else None,
+                           "runtime": st.runtime}
+    return code, body if h.authorized() else {"status": body["status"]}
 
 
 def _status(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
@@ -75,7 +79,7 @@ def _messages(h: JsonHandler, query: dict, _b: Any) -> tuple[int, Any]:
     return _page(query, session.messages_after if session else lambda _after: [])
 
 
-# ---- tool API (agent-facing, loopback only) -------------------------------------------------------
+# ---- tool API (agent-facing, loopback only, no token: the agent is its only client) ----------
 def _tools(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     st: DaemonState = h.daemon_state
     if st.session is None or st.session.toolbox is None:
@@ -127,6 +131,8 @@ def _oracle_completed(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     return 200, {"event_ids": st.session.fired_event_ids() if st.session else []}
 
 
+# Needs no adapter token (and reveals nothing without one); every other adapter route does.
+ADAPTER_PUBLIC_ROUTES = frozenset({("GET", "/health")})
 ADAPTER_ROUTES = {
     ("GET", "/health"): _health,
     ("GET", "/status"): _status,
