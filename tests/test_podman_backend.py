@@ -6,6 +6,7 @@ They fail (not skip) when podman is unusable, so a broken host never looks like 
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import tarfile
 import time
@@ -41,6 +42,7 @@ def test_container_roundtrip(backend):
         assert handle.name.startswith("gaia2-it_roundtrip-")
         labels = handle.container.attrs["Config"]["Labels"]
         assert labels["gaia2-runner"] == "1" and labels["gaia2.scenario_id"] == "it/roundtrip"
+        assert labels["gaia2.owner.pid"] == str(os.getpid()) and labels["gaia2.owner.invocation"]
         # The published port answers from the host; the file was there before start.
         deadline = time.monotonic() + 20
         while True:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from gaia2_runner.config import RunConfig, container_env
 from gaia2_runner.engine.jobs import Job, Selection, all_jobs, select
+from gaia2_runner.engine.scenario_run import idle_timeout
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.layout import run_dirs, scenario_dir
 from gaia2_runner.sandbox.podman import PodmanBackend
@@ -76,6 +77,7 @@ def plan_run(config: RunConfig, *, retry: bool = False, command: str = "run-data
                              f"{ref.path}): every scenario needs its own output directory")
         seen[directory] = str(ref.path)
     env = container_env(config, os.environ)
+    idle_timeout()  # a bad GAIA2_IDLE_TIMEOUT stops the run here, not in every scenario
     if not config.agent.image:
         raise Gaia2Error("no image given: set [agent] image in the config or pass --image")
     return RunPlan(config, refs, env, retry=bool(retry or config.run.retry), command=command, fresh=fresh)

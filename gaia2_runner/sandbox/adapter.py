@@ -10,6 +10,7 @@ import time
 from typing import Any, Callable
 
 import httpx
+from gaia2_runner import contract
 
 
 class AdapterError(Exception):
@@ -31,10 +32,14 @@ class ContainerExited(AdapterError):
 class AdapterClient:
     """Talks to one container's published adapter port."""
 
-    def __init__(self, base_url: str, request_timeout: float = 1.0) -> None:
+    def __init__(self, base_url: str, request_timeout: float = 1.0, token: str | None = None) -> None:
         self.base_url = base_url.rstrip("/")
+        # The container's GAIA2_RUNNER_TOKEN: only requests carrying it tell the daemon's watchdog
+        # that the runner is still there.
+        headers = {contract.RUNNER_TOKEN_HEADER: token} if token else {}
         # trust_env=False: a host HTTP(S)_PROXY must never capture requests to 127.0.0.1.
-        self._http = httpx.Client(base_url=self.base_url, timeout=request_timeout, trust_env=False)
+        self._http = httpx.Client(base_url=self.base_url, timeout=request_timeout, trust_env=False,
+                                  headers=headers)
 
     def close(self) -> None:
         self._http.close()

@@ -17,8 +17,9 @@ from .. import contract
 log = logging.getLogger("gaia2.agent")
 
 AGENT_USER = "agent"
-# Variables the agent must not see: the judge's credentials and settings.
-_PRIVATE_PREFIXES = (contract.JUDGE_ENV_PREFIX,)
+# Variables the agent must not see: the judge's credentials and settings, and the runner's token
+# (with it an agent could keep an abandoned container alive, see watchdog.py).
+_PRIVATE_PREFIXES = (contract.JUDGE_ENV_PREFIX, contract.ENV_RUNNER_TOKEN)
 # GAIA2_RUNTIME value -> module of gaia2_container.runtimes run with `python -m`.
 BUILTIN_RUNTIMES = {
     "oracle": "gaia2_container.runtimes.oracle",

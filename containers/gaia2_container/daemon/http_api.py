@@ -23,12 +23,15 @@ Route = Callable[["JsonHandler", dict[str, list[str]], Any], tuple[int, Any]]
 class JsonHandler(BaseHTTPRequestHandler):
     routes: dict[tuple[str, str], Route] = {}
     daemon_state: Any = None
+    on_request: Callable[[Any], None] | None = None  # sees every request's headers (the watchdog)
     protocol_version = "HTTP/1.1"
 
     def log_message(self, fmt: str, *args: Any) -> None:  # noqa: D401 - quiet access log
         log.debug("%s %s", self.address_string(), fmt % args)
 
     def _dispatch(self, method: str) -> None:
+        if self.on_request is not None:
+            self.on_request(self.headers)
         url = urlparse(self.path)
         route = self.routes.get((method, url.path))
         if route is None:
@@ -72,8 +75,10 @@ def int_param(query: dict[str, list[str]], name: str, default: int) -> int:
     return int(values[0])  # ValueError is turned into 400 by callers
 
 
-def serve(host: str, port: int, routes: dict[tuple[str, str], Route], state: Any, name: str) -> ThreadingHTTPServer:
-    handler = type(f"{name}Handler", (JsonHandler,), {"routes": routes, "daemon_state": state})
+def serve(host: str, port: int, routes: dict[tuple[str, str], Route], state: Any, name: str,
+          on_request: Callable[[Any], None] | None = None) -> ThreadingHTTPServer:
+    hook = staticmethod(on_request) if on_request is not None else None
+    handler = type(f"{name}Handler", (JsonHandler,), {"routes": routes, "daemon_state": state, "on_request": hook})
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name=f"http-{name}", daemon=True).start()

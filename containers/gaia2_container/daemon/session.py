@@ -133,6 +133,10 @@ class Session:
         with self._state_lock:
             return list(self._fired_event_ids)
 
+    def end(self, status: str, error: str) -> None:
+        """Stop the run from outside (the watchdog: the runner is gone); no-op once a verdict exists."""
+        self._finish(status=status, error=error)
+
     def agent_exited(self, code: int) -> None:
         """ARE judges an agent that stops on its own; a crashed runtime is an infrastructure error."""
         self.agent_exit_code = code
