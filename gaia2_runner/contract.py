@@ -29,6 +29,12 @@ ENV_ADAPTER_TOKEN = "GAIA2_ADAPTER_TOKEN"
 AGENT_ENV_PREFIX = "GAIA2_AGENT_"
 JUDGE_ENV_PREFIX = "GAIA2_JUDGE_"
 
+# The container ends itself when its runner is gone (docs/container-contract.md, "Lifetime").
+ENV_IDLE_TIMEOUT = "GAIA2_IDLE_TIMEOUT"
+ENV_DEADLINE = "GAIA2_DEADLINE"
+DEFAULT_IDLE_TIMEOUT_S = 60
+DEFAULT_DEADLINE_GRACE_S = 600
+
 # Files the daemon writes into OUTPUT_DIR (collected as they are).
 EVENTS_FILE = "events.jsonl"
 STATUS_FILE = "daemon_status.json"

@@ -6,6 +6,7 @@ They fail (not skip) when podman is unusable, so a broken host never looks like 
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import tarfile
 import time
@@ -47,6 +48,7 @@ def test_container_roundtrip(backend):
         env = dict(item.split("=", 1) for item in handle.container.attrs["Config"]["Env"])
         assert env["GAIA2_TEST"] == "yes" and env["GAIA2_ADAPTER_TOKEN"] == handle.adapter_token
         assert len(handle.adapter_token) >= 32 and handle.adapter_token not in repr(handle)
+        assert labels["gaia2.owner.pid"] == str(os.getpid()) and labels["gaia2.owner.invocation"]
         # The published port answers from the host; the file was there before start.
         deadline = time.monotonic() + 20
         while True:

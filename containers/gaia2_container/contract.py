@@ -52,6 +52,16 @@ ENV_JUDGE_MODEL = JUDGE_ENV_PREFIX + "MODEL"
 ENV_JUDGE_BASE_URL = JUDGE_ENV_PREFIX + "BASE_URL"
 ENV_JUDGE_API_KEY = JUDGE_ENV_PREFIX + "API_KEY"
 
+# Lifetime: the container ends itself when its runner is gone, so a runner killed with -9 leaves no
+# container running. "Gone" means no adapter request carrying the adapter token (ENV_ADAPTER_TOKEN)
+# for GAIA2_IDLE_TIMEOUT seconds (0: never); GAIA2_DEADLINE is the hard limit in seconds after the
+# daemon starts (default: GAIA2_SCENARIO_TIMEOUT + DEFAULT_DEADLINE_GRACE_S). The agent never holds
+# the token, so it cannot keep an abandoned container alive.
+ENV_IDLE_TIMEOUT = "GAIA2_IDLE_TIMEOUT"
+ENV_DEADLINE = "GAIA2_DEADLINE"
+DEFAULT_IDLE_TIMEOUT_S = 60
+DEFAULT_DEADLINE_GRACE_S = 600
+
 # Files the daemon writes into OUTPUT_DIR.
 EVENTS_FILE = "events.jsonl"
 STATUS_FILE = "daemon_status.json"

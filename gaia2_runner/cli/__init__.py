@@ -1,7 +1,7 @@
 """The `gaia2-runner` command line: typer commands over the library API. Only this package prints,
 and only it imports typer and rich."""
 
-from gaia2_runner.cli import commands_run, commands_view, images_command  # noqa: F401 - register commands
+from gaia2_runner.cli import clean_command, commands_run, commands_view, images_command  # noqa: F401 - register commands
 from gaia2_runner.cli.app import app
 
 __all__ = ["app"]

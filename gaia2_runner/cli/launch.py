@@ -19,6 +19,7 @@ from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
 from gaia2_runner.engine.observer import Observers
 from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
 from gaia2_runner.output.layout import INDEX_FILE
+from gaia2_runner.sandbox.leftovers import Leftover
 from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.targets import ScenarioRef
 from gaia2_runner.viewer.refresh import IndexRefresher
@@ -54,12 +55,20 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
             out.print(f"{len(selection.todo)} of {total} runs would start "
                       f"({len(selection.done)} already have a result)")
             return 0
+        show_swept(backend.sweep_orphans(), err)
         verbose = str(config.run.log_level or "INFO").upper() == "DEBUG"
         with DatasetProgress(err, verbose) as display:
             observer = Observers([display, IndexRefresher(plan.output_dir)])
             outcome = run_plan(plan, backend=backend, observer=observer)
     show_outcome(outcome, out, per_scenario)
     return outcome
+
+
+def show_swept(removed: list[Leftover], err: Console) -> None:
+    """Say which containers of dead runners this invocation removed before starting its own."""
+    if removed:
+        names = ", ".join(item.name for item in removed[:5]) + (", …" if len(removed) > 5 else "")
+        err.print(f"[dim]removed {len(removed)} container(s) left by runners that are gone: {names}[/]")
 
 
 def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = False) -> None:

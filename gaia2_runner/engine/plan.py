@@ -13,6 +13,7 @@ from pathlib import Path
 from gaia2_runner import contract
 from gaia2_runner.config import RunConfig, container_env, secret_values
 from gaia2_runner.engine.jobs import Job, Selection, all_jobs, select
+from gaia2_runner.engine.scenario_run import idle_timeout
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.fingerprint import differences, fingerprint, read_fingerprint, write_fingerprint
 from gaia2_runner.output.layout import clear_outputs, has_results, run_dirs, scenario_dir
@@ -81,6 +82,7 @@ def plan_run(config: RunConfig, *, retry: bool = False, command: str = "run-data
                              f"{ref.path}): every scenario needs its own output directory")
         seen[directory] = str(ref.path)
     env = container_env(config, os.environ)
+    idle_timeout()  # a bad GAIA2_IDLE_TIMEOUT stops the run here, not in every scenario
     if not config.agent.image:
         raise Gaia2Error("no image given: set [agent] image in the config or pass --image")
     return RunPlan(config, refs, env, secret_values(config, env), retry=bool(retry or config.run.retry),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import secrets
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
@@ -39,7 +40,9 @@ DURATION_BUFFER_S = 120.0  # added to the scenario's own duration: agents need t
 UNKNOWN_DURATION_TIMEOUT_S = 600.0
 RUNNER_GRACE_S = 15.0  # the daemon enforces the timeout; the runner waits this much longer
 JUDGING_GRACE_S = 300.0  # ... or this much while the daemon judges (the judge may call an LLM)
-STATUS_POLL_S = 0.5
+STATUS_POLL_S = 0.5  # the daemon's watchdog takes a silence of GAIA2_IDLE_TIMEOUT for a dead runner
+COLLECT_GRACE_S = 60.0  # the container's hard deadline leaves the runner this long after its own
+MIN_IDLE_TIMEOUT_S = 2.0  # well above STATUS_POLL_S, so a live runner is never taken for gone
 FORWARDED_ENV_PREFIXES = (contract.AGENT_ENV_PREFIX, contract.JUDGE_ENV_PREFIX)
 
 Progress = Callable[[str], None]
@@ -50,14 +53,39 @@ def default_timeout(duration: float | None) -> float:
     return UNKNOWN_DURATION_TIMEOUT_S if duration is None else duration + DURATION_BUFFER_S
 
 
+def idle_timeout() -> float:
+    """GAIA2_IDLE_TIMEOUT from the host environment (0 disables the container's watchdog), else
+    the contract's default."""
+    raw = os.environ.get(contract.ENV_IDLE_TIMEOUT, "").strip()
+    if not raw:
+        return float(contract.DEFAULT_IDLE_TIMEOUT_S)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not (value == 0 or value >= MIN_IDLE_TIMEOUT_S) or math.isinf(value):
+        raise Gaia2Error(f"{contract.ENV_IDLE_TIMEOUT}={raw} is not a number of seconds >= {MIN_IDLE_TIMEOUT_S:g} "
+                         "(or 0 to let containers of a dead runner run to their deadline): fix or unset it")
+    return value
+
+
 def contract_env(
-    runtime: str | None, scenario_timeout: float, extra_env: Mapping[str, str] | None = None
+    runtime: str | None, scenario_timeout: float, extra_env: Mapping[str, str] | None = None,
+    health_timeout: float = 60.0,
 ) -> dict[str, str]:
     """The container's environment: host GAIA2_AGENT_*/GAIA2_JUDGE_* settings, the contract's
-    variables, then explicit `extra_env` (which wins)."""
+    variables, then explicit `extra_env` (which wins).
+
+    The lifetime variables make a container end itself once this runner is gone: after
+    GAIA2_IDLE_TIMEOUT seconds without a request carrying the adapter token (a fresh secret per
+    container, sandbox/podman.py), and at GAIA2_DEADLINE whatever happens: later than this runner's own deadline
+    (health wait + run timeout + grace) plus time to collect."""
     env = {k: v for k, v in os.environ.items() if k.startswith(FORWARDED_ENV_PREFIXES)}
     env[contract.ENV_ADAPTER_PORT] = str(contract.ADAPTER_PORT)
     env[contract.ENV_SCENARIO_TIMEOUT] = str(int(math.ceil(scenario_timeout)))
+    env[contract.ENV_IDLE_TIMEOUT] = f"{idle_timeout():g}"
+    deadline = health_timeout + scenario_timeout + RUNNER_GRACE_S + COLLECT_GRACE_S
+    env[contract.ENV_DEADLINE] = str(int(math.ceil(deadline)))
     if runtime:
         env[contract.ENV_RUNTIME] = runtime
     env.update(extra_env or {})
@@ -123,7 +151,7 @@ def run_scenario(
         if not backend.image_exists(image):
             raise Gaia2Error(f"image {image} not found: build it with `gaia2-runner images build`")
         run_timeout = timeout if timeout is not None else default_timeout(scenario.duration)
-        env = contract_env(runtime, run_timeout, extra_env)
+        env = contract_env(runtime, run_timeout, extra_env, health_timeout)
         files = ca_bundle_files(env)
         dest = Path(output_dir) / scenario_dir_name(scenario.scenario_id)
         scrub = Scrubber([*secrets, *env_secrets(env)])
@@ -160,7 +188,7 @@ class _Run:
             try:
                 self.handle = self.backend.run_scenario_container(
                     self.image, self.scenario.raw, self.env, self.scenario.scenario_id,
-                    extra_files=self.files)
+                    extra_files=self.files, output_dir=str(self.dest.resolve()))
             except Gaia2Error as exc:
                 result.status, result.error = "error", exc.message
                 return result

@@ -11,6 +11,7 @@ import time
 from typing import Any, Callable
 
 import httpx
+from gaia2_runner import contract
 
 
 class AdapterError(Exception):

@@ -16,6 +16,7 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import tarfile
 import tempfile
 import threading
@@ -26,6 +27,8 @@ from typing import Any, Iterator, Mapping
 
 from gaia2_runner import contract
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.sandbox.leftovers import Leftover, sweep_orphans
+from gaia2_runner.sandbox.ownership import container_labels
 from gaia2_runner.text import safe_name
 from podman import PodmanClient
 from podman.errors import APIError, NotFound
@@ -79,10 +82,23 @@ class PrivateService:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
+# Exec'd in front of the private service on Linux: it gets SIGTERM when the runner dies, even by
+# kill -9 (PR_SET_PDEATHSIG survives exec), so no service outlives its runner. The signal follows
+# the creating *thread*, hence only when the main thread starts it.
+_DIE_WITH_PARENT = (
+    "import ctypes, os, sys\n"
+    "try: ctypes.CDLL(None).prctl(1, 15, 0, 0, 0)\n"
+    "except (AttributeError, OSError): pass\n"
+    "if os.getppid() != int(sys.argv[1]): sys.exit(1)\n"
+    "os.execv(sys.argv[2], sys.argv[2:])"
+)
+
+
 def start_private_service(podman_bin: str | None = None, wait: float = 15.0) -> PrivateService:
     """Start `podman system service` on a socket of our own and wait until it answers a ping.
 
-    The service is stopped at interpreter exit even if the caller forgets.
+    The service is stopped at interpreter exit even if the caller forgets, and (Linux, main
+    thread) when this process dies without an exit.
     """
     binary = podman_bin or shutil.which("podman")
     if not binary:
@@ -92,8 +108,11 @@ def start_private_service(podman_bin: str | None = None, wait: float = 15.0) -> 
     log = open(directory / "service.log", "wb")  # noqa: SIM115 - the child keeps it
     # With CONTAINER_HOST set the podman CLI turns into a remote client, which cannot serve.
     env = {k: v for k, v in os.environ.items() if k not in ("CONTAINER_HOST", "CONTAINER_CONNECTION")}
+    command = [binary, "system", "service", "--time=0", url]
+    if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread():
+        command = [sys.executable, "-c", _DIE_WITH_PARENT, str(os.getpid()), *command]
     process = subprocess.Popen(
-        [binary, "system", "service", "--time=0", url],
+        command,
         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
         start_new_session=True,  # Ctrl-C on the terminal must not kill it before we clean up
     )
@@ -140,6 +159,8 @@ class PodmanBackend:
         self.url = url
         self.service = service
         self._live: dict[str, ContainerHandle] = {}
+        self._swept: list[Leftover] | None = None
+        self._sweep_lock = threading.Lock()
         atexit.register(self.close)
 
     @classmethod
@@ -186,6 +207,14 @@ class PodmanBackend:
             if handle is not None:
                 handle.cleanup(timeout=timeout)
 
+    def sweep_orphans(self) -> list[Leftover]:
+        """Remove containers of runners that died on this host, once per backend (later calls
+        return what the first removed). Runs before this backend's first container starts."""
+        with self._sweep_lock:
+            if self._swept is None:
+                self._swept = sweep_orphans(self.client)
+            return self._swept
+
     def image_exists(self, ref: str) -> bool:
         try:
             return bool(self.client.images.exists(ref))
@@ -209,13 +238,17 @@ class PodmanBackend:
         command: list[str] | None = None,
         input_dir: str = contract.INPUT_DIR,
         extra_files: Mapping[str, bytes] | None = None,
+        output_dir: str | None = None,
     ) -> "ContainerHandle":
         """Create the container, copy the scenario in before it starts, then start it.
 
         The adapter port is published on the host's 127.0.0.1 only, the container has a network
         namespace of its own (NETWORK_MODE), and the adapter wants a fresh random token that only
-        the environment of this container and the returned handle know.
+        the environment of this container and the returned handle know. The labels
+        name this process as the owner (sandbox/ownership.py), so a later invocation can tell a
+        leftover of a dead runner from a container of a live one.
         """
+        self.sweep_orphans()
         port = free_port()
         token = secrets.token_urlsafe(32)
         name = name or f"gaia2-{safe_name(scenario_id)[:60]}-{secrets.token_hex(3)}"
@@ -226,7 +259,7 @@ class PodmanBackend:
             network_mode=NETWORK_MODE,
             network_options=NETWORK_OPTIONS,
             environment={**env, contract.ENV_ADAPTER_TOKEN: token},
-            labels={"gaia2-runner": "1", "gaia2.scenario_id": scenario_id},
+            labels=container_labels(scenario_id, output_dir),
         )
         if command is not None:
             kwargs["command"] = command

@@ -29,6 +29,7 @@ class JsonHandler(BaseHTTPRequestHandler):
     # When set, every route outside `public_routes` needs `Authorization: Bearer <token>`.
     token: str | None = None
     public_routes: frozenset[tuple[str, str]] = frozenset()
+    on_request: Callable[[], None] | None = None  # told of every authorized request (the watchdog)
     protocol_version = "HTTP/1.1"
 
     def authorized(self) -> bool:
@@ -42,8 +43,11 @@ class JsonHandler(BaseHTTPRequestHandler):
         log.debug("%s %s", self.address_string(), fmt % args)
 
     def _dispatch(self, method: str) -> None:
+        authorized = self.authorized()
+        if self.on_request is not None and authorized:
+            self.on_request()
         url = urlparse(self.path)
-        if (method, url.path) not in self.public_routes and not self.authorized():
+        if (method, url.path) not in self.public_routes and not authorized:
             # Checked before the body is read: close the connection rather than resync it.
             self.close_connection = True
             self._send(401, {"error": "missing or wrong adapter token"},
@@ -96,9 +100,12 @@ def int_param(query: dict[str, list[str]], name: str, default: int) -> int:
 def serve(
     host: str, port: int, routes: dict[tuple[str, str], Route], state: Any, name: str,
     token: str | None = None, public_routes: frozenset[tuple[str, str]] = frozenset(),
+    on_request: Callable[[], None] | None = None,
 ) -> ThreadingHTTPServer:
-    """Serve `routes` in a background thread; with `token`, only `public_routes` answer without it."""
-    attrs = {"routes": routes, "daemon_state": state, "token": token, "public_routes": public_routes}
+    """Serve `routes` in a background thread; with `token`, only `public_routes` answer without it.
+    `on_request` hears of every request that carries the token (the runner's, never the agent's)."""
+    attrs = {"routes": routes, "daemon_state": state, "token": token, "public_routes": public_routes,
+             "on_request": staticmethod(on_request) if on_request is not None else None}
     handler = type(f"{name}Handler", (JsonHandler,), attrs)
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True

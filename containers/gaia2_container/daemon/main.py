@@ -7,6 +7,7 @@ import os
 import secrets
 import signal
 import sys
+import threading
 import time
 from typing import Any
 
@@ -21,6 +22,7 @@ from .relay import start_for_agent
 from .routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .session import Session
 from .status import StatusBoard
+from .watchdog import Limits, Watchdog
 
 log = logging.getLogger("gaia2.daemon")
 
@@ -67,9 +69,15 @@ def main() -> int:
     recorder = EventRecorder(contract.OUTPUT_PATH / contract.EVENTS_FILE)
     state = DaemonState(runtime=runtime, status=status, recorder=recorder,
                         serves_oracle=runtime == "oracle" and not os.environ.get(contract.ENV_AGENT_COMMAND))
+    watchdog = Watchdog(Limits.from_env(os.environ, timeout_s))
+    finished = threading.Event()  # set once the final files are written
+    log.info("lifetime: idle timeout %s s, deadline %s s", watchdog.limits.idle_s, watchdog.limits.deadline_s)
+    # Only the runner's requests (those with the adapter token) feed the watchdog: the agent can
+    # reach the adapter port, and must not keep an abandoned container alive.
     serve("0.0.0.0", contract.LISTEN_ADAPTER_PORT, ADAPTER_ROUTES, state, "adapter",
-          token=_adapter_token(), public_routes=ADAPTER_PUBLIC_ROUTES)
+          token=_adapter_token(), public_routes=ADAPTER_PUBLIC_ROUTES, on_request=watchdog.touch)
     serve(contract.TOOLS_HOST, contract.LISTEN_TOOLS_PORT, TOOL_ROUTES, state, "tools")
+    watchdog.start(lambda final, reason: _cut_short(state, final, reason), finished)
 
     started = time.perf_counter()
     try:
@@ -78,13 +86,17 @@ def main() -> int:
         state.load_error = str(exc)
         status.update(status="error", error=str(exc))
         log.error("%s", exc)
-        return _linger(state, timeout_s)
+        return _linger(state, watchdog, finished)
+    if watchdog.expired.is_set():  # the runner left while ARE was loading: do not start the clock
+        return _linger(state, watchdog, finished)
     status.update(scenario_id=state.loaded.scenario_id)
     log.info("scenario %s loaded in %.2fs", state.loaded.scenario_id, time.perf_counter() - started)
 
     session = Session(state.loaded, recorder, status, timeout_s)
     session.start()
     state.session = session
+    if watchdog.expired.is_set():  # fired between the check above and here
+        session.end(watchdog.status, watchdog.reason or "runner gone")
     install_app_commands(session.toolbox.specs() if session.toolbox else [], contract.BIN_PATH)
 
     agent = None
@@ -112,13 +124,25 @@ def main() -> int:
     # Published last: a final status tells the runner every artifact is complete.
     status.update(**verdict)
     log.info("finished: status=%s judgment=%s error=%s", verdict["status"], verdict.get("judgment"), verdict.get("error"))
-    return _linger(state, timeout_s)
+    return _linger(state, watchdog, finished)
 
 
-def _linger(state: DaemonState, timeout_s: float | None) -> int:
-    """Keep answering /status until the runner collects and removes us, but never forever."""
-    limit = float(os.environ.get("GAIA2_LINGER_SECONDS", "600"))
-    time.sleep(limit)
+def _cut_short(state: DaemonState, final: str, reason: str) -> None:
+    """The watchdog fired: end the running scenario (main() then writes the files), or, before it
+    runs, publish the reason as the final status."""
+    if state.session is not None:
+        state.session.end(final, reason)
+    else:
+        state.status.update(status=final, error=reason)
+
+
+def _linger(state: DaemonState, watchdog: Watchdog, finished: threading.Event) -> int:
+    """Keep answering /status until the runner collects and removes us, or the watchdog says it
+    never will (without any limit configured: at most GAIA2_LINGER_SECONDS, default 600)."""
+    finished.set()
+    limits = watchdog.limits
+    unbounded = limits.idle_s is None and limits.deadline_s is None
+    watchdog.expired.wait(float(os.environ.get("GAIA2_LINGER_SECONDS", "600")) if unbounded else None)
     return 0 if state.load_error is None else 1
 
 

@@ -142,6 +142,10 @@ class Session:
         with self._state_lock:
             return list(self._fired_event_ids)
 
+    def end(self, status: str, error: str) -> None:
+        """Stop the run from outside (the watchdog: the runner is gone); no-op once a verdict exists."""
+        self._finish(status=status, error=error)
+
     def agent_exited(self, code: int) -> None:
         """An agent that stops, whatever its exit code, is judged on what it did, as ARE judges an
         agent that stops: giving up must never score better than failing. What the agent says

@@ -1,0 +1,81 @@
+"""`clean`: remove the scenario containers runners left behind (kill -9, crash, reboot).
+
+Runs that start containers already do this for dead runners on this host before their first
+container; `clean` does it on demand, lists every container it finds and, with `--all`, also
+removes those of runners that still run (after confirmation).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from gaia2_runner.cli.app import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.sandbox.leftovers import Leftover, remove_containers, runner_containers
+from gaia2_runner.sandbox.ownership import ALIVE, DEAD, OTHER_HOST
+from gaia2_runner.sandbox.podman import PodmanBackend
+from rich.text import Text
+
+WHY = {
+    DEAD: "runner gone",
+    ALIVE: "runner alive",
+    OTHER_HOST: "runner on another host",
+}
+
+
+def describe(item: Leftover, action: str) -> str:
+    """One line per container: what happens to it and why."""
+    owner = item.owner
+    who = f"{owner.host} pid {owner.pid}" if owner else "no owner labels"
+    why = WHY.get(item.owner_state, "owner unknown")
+    where = f" -> {item.output_dir}" if item.output_dir else ""
+    return f"{action:<14} {item.name}  {item.scenario_id or '-'}  {item.state}  ({why}: {who}){where}"
+
+
+@app.command("clean")
+@friendly
+def clean_cmd(
+    all_: bool = typer.Option(False, "--all", help="Also remove containers of runners that still run "
+                              "(or whose owner cannot be checked); asks first unless --yes."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask before removing containers of live runners."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Only list what would be removed."),
+) -> None:
+    """Remove scenario containers left behind by runners that are gone (killed, crashed, rebooted).
+
+    Without --all only containers whose runner is gone for sure are removed: the owner labels name
+    the runner's host, pid and process start time. Exit code 1 when some removal failed.
+    """
+    with PodmanBackend.connect() as backend:
+        items = runner_containers(backend.client)
+        chosen = [item for item in items if all_ or item.orphaned]
+        kept = [item for item in items if item not in chosen]
+        verb = "would remove" if dry_run else "remove"
+        for item in chosen:
+            out.print(Text(describe(item, verb)), soft_wrap=True)
+        for item in kept:
+            out.print(Text(describe(item, "keep")), soft_wrap=True)
+        if kept:
+            err.print(Text(f"{len(kept)} kept: their runner still runs or cannot be checked from here; "
+                           "--all removes them too", style="dim"))
+        if dry_run or not chosen:
+            out.print(f"{len(chosen)} container(s) {'would be removed' if dry_run else 'to remove'}")
+            raise typer.Exit(EXIT_OK)
+        _confirm([item for item in chosen if not item.orphaned], yes)
+        removed, errors = remove_containers(backend.client, chosen)
+    for message in errors:
+        err.print(Text(f"error: cannot remove {message}", style="red"), soft_wrap=True)
+    out.print(f"removed {len(removed)} container(s)")
+    raise typer.Exit(EXIT_NO_VERDICT if errors else EXIT_OK)
+
+
+def _confirm(live: list[Leftover], yes: bool) -> None:
+    """Containers of live runners go only with --yes or a yes on a terminal."""
+    if not live or yes:
+        return
+    question = f"{len(live)} of these belong to runners that may still run: remove them anyway?"
+    if not sys.stdin.isatty():
+        raise Gaia2Error(f"{question} Add --yes to confirm (stdin is not a terminal)")
+    if not typer.confirm(question, default=False):
+        err.print("nothing removed")
+        raise typer.Exit(EXIT_NO_VERDICT)

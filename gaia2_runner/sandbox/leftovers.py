@@ -1,0 +1,91 @@
+"""Containers left behind by runners that died: find them by label, remove them.
+
+A container stops by itself once its runner is gone (the daemon's watchdog), but it is not removed:
+its logs and /gaia2/output stay for `podman logs` / `podman cp` until the next invocation that
+starts containers (`PodmanBackend` sweeps once, before its first container) or `gaia2-runner clean`
+removes it. Containers of live runners are never touched unless asked for (`clean --all`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.sandbox.ownership import (
+    DEAD,
+    LABEL_OUTPUT_DIR,
+    LABEL_SCENARIO_ID,
+    RUNNER_FILTER,
+    Owner,
+    owner_state,
+)
+from podman.errors import APIError, NotFound
+
+STOP_TIMEOUT_S = 2
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """One container the runner started, with what its labels say about its owner."""
+
+    id: str
+    name: str
+    state: str  # podman's: running, exited, created, …
+    scenario_id: str
+    output_dir: str
+    owner: Owner | None
+    owner_state: str  # ownership.ALIVE, DEAD, OTHER_HOST or UNKNOWN
+
+    @property
+    def orphaned(self) -> bool:
+        """Its runner is gone for sure: safe to remove without asking."""
+        return self.owner_state == DEAD
+
+
+def runner_containers(client: Any) -> list[Leftover]:
+    """Every container carrying the runner's label, running or not, oldest first."""
+    try:
+        found = client.containers.list(all=True, filters={"label": RUNNER_FILTER})
+    except APIError as exc:
+        raise Gaia2Error(f"cannot list containers: {exc}") from None
+    items = []
+    for container in sorted(found, key=lambda c: str(c.attrs.get("Created", ""))):
+        labels = container.attrs.get("Labels") or {}
+        names = container.attrs.get("Names") or [container.id[:12]]
+        owner = Owner.from_labels(labels)
+        items.append(Leftover(
+            id=container.id, name=str(names[0]).lstrip("/"), state=str(container.attrs.get("State", "")),
+            scenario_id=labels.get(LABEL_SCENARIO_ID, ""), output_dir=labels.get(LABEL_OUTPUT_DIR, ""),
+            owner=owner, owner_state=owner_state(owner)))
+    return items
+
+
+def remove_containers(client: Any, items: Iterable[Leftover]) -> tuple[list[Leftover], list[str]]:
+    """Stop (briefly) and remove each; returns the removed ones and one message per failure.
+    A container that is already gone counts as removed (another invocation got there first)."""
+    removed: list[Leftover] = []
+    errors: list[str] = []
+    for item in items:
+        try:
+            if item.state == "running":
+                with contextlib.suppress(NotFound):
+                    client.containers.get(item.id).stop(timeout=STOP_TIMEOUT_S)
+            client.containers.remove(item.id, force=True)
+        except NotFound:
+            pass
+        except APIError as exc:
+            errors.append(f"{item.name}: {' '.join(str(exc).split())}")
+            continue
+        removed.append(item)
+    return removed, errors
+
+
+def sweep_orphans(client: Any) -> list[Leftover]:
+    """Remove the containers whose runner is gone; never raises (a run must not fail on this)."""
+    try:
+        orphans = [item for item in runner_containers(client) if item.orphaned]
+        return remove_containers(client, orphans)[0]
+    except (Gaia2Error, APIError, OSError):
+        return []
