@@ -23,6 +23,7 @@ from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.targets import ScenarioRef
 from gaia2_runner.viewer.refresh import IndexRefresher
 from rich.console import Console
+from rich.text import Text
 
 
 def build_config(config_path: Path | None, overrides: dict[str, Any], env_file: Path | None) -> RunConfig:
@@ -49,7 +50,7 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
             check = compare_fingerprint(plan, backend)
             verdict = (" (refused: use a new --output-dir, or --overwrite)" if check.refused and not overwrite
                        else " (--overwrite: they would be discarded)" if check.refused else "")
-            out.print(f"output directory: {check.describe()}{verdict}")
+            out.print(Text(f"output directory: {check.describe()}{verdict}"))
             selection, total = plan.selection(), len(plan.refs) * plan.pass_at
             out.print(f"{len(selection.todo)} of {total} runs would start "
                       f"({len(selection.done)} already have a result)")
@@ -70,7 +71,7 @@ def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = Fal
     if table is not None and not per_scenario:
         out.print(table)
     logs = ", ".join(str(d) for d in outcome.run_dirs)
-    out.print(f"results: {outcome.output_dir} (summary.json; results.jsonl in {logs}; "
-              f"open {outcome.output_dir / INDEX_FILE})")
+    out.print(Text(f"results: {outcome.output_dir} (summary.json; results.jsonl in {logs}; "
+                   f"open {outcome.output_dir / INDEX_FILE})"))
     if outcome.interrupted:
         out.print("[yellow]interrupted: rerun the same command to finish the remaining scenarios[/]")

@@ -31,7 +31,7 @@ def render_summary(summary: Summary) -> Group:
         table.add_column(name, justify="left" if name in ("split", "success rate") else "right")
 
     def row(name: str, s: GroupStats, style: str = "") -> None:
-        table.add_row(name, str(s.scenarios), str(s.runs), _rate_cell(s.success_rate),
+        table.add_row(Text(name), str(s.scenarios), str(s.runs), _rate_cell(s.success_rate),
                       f"{s.pass_at_k} ({_pct(s.pass_at_k_rate)})",
                       f"{s.pass_hat_k} ({_pct(s.pass_hat_k_rate)})",
                       Text(str(s.infra_errors), style="yellow" if s.infra_errors else ""),
