@@ -17,6 +17,7 @@ from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_env_file
 from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
 from gaia2_runner.engine.observer import Observers
+from gaia2_runner.inputs import check_path_text
 from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
 from gaia2_runner.output.layout import INDEX_FILE
 from gaia2_runner.sandbox.podman import PodmanBackend
@@ -26,9 +27,12 @@ from rich.console import Console
 from rich.text import Text
 
 
-def build_config(config_path: Path | None, overrides: dict[str, Any], env_file: Path | None) -> RunConfig:
+def build_config(config_path: str | Path | None, overrides: dict[str, Any], env_file: str | Path | None) -> RunConfig:
     """Load .env (the real environment wins), then the TOML (if any) with flags on top."""
-    load_env_file(env_file, config_path.parent if config_path else Path.cwd())
+    if config_path is not None:
+        check_path_text(str(config_path), "--config")  # before the filesystem sees it
+    base = Path(config_path).parent if config_path is not None else Path.cwd()
+    load_env_file(None if env_file is None else Path(env_file), base)  # first: the TOML may use its variables
     return apply_overrides(load_config(config_path), overrides)
 
 
