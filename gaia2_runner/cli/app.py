@@ -21,6 +21,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
     from click.exceptions import ClickException, NoArgsIsHelpError
 from gaia2_runner import __version__
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.text import printable
 from rich.console import Console
 from rich.text import Text
 
@@ -39,7 +40,8 @@ class OneLineErrors(TyperGroup):
         except ClickException as exc:
             ctx = getattr(exc, "ctx", None)
             where = f" (see {ctx.command_path} --help)" if ctx is not None else ""
-            err.print(Text(f"error: {' '.join(exc.format_message().split())}{where}", style="red"), soft_wrap=True)
+            err.print(Text(printable(f"error: {' '.join(exc.format_message().split())}{where}"), style="red"),
+                      soft_wrap=True)
             sys.exit(EXIT_USAGE)
         except (typer.Abort, KeyboardInterrupt):
             err.print(Text("interrupted", style="yellow"))
@@ -76,7 +78,7 @@ def friendly(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except Gaia2Error as exc:
-            err.print(Text(f"error: {exc.message}", style="red"), soft_wrap=True)
+            err.print(Text(printable(f"error: {exc.message}"), style="red"), soft_wrap=True)
             raise typer.Exit(EXIT_USAGE) from None
         except KeyboardInterrupt:
             err.print(Text("interrupted", style="yellow"))

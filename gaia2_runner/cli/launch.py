@@ -18,6 +18,7 @@ from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_en
 from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
 from gaia2_runner.engine.observer import Observers
 from gaia2_runner.inputs import check_path_text
+from gaia2_runner.text import printable
 from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
 from gaia2_runner.output.layout import INDEX_FILE
 from gaia2_runner.sandbox.podman import PodmanBackend
@@ -75,7 +76,7 @@ def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = Fal
     if table is not None and not per_scenario:
         out.print(table)
     logs = ", ".join(str(d) for d in outcome.run_dirs)
-    out.print(Text(f"results: {outcome.output_dir} (summary.json; results.jsonl in {logs}; "
-                   f"open {outcome.output_dir / INDEX_FILE})"))
+    out.print(Text(printable(f"results: {outcome.output_dir} (summary.json; results.jsonl in {logs}; "
+                   f"open {outcome.output_dir / INDEX_FILE})")))
     if outcome.interrupted:
         out.print("[yellow]interrupted: rerun the same command to finish the remaining scenarios[/]")
