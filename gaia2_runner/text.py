@@ -23,3 +23,11 @@ def safe_name(text: str) -> str:
 def now_iso() -> str:
     """UTC time in ISO 8601, to the second: what every file of ours records."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in list(range(0x20)) + [0x7f] if c not in (0x09,)}
+
+
+def printable(text: str) -> str:
+    """Text safe for a terminal: lone surrogates and control characters shown as escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").translate(_CONTROL)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 import json
 from pathlib import Path
 
@@ -112,7 +113,8 @@ def test_env_file_loads_but_real_environment_wins(tmp_path, monkeypatch):
     monkeypatch.setenv("G2_TEST_B", "real")
     monkeypatch.delenv("G2_TEST_A", raising=False)
     (tmp_path / "sub").mkdir()
-    assert load_env_file(None, tmp_path / "sub") == tmp_path / ".env"
+    assert load_env_file(None, tmp_path / "sub") is None  # parents are never searched
+    assert load_env_file(None, tmp_path) == tmp_path / ".env"
     import os
     assert os.environ["G2_TEST_A"] == "from-file" and os.environ["G2_TEST_B"] == "real"
     monkeypatch.delenv("G2_TEST_A")
@@ -230,14 +232,23 @@ def test_missing_key_names_the_config_line(tmp_path):
 
 
 def test_redacted_keeps_names_and_scrubs_hidden_secrets(tmp_path):
-    config = agent_config(tmp_path, api_key_env="MY_KEY", base_url="https://bob:hunter2@llm.example/v1",
+    config = agent_config(tmp_path, api_key_env="MY_KEY",
                           agent_options=['extra_headers={"x": 1}', "auth_token=hunter3", "temperature=0", "max_tokens=512"])
+    # Credentials in URLs are refused up front (next test); redaction still hides them if one slips in.
+    config = replace(config, agent=replace(config.agent, base_url="https://bob:hunter2@llm.example/v1"))
     doc = redacted(config)
     dumped = json.dumps(doc)
     assert "hunter2" not in dumped and "hunter3" not in dumped
     assert doc["agent"]["api_key_env"] == "MY_KEY" and doc["agent"]["base_url"] == "https://(redacted)@llm.example/v1"
     assert doc["agent"]["options"]["max_tokens"] == 512 and doc["agent"]["options"]["auth_token"] == "(set)"
     assert doc["agent"]["options"]["temperature"] == 0 and doc["target"]["dataset_root"] == str(DEMO)
+
+
+def test_credentials_in_a_base_url_are_refused(tmp_path):
+    for name in ("base_url", "judge_base_url"):
+        with pytest.raises(Gaia2Error, match=f"--{name.replace('_', '-')}: the URL holds credentials") as info:
+            agent_config(tmp_path, **{name: "https://bob:hunter2@llm.example/v1"})
+        assert "hunter2" not in str(info.value)
 
 
 def test_oracle_quickstart_resolves_to_the_demo_split():

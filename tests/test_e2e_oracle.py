@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DIR = REPO / "examples" / "scenarios"
 DEMOS = sorted(DEMO_DIR.glob("*.json"))
-SHARED = REPO.parent / "shared" / "scenarios"
+DATA = REPO / "tests" / "data"  # ARE exports kept with the tests
 
 EXPECTED_FILES = {
     "result.json", "daemon_status.json", "events.jsonl", "agent_response.txt",
@@ -144,7 +144,7 @@ def test_agent_runtime_crash_is_judged_not_excused(images, tmp_path: Path):
 
 def test_scenario_are_rejects_is_reported_in_one_line(images, tmp_path: Path):
     # An ARE tutorial export: valid JSON, but not a Gaia2 scenario (v1 apps, ENV event with 2 parents).
-    result = run_scenario(SHARED / "scenario_tutorial.json", ORACLE_IMAGE, tmp_path)
+    result = run_scenario(DATA / "are_tutorial_scenario.json", ORACLE_IMAGE, tmp_path)
     assert result.success is None and result.status == "error"
     assert "ARE" in result.error and "\n" not in result.error
     assert (tmp_path / result.scenario_id / "result.json").exists()

@@ -38,7 +38,10 @@ def test_layout(tmp_path: Path):
     assert run_dirs(tmp_path, 3) == [tmp_path / "run_1", tmp_path / "run_2", tmp_path / "run_3"]
     job = make_jobs(tmp_path, ["a/b c"], pass_at=2)[1]
     assert job.run_index == 2
-    assert job.result_path == tmp_path / "out" / "run_2" / "search" / "a_b_c" / "result.json"
+    # An id that is not a safe name gets its safe form plus a hash: "a/b c" and "a_b_c" never collide.
+    assert job.result_path.parent.parent == tmp_path / "out" / "run_2" / "search"
+    assert job.result_path.parent.name.startswith("a_b_c-") and job.result_path.name == "result.json"
+    assert make_jobs(tmp_path, ["a_b_c"])[0].result_dir.name == "a_b_c"
     nosplit = make_jobs(tmp_path, ["x"], split=None)[0]
     assert nosplit.result_path == tmp_path / "out" / "x" / "result.json"
 

@@ -87,9 +87,10 @@ def test_secret_values_of_a_config(tmp_path):
     config = apply_overrides(load_config(None), {
         "dataset_root": DEMO, "output_dir": tmp_path, "provider": "openai", "model": "gpt",
         "judge_provider": "openai", "judge_model": "judge", "api_key_env": "MY_KEY",
-        "base_url": "https://bob:hunter2-long@llm.example/v1", "env": ["EXTRA_TOKEN=tok-1234567890", "FLAG=1"]})
+        "env": ["EXTRA_TOKEN=tok-1234567890", "FLAG=1"]})  # (credentials in base URLs are refused up front)
     env = container_env(config, {"MY_KEY": KEY_A, "OPENAI_API_KEY": KEY_J,
                                  "https_proxy": "http://user:proxy-pass-99@p:3128"})
+    env["GAIA2_AGENT_BASE_URL"] = "https://bob:hunter2-long@llm.example/v1"  # had one slipped through
     values = set(secret_values(config, env))
     assert {KEY_A, KEY_J, "tok-1234567890", "1", "hunter2-long", "proxy-pass-99"} <= values
     assert Scrubber(values).text("FLAG=1 tok-1234567890") == "FLAG=1 [REDACTED]"  # "1" is too short

@@ -31,10 +31,10 @@ def _exit_code(result: DatasetOutcome | int) -> int:
 @friendly
 @with_settings(settings_named(exclude=TARGET_ONLY + ("retry",)))
 def run(
-    scenario: Path = typer.Option(..., "--scenario", help="Gaia2 scenario JSON file."),
+    scenario: str = typer.Option(..., "--scenario", help="Gaia2 scenario JSON file."),
     image: str = typer.Option(..., "--image", help=f"Image to run, e.g. {ORACLE_IMAGE}."),
-    output_dir: Path = typer.Option(..., "--output-dir", help="Artifacts go to OUTPUT_DIR/<scenario_id>/."),
-    env_file: Optional[Path] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
+    output_dir: str = typer.Option(..., "--output-dir", help="Artifacts go to OUTPUT_DIR/<scenario_id>/."),
+    env_file: Optional[str] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
     overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
     settings: dict[str, Any] = None,  # type: ignore[assignment] - filled by with_settings
@@ -66,7 +66,7 @@ def examples_dir() -> Path:
 @friendly
 @with_settings(settings_named("run", exclude=("retry", "output_dir")))
 def demo(
-    output_dir: Path = typer.Option(Path("demo-results"), "--output-dir",
+    output_dir: str = typer.Option("demo-results", "--output-dir",
                                     help="Artifacts go to OUTPUT_DIR/<scenario_id>/."),
     base_image: Optional[str] = typer.Option(None, "--base-image", help=BASE_IMAGE_HELP),
     overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
@@ -94,7 +94,7 @@ def demo(
 @friendly
 @with_settings(settings_named(), help_overrides={"retry": RETRY_HELP})
 def run_dataset_cmd(
-    env_file: Optional[Path] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
+    env_file: Optional[str] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
     overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
     settings: dict[str, Any] = None,  # type: ignore[assignment]
@@ -113,9 +113,9 @@ def run_dataset_cmd(
 @app.command("run-config")
 @friendly
 def run_config_cmd(
-    config_path: Path = typer.Option(..., "--config", help="TOML run configuration."),
+    config_path: str = typer.Option(..., "--config", help="TOML run configuration."),
     retry: bool = typer.Option(False, "--retry", help=RETRY_HELP),
-    env_file: Optional[Path] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
+    env_file: Optional[str] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
     overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
 ) -> None:

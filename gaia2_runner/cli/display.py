@@ -7,6 +7,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from gaia2_runner.text import printable
+
 MAX_ERROR_ROWS = 30
 
 
@@ -38,7 +40,7 @@ def results_table(records: list[dict[str, Any]]) -> Table:
         label = str(r.get("scenario_id"))
         if isinstance(r.get("run_index"), int) and r.get("run_index", 1) > 1:
             label += f" (run {r['run_index']})"
-        table.add_row(label, verdict, Text(_reason(r)), str(r.get("agent_actions", 0)),
+        table.add_row(Text(printable(label)), verdict, Text(printable(_reason(r))), str(r.get("agent_actions", 0)),
                       _fmt_s(timings.get("ready_s")), _fmt_s(timings.get("run_s")),
                       _fmt_s(timings.get("collect_s")))
     return table
@@ -53,8 +55,9 @@ def errors_table(records: list[dict[str, Any]]) -> Table | None:
     for name in ("split", "scenario", "run", "status", "reason"):
         table.add_column(name, overflow="fold", max_width=70 if name == "reason" else None)
     for r in rows[:MAX_ERROR_ROWS]:
-        table.add_row(r.get("split") or "-", str(r.get("scenario_id")), str(r.get("run_index", 1)),
-                      str(r.get("status")), Text(str(r.get("error") or "")))
+        table.add_row(Text(printable(str(r.get("split") or "-"))), Text(printable(str(r.get("scenario_id")))),
+                      str(r.get("run_index", 1)), Text(printable(str(r.get("status")))),
+                      Text(printable(str(r.get("error") or ""))))
     if len(rows) > MAX_ERROR_ROWS:
         table.caption = f"… and {len(rows) - MAX_ERROR_ROWS} more (see results.jsonl)"
     return table

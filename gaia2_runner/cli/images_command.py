@@ -59,4 +59,4 @@ def images_build(
     """Build localhost/gaia2-runtime-base, localhost/gaia2-oracle and localhost/gaia2-agent."""
     load_env_file(None, Path.cwd())  # GAIA2_BASE_IMAGE / GAIA2_CA_BUNDLE may come from .env
     built = build_with_display(base_image, ca_bundle, force, only_missing=False)
-    out.print(f"built: {', '.join(built)} (base image {base_image or default_base_image()})")
+    out.print(Text(f"built: {', '.join(built)} (base image {base_image or default_base_image()})"))

@@ -17,6 +17,8 @@ from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_env_file
 from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
 from gaia2_runner.engine.observer import Observers
+from gaia2_runner.inputs import check_path_text
+from gaia2_runner.text import printable
 from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
 from gaia2_runner.output.layout import INDEX_FILE
 from gaia2_runner.sandbox.leftovers import Leftover
@@ -24,11 +26,15 @@ from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.targets import ScenarioRef
 from gaia2_runner.viewer.refresh import IndexRefresher
 from rich.console import Console
+from rich.text import Text
 
 
-def build_config(config_path: Path | None, overrides: dict[str, Any], env_file: Path | None) -> RunConfig:
+def build_config(config_path: str | Path | None, overrides: dict[str, Any], env_file: str | Path | None) -> RunConfig:
     """Load .env (the real environment wins), then the TOML (if any) with flags on top."""
-    load_env_file(env_file, config_path.parent if config_path else Path.cwd())
+    if config_path is not None:
+        check_path_text(str(config_path), "--config")  # before the filesystem sees it
+    base = Path(config_path).parent if config_path is not None else Path.cwd()
+    load_env_file(None if env_file is None else Path(env_file), base)  # first: the TOML may use its variables
     return apply_overrides(load_config(config_path), overrides)
 
 
@@ -50,7 +56,7 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
             check = compare_fingerprint(plan, backend)
             verdict = (" (refused: use a new --output-dir, or --overwrite)" if check.refused and not overwrite
                        else " (--overwrite: they would be discarded)" if check.refused else "")
-            out.print(f"output directory: {check.describe()}{verdict}")
+            out.print(Text(f"output directory: {check.describe()}{verdict}"))
             selection, total = plan.selection(), len(plan.refs) * plan.pass_at
             out.print(f"{len(selection.todo)} of {total} runs would start "
                       f"({len(selection.done)} already have a result)")
@@ -79,7 +85,7 @@ def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = Fal
     if table is not None and not per_scenario:
         out.print(table)
     logs = ", ".join(str(d) for d in outcome.run_dirs)
-    out.print(f"results: {outcome.output_dir} (summary.json; results.jsonl in {logs}; "
-              f"open {outcome.output_dir / INDEX_FILE})")
+    out.print(Text(printable(f"results: {outcome.output_dir} (summary.json; results.jsonl in {logs}; "
+                   f"open {outcome.output_dir / INDEX_FILE})")))
     if outcome.interrupted:
         out.print("[yellow]interrupted: rerun the same command to finish the remaining scenarios[/]")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
-from pathlib import Path
 from typing import Any, Callable, Iterable, List, Optional
 
 import typer
@@ -17,7 +16,9 @@ from gaia2_runner.config import SETTINGS, Setting
 
 # How each kind of setting reads on the command line (None: not given, the config file decides).
 _KIND_TYPES: dict[str, Any] = {
-    "str": Optional[str], "path": Optional[Path], "int": Optional[int], "float": Optional[float],
+    # Paths arrive as text: click's Path type would reject some (NUL bytes) with a usage panel
+    # before our checks can name the setting and the fix.
+    "str": Optional[str], "path": Optional[str], "int": Optional[int], "float": Optional[float],
     "bool": bool, "splits": Optional[str], "options": Optional[List[str]], "env": Optional[List[str]],
 }
 

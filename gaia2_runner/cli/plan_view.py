@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from gaia2_runner.config import redact_url_credentials
+from gaia2_runner.text import printable
 from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
 if TYPE_CHECKING:
     from gaia2_runner.config import RunConfig
@@ -37,13 +40,13 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
         ("output", str(run.output_dir)),
     ]
     for name, value in rows:
-        settings.add_row(name, value)
+        settings.add_row(name, Text(printable(redact_url_credentials(value))))
     per_split = Table(title="scenarios per split", title_justify="left")
     per_split.add_column("split")
     per_split.add_column("scenarios", justify="right")
     counts = Counter(ref.split or "-" for ref in refs)
     for split, count in counts.items():
-        per_split.add_row(split, str(count))
+        per_split.add_row(Text(printable(split)), str(count))
     per_split.add_row("[bold]total", f"[bold]{len(refs)}")
     return Group(settings, per_split)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from gaia2_runner.engine.jobs import Job
 from gaia2_runner.engine.observer import RunObserver
+from gaia2_runner.text import printable
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -51,7 +52,7 @@ class DatasetProgress(RunObserver):
         return f"[green]{c['pass']} pass[/] [red]{c['fail']} fail[/] [yellow]{c['error']} error[/]"
 
     def log(self, message: str, style: str = "dim") -> None:
-        self.progress.console.print(Text(message, style=style), soft_wrap=True)
+        self.progress.console.print(Text(printable(message), style=style), soft_wrap=True)
 
     def run_started(self, total: int, reused: int) -> None:
         note = f" ({reused} already done)" if reused else ""

@@ -7,6 +7,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from gaia2_runner.text import printable
+
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
@@ -31,7 +33,7 @@ def render_summary(summary: Summary) -> Group:
         table.add_column(name, justify="left" if name in ("split", "success rate") else "right")
 
     def row(name: str, s: GroupStats, style: str = "") -> None:
-        table.add_row(name, str(s.scenarios), str(s.runs), _rate_cell(s.success_rate),
+        table.add_row(Text(printable(name)), str(s.scenarios), str(s.runs), _rate_cell(s.success_rate),
                       f"{s.pass_at_k} ({_pct(s.pass_at_k_rate)})",
                       f"{s.pass_hat_k} ({_pct(s.pass_hat_k_rate)})",
                       Text(str(s.infra_errors), style="yellow" if s.infra_errors else ""),

@@ -11,10 +11,17 @@ from gaia2_runner.config.model import (
     setting_default,
 )
 from gaia2_runner.config.schema import AGENT_IMAGE, ORACLE_IMAGE, SETTINGS, Setting
-from gaia2_runner.config.secrets import container_env, load_env_file, redacted, secret_values
+from gaia2_runner.config.secrets import (
+    container_env,
+    load_env_file,
+    redact_url_credentials,
+    redacted,
+    secret_values,
+)
 
 __all__ = [
     "AGENT_IMAGE", "ORACLE_IMAGE", "SETTINGS", "AgentConfig", "JudgeConfig", "RunConfig", "RunSettings",
     "Setting", "TargetConfig", "apply_overrides", "container_env", "default_concurrency", "expand_path",
-    "load_config", "load_env_file", "redacted", "secret_values", "setting_default", "validate",
+    "load_config", "load_env_file", "redact_url_credentials", "redacted", "secret_values", "setting_default",
+    "validate",
 ]

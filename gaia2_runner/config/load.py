@@ -7,12 +7,14 @@ from: `x.toml:12 [run] timeout`, or the flag.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.schema import (
@@ -28,6 +30,12 @@ from gaia2_runner.config.schema import (
     type_ok,
 )
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.inputs import check_path_text, read_text
+
+MAX_PASS_AT = 100  # k of pass@k; ARE reports k = 3
+MAX_CONCURRENCY = 256
+MAX_TIMEOUT_S = 7 * 86400.0
+MAX_HEALTH_TIMEOUT_S = 3600.0
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -49,13 +57,16 @@ def load_config(path: Path | str | None) -> RunConfig:
     if path is None:
         return RunConfig()
     path = Path(path)
-    if not path.is_file():
+    check_path_text(str(path), "--config")
+    if not path.exists():
         raise Gaia2Error(f"config file {path} not found: check the --config path")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, "config file", "TOML")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise Gaia2Error(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise Gaia2Error(f"{path}: invalid TOML: nested too deeply") from None
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
     for section, table in doc.items():
@@ -113,7 +124,7 @@ def _parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
             raise Gaia2Error(f"--agent-option {pair!r}: use KEY=VALUE (VALUE may be JSON)")
         try:
             options[key] = json.loads(raw)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON (or absurd JSON): the text itself
             options[key] = raw
     return options
 
@@ -145,6 +156,7 @@ def _apply(config: RunConfig, values: dict[str, Any], origins: dict[str, str], b
 
 def _convert(setting: Setting, value: Any, base: Path, where: str) -> Any:
     if setting.kind == "path":
+        check_path_text(str(value), where)
         try:
             return expand_path(str(value), base)
         except ValueError as exc:
@@ -156,6 +168,17 @@ def _convert(setting: Setting, value: Any, base: Path, where: str) -> Any:
     if setting.name == "dataset" and isinstance(value, str) and value.startswith((".", "~", "/", "$")):
         return str(expand_path(value, base))  # a local copy in the hub's layout
     return value
+
+
+def check_output_dir(path: Path, where: str) -> None:
+    """The output directory must be a directory we can create and write, checked without writing."""
+    if path.exists() and not path.is_dir():
+        raise Gaia2Error(f"{where}: {path} is a file, not a directory: choose another output directory")
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise Gaia2Error(f"{where}: cannot write under {existing}: choose a writable output directory")
 
 
 def validate(config: RunConfig) -> None:
@@ -180,13 +203,23 @@ def validate(config: RunConfig) -> None:
         raise Gaia2Error(f"{config.where('limit')}: limit must be at least 1")
     if r.output_dir is None:
         raise Gaia2Error("no output directory: set [run] output_dir or pass --output-dir")
-    for name, low in (("concurrency", 1), ("pass_at", 1)):
-        if getattr(r, name) < low:
-            raise Gaia2Error(f"{config.where(name)}: {name} must be at least {low}")
-    for name in ("timeout", "health_timeout"):
+    check_output_dir(Path(r.output_dir), config.where("output_dir"))
+    for name, low, high in (("concurrency", 1, MAX_CONCURRENCY), ("pass_at", 1, MAX_PASS_AT)):
         value = getattr(r, name)
-        if value is not None and value <= 0:
+        if value < low:
+            raise Gaia2Error(f"{config.where(name)}: {name} must be at least {low}")
+        if value > high:
+            raise Gaia2Error(f"{config.where(name)}: {name} must be at most {high}, got {value}")
+    for name, high in (("timeout", MAX_TIMEOUT_S), ("health_timeout", MAX_HEALTH_TIMEOUT_S)):
+        value = getattr(r, name)
+        if value is None:
+            continue
+        if not math.isfinite(value):
+            raise Gaia2Error(f"{config.where(name)}: {name} must be a finite number of seconds, got {value}")
+        if value <= 0:
             raise Gaia2Error(f"{config.where(name)}: {name} must be positive")
+        if value > high:
+            raise Gaia2Error(f"{config.where(name)}: {name} must be at most {high:g} seconds, got {value:g}")
     if config.agent.provider not in KNOWN_PROVIDERS:
         raise Gaia2Error(
             f"{config.where('provider')}: unknown provider {config.agent.provider!r}: use {', '.join(KNOWN_PROVIDERS)}"
@@ -201,5 +234,11 @@ def validate(config: RunConfig) -> None:
     if judge.provider and not judge.model:
         raise Gaia2Error(f"{config.where('judge_provider')}: a judge provider needs a model: "
                          "set [judge] model or pass --judge-model")
+    for name in ("base_url", "judge_base_url"):
+        url = config.agent.base_url if name == "base_url" else judge.base_url
+        if url and urlsplit(url).username is not None:
+            # Credentials in a URL would end up in logs and records, and silently replace the key.
+            raise Gaia2Error(f"{config.where(name)}: the URL holds credentials (user:password@): remove them "
+                             "and give the key with api_key_env (or judge api_key_env)")
     if r.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise Gaia2Error(f"{config.where('log_level')}: log_level must be DEBUG, INFO, WARNING or ERROR")

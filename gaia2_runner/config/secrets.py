@@ -5,6 +5,7 @@ Keys live only in memory and in container environments; `redacted` is what may b
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Mapping
@@ -18,23 +19,27 @@ from gaia2_runner import contract
 from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.schema import BY_KEY, DEFAULT_KEY_ENV
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.inputs import check_path_text, read_text
 
 PROXY_VARS = ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY")
 
 
 def load_env_file(path: Path | None, search_from: Path) -> Path | None:
-    """Load `--env-file`, else the nearest `.env` from `search_from` upwards; real env wins."""
+    """Load `--env-file` if given, else `.env` in `search_from` (the config's directory, or the
+    current one); parent directories are not searched, so an unrelated .env is never picked up.
+    The real environment wins over both."""
     if path is not None:
+        check_path_text(str(path), "--env-file")
         if not Path(path).is_file():
             raise Gaia2Error(f"--env-file {path} not found: fix the path or drop the option")
-        load_dotenv(path, override=False)
-        return Path(path)
-    for directory in [search_from.resolve(), *search_from.resolve().parents]:
-        candidate = directory / ".env"
-        if candidate.is_file():
-            load_dotenv(candidate, override=False)
-            return candidate
-    return None
+        candidate = Path(path)
+    else:
+        candidate = Path(search_from) / ".env"
+        if not candidate.is_file():
+            return None
+    text = read_text(candidate, "env file", "KEY=value lines")
+    load_dotenv(stream=io.StringIO(text), override=False)
+    return candidate
 
 
 def _key(provider: str | None, explicit: str | None, env_name: str | None, environ: Mapping[str, str],
@@ -128,10 +133,15 @@ _SECRET_WORDS = {"key", "apikey", "token", "secret", "password", "authorization"
 _URL_CREDENTIALS = re.compile(r"(://)[^/@\s]+@")
 
 
+def redact_url_credentials(text: str) -> str:
+    """`https://user:pass@host` -> `https://(redacted)@host`, for anything printed or written."""
+    return _URL_CREDENTIALS.sub(r"\1(redacted)@", text)
+
+
 def _scrub(value: Any) -> Any:
     """Hide what may be a secret outside api_key: `user:pass@` in URLs, secret-named options."""
     if isinstance(value, str):
-        return _URL_CREDENTIALS.sub(r"\1(redacted)@", value)
+        return redact_url_credentials(value)
     if isinstance(value, dict):
         return {k: "(set)" if v and _SECRET_WORDS & set(re.split(r"[_\-.\s]+", str(k).lower())) else _scrub(v)
                 for k, v in value.items()}

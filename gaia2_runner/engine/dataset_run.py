@@ -144,7 +144,11 @@ class _DatasetRun:
                     result = self._run_job(job)
                 except KeyboardInterrupt:
                     return  # run_scenario wrote an "interrupted" result.json and removed its container
-                self.logs[job.run_dir].append(record_for(job, result))
+                try:
+                    self.logs[job.run_dir].append(record_for(job, result))
+                except Exception as exc:  # noqa: BLE001 - a worker never dies: the queue goes on
+                    self.observer.warning(f"results.jsonl not updated for {job.ref.scenario_id}: "
+                                          f"{one_line(str(exc))} (rebuilt from result.json at the end)")
                 self.observer.scenario_finished(job, result)
         finally:
             with self._lock:
@@ -216,7 +220,10 @@ class _DatasetRun:
                                 started_at=now_iso())
         result.finish()
         result.redact(self.scrub)
-        write_result(result, job.result_dir)
+        try:
+            write_result(result, job.result_dir)
+        except OSError as exc:  # the run goes on; this job shows as missing in the summary
+            self.observer.warning(f"cannot write {job.result_path}: {exc.strerror or exc}")
         return result.to_dict()
 
     # ---- outputs ------------------------------------------------------------------------------

@@ -56,9 +56,10 @@ def run_dirs(output_dir: Path, pass_at: int) -> list[Path]:
 
 
 def scenario_dir_name(scenario_id: str) -> str:
-    """A directory name for a scenario id: the safe form, shortened with a hash when too long."""
+    """A directory name for a scenario id: the id itself when it is a safe, short name; otherwise
+    its safe form (shortened) plus a hash of the id, so two ids never share a directory."""
     name = safe_name(scenario_id)
-    if len(name) <= MAX_NAME_CHARS:
+    if name == scenario_id and len(name) <= MAX_NAME_CHARS:
         return name
     digest = hashlib.sha256(scenario_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return f"{name[:MAX_NAME_CHARS - 13]}-{digest}"

@@ -14,14 +14,14 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable
 
-from gaia2_runner.output.atomic import write_bytes_atomic
+from gaia2_runner.output.atomic import json_bytes, write_bytes_atomic
 
 RESULTS_FILE = "results.jsonl"
 
 
 def encode(record: dict[str, Any]) -> bytes:
     """One record as one line: compact JSON, newline-terminated, no raw newlines inside."""
-    return (json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n").encode()
+    return json_bytes(record, indent=None) + b"\n"
 
 
 class ResultsLog:
@@ -83,7 +83,7 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
             continue
         try:
             record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # a torn tail, or something not ours
             continue
         if isinstance(record, dict):
             records.append(record)

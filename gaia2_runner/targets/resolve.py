@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from gaia2_runner.config import TargetConfig
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.inputs import parse_json, read_text
 from gaia2_runner.targets.scenario_file import load_scenario
 
 
@@ -94,13 +94,10 @@ def choose_splits(available: dict[str, Path], wanted: list[str] | None, source: 
 
 def load_subset(path: Path) -> list[str]:
     """A JSON list, {"scenario_ids": [...]}, or one id per line (`#` starts a comment)."""
-    text = Path(path).read_text(encoding="utf-8")
+    text = read_text(Path(path), "subset file", "a list of scenario ids")
     stripped = text.strip()
     if stripped.startswith(("[", "{")):
-        try:
-            doc = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise Gaia2Error(f"{path}: not valid JSON (line {exc.lineno}): {exc.msg}") from None
+        doc = parse_json(stripped, Path(path), "subset file")
         ids = doc.get("scenario_ids") if isinstance(doc, dict) else doc
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             raise Gaia2Error(f'{path}: expected a list of ids or {{"scenario_ids": [...]}}')

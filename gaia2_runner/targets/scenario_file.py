@@ -7,11 +7,12 @@ the container costs an image start and ends in a vague daemon error.
 from __future__ import annotations
 
 import hashlib
-import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.inputs import MAX_SCENARIO_BYTES, decode_text, parse_json, read_bytes
 
 
 @dataclass(frozen=True)
@@ -37,28 +38,11 @@ def load_scenario(path: str | Path) -> ScenarioFile:
     the file stem is used instead.
     """
     p = Path(path)
-    if not p.exists():
-        raise Gaia2Error(f"scenario file {p} not found: check the path")
-    if not p.is_file():
-        raise Gaia2Error(f"scenario file {p} is not a regular file: pass a .json scenario file")
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise Gaia2Error(f"cannot read scenario file {p}: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise Gaia2Error(
-            f"scenario file {p} is not UTF-8 (bad byte at offset {exc.start}): save it as UTF-8 JSON"
-        ) from None
+    raw = read_bytes(p, "scenario file", MAX_SCENARIO_BYTES)
+    text = decode_text(raw, p, "scenario file", "JSON")
     if not text.strip():
         raise Gaia2Error(f"scenario file {p} is empty: expected a Gaia2 scenario JSON object")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise Gaia2Error(
-            f"scenario file {p} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        ) from None
+    data = parse_json(text, p, "scenario file")
     if not isinstance(data, dict):
         raise Gaia2Error(
             f"scenario file {p} holds a JSON {type(data).__name__}, not an object: "
@@ -81,6 +65,9 @@ def load_scenario(path: str | Path) -> ScenarioFile:
                         warnings=warnings)
 
 
+MAX_DURATION_S = 30 * 86400  # a month of simulated time: anything above is a broken file
+
+
 def _definition(data: dict) -> dict:
     metadata = data.get("metadata")
     if not isinstance(metadata, dict):
@@ -95,8 +82,11 @@ def _duration(p: Path, value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise Gaia2Error(
             f"scenario file {p}: metadata.definition.duration must be a number of seconds or null, "
-            f"got {value!r}"
+            f"got {str(value)[:60]!r}"
         )
+    if not math.isfinite(value) or value > MAX_DURATION_S:
+        raise Gaia2Error(f"scenario file {p}: metadata.definition.duration {str(value)[:40]} is not a "
+                         f"duration in seconds (at most {MAX_DURATION_S})")
     if value < 0:
         raise Gaia2Error(f"scenario file {p}: metadata.definition.duration is negative ({value})")
     return float(value)
