@@ -16,7 +16,7 @@ import pytest
 
 from gaia2_runner.sandbox.adapter import AdapterClient
 from gaia2_runner.sandbox.images import default_base_image
-from gaia2_runner.sandbox.podman import ping, start_private_service
+from gaia2_runner.sandbox.service import ping, start_private_service
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

@@ -211,7 +211,7 @@ def test_next_invocation_removes_dead_runners_containers_never_live_ones(images,
 
 def test_private_podman_service_dies_with_its_runner():
     env = {k: v for k, v in os.environ.items() if k != "CONTAINER_HOST"}
-    script = ("import time\nfrom gaia2_runner.sandbox.podman import start_private_service\n"
+    script = ("import time\nfrom gaia2_runner.sandbox.service import start_private_service\n"
               "print(start_private_service().process.pid, flush=True)\ntime.sleep(600)")
     runner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
     service_pid = int(runner.stdout.readline())

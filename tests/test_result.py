@@ -56,7 +56,7 @@ def test_result_json_keys_and_atomic_write(tmp_path):
     r.finish()
     path = write_result(r, tmp_path / "s")
     data = json.loads(path.read_text())
-    assert set(data) == {"scenario_id", "success", "status", "error", "note", "failure_reasons", "judgment",
+    assert set(data) == {"scenario_id", "success", "status", "error", "note", "artifacts_lost", "failure_reasons", "judgment",
                          "agent_actions", "turns", "timings", "image", "runtime", "container_id",
                          "started_at", "finished_at"}
     assert set(data["timings"]) == {"start_s", "ready_s", "run_s", "collect_s", "total_s"}

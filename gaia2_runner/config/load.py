@@ -210,7 +210,8 @@ def validate(config: RunConfig) -> None:
             raise Gaia2Error(f"{config.where(name)}: {name} must be at least {low}")
         if value > high:
             raise Gaia2Error(f"{config.where(name)}: {name} must be at most {high}, got {value}")
-    for name, high in (("timeout", MAX_TIMEOUT_S), ("health_timeout", MAX_HEALTH_TIMEOUT_S)):
+    for name, high in (("timeout", MAX_TIMEOUT_S), ("health_timeout", MAX_HEALTH_TIMEOUT_S),
+                       ("podman_wait", MAX_TIMEOUT_S)):
         value = getattr(r, name)
         if value is None:
             continue

@@ -52,6 +52,7 @@ class JudgeConfig:
 class RunSettings:
     timeout: float | None = None
     health_timeout: float = 60.0
+    podman_wait: float = 300.0
     concurrency: int = field(default_factory=default_concurrency)
     pass_at: int = 1
     retry: bool = False

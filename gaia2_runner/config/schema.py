@@ -59,6 +59,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("timeout", "run", "timeout", "float", "Seconds per scenario (default: its duration + 120)."),
     Setting("health_timeout", "run", "health_timeout", "float", "Seconds to wait for a container's /health."),
     Setting("concurrency", "run", "concurrency", "int", "Containers running at once."),
+    Setting("podman_wait", "run", "podman_wait", "float",
+            "Seconds to wait for an unreachable podman API before runs give up (default 300)."),
     Setting("pass_at", "run", "pass_at", "int", "Runs per scenario (the k of pass@k), in run_1/ … run_k/."),
     Setting("retry", "run", "retry", "bool", "Rerun only runs that ended without a verdict (infrastructure errors)."),
     Setting("output_dir", "run", "output_dir", "path", "Where results go."),

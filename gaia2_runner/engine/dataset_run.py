@@ -36,7 +36,7 @@ from gaia2_runner.output.results_log import ResultsLog, rewrite
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.output.run_record import run_record, write_run_record
 from gaia2_runner.output.summary import Summary, summarize, write_summary
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.podman import PodmanBackend, PodmanUnavailable
 from gaia2_runner.targets import ScenarioFile
 from gaia2_runner.text import now_iso, one_line
 
@@ -193,6 +193,24 @@ class _DatasetRun:
 
     def _run_job(self, job: Job) -> dict[str, Any]:
         """run_scenario for one job; any failure before a container exists becomes an error result."""
+        while True:
+            try:
+                return self._run_once(job)
+            except PodmanUnavailable as exc:
+                if not self._wait_for_podman(exc.message):
+                    return self._error_result(job, f"{exc.message}; gave up after waiting "
+                                                   f"{self.plan.podman_wait:g}s (podman_wait)")
+
+    def _wait_for_podman(self, why: str) -> bool:
+        """A podman outage: wait (with backoff, bounded by podman_wait) instead of failing every
+        queued run at once. True when it answers again; KeyboardInterrupt when the user stops."""
+        self.observer.warning(f"{why}: waiting up to {self.plan.podman_wait:g}s for it to come back")
+        back = self.backend.wait_until_reachable(self.plan.podman_wait, stop=self.stop.is_set)
+        if self.stop.is_set():
+            raise KeyboardInterrupt
+        return back
+
+    def _run_once(self, job: Job) -> dict[str, Any]:
         plan, ref = self.plan, job.ref
         try:
             scenario = ScenarioFile(path=ref.path, scenario_id=ref.scenario_id, duration=ref.duration,
@@ -201,8 +219,11 @@ class _DatasetRun:
                 result = run_scenario(
                     scenario, plan.config.agent.image, job.parent_dir, timeout=plan.config.run.timeout,
                     health_timeout=plan.health_timeout, runtime=plan.env.get(contract.ENV_RUNTIME),
-                    extra_env=plan.env, backend=self.backend, progress=self._say, secrets=plan.secrets)
+                    extra_env=plan.env, backend=self.backend, progress=self._say, secrets=plan.secrets,
+                    podman_wait=plan.podman_wait)
             return result.to_dict()
+        except PodmanUnavailable:
+            raise
         except Gaia2Error as exc:
             return self._error_result(job, exc.message)
         except OSError as exc:

@@ -79,12 +79,12 @@ def select(jobs: list[Job], retry: bool) -> Selection:
     """Split jobs into those to run and those already done.
 
     A verdict (success true/false) is always kept. An infrastructure error (success null) is kept
-    too, unless `retry` asks to run it again.
+    too, unless `retry` asks to run it again; so is a verdict whose artifacts a podman outage lost.
     """
     selection = Selection()
     for job in jobs:
         data = load_verified(job)
-        if data is None or (retry and data.get("success") is None):
+        if data is None or (retry and (data.get("success") is None or data.get("artifacts_lost") is True)):
             selection.todo.append(job)
         else:
             selection.done.append((job, data))

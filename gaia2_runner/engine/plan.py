@@ -55,6 +55,10 @@ class RunPlan:
         return max(1, int(self.config.run.concurrency or 1))
 
     @property
+    def podman_wait(self) -> float:
+        return float(self.config.run.podman_wait)
+
+    @property
     def health_timeout(self) -> float:
         return float(self.config.run.health_timeout or DEFAULT_HEALTH_TIMEOUT_S)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import secrets
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
@@ -29,6 +28,7 @@ from gaia2_runner.sandbox.podman import (
     ContainerHandle,
     PodmanBackend,
     deferred_interrupts,
+    unreachable,
 )
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.scrub import Scrubber
@@ -39,6 +39,7 @@ from gaia2_runner.text import now_iso, one_line
 DURATION_BUFFER_S = 120.0  # added to the scenario's own duration: agents need time to think
 UNKNOWN_DURATION_TIMEOUT_S = 600.0
 RUNNER_GRACE_S = 15.0  # the daemon enforces the timeout; the runner waits this much longer
+DEFAULT_PODMAN_WAIT_S = 300.0  # how long an unreachable podman API is waited for before giving up
 JUDGING_GRACE_S = 300.0  # ... or this much while the daemon judges (the judge may call an LLM)
 STATUS_POLL_S = 0.5  # the daemon's watchdog takes a silence of GAIA2_IDLE_TIMEOUT for a dead runner
 COLLECT_GRACE_S = 60.0  # the container's hard deadline leaves the runner this long after its own
@@ -126,6 +127,7 @@ def run_scenario(
     backend: PodmanBackend | None = None,
     progress: Progress | None = None,
     secrets: Iterable[str] = (),
+    podman_wait: float = DEFAULT_PODMAN_WAIT_S,
 ) -> ScenarioResult:
     """Evaluate one scenario file with `image`; artifacts go to `output_dir/<scenario_id>/`.
 
@@ -155,7 +157,7 @@ def run_scenario(
         files = ca_bundle_files(env)
         dest = Path(output_dir) / scenario_dir_name(scenario.scenario_id)
         scrub = Scrubber([*secrets, *env_secrets(env)])
-        run = _Run(scenario, image, dest, env, backend, say, files, scrub)
+        run = _Run(scenario, image, dest, env, backend, say, files, scrub, podman_wait)
         return run.execute(run_timeout, health_timeout)
     finally:
         if own_backend:
@@ -167,8 +169,9 @@ class _Run:
 
     def __init__(self, scenario: ScenarioFile, image: str, dest: Path, env: dict[str, str],
                  backend: PodmanBackend, say: Progress, files: dict[str, bytes] | None = None,
-                 scrub: Scrubber | None = None) -> None:
+                 scrub: Scrubber | None = None, podman_wait: float = DEFAULT_PODMAN_WAIT_S) -> None:
         self.scenario, self.image, self.dest, self.env = scenario, image, dest, env
+        self.podman_wait = podman_wait
         self.files = files or {}
         self.scrub = scrub or Scrubber()
         self.backend, self.say = backend, say
@@ -276,16 +279,31 @@ class _Run:
         result.error = one_line(f"container exited with code {code} {when}" + (f": {last}" if last else ""))
         result.failure_reasons.append(result.error)
 
+    def _read_archive(self, handle: ContainerHandle) -> bytes | None:
+        """The output tar; while podman does not answer, wait for it (up to `podman_wait`), so a
+        podman outage costs time, not a run's artifacts. None when it could not be read."""
+        for attempt in range(2):
+            try:
+                return handle.get_archive(contract.OUTPUT_DIR)
+            except Exception as exc:  # noqa: BLE001 - a dead container must not lose the result
+                if attempt == 0 and unreachable(exc):
+                    self.say(f"warning: podman API unreachable while collecting {self.scenario.scenario_id}: "
+                             f"waiting up to {self.podman_wait:g}s")
+                    if self.backend.wait_until_reachable(self.podman_wait):
+                        continue
+                self.result.failure_reasons.append(one_line(f"could not collect {contract.OUTPUT_DIR}: {exc}"))
+                # The verdict stands, but its evidence is missing: --retry runs it again.
+                self.result.artifacts_lost = True
+                return None
+        return None
+
     def _collect_and_clean(self) -> None:
         """Archive + logs in one pass, then stop/remove; always write result.json."""
         result, handle = self.result, self.handle
         start = time.monotonic()
         if handle is not None:
-            try:
-                archive = handle.get_archive(contract.OUTPUT_DIR)
-            except Exception as exc:  # noqa: BLE001 - a dead container must not lose the result
-                result.failure_reasons.append(one_line(f"could not collect {contract.OUTPUT_DIR}: {exc}"))
-            else:
+            archive = self._read_archive(handle)
+            if archive is not None:
                 extraction = extract_output(archive, self.dest, scrub=self.scrub)
                 result.failure_reasons.extend(f"artifact skipped: {s}" for s in extraction.skipped)
             try:

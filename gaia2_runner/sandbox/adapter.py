@@ -11,7 +11,6 @@ import time
 from typing import Any, Callable
 
 import httpx
-from gaia2_runner import contract
 
 
 class AdapterError(Exception):

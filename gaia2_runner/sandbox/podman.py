@@ -15,21 +15,20 @@ import shutil
 import signal
 import socket
 import struct
-import subprocess
-import sys
 import tarfile
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Iterator, Mapping
+
+from typing import Any, Callable, Iterator, Mapping
 
 from gaia2_runner import contract
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.sandbox.service import INSTALL_HINT, PrivateService, ping, start_private_service
 from gaia2_runner.sandbox.leftovers import Leftover, sweep_orphans
 from gaia2_runner.sandbox.ownership import container_labels
 from gaia2_runner.text import safe_name
+import requests
 from podman import PodmanClient
 from podman.errors import APIError, NotFound
 
@@ -39,97 +38,11 @@ DEFAULT_URL = "unix:///run/podman/podman.sock"
 # traffic (model providers, host.containers.internal) leaving as if from the host.
 NETWORK_MODE = "slirp4netns"
 NETWORK_OPTIONS = {"slirp4netns": ["allow_host_loopback=false"]}
-INSTALL_HINT = (
-    "podman not found: install it (Debian/Ubuntu: apt-get install podman) "
-    "or set CONTAINER_HOST to a podman API socket"
-)
-
-
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that is free right now (the kernel picks it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def ping(url: str, timeout: float = 3.0) -> bool:
-    """True when a podman API answers at `url` (a short-lived client, so a dead socket fails fast)."""
-    client = PodmanClient(base_url=url, timeout=timeout)
-    try:
-        return bool(client.ping())
-    except (APIError, OSError):
-        return False
-    finally:
-        client.close()
-
-
-@dataclass
-class PrivateService:
-    """A `podman system service` the runner started because no API socket answered."""
-
-    process: subprocess.Popen
-    url: str
-    directory: Path
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=5)
-        shutil.rmtree(self.directory, ignore_errors=True)
-
-
-# Exec'd in front of the private service on Linux: it gets SIGTERM when the runner dies, even by
-# kill -9 (PR_SET_PDEATHSIG survives exec), so no service outlives its runner. The signal follows
-# the creating *thread*, hence only when the main thread starts it.
-_DIE_WITH_PARENT = (
-    "import ctypes, os, sys\n"
-    "try: ctypes.CDLL(None).prctl(1, 15, 0, 0, 0)\n"
-    "except (AttributeError, OSError): pass\n"
-    "if os.getppid() != int(sys.argv[1]): sys.exit(1)\n"
-    "os.execv(sys.argv[2], sys.argv[2:])"
-)
-
-
-def start_private_service(podman_bin: str | None = None, wait: float = 15.0) -> PrivateService:
-    """Start `podman system service` on a socket of our own and wait until it answers a ping.
-
-    The service is stopped at interpreter exit even if the caller forgets, and (Linux, main
-    thread) when this process dies without an exit.
-    """
-    binary = podman_bin or shutil.which("podman")
-    if not binary:
-        raise Gaia2Error(INSTALL_HINT)
-    directory = Path(tempfile.mkdtemp(prefix=f"gaia2-runner-{os.getpid()}-"))
-    url = f"unix://{directory}/podman.sock"
-    log = open(directory / "service.log", "wb")  # noqa: SIM115 - the child keeps it
-    # With CONTAINER_HOST set the podman CLI turns into a remote client, which cannot serve.
-    env = {k: v for k, v in os.environ.items() if k not in ("CONTAINER_HOST", "CONTAINER_CONNECTION")}
-    command = [binary, "system", "service", "--time=0", url]
-    if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread():
-        command = [sys.executable, "-c", _DIE_WITH_PARENT, str(os.getpid()), *command]
-    process = subprocess.Popen(
-        command,
-        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-        start_new_session=True,  # Ctrl-C on the terminal must not kill it before we clean up
-    )
-    log.close()
-    service = PrivateService(process=process, url=url, directory=directory)
-    atexit.register(service.stop)
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            tail = (directory / "service.log").read_text(errors="replace").strip().splitlines()[-1:]
-            service.stop()
-            raise Gaia2Error(f"`podman system service` exited at once: {' '.join(tail) or 'no output'}")
-        if ping(url, timeout=1.0):
-            return service
-        time.sleep(0.1)
-    service.stop()
-    raise Gaia2Error(f"`podman system service` did not answer on {url} within {wait:g}s")
 
 
 @contextlib.contextmanager
@@ -171,12 +84,13 @@ class PodmanBackend:
         if ping(target):
             # No client-side timeout: archive reads and builds may legitimately take minutes.
             return cls(PodmanClient(base_url=target), target)
+        if url or os.environ.get("CONTAINER_HOST"):
+            # An address the user chose is never silently replaced by a service of ours.
+            raise Gaia2Error(
+                f"no podman API answers at {target}: start it (podman system service) "
+                "or fix CONTAINER_HOST"
+            )
         if not shutil.which("podman"):
-            if url or os.environ.get("CONTAINER_HOST"):
-                raise Gaia2Error(
-                    f"no podman API answers at {target}: start it (podman system service) "
-                    "or fix CONTAINER_HOST"
-                )
             raise Gaia2Error(INSTALL_HINT)
         service = start_private_service()
         return cls(PodmanClient(base_url=service.url), service.url, service)
@@ -195,6 +109,21 @@ class PodmanBackend:
             self.service.stop()
             self.service = None
         self.client.close()
+
+    def wait_until_reachable(self, limit_s: float, stop: Callable[[], bool] = lambda: False) -> bool:
+        """Ping the API with growing pauses (0.5 s … 10 s) until it answers, for at most `limit_s`
+        seconds; False when it never did (or `stop()` asked to give up)."""
+        deadline = time.monotonic() + limit_s
+        pause = 0.5
+        while not stop():
+            if ping(self.url, timeout=2.0):
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, 10.0)
+        return False
 
     def live_container_ids(self) -> set[str]:
         """Ids of the containers started through this backend and not removed yet."""
@@ -266,6 +195,8 @@ class PodmanBackend:
         try:
             container = self.client.containers.create(image, **kwargs)
         except APIError as exc:
+            if unreachable(exc):
+                raise PodmanUnavailable(f"podman API unreachable at {self.url}: cannot create a container") from None
             raise Gaia2Error(f"cannot create a container from {image}: {_api_message(exc)}") from None
         handle = ContainerHandle(container=container, name=name, host_port=port, backend=self,
                                  adapter_token=token)
@@ -280,6 +211,8 @@ class PodmanBackend:
         except BaseException as exc:
             with deferred_interrupts():
                 handle.cleanup()
+            if isinstance(exc, APIError) and unreachable(exc):
+                raise PodmanUnavailable(f"podman API unreachable at {self.url}: cannot start a container") from None
             if isinstance(exc, APIError):
                 raise Gaia2Error(f"cannot start a container from {image}: {_api_message(exc)}") from None
             raise
@@ -320,16 +253,21 @@ class ContainerHandle:
                 "does the image follow docs/container-contract.md?"
             )
 
-    def state(self) -> dict[str, Any]:
-        """podman's State block ({} when the container is gone)."""
+    def state(self) -> dict[str, Any] | None:
+        """podman's State block ({} when the container is gone, None when podman does not answer:
+        then nobody knows, and a container is not taken for dead because its API is down)."""
         try:
             self.container.reload()
-        except (NotFound, APIError):
+        except NotFound:
             return {}
+        except APIError as exc:
+            return None if unreachable(exc) else {}
         return self.container.attrs.get("State") or {}
 
     def is_running(self) -> bool:
         state = self.state()
+        if state is None:
+            return True  # unknown: the adapter API, which answers on its own, decides
         return bool(state.get("Running")) or state.get("Status") in ("running", "created", "configured")
 
     def exit_code(self) -> int | None:
@@ -357,8 +295,13 @@ class ContainerHandle:
             self.container.stop(timeout=timeout, ignore=True)
 
     def remove(self) -> None:
-        with contextlib.suppress(NotFound, APIError):
+        try:
             self.container.remove(force=True)
+        except NotFound:
+            pass
+        except APIError as exc:
+            if unreachable(exc):
+                return  # still ours: close() and the next invocation's sweep try again
         self.removed = True
         self.backend._live.pop(self.id, None)
 
@@ -367,6 +310,19 @@ class ContainerHandle:
         if not self.removed:
             self.stop(timeout)
             self.remove()
+
+
+class PodmanUnavailable(Gaia2Error):
+    """The podman API did not answer at all (service stopped, socket gone): worth waiting for."""
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether a podman-py error means the API could not be reached (no HTTP answer at all)."""
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        return True
+    cause = exc.__cause__ or exc.__context__
+    return isinstance(exc, APIError) and getattr(exc, "response", None) is None and \
+        isinstance(cause, (requests.exceptions.ConnectionError, requests.exceptions.Timeout))
 
 
 def demux_logs(data: bytes | Iterator[bytes]) -> bytes:
