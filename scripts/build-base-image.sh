@@ -10,8 +10,8 @@
 #   GAIA2_DEBIAN_KEYRING  keyring that verifies it (default the debian-archive-keyring package's)
 set -euo pipefail
 
-log() { echo "[build-base-image] $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
+tag=build-base-image
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # Use the local podman (same image store as the API service), not a remote CONTAINER_HOST.
 unset CONTAINER_HOST CONTAINER_CONNECTION
@@ -33,12 +33,7 @@ missing=()
 command -v mmdebstrap >/dev/null 2>&1 || missing+=(mmdebstrap)
 [ -n "${GAIA2_DEBIAN_KEYRING:-}" ] || [ -r "$keyring" ] || missing+=(debian-archive-keyring)
 if [ ${#missing[@]} -gt 0 ]; then
-  [ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]}; run as root (or: sudo apt-get install ${missing[*]})"
-  command -v apt-get >/dev/null 2>&1 || die "missing packages: ${missing[*]}; no apt-get here, install them with your package manager"
-  log "installing ${missing[*]} (apt-get)"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null || die "apt-get update failed"
-  apt-get install -y -qq "${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
+  apt_install "${missing[@]}"
 fi
 [ -r "$keyring" ] || die "Debian archive keyring $keyring not found"
 

@@ -16,8 +16,8 @@
 #                        $XDG_RUNTIME_DIR/podman/podman.sock otherwise)
 set -euo pipefail
 
-log() { echo "[setup-podman] $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
+tag=setup-podman
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # Talk to the local podman, never to a remote one a caller's CONTAINER_HOST may point at.
 unset CONTAINER_HOST CONTAINER_CONNECTION
@@ -60,16 +60,9 @@ else  # rootless podman needs subordinate id mapping
   command -v newuidmap >/dev/null 2>&1 || missing+=(uidmap)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
-  [ "$(id -u)" -eq 0 ] || die "missing packages: ${missing[*]}; run this script as root (or: sudo apt-get install ${missing[*]})"
-  command -v apt-get >/dev/null 2>&1 || die "missing packages: ${missing[*]}; no apt-get here, install them with your package manager"
-  log "installing ${missing[*]} (apt-get)"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null || die "apt-get update failed"
-  # apt-get pulls in the recommends too (netavark, catatonit, ...); uidmap and slirp4netns come
-  # along so that rootless use works later too.
-  apt-get install -y -qq "${missing[@]}" uidmap slirp4netns ca-certificates >/dev/null \
-    || die "apt-get install ${missing[*]} failed"
-  hash -r
+  # uidmap and slirp4netns come along so that rootless use works later too; apt-get also pulls in
+  # podman's recommends (netavark, catatonit, ...).
+  apt_install "${missing[@]}" uidmap slirp4netns ca-certificates
 fi
 busybox=$(static_busybox) || die "no statically linked busybox found after installing busybox-static"
 

@@ -2,6 +2,6 @@
 and only it imports typer and rich."""
 
 from gaia2_runner.cli import clean_command, commands_run, commands_view, images_command  # noqa: F401 - register commands
-from gaia2_runner.cli.app import app
+from gaia2_runner.cli.base import app
 
 __all__ = ["app"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 import typer
-from gaia2_runner.cli.app import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
+from gaia2_runner.cli.base import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.leftovers import Leftover, remove_containers, runner_containers
 from gaia2_runner.sandbox.ownership import ALIVE, DEAD, OTHER_HOST

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from gaia2_runner.cli.app import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
+from gaia2_runner.cli.base import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
 from gaia2_runner.cli.images_command import BASE_IMAGE_HELP, build_with_display
 from gaia2_runner.cli.launch import build_config, launch
 from gaia2_runner.cli.options import settings_named, with_settings

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from gaia2_runner.cli.app import app, friendly
+from gaia2_runner.cli.base import app, friendly
 from gaia2_runner.cli.viewer_cmds import serve_command, view_command
 
 

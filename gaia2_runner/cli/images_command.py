@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from gaia2_runner.cli.app import err, friendly, images_app, out
+from gaia2_runner.cli.base import err, friendly, images_app, out
 from gaia2_runner.config import load_env_file
 from gaia2_runner.sandbox.images import build_images, default_base_image, ensure_images
 from gaia2_runner.sandbox.podman import PodmanBackend
