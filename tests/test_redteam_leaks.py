@@ -99,9 +99,9 @@ def test_planted_links_leak_nothing(images, tmp_path: Path, trace_target: str, e
     assert f"agent sees key={REDACTED} extra={REDACTED} judge=unset" in agent_log, agent_log
     assert "Permission denied" in agent_log  # the agent itself cannot read the environ nor the scenario
     assert "trace.jsonl -> " + trace_target in agent_log, "the links were planted"
-    # The links were refused: no trace, no reason appended to the error.
-    assert result.status == "error" and result.success is None
-    assert result.error.endswith("agent runtime exited with code 3 before the scenario ended"), result.error
+    # The links were refused: no trace, no reason appended to the note (an exit is judged, never excused).
+    assert result.status == "agent_exit" and result.success is False
+    assert result.note.endswith("agent runtime exited with code 3 before the scenario ended"), result.note
     assert not (scenario_out / "trace.jsonl").exists()
     daemon_log = (scenario_out / "daemon.log").read_text()
     assert "$HOME/trace.jsonl not collected" in daemon_log and "$HOME/agent_error.txt not collected" in daemon_log
@@ -112,10 +112,10 @@ def test_planted_links_leak_nothing(images, tmp_path: Path, trace_target: str, e
 
 def test_regular_files_written_by_the_agent_are_collected_and_scrubbed(images, tmp_path: Path):
     result, out, scenario_out = _run(tmp_path, LEGIT)
-    assert result.status == "error"
-    assert result.error.endswith(f"code 3 before the scenario ended: provider rejected key {REDACTED}"), result.error
+    assert result.status == "agent_exit" and result.success is False
+    assert result.note.endswith(f"code 3 before the scenario ended: provider rejected key {REDACTED}"), result.note
     saved = json.loads((out / result.scenario_id / "result.json").read_text())
-    assert saved["error"] == result.error
+    assert saved["note"] == result.note
     (line,) = (scenario_out / "trace.jsonl").read_text().splitlines()
     assert json.loads(line)["request"] == {"key": REDACTED}
     _assert_clean(out)
@@ -144,11 +144,12 @@ def test_run_dataset_writes_and_prints_no_secret(images, tmp_path: Path):
          "--env", f"GAIA2_AGENT_COMMAND=sh -c {shlex.quote(MIXED)}"],
         capture_output=True, text=True, timeout=280, cwd=Path(__file__).resolve().parents[1],
         env={**os.environ, "COLUMNS": "200"})
-    assert proc.returncode == 1, proc.stdout + proc.stderr  # an infrastructure error, not a verdict
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # an agent that gives up is judged: a verdict
     for value in (AGENT_KEY, JUDGE_KEY, EXTRA_SECRET, ANSWER_MARKER):
         assert value not in proc.stdout + proc.stderr, value
     (record,) = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    assert record["error"].endswith(f"code 3 before the scenario ended: gave up with {REDACTED} and {REDACTED}")
+    assert record["success"] is False and record["status"] == "agent_exit"
+    assert record["note"].endswith(f"code 3 before the scenario ended: gave up with {REDACTED} and {REDACTED}")
     assert not (out / "demo" / record["scenario_id"] / "trace.jsonl").exists()
     assert (out / "summary.json").is_file() and (out / "run_config.json").is_file()
     build(out)
