@@ -122,6 +122,19 @@ def test_env_file_loads_but_real_environment_wins(tmp_path, monkeypatch):
         load_env_file(tmp_path / "missing.env", tmp_path)
 
 
+def test_an_explicit_env_file_replaces_the_one_in_the_current_directory(tmp_path, monkeypatch):
+    (tmp_path / ".env").write_text("G2_TEST_C=from-cwd\nG2_TEST_D=from-cwd\n")
+    (tmp_path / "chosen.env").write_text("G2_TEST_C=from-chosen\n")
+    for name in ("G2_TEST_C", "G2_TEST_D"):
+        monkeypatch.delenv(name, raising=False)
+    assert load_env_file(tmp_path / "chosen.env", tmp_path) == tmp_path / "chosen.env"
+    import os
+    assert os.environ["G2_TEST_C"] == "from-chosen" and "G2_TEST_D" not in os.environ
+    (tmp_path / "bad.env").write_bytes("K=v\n".encode("utf-16"))
+    with pytest.raises(Gaia2Error, match="bad.env is UTF-16"):
+        load_env_file(tmp_path / "bad.env", tmp_path)
+
+
 def agent_config(tmp_path, **overrides):
     base = {"dataset_root": DEMO, "output_dir": tmp_path, "provider": "openai", "model": "gpt",
             "judge_provider": "openai", "judge_model": "judge"}
