@@ -97,15 +97,16 @@ def container_of(backend, runner: subprocess.Popen):
 
 
 def daemon_status(container) -> str | None:
-    """GET /status on the published port, without the runner's token (so it feeds no watchdog)."""
+    """"running" once the daemon's bare GET /health says ok (the scenario is loaded and runs). Asked
+    without the adapter token, so it feeds no watchdog (and /status would answer 401)."""
     container.reload()
     ports = (container.attrs.get("NetworkSettings") or {}).get("Ports") or {}
     binding = (ports.get(f"{contract.ADAPTER_PORT}/tcp") or [{}])[0]
     if not binding.get("HostPort"):
         return None
     try:
-        resp = httpx.get(f"http://127.0.0.1:{binding['HostPort']}/status", timeout=1, trust_env=False)
-        return resp.json().get("status")
+        resp = httpx.get(f"http://127.0.0.1:{binding['HostPort']}/health", timeout=1, trust_env=False)
+        return "running" if resp.json().get("status") == "ok" else resp.json().get("status")
     except (httpx.HTTPError, ValueError):
         return None
 
