@@ -95,7 +95,7 @@ def test_index_filter_sort_and_trace_page(page, tmp_path: Path) -> None:
     assert visible_ids(page)[0] == "scenario_00000"
     page.screenshot(path=str(ARTIFACTS / "viewer-index-sorted.png"), full_page=True)
 
-    page.click("a[href='run_1/search/scenario_xss/trace.html']")
+    page.click("a[href='./run_1/search/scenario_xss/trace.html']")
     page.wait_for_selector("details.tool")
     assert page.evaluate("typeof window.alertCalled") == "undefined"
     assert XSS in page.inner_text("body")  # shown as text, not run
