@@ -55,9 +55,9 @@ def serve_command(output_dir: Path, host: str = "127.0.0.1", port: int = 0) -> i
     Binds to 127.0.0.1 by default (port 0 picks a free port; the URL is printed). Pages reload by
     themselves when their scenario changes. Ctrl-C stops it, also while it is starting.
     """
-    if not 0 <= port <= 65535:
-        return _error(f"--port {port} is not a TCP port: use 1-65535, or 0 for a free one")
     try:
+        if not 0 <= port <= 65535:
+            return _error(f"--port {port} is not a TCP port: use 1-65535, or 0 for a free one")
         path = _check(output_dir)
         if path is None:
             return 2

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import stat
-import tempfile
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,9 +110,9 @@ class Doc:
     unusable: bool = False  # there, not empty, and not readable as JSON (a link, cut off, invalid …)
 
 
-def read_json(root: Path, path: Path, cap: int = JSON_CAP, label: str | None = None) -> Doc:
+def read_json(root: Path, path: Path, cap: int | None = None, label: str | None = None) -> Doc:
     label = label or path.name
-    text = read_text(root, path, cap, label)
+    text = read_text(root, path, JSON_CAP if cap is None else cap, label)
     if text.text is None:
         return Doc(warning=text.warning, unusable=bool(text.warning))
     if text.truncated:
@@ -127,10 +127,11 @@ def read_json(root: Path, path: Path, cap: int = JSON_CAP, label: str | None = N
 
 
 def read_lines(root: Path, path: Path, warnings: list[str], *, max_bytes: int, max_lines: int,
-               max_line: int = LINE_CAP, label: str | None = None) -> Iterator[tuple[int, str, bool]]:
+               max_line: int | None = None, label: str | None = None) -> Iterator[tuple[int, str, bool]]:
     """(line number, text, too_long) for each line; a line over `max_line` bytes comes cut to
     RAW_SHOWN with too_long set. Reading stops at `max_bytes` or `max_lines` with a warning."""
     label = label or path.name
+    max_line = LINE_CAP if max_line is None else max_line
     handle, warning = open_file(root, path, label)
     if handle is None:
         if warning:
@@ -191,11 +192,13 @@ def write_file(root: Path, path: Path, data: bytes) -> bool:
     target = os.path.join(parent, path.name)
     if _holds(target, data):
         return False
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".viewer-tmp", dir=parent)
+    # An unpredictable name, created exclusively and without following links; removed again on
+    # any failure, Ctrl-C included (the name is known before the file exists).
+    tmp = os.path.join(parent, f".{path.name}.{secrets.token_hex(6)}.viewer-tmp")
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     except BaseException:
         with suppress(OSError):

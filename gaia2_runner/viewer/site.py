@@ -185,20 +185,21 @@ class Site:
             return render.render("raw.html.j2", warnings=data.warnings[:50] + [f"the page could not be rendered: {exc!r}"[:500]],
                                  raw=raw, files=data.files, **common)
 
-    def index_context(self) -> dict[str, Any]:
+    def index_context(self, root_files: bool = True) -> dict[str, Any]:
+        """What index.html.j2 reads; `root_files=False` leaves run_config.json and summary.json out."""
         rows = [self.rows[rel] for rel in self.refs if rel in self.rows]
         groups = grouped(rows)
         runs = sorted({r.run for r in rows if r.run is not None})
         k = max(len(runs), 1)
         warnings = list(self.scan_warnings)
         run_config = None
-        for base in [self.root] + [self.root / run_dir_name(i) for i in runs]:
+        for base in [self.root] + [self.root / run_dir_name(i) for i in runs] if root_files else []:
             doc = safe_io.read_json(self.root, base / RUN_CONFIG_FILE, safe_io.RUN_CONFIG_CAP,
                                     label=(base / RUN_CONFIG_FILE).relative_to(self.root).as_posix())
             if isinstance(doc.value, dict):
                 run_config = doc.value
                 break
-        summary_doc = safe_io.read_json(self.root, self.root / SUMMARY_FILE)
+        summary_doc = safe_io.read_json(self.root, self.root / SUMMARY_FILE) if root_files else safe_io.Doc()
         if summary_doc.warning:
             warnings.append(summary_doc.warning)
         summary = summary_doc.value if isinstance(summary_doc.value, dict) else None
@@ -215,12 +216,11 @@ class Site:
         }
 
     def _render_index(self) -> bool:
-        context = self.index_context()
         try:
-            html = render.render("index.html.j2", **context)
+            html = render.render("index.html.j2", **self.index_context())
         except Exception as exc:  # run_config.json or summary.json held something no check foresaw
-            context.update(run_config=None, config=[], summary=None, summary_rows=[],
-                           warnings=context["warnings"] + [f"run_config.json / summary.json left out: they broke the page ({exc!r})"[:500]])
+            context = self.index_context(root_files=False)
+            context["warnings"].append(f"run_config.json and summary.json left out: they broke the page ({exc!r})"[:500])
             html = render.render("index.html.j2", **context)
         return render.write_page(self.root, self.root / INDEX_FILE, html)
 
