@@ -70,8 +70,8 @@ def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]]) -> dic
         "agent_response": data.agent_response,
         "files": data.files,
         "raw": data.raw,
-        "warnings": data.warnings + [f"LLM call {c.seq if c.seq is not None else i}: {w}"
-                                     for i, c in enumerate(calls) for w in c.warnings],
+        "warnings": list(dict.fromkeys(data.warnings + [f"LLM call {c.seq if c.seq is not None else i}: {w}"
+                                                        for i, c in enumerate(calls) for w in c.warnings])),
         "siblings": siblings,
         "models": sorted({c.model for c in calls if c.model}),
         "providers": sorted({c.provider for c in calls if c.provider}),

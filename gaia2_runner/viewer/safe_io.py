@@ -67,7 +67,7 @@ def open_file(root: Path, path: Path, label: str | None = None) -> tuple[BinaryI
         return None, ""
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            return None, f"{label} is a symbolic link: not read"
+            return None, f"{label} is a symbolic link: not followed"
         return None, f"{label} could not be read: {exc.strerror}"
     try:
         mode = os.fstat(fd).st_mode
@@ -173,7 +173,7 @@ def list_files(root: Path, directory: Path, warnings: list[str], limit: int = 50
     for entry in entries:
         try:
             if entry.is_symlink():
-                warnings.append(f"{entry.name} is a symbolic link: skipped")
+                warnings.append(f"{entry.name} is a symbolic link: not followed")
             elif entry.is_file(follow_symlinks=False):
                 out.append((entry.name, entry.stat(follow_symlinks=False).st_size))
         except OSError:

@@ -17,7 +17,6 @@ from gaia2_runner.output.layout import (
     RUN_CONFIG_FILE,
     TRACE_PAGE_FILE,
     VIEWER_DIR,
-    run_dir_name,
     scenario_dir,
 )
 from .safe_io import RUN_CONFIG_CAP, read_json, real_dir
@@ -101,7 +100,7 @@ def _walk(root: Path, directory: Path, depth: int, found: dict[str, ScenarioRef]
         try:
             if entry.is_symlink():
                 if len(warnings) <= MAX_WARNINGS and entry.is_dir():
-                    warnings.append(f"{Path(entry.path).relative_to(root).as_posix()} is a symbolic link to a directory: skipped")
+                    warnings.append(f"{Path(entry.path).relative_to(root).as_posix()} is a symbolic link to a directory: not followed")
             elif entry.is_dir(follow_symlinks=False):
                 _walk(root, Path(entry.path), depth + 1, found, warnings)
         except OSError:
