@@ -112,6 +112,13 @@ def test_special_files_and_links_inside_are_not_opened(server) -> None:
     assert get(port, "/inner.log") == (200, b"inner")
 
 
+def test_names_that_are_not_utf8_are_served_by_their_bytes(server) -> None:
+    port, root = server
+    name = os.fsdecode(b"caf\xe9 #1.log")
+    (root / name).write_text("latin-1 name")
+    assert get(port, "/caf%E9%20%231.log") == (200, b"latin-1 name")
+
+
 def test_serve_regenerates_the_changed_scenario_and_announces_it(tmp_path: Path) -> None:
     dirs = dataset_tree(tmp_path, 4)
     lines: list[str] = []

@@ -94,8 +94,10 @@ def read_text(root: Path, path: Path, cap: int, label: str | None = None) -> Tex
     if handle is None:
         return Text(None, warning)
     with handle:
-        data = handle.read(cap + 1)
         size = os.fstat(handle.fileno()).st_size
+        data = handle.read(min(cap, size) + 1)  # read(cap + 1) would allocate the whole cap up front
+        while len(data) <= cap and (more := handle.read(min(MB, cap + 1 - len(data)))):
+            data += more  # the file grew since fstat
     if len(data) <= cap:
         return Text(data.decode("utf-8", errors="replace"))
     return Text(data[:cap].decode("utf-8", errors="replace"),

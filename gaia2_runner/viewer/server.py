@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import os
+import posixpath
 import queue
 import stat
 import sys
@@ -95,6 +96,19 @@ class Handler(SimpleHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Content-Security-Policy", CSP)
         super().end_headers()
+
+    def translate_path(self, path: str) -> str:
+        """The stdlib's mapping, but names that are not UTF-8 (the pages link them by their bytes)
+        decode to the same surrogate-escaped str as os.listdir gives, instead of failing."""
+        path = path.split("?", 1)[0].split("#", 1)[0]
+        trailing = path.rstrip().endswith("/")
+        words = [w for w in posixpath.normpath(unquote(path, errors="surrogateescape")).split("/") if w]
+        result = str(self.root)
+        for word in words:
+            if os.path.dirname(word) or word in (os.curdir, os.pardir):
+                continue
+            result = os.path.join(result, word)
+        return result + "/" if trailing else result
 
     def send_head(self) -> BinaryIO | None:  # type: ignore[override]
         """SimpleHTTPRequestHandler.send_head without listings, links, special files or guessed types."""
