@@ -95,7 +95,7 @@ def test_index_filter_sort_and_trace_page(page, tmp_path: Path) -> None:
     assert visible_ids(page)[0] == "scenario_00000"
     page.screenshot(path=str(ARTIFACTS / "viewer-index-sorted.png"), full_page=True)
 
-    page.click("a[href='run_1/search/scenario_xss/trace.html']")
+    page.click("a[href='./run_1/search/scenario_xss/trace.html']")
     page.wait_for_selector("details.tool")
     assert page.evaluate("typeof window.alertCalled") == "undefined"
     assert XSS in page.inner_text("body")  # shown as text, not run
@@ -134,3 +134,48 @@ def test_live_update_under_serve(page, tmp_path: Path) -> None:
     finally:
         stop.set()
         thread.join(10)
+
+
+HOSTILE = [("javascript:alert(1)", "javascript:alert(2)"), ("search", '"onmouseover=alert(3) x="'),
+           ("search", "<img src=x onerror=alert(4)>"), ("search", "javascript:alert(5)"), ("", "javascript:alert(7)")]
+LOG = "javascript:alert(6).log"
+
+
+def test_hostile_names_are_links_that_never_run(page, tmp_path: Path) -> None:
+    """Directories and files named like script URLs or markup: clicked, hovered, they only navigate."""
+    dataset_tree(tmp_path, 2, splits=("search",))
+    for split, name in HOSTILE:
+        directory = write_scenario(tmp_path / split / name, name, random.Random(7))
+        (directory / LOG).write_text("just a log line\n")
+    Site(tmp_path).refresh()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    lines: list[str] = []
+    stop = threading.Event()
+    thread = threading.Thread(target=serve, args=(tmp_path, "127.0.0.1", 0), kwargs={"say": lines.append, "stop": stop}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.time() + 20
+        while not lines and time.time() < deadline:
+            time.sleep(0.05)
+        base = lines[0].split(" at ")[1].split(" ")[0]
+        for index_url in ((tmp_path / "index.html").as_uri(), base):  # opened from disk, and served
+            for split, name in HOSTILE:
+                page.goto(index_url)
+                link = page.locator("#scenarios tbody a", has_text=name)
+                link.hover()
+                link.click()
+                page.wait_for_url("**/trace.html")
+                assert name in page.inner_text("h1")  # the encoded link reached the scenario's own page
+                log = page.locator(".files a", has_text=LOG)
+                log.hover()
+                if index_url == base:  # served logs show as text; from disk the browser may download them
+                    log.click()
+                    page.wait_for_url(f"**/{LOG.replace(':', '%3A').replace('(', '%28').replace(')', '%29')}")
+                    assert page.inner_text("body").strip() == "just a log line"
+        page.goto(base)
+        page.screenshot(path=str(ARTIFACTS / "viewer-hostile-names.png"), full_page=True)
+    finally:
+        stop.set()
+        thread.join(10)
+    assert dialogs == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import random
 import threading
 import time
@@ -31,11 +32,16 @@ def server(tmp_path: Path):
 
 
 def get(port: int, path: str) -> tuple[int, bytes]:
+    status, body, _ = fetch(port, path)
+    return status, body
+
+
+def fetch(port: int, path: str) -> tuple[int, bytes, http.client.HTTPMessage]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
     conn.putrequest("GET", path, skip_accept_encoding=True)  # sent as written, no normalisation
     conn.endheaders()
     response = conn.getresponse()
-    return response.status, response.read()
+    return response.status, response.read(), response.headers
 
 
 @pytest.mark.parametrize("path", ["/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/..%2f..%2fsecret.txt",
@@ -57,6 +63,60 @@ def test_symlink_out_of_the_root_is_refused(server, tmp_path: Path) -> None:
 def test_files_inside_are_served(server) -> None:
     port, _ = server
     assert get(port, "/index.html") == (200, b"hello")
+
+
+@pytest.mark.parametrize("name", ["agent.log", "events.jsonl", "result.json", "notes.txt", "evil.html", "evil.svg", "noext"])
+def test_logs_and_other_files_show_as_text_never_as_a_page(server, name: str) -> None:
+    port, root = server
+    (root / "s").mkdir()
+    (root / "s" / name).write_text("<script>alert(1)</script> line\n")
+    status, body, headers = fetch(port, f"/s/{name}")
+    assert status == 200 and body == b"<script>alert(1)</script> line\n"
+    assert headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert "script-src 'self'" in headers["Content-Security-Policy"]
+
+
+def test_the_viewer_pages_and_assets_keep_their_types(server) -> None:
+    port, root = server
+    (root / "s").mkdir()
+    (root / "s" / "trace.html").write_text("<p>page</p>")
+    (root / "_viewer").mkdir()
+    (root / "_viewer" / "viewer.js").write_text("1")
+    assert fetch(port, "/index.html")[2]["Content-Type"] == "text/html; charset=utf-8"
+    assert fetch(port, "/s/trace.html")[2]["Content-Type"] == "text/html; charset=utf-8"
+    assert fetch(port, "/_viewer/viewer.js")[2]["Content-Type"] == "text/javascript; charset=utf-8"
+
+
+def test_directories_are_never_listed(server) -> None:
+    port, root = server
+    (root / "sub").mkdir()
+    (root / "sub" / "agent.log").write_text("x")
+    (root / "evil.com").mkdir()
+    status, body, _ = fetch(port, "/sub/")
+    assert status == 404 and b"agent.log" not in body
+    status, _, headers = fetch(port, "/sub")  # the usual trailing-slash redirect, then 404 as above
+    assert status == 301 and headers["Location"] == "/sub/"
+    status, _, headers = fetch(port, "//evil.com")
+    assert status in (301, 404) and not (headers["Location"] or "").startswith("//")  # never to another site
+    assert fetch(port, "/")[0] == 200  # the root has index.html
+
+
+def test_special_files_and_links_inside_are_not_opened(server) -> None:
+    port, root = server
+    os.mkfifo(root / "pipe.log")  # open() would block the handler forever
+    (root / "inner.log").write_text("inner")
+    (root / "link.log").symlink_to(root / "inner.log")
+    assert get(port, "/pipe.log")[0] == 404
+    assert get(port, "/link.log")[0] == 404
+    assert get(port, "/inner.log") == (200, b"inner")
+
+
+def test_names_that_are_not_utf8_are_served_by_their_bytes(server) -> None:
+    port, root = server
+    name = os.fsdecode(b"caf\xe9 #1.log")
+    (root / name).write_text("latin-1 name")
+    assert get(port, "/caf%E9%20%231.log") == (200, b"latin-1 name")
 
 
 def test_serve_regenerates_the_changed_scenario_and_announces_it(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ def test_single_scenario_layout_and_no_trace(tmp_path: Path) -> None:
     write_scenario(tmp_path / "demo_calendar_add_event", "demo_calendar_add_event", rng, n_calls=0)
     assert view_command(tmp_path) == 0
     index = (tmp_path / "index.html").read_text()
-    assert 'href="demo_calendar_add_event/trace.html"' in index
+    assert 'href="./demo_calendar_add_event/trace.html"' in index
     page = (tmp_path / "demo_calendar_add_event" / "trace.html").read_text()
     assert "Book the dentist on Tuesday at 10." in page
     assert "CalendarApp.search_events" in page
@@ -45,7 +45,7 @@ def test_dataset_pass_at_layout_with_running_and_pending(tmp_path: Path) -> None
     Site(tmp_path).refresh()
     index = (tmp_path / "index.html").read_text()
     assert index.count('data-split="search"') == 3 and index.count('data-split="time"') == 3  # once per scenario
-    assert 'href="run_2/time/scenario_00001/trace.html"' in index
+    assert 'href="./run_2/time/scenario_00001/trace.html"' in index
     assert "s-running" in index and "s-pending" in index
     assert "pass@3" in index
     page = (running / "trace.html").read_text()

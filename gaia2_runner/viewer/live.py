@@ -9,10 +9,13 @@ from typing import Callable
 
 import watchfiles
 
+from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.layout import INDEX_FILE, TRACE_PAGE_FILE
 from . import _site
+from .render import url_path
 from .scan import VIEWER_DIR
 from .server import Broker, make_server
+from .site import Site
 
 OUR_FILES = (TRACE_PAGE_FILE, INDEX_FILE)
 RESCAN_S = 30.0  # quiet-time safety net for events a watcher can miss (network filesystems)
@@ -26,33 +29,45 @@ def ignore_own_output(change: watchfiles.Change, path: str) -> bool:
 
 def serve(output_dir: Path, host: str, port: int, say: Callable[[str], None] = print,
           stop: threading.Event | None = None) -> int:
+    """Bind first (a port in use fails at once, before the first full build), then build, then
+    watch. Ctrl-C at any point of that, start-up included, ends in the same clean stop."""
     root = Path(output_dir).resolve()
-    site = _site(root)
-    site.refresh()
-    broker = Broker()
-    server = make_server(root, host, port, broker)
-    thread = threading.Thread(target=server.serve_forever, name="viewer-http", daemon=True)
-    thread.start()
-    shown_host = f"[{host}]" if ":" in host else host
-    say(f"serving {root} at http://{shown_host}:{server.server_address[1]}/index.html (Ctrl-C to stop)")
     stop = stop or threading.Event()
+    broker = Broker()
     try:
-        last_full = 0.0  # a full rescan when the watcher starts catches writes made before it was ready
-        for changes in watchfiles.watch(root, watch_filter=ignore_own_output, stop_event=stop, debounce=400,
-                                        step=100, rust_timeout=1000, yield_on_timeout=True):
-            if changes:
-                pages = site.refresh([Path(p) for _, p in changes])
-            elif time.monotonic() - last_full > RESCAN_S:
-                pages, last_full = site.refresh(), time.monotonic()
-            else:
-                continue
-            if pages:
-                broker.publish(pages)
+        server = make_server(root, host, port, broker)
+    except (OSError, OverflowError, ValueError) as exc:  # in use, not ours to bind, no such host, out of range
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise Gaia2Error(f"cannot serve on {host}:{port}: {reason}") from None
+    thread: threading.Thread | None = None
+    try:
+        site = _site(root)
+        site.refresh()
+        thread = threading.Thread(target=server.serve_forever, name="viewer-http", daemon=True)
+        thread.start()
+        shown_host = f"[{host}]" if ":" in host else host
+        say(f"serving {root} at http://{shown_host}:{server.server_address[1]}/index.html (Ctrl-C to stop)")
+        _watch(root, site, broker, stop)
     except KeyboardInterrupt:
         pass
     finally:
         broker.close()
-        server.shutdown()
+        if thread is not None and thread.is_alive():
+            server.shutdown()  # only once serve_forever runs: before that, shutdown() would wait forever
         server.server_close()
     say("stopped")
     return 0
+
+
+def _watch(root: Path, site: Site, broker: Broker, stop: threading.Event) -> None:
+    last_full = 0.0  # a full rescan when the watcher starts catches writes made before it was ready
+    for changes in watchfiles.watch(root, watch_filter=ignore_own_output, stop_event=stop, debounce=400,
+                                    step=100, rust_timeout=1000, yield_on_timeout=True):
+        if changes:
+            pages = site.refresh([Path(p) for _, p in changes])
+        elif time.monotonic() - last_full > RESCAN_S:
+            pages, last_full = site.refresh(), time.monotonic()
+        else:
+            continue
+        if pages:
+            broker.publish([url_path(p) for p in pages])  # named as the pages name themselves (data-page)

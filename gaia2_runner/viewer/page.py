@@ -2,33 +2,27 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from .scenario import ScenarioData, row_of
+from .scenario import Row, ScenarioData, failure_reasons, text_of
 from .trace_parsers import LlmCall
+from .trace_parsers.model import as_num, pretty
 
 CLIP = 20_000  # characters of one tool result or message shown inline; the files keep everything
 
 
 def clip(value: Any, limit: int = CLIP) -> str:
-    text = value if isinstance(value, str) else "" if value is None else _json(value)
-    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters in the raw files)"
-
-
-def _json(value: Any) -> str:
-    try:
-        return json.dumps(value, indent=2, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
+    text = value if isinstance(value, str) else "" if value is None else pretty(value)
+    text = text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters in the raw files)"
+    return text.replace("\x00", "\ufffd")
 
 
 def task_of(events: list[dict[str, Any]]) -> list[str]:
     """The user's messages: USER env events (one per turn), else user notifications."""
-    users = [str((e.get("args") or {}).get("content") or "") for e in events
-             if e.get("kind") == "env_event" and e.get("event_type") == "USER"]
+    users = [text_of(e["args"].get("content")) for e in events
+             if e.get("kind") == "env_event" and e.get("event_type") == "USER" and isinstance(e.get("args"), dict)]
     if not users:
-        users = [str(e.get("content") or "") for e in events
+        users = [text_of(e.get("content")) for e in events
                  if e.get("kind") == "notification" and e.get("sender") == "user"]
     return [u for u in users if u]
 
@@ -40,15 +34,12 @@ def timeline(data: ScenarioData) -> list[dict[str, Any]]:
         items.append({"type": "event", "kind": str(event.get("kind") or "?"), "t": _float(event.get("wall_time")),
                       "order": (1, index), "e": event})
     cumulative_in = cumulative_out = 0
-    previous = 0
     for index, call in enumerate(data.calls):
         usage = call.response.usage
         cumulative_in += usage.input or 0
         cumulative_out += usage.output or 0
-        new = call.messages[previous:] if len(call.messages) >= previous else call.messages
-        previous = len(call.messages)
         items.append({"type": "llm", "kind": "llm_call", "t": call.timestamp, "order": (0, index), "c": call,
-                      "index": index, "new_messages": new, "skipped": len(call.messages) - len(new),
+                      "index": index, "new_messages": call.messages, "skipped": call.earlier_messages,
                       "cum_in": cumulative_in, "cum_out": cumulative_out})
     start = min((i["t"] for i in items if i["t"] is not None), default=None)
     for item in items:
@@ -58,12 +49,13 @@ def timeline(data: ScenarioData) -> list[dict[str, Any]]:
     return items
 
 
-def context(data: ScenarioData, siblings: list[dict[str, Any]]) -> dict[str, Any]:
+def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]]) -> dict[str, Any]:
+    """Everything trace.html.j2 reads, each in the type it expects (the files' types are not trusted)."""
     result = data.result or {}
     doc = data.status_doc or {}
-    row = row_of(data)
-    turns = result.get("turns") or doc.get("turns") or []
-    judgments = {e.get("turn"): e for e in data.events if e.get("kind") == "judgment"}
+    turns = _dicts(result.get("turns")) or _dicts(doc.get("turns"))
+    judgments = {pretty(e.get("turn")): e for e in data.events if e.get("kind") == "judgment"}
+    judgment = result.get("judgment") or doc.get("judgment")
     calls: list[LlmCall] = data.calls
     return {
         "row": row,
@@ -72,12 +64,14 @@ def context(data: ScenarioData, siblings: list[dict[str, Any]]) -> dict[str, Any
         "task": task_of(data.events),
         "items": timeline(data),
         "turns": turns or list(judgments.values()),
-        "judgment": result.get("judgment") or doc.get("judgment"),
-        "failure_reasons": result.get("failure_reasons") or [],
-        "error": result.get("error") or doc.get("error"),
+        "judgment": judgment if isinstance(judgment, dict) else None,
+        "failure_reasons": failure_reasons(result),
+        "error": text_of(result.get("error") or doc.get("error")),
         "agent_response": data.agent_response,
         "files": data.files,
-        "warnings": data.warnings + [f"LLM call {c.seq}: {w}" for c in calls for w in c.warnings],
+        "raw": data.raw,
+        "warnings": list(dict.fromkeys(data.warnings + [f"LLM call {c.seq if c.seq is not None else i}: {w}"
+                                                        for i, c in enumerate(calls) for w in c.warnings])),
         "siblings": siblings,
         "models": sorted({c.model for c in calls if c.model}),
         "providers": sorted({c.provider for c in calls if c.provider}),
@@ -88,4 +82,8 @@ def context(data: ScenarioData, siblings: list[dict[str, Any]]) -> dict[str, Any
 
 
 def _float(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    return as_num(value)
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []

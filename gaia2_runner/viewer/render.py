@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
+import math
 import os
-import shutil
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 
+from gaia2_runner.output.layout import TRACE_PAGE_FILE
+from . import safe_io, safe_json
 from .page import clip
 from .scan import VIEWER_DIR
-from .trace_parsers.model import pretty
+from .trace_parsers.model import as_num, pretty
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
@@ -25,7 +27,8 @@ STATIC = HERE / "static"
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, auto_reload=False, undefined=jinja2.ChainableUndefined)
-    env.filters.update(clip=clip, pretty=pretty, compact=compact, num=fmt_num, secs=fmt_secs, pct=fmt_pct, when=fmt_when)
+    env.filters.update(clip=clip, pretty=pretty, compact=compact, num=fmt_num, secs=fmt_secs, pct=fmt_pct, when=fmt_when,
+                       page_href=page_href, file_href=file_href)
     return env
 
 
@@ -33,32 +36,18 @@ def render(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context)
 
 
-def write_page(path: Path, text: str) -> bool:
-    """Write atomically; skip the write (and keep the mtime) when nothing changed."""
-    data = text.encode("utf-8")
-    try:
-        if path.stat().st_size == len(data) and path.read_bytes() == data:
-            return False
-    except OSError:
-        pass
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.viewer-tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-    return True
+def write_page(root: Path, path: Path, text: str) -> bool:
+    """Write atomically inside `root`; skip the write (and keep the mtime) when nothing changed.
+    Text from the files may hold lone surrogates (JSON escapes, undecodable file names): they
+    become replacement characters, never an encoding error."""
+    return safe_io.write_file(root, path, text.encode("utf-8", errors="replace"))
 
 
 def copy_static(root: Path) -> None:
     """CSS/JS beside the pages, so the report opens from disk and survives being zipped."""
-    target = root / VIEWER_DIR
-    target.mkdir(parents=True, exist_ok=True)
-    for source in STATIC.iterdir():
-        dest = target / source.name
-        if not dest.exists() or _digest(dest) != _digest(source):
-            shutil.copyfile(source, dest)
-
-
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    target = safe_io.own_dir(root, root / VIEWER_DIR)
+    for source in sorted(STATIC.iterdir()):
+        safe_io.write_file(root, target / source.name, source.read_bytes())
 
 
 def up(rel: str) -> str:
@@ -67,32 +56,69 @@ def up(rel: str) -> str:
     return "../" * depth
 
 
+def url_path(rel: str) -> str:
+    """A relative path as URL path segments: every segment percent-encoded (its bytes as on disk),
+    so no directory name (`javascript:alert(1)`, `?`, `#`, quotes) can become a scheme, a query,
+    a fragment or markup."""
+    return "/".join(quote(os.fsencode(part), safe="") for part in rel.split("/") if part)
+
+
+def page_href(rel: str, prefix: str = "") -> str:
+    """Link to the trace page of scenario directory `rel`, from a page `prefix` ("../" …) below the root."""
+    path = url_path(rel)
+    return (prefix or "./") + (path + "/" if path else "") + TRACE_PAGE_FILE
+
+
+def page_id(rel: str) -> str:
+    """How live reload names the trace page of `rel` (the same encoding as the links)."""
+    path = url_path(rel)
+    return (path + "/" if path else "") + TRACE_PAGE_FILE
+
+
+def file_href(name: str) -> str:
+    """Link to a file beside the page: `./` and one encoded segment, never a scheme."""
+    return "./" + quote(os.fsencode(name), safe="")
+
+
 def compact(value: Any) -> str:
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError):
-        return repr(value)
+        return json.dumps(safe_json.bounded(value), ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return pretty(value)
 
 
 def fmt_num(value: Any) -> str:
+    """A count with thousands separators; a value of another type is shown as (short) text."""
     if value is None or value == "":
         return "–"
-    if isinstance(value, float) and not value.is_integer():
-        return f"{value:,.1f}"
-    return f"{int(value):,}"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        text = value if isinstance(value, str) else compact(value)
+        return text if len(text) <= 40 else text[:39] + "…"
+    try:
+        if isinstance(value, float) and not value.is_integer():
+            return f"{value:,.1f}"
+        return f"{int(value):,}"
+    except (ValueError, OverflowError):
+        return "[number too large to show]"
 
 
 def fmt_secs(value: Any) -> str:
-    if not isinstance(value, (int, float)):
+    number = as_num(value)
+    if number is None or not math.isfinite(number):
         return "–"
-    return f"{value:.1f}s" if value < 120 else f"{value / 60:.1f}m"
+    return f"{number:.1f}s" if number < 120 else f"{number / 60:.1f}m"
 
 
 def fmt_pct(value: Any) -> str:
-    return f"{100 * value:.1f}%" if isinstance(value, (int, float)) else "–"
+    number = as_num(value)
+    return f"{100 * number:.1f}%" if number is not None and math.isfinite(number) else "–"
 
 
 def fmt_when(value: Any) -> str:
-    if isinstance(value, (int, float)):
-        return datetime.fromtimestamp(value, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    number = as_num(value)
+    if number is not None:
+        try:
+            return datetime.fromtimestamp(number, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        except (OverflowError, OSError, ValueError):
+            return str(value)
     return str(value) if value else "–"

@@ -3,6 +3,10 @@
 Rows of the index are cached in `_viewer/rows.json` with the signature of their inputs, so a
 fresh process (the executor calling `regenerate_index`, or `serve` restarting) re-reads only
 scenarios whose files changed since the last pass.
+
+A broken or hostile scenario costs only its own page: what cannot be read is shown raw with a
+warning, and if rendering still fails the page falls back to raw.html.j2 (warnings and raw text).
+The index falls back to leaving out run_config.json and summary.json if they break it.
 """
 
 from __future__ import annotations
@@ -13,20 +17,27 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from gaia2_runner.output.layout import (
+    AGENT_RESPONSE_FILE,
+    EVENTS_FILE,
     INDEX_FILE,
+    RESULT_FILE,
     ROOT_INPUTS,
     RUN_CONFIG_FILE,
+    STATUS_FILE,
     SUMMARY_FILE,
+    TRACE_FILE,
     TRACE_PAGE_FILE,
     run_dir_name,
 )
-from . import page, render, scan
-from .scan import VIEWER_DIR, ScenarioRef, read_json
-from .scenario import Row, load, row_of
+from gaia2_runner.errors import Gaia2Error
+from . import page, render, safe_io, scan
+from .scan import VIEWER_DIR, ScenarioRef
+from .scenario import Row, ScenarioData, load, row_of
 from .stats import counts, grouped, incomplete_note, summary_rows, table_rows
 
 CACHE_FILE = "rows.json"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
+RAW_INPUTS = (RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE, AGENT_RESPONSE_FILE)
 
 
 class Site:
@@ -37,32 +48,44 @@ class Site:
         self.rows: dict[str, Row] = {}
         self.sigs: dict[str, Any] = {}
         self.root_sig: list[Any] | None = None
+        self.scan_warnings: list[str] = []
+        self.page_problems: dict[str, str] = {}  # rel -> why its page could not be rendered or written
         self._load_cache()
 
     # -- public --------------------------------------------------------------------------------
     def refresh(self, changed: Iterable[Path] | None = None) -> list[str]:
         """Re-render what is stale; `changed` (paths from a watcher) limits the work to them.
 
-        Returns the pages written, relative to the root (for live reload)."""
+        Returns the pages written, relative to the root (for live reload). A scenario's page that
+        cannot be written is a warning on the index; the index or the assets not being writable
+        is a Gaia2Error (there is no report without them)."""
         with self.lock:
-            render.copy_static(self.root)
-            if changed is None:
-                dirty = self._discover()
-            else:
-                dirty = self._dirty_from(changed)
-            written = [p for rel in sorted(dirty) if (p := self._render_scenario(rel))]
-            if written or dirty or changed is None or self._root_changed():
-                if self._render_index():
-                    written.append(INDEX_FILE)
-                self._save_cache()
+            try:
+                render.copy_static(self.root)
+                if changed is None:
+                    dirty = self._discover()
+                else:
+                    dirty = self._dirty_from(changed)
+                written = [p for rel in sorted(dirty) if (p := self._render_scenario(rel))]
+                if written or dirty or changed is None or self._root_changed():
+                    if self._render_index():
+                        written.append(INDEX_FILE)
+                    self._save_cache()
+            except OSError as exc:
+                raise Gaia2Error(f"cannot write the viewer's pages into {self.root}: "
+                                 f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}") from None
             return written
 
     # -- discovery -----------------------------------------------------------------------------
     def _discover(self) -> set[str]:
-        refs = {ref.rel: ref for ref in scan.find_scenarios(self.root)}
+        warnings: list[str] = []
+        refs = {ref.rel: ref for ref in scan.find_scenarios(self.root, warnings)}
+        self.scan_warnings = warnings
         for rel in set(self.rows) - set(refs):
             self.rows.pop(rel, None)
             self.sigs.pop(rel, None)
+        for rel in set(self.page_problems) - set(refs):
+            self.page_problems.pop(rel, None)
         self.refs = refs
         dirty = set()
         for rel, ref in refs.items():
@@ -106,10 +129,10 @@ class Site:
 
     def _root_sig(self) -> list[Any]:
         out = []
-        for base in [self.root] + sorted(self.root.glob(run_dir_name("*"))):
+        for base in scan.run_dirs_of(self.root):
             for name in ROOT_INPUTS:
                 try:
-                    st = (base / name).stat()
+                    st = (base / name).lstat()
                     out.append([str(base / name), st.st_size, st.st_mtime_ns])
                 except OSError:
                     pass
@@ -127,58 +150,97 @@ class Site:
             return None
         directory = ref.directory(self.root)
         sig = scan.signature(directory)
-        data = load(self.root, ref)
-        self.rows[rel] = row_of(data)
+        self.page_problems.pop(rel, None)
+        try:
+            data = load(self.root, ref)
+        except Exception as exc:  # the loaders do not raise on bad input; this is the last line of defence
+            data = ScenarioData(ref, None, None, [], [], warnings=[f"this scenario's files could not be read: {exc!r}"[:500]])
+        try:
+            row = row_of(data)
+        except Exception as exc:
+            row = Row(rel=rel, name=ref.name, split=ref.split, run=ref.run, status="error", scenario_id=ref.name,
+                      reason=f"the viewer could not read this scenario: {exc!r}"[:500], has_page=True)
+        self.rows[rel] = row
         self.sigs[rel] = sig
-        siblings = [{"run": r.run, "href": render.up(rel) + (r.rel + "/" if r.rel else "") + TRACE_PAGE_FILE,
-                     "current": r.rel == rel}
-                    for r in self.refs.values() if r.key == ref.key and r.exists and r.run is not None]
-        siblings.sort(key=lambda s: s["run"])
-        html = render.render("trace.html.j2", **page.context(data, siblings), up=render.up(rel),
-                             page_rel=(rel + "/" if rel else "") + TRACE_PAGE_FILE)
-        render.write_page(directory / TRACE_PAGE_FILE, html)
+        html = self._page_html(rel, ref, data, row)
+        try:
+            render.write_page(self.root, directory / TRACE_PAGE_FILE, html)
+        except OSError as exc:
+            self.page_problems[rel] = f"{rel or '.'}/{TRACE_PAGE_FILE} could not be written: {exc.strerror or exc}"
+            return None
         return (rel + "/" if rel else "") + TRACE_PAGE_FILE
 
-    def index_context(self) -> dict[str, Any]:
+    def _page_html(self, rel: str, ref: ScenarioRef, data: ScenarioData, row: Row) -> str:
+        prefix = render.up(rel)
+        siblings = [{"run": r.run, "href": render.page_href(r.rel, prefix), "current": r.rel == rel}
+                    for r in self.refs.values() if r.key == ref.key and r.exists and r.run is not None]
+        siblings.sort(key=lambda s: s["run"])
+        common = {"up": prefix, "page_rel": render.page_id(rel), "row": row}
+        try:
+            return render.render("trace.html.j2", **{**page.context(data, row, siblings), **common})
+        except Exception as exc:  # a value no check foresaw: the page degrades to raw text, the run goes on
+            self.page_problems[rel] = f"{rel or '.'}: the page shows raw files only ({exc!r})"[:500]
+            raw = [(name, text) for name in RAW_INPUTS
+                   if (text := safe_io.read_text(self.root, ref.directory(self.root) / name, safe_io.RAW_SHOWN).text)]
+            return render.render("raw.html.j2", warnings=data.warnings[:50] + [f"the page could not be rendered: {exc!r}"[:500]],
+                                 raw=raw, files=data.files, **common)
+
+    def index_context(self, root_files: bool = True) -> dict[str, Any]:
+        """What index.html.j2 reads; `root_files=False` leaves run_config.json and summary.json out."""
         rows = [self.rows[rel] for rel in self.refs if rel in self.rows]
         groups = grouped(rows)
         runs = sorted({r.run for r in rows if r.run is not None})
         k = max(len(runs), 1)
-        run_configs = [read_json(self.root / RUN_CONFIG_FILE)] + [
-            read_json(self.root / run_dir_name(i) / RUN_CONFIG_FILE) for i in runs]
-        run_config = next((c for c in run_configs if isinstance(c, dict)), None)
-        summary = read_json(self.root / SUMMARY_FILE)
+        warnings = list(self.scan_warnings)
+        run_config = None
+        for base in [self.root] + [self.root / run_dir_name(i) for i in runs] if root_files else []:
+            doc = safe_io.read_json(self.root, base / RUN_CONFIG_FILE, safe_io.RUN_CONFIG_CAP,
+                                    label=(base / RUN_CONFIG_FILE).relative_to(self.root).as_posix())
+            if isinstance(doc.value, dict):
+                run_config = doc.value
+                break
+        summary_doc = safe_io.read_json(self.root, self.root / SUMMARY_FILE) if root_files else safe_io.Doc()
+        if summary_doc.warning:
+            warnings.append(summary_doc.warning)
+        summary = summary_doc.value if isinstance(summary_doc.value, dict) else None
         tallies = counts(groups, k)
+        config = (run_config or {}).get("config")
         return {
             "rows": table_rows(groups, runs), "runs": runs, "k": k, "counts": tallies,
             "incomplete": incomplete_note(tallies),
             "splits": sorted({key[0] for key in groups if key[0]}),
-            "run_config": run_config, "config": flatten((run_config or {}).get("config")),
-            "summary": summary if isinstance(summary, dict) else None, "summary_rows": summary_rows(summary),
+            "run_config": run_config, "config": flatten(config) if isinstance(config, dict) else [],
+            "summary": summary, "summary_rows": summary_rows(summary),
+            "warnings": warnings + sorted(self.page_problems.values())[:50],
             "title": self.root.name, "up": "", "page_rel": INDEX_FILE,
         }
 
     def _render_index(self) -> bool:
-        html = render.render("index.html.j2", **self.index_context())
-        return render.write_page(self.root / INDEX_FILE, html)
+        try:
+            html = render.render("index.html.j2", **self.index_context())
+        except Exception as exc:  # run_config.json or summary.json held something no check foresaw
+            context = self.index_context(root_files=False)
+            context["warnings"].append(f"run_config.json and summary.json left out: they broke the page ({exc!r})"[:500])
+            html = render.render("index.html.j2", **context)
+        return render.write_page(self.root, self.root / INDEX_FILE, html)
 
     # -- cache ---------------------------------------------------------------------------------
     def _load_cache(self) -> None:
-        doc = read_json(self.root / VIEWER_DIR / CACHE_FILE)
-        if not isinstance(doc, dict) or doc.get("version") != CACHE_VERSION:
+        """Rows from the last pass; an entry that is not exactly what _save_cache wrote is dropped
+        (its scenario is simply read again)."""
+        doc = safe_io.read_json(self.root, self.root / VIEWER_DIR / CACHE_FILE, safe_io.CACHE_CAP).value
+        if not isinstance(doc, dict) or doc.get("version") != CACHE_VERSION or not isinstance(doc.get("rows"), dict):
             return
-        for rel, entry in (doc.get("rows") or {}).items():
-            try:
-                self.rows[rel] = Row(**entry["row"])
-                self.sigs[rel] = entry["sig"]
-            except (TypeError, KeyError):
-                continue
+        for rel, entry in doc["rows"].items():
+            row = Row.from_json(entry.get("row")) if isinstance(entry, dict) else None
+            if row is not None and row.rel == rel and isinstance(entry.get("sig"), list):
+                self.rows[rel], self.sigs[rel] = row, entry["sig"]
 
     def _save_cache(self) -> None:
         doc = {"version": CACHE_VERSION, "rows": {rel: {"row": row.to_json(), "sig": self.sigs.get(rel)}
                                                  for rel, row in self.rows.items() if rel in self.sigs}}
-        (self.root / VIEWER_DIR).mkdir(exist_ok=True)
-        render.write_page(self.root / VIEWER_DIR / CACHE_FILE, json.dumps(doc, separators=(",", ":")))
+        safe_io.own_dir(self.root, self.root / VIEWER_DIR)
+        render.write_page(self.root, self.root / VIEWER_DIR / CACHE_FILE, json.dumps(doc, separators=(",", ":")))
 
 
 def flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
@@ -190,4 +252,4 @@ def flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
         return out
     if value is None or value == [] or value == {}:
         return []
-    return [(prefix, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))]
+    return [(prefix, value if isinstance(value, str) else render.compact(value))]

@@ -90,10 +90,11 @@ def summary_rows(summary: Any) -> list[dict[str, Any]]:
     if not isinstance(summary, dict):
         return []
     rows = []
-    groups = dict(summary.get("splits") or {})
+    splits = summary.get("splits")
+    groups = dict(splits) if isinstance(splits, dict) else {}
     if isinstance(summary.get("overall"), dict) and len(groups) != 1:
         groups["overall"] = summary["overall"]
-    for name, stats in groups.items():
+    for name, stats in list(groups.items())[:100]:
         if not isinstance(stats, dict):
             continue
         rate = stats.get("success_rate") if isinstance(stats.get("success_rate"), dict) else {}

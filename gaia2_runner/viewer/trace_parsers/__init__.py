@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
+import os
 from pathlib import Path
 from typing import Any
 
+from .. import safe_io, safe_json
 from .detect import parse_body, parse_document
-from .model import LlmCall, Message, ParsedResponse, ToolCall, Usage, as_int
+from .model import LlmCall, Message, ParsedResponse, ToolCall, Usage, as_int, as_num, tidy
 from .requests import request_messages
 
 __all__ = ["LlmCall", "Message", "ParsedResponse", "ToolCall", "Usage", "parse_body", "parse_document",
@@ -16,16 +17,17 @@ __all__ = ["LlmCall", "Message", "ParsedResponse", "ToolCall", "Usage", "parse_b
 
 def parse_line(line: str) -> LlmCall:
     """One trace line; never raises: what cannot be read is kept as raw text with a warning."""
+    raw = line[:safe_io.RAW_SHOWN]
     try:
-        entry = json.loads(line)
+        entry = safe_json.loads(line)
     except ValueError as exc:
-        return LlmCall(raw_line=line, warnings=[f"line is not JSON: {exc}"])
+        return LlmCall(raw_line=raw, warnings=[f"line is not JSON: {str(exc)[:200]}"])
     if not isinstance(entry, dict):
-        return LlmCall(raw_line=line, warnings=["line is not a JSON object"])
+        return LlmCall(raw_line=raw, warnings=["line is not a JSON object"])
     try:
-        return _parse_entry(entry)
-    except Exception as exc:  # a parser bug must cost one call, not the page
-        return LlmCall(seq=as_int(entry.get("seq")), raw_line=line, warnings=[f"could not parse this call: {exc!r}"])
+        return tidy(_parse_entry(entry))
+    except Exception as exc:  # a parser bug or a wrongly typed field costs one call, not the page
+        return LlmCall(seq=as_int(entry.get("seq")), raw_line=raw, warnings=[f"could not parse this call: {exc!r}"[:300]])
 
 
 def _parse_entry(entry: dict[str, Any]) -> LlmCall:
@@ -64,17 +66,35 @@ def _fill_usage(usage: Usage, recorded: Any) -> None:
         usage.cache_read = as_int(recorded.get("cache_read_tokens"))
 
 
-def read_trace(path: Path) -> list[LlmCall]:
-    """Every call in a trace.jsonl; a missing file is an empty trace."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, IsADirectoryError):
-        return []
-    return [parse_line(line) for line in text.splitlines() if line.strip()]
+def read_trace(path: Path, warnings: list[str] | None = None, root: Path | None = None) -> list[LlmCall]:
+    """Every call in a trace.jsonl (up to the caps in safe_io, with a warning past them); a
+    missing file is an empty trace. Each call keeps only the request messages the previous call
+    did not already have (`earlier_messages` counts the rest): a conversation is sent again in
+    full with every call, and keeping every copy would make memory grow with its square."""
+    warnings = [] if warnings is None else warnings
+    root = Path(os.path.realpath(path.parent)) if root is None else root
+    calls: list[LlmCall] = []
+    previous = 0
+    for number, line, too_long in safe_io.read_lines(root, path, warnings, max_bytes=safe_io.TRACE_BYTES,
+                                                      max_lines=safe_io.TRACE_LINES):
+        if too_long:
+            calls.append(LlmCall(raw_line=line, warnings=[f"line {number} is longer than {safe_io.size_text(safe_io.LINE_CAP)}: "
+                                                          "not parsed, its start is shown"]))
+            previous = 0
+            continue
+        if not line.strip():
+            continue
+        call = parse_line(line)
+        count = len(call.messages)
+        if count >= previous:
+            call.messages, call.earlier_messages = call.messages[previous:], previous
+        previous = count
+        calls.append(call)
+    return calls
 
 
 def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    return as_num(value)
 
 
 def _str(value: Any) -> str | None:

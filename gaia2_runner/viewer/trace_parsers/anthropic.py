@@ -19,18 +19,20 @@ def usage_of(u: Any) -> Usage:
 
 
 def _blocks_into(blocks: list[Any], out: ParsedResponse) -> None:
+    texts = [out.text]
     for block in blocks:
         if not isinstance(block, dict):
             continue
         kind = block.get("type")
         if kind == "text":
-            out.text += block.get("text") or ""
+            texts.append(block.get("text") or "")
         elif kind == "thinking":
             out.reasoning.append(block.get("thinking") or "")
         elif kind == "redacted_thinking":
             out.reasoning.append("[redacted thinking]")
         elif kind in ("tool_use", "server_tool_use"):
             out.tool_calls.append(ToolCall(block.get("name") or "?", block.get("input"), block.get("id")))
+    out.text = "".join(t if isinstance(t, str) else str(t) for t in texts)
 
 
 def from_json(doc: dict[str, Any]) -> ParsedResponse:
@@ -39,13 +41,15 @@ def from_json(doc: dict[str, Any]) -> ParsedResponse:
     if doc.get("type") == "error":
         err = doc.get("error") or {}
         out.error = str(err.get("message") if isinstance(err, dict) else err)
-    _blocks_into(doc.get("content") or [], out)
+    content = doc.get("content")
+    _blocks_into(content if isinstance(content, list) else [], out)
     return out
 
 
 def from_events(events: list[Any]) -> ParsedResponse:
     out = ParsedResponse(format=FORMAT + " (stream)")
     blocks: dict[int, dict[str, Any]] = {}
+    pieces: dict[int, dict[str, list[str]]] = {}  # deltas per block and field, joined once at the end
     usage: dict[str, Any] = {}
     for ev in events:
         data = ev.data
@@ -53,33 +57,34 @@ def from_events(events: list[Any]) -> ParsedResponse:
             continue
         kind = data.get("type") or ev.event
         if kind == "message_start":
-            message = data.get("message") or {}
+            message = _dict(data.get("message"))
             out.model = message.get("model")
-            usage.update(message.get("usage") or {})
+            usage.update(_dict(message.get("usage")))
         elif kind == "content_block_start":
-            block = dict(data.get("content_block") or {})
-            if block.get("type") in ("tool_use", "server_tool_use"):
-                block["partial_json"] = ""
-            blocks[as_int(data.get("index")) or 0] = block
+            index = as_int(data.get("index")) or 0
+            blocks[index] = dict(_dict(data.get("content_block")))
+            pieces[index] = {}
         elif kind == "content_block_delta":
-            block = blocks.setdefault(as_int(data.get("index")) or 0, {"type": "text", "text": ""})
-            delta = data.get("delta") or {}
-            dtype = delta.get("type")
-            if dtype == "text_delta":
-                block["text"] = (block.get("text") or "") + (delta.get("text") or "")
-            elif dtype == "thinking_delta":
-                block["thinking"] = (block.get("thinking") or "") + (delta.get("thinking") or "")
-            elif dtype == "input_json_delta":
-                block["partial_json"] = (block.get("partial_json") or "") + (delta.get("partial_json") or "")
+            index = as_int(data.get("index")) or 0
+            blocks.setdefault(index, {"type": "text", "text": ""})
+            delta = _dict(data.get("delta"))
+            field = _DELTA_FIELDS.get(delta.get("type"))
+            if field:
+                value = delta.get(field)
+                pieces.setdefault(index, {}).setdefault(field, []).append(value if isinstance(value, str) else "")
         elif kind == "message_delta":
-            out.finish_reason = (data.get("delta") or {}).get("stop_reason") or out.finish_reason
-            usage.update({k: v for k, v in (data.get("usage") or {}).items() if v is not None})
+            out.finish_reason = _dict(data.get("delta")).get("stop_reason") or out.finish_reason
+            usage.update({k: v for k, v in _dict(data.get("usage")).items() if v is not None})
         elif kind == "error":
             err = data.get("error") or {}
             out.error = str(err.get("message") if isinstance(err, dict) else err)
-    for _, block in sorted(blocks.items()):
-        if "partial_json" in block:
-            raw = block.pop("partial_json")
+    for index, block in sorted(blocks.items()):
+        parts = pieces.get(index, {})
+        for field in ("text", "thinking"):
+            if field in parts:
+                block[field] = str(block.get(field) or "") + "".join(parts[field])
+        if block.get("type") in ("tool_use", "server_tool_use"):
+            raw = "".join(parts.get("partial_json", []))
             block["input"] = loads_maybe(raw) if raw else block.get("input") or {}
             if isinstance(block["input"], str):
                 out.warnings.append(f"tool input is not valid JSON: {raw[:80]}")
@@ -87,3 +92,9 @@ def from_events(events: list[Any]) -> ParsedResponse:
     out.usage = usage_of(usage)
     return out
 
+
+_DELTA_FIELDS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

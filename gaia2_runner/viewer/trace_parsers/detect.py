@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from ..safe_json import loads
 from . import anthropic, gemini, openai_chat, openai_responses
 from .model import ParsedResponse, ToolCall, Usage, as_int, loads_maybe
 from .sse import looks_like_sse, parse_json_stream, parse_sse
@@ -28,9 +28,9 @@ def parse_body(body: str) -> ParsedResponse:
             return gemini.from_chunks(chunks)
         return ParsedResponse(warnings=["JSON array that is not a Gemini stream"])
     try:
-        doc = json.loads(text)
+        doc = loads(text)
     except ValueError as exc:
-        return ParsedResponse(warnings=[f"response body is neither JSON nor SSE ({exc})"])
+        return ParsedResponse(warnings=[f"response body is neither JSON nor SSE ({str(exc)[:200]})"])
     if not isinstance(doc, dict):
         return ParsedResponse(warnings=["response body is JSON but not an object"])
     return parse_document(doc)

@@ -18,7 +18,7 @@ def usage_of(u: Any) -> Usage:
                  cache_read=as_int(u.get("cachedContentTokenCount")), reasoning=thoughts)
 
 
-def _chunk_into(doc: dict[str, Any], out: ParsedResponse, reasoning: list[str]) -> None:
+def _chunk_into(doc: dict[str, Any], out: ParsedResponse, reasoning: list[str], texts: list[str]) -> None:
     if isinstance(doc.get("error"), dict):
         out.error = str(doc["error"].get("message") or doc["error"])
     out.model = doc.get("modelVersion") or out.model
@@ -40,7 +40,7 @@ def _chunk_into(doc: dict[str, Any], out: ParsedResponse, reasoning: list[str]) 
         elif part.get("thought") and isinstance(part.get("text"), str):
             reasoning.append(part["text"])
         elif isinstance(part.get("text"), str):
-            out.text += part["text"]
+            texts.append(part["text"])
     out.finish_reason = candidate.get("finishReason") or out.finish_reason
 
 
@@ -51,9 +51,11 @@ def from_json(doc: dict[str, Any]) -> ParsedResponse:
 def from_chunks(chunks: list[Any], fmt: str = FORMAT + " (stream)") -> ParsedResponse:
     out = ParsedResponse(format=fmt)
     reasoning: list[str] = []
+    texts: list[str] = []  # joined once: += over thousands of chunks would be quadratic
     for chunk in chunks:
         if isinstance(chunk, dict):
-            _chunk_into(chunk, out, reasoning)
+            _chunk_into(chunk, out, reasoning, texts)
+    out.text = "".join(texts)
     if reasoning:
         out.reasoning.append("".join(reasoning))
     return out

@@ -6,6 +6,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import safe_json
+
+MAX_WARNINGS = 20  # per call: a stream of 100,000 broken events must not make 100,000 lines
+MAX_COUNT = 10 ** 15  # larger token counts, latencies or statuses are not real: shown as unknown
+
 
 @dataclass
 class Usage:
@@ -78,6 +83,7 @@ class LlmCall:
     raw_response: str | None = None
     raw_line: str | None = None
     warnings: list[str] = field(default_factory=list)
+    earlier_messages: int = 0  # request messages left out: the previous call already had them
 
 
 def pretty(value: Any) -> str:
@@ -85,9 +91,16 @@ def pretty(value: Any) -> str:
     if isinstance(value, str):
         return value
     try:
-        return json.dumps(value, indent=2, ensure_ascii=False)
-    except (TypeError, ValueError):
+        return json.dumps(safe_json.bounded(value), indent=2, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return _repr(value)
+
+
+def _repr(value: Any) -> str:
+    try:
         return repr(value)
+    except (ValueError, RecursionError):
+        return f"[{type(value).__name__} that cannot be shown]"
 
 
 def loads_maybe(text: Any) -> Any:
@@ -95,15 +108,63 @@ def loads_maybe(text: Any) -> Any:
     if not isinstance(text, str):
         return text
     try:
-        return json.loads(text) if text.strip() else {}
+        return safe_json.loads(text) if text.strip() else {}
     except ValueError:
         return text
 
 
 def as_int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """An integer that can be counted with; anything else (or absurdly large) is unknown."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and -MAX_COUNT < value < MAX_COUNT else None
+
+
+def as_num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if -MAX_COUNT * 1e3 < number < MAX_COUNT * 1e3 else None
+
+
+def opt_str(value: Any) -> str | None:
+    """Names, ids, models and reasons: a string, or None for anything else that is empty."""
+    if value is None or value == "":
+        return None
+    return value if isinstance(value, str) else pretty(value)
+
+
+def text_of(value: Any) -> str:
+    return value if isinstance(value, str) else "" if value is None else pretty(value)
+
+
+def _tool(call: Any) -> ToolCall:
+    if not isinstance(call, ToolCall):
+        return ToolCall("?", call)
+    return ToolCall(opt_str(call.name) or "?", call.arguments, opt_str(call.id))
+
+
+def tidy(call: LlmCall) -> LlmCall:
+    """Every field the templates read, in its declared type, whatever the provider body held:
+    one place instead of a type check at each of the parsers' many reads."""
+    r = call.response
+    r.text, r.format = text_of(r.text), text_of(r.format) or "unknown"
+    r.reasoning = [text_of(x) for x in (r.reasoning if isinstance(r.reasoning, list) else [r.reasoning])]
+    r.tool_calls = [_tool(c) for c in r.tool_calls]
+    r.model, r.finish_reason, r.error = opt_str(r.model), opt_str(r.finish_reason), opt_str(r.error)
+    u = r.usage
+    u.input, u.output, u.cache_read, u.cache_write, u.reasoning = (
+        as_int(u.input), as_int(u.output), as_int(u.cache_read), as_int(u.cache_write), as_int(u.reasoning))
+    r.warnings = [text_of(w) for w in r.warnings]
+    if len(call.warnings) > MAX_WARNINGS:
+        call.warnings[MAX_WARNINGS:] = [f"… and {len(call.warnings) - MAX_WARNINGS} more warnings"]
+    for m in call.messages:
+        m.role, m.text = opt_str(m.role) or "?", text_of(m.text)
+        m.reasoning = [text_of(x) for x in m.reasoning]
+        m.tool_calls = [_tool(c) for c in m.tool_calls]
+        m.tool_result_for = opt_str(m.tool_result_for)
+    call.model = opt_str(call.model)
+    return call
 
 
 def add(*values: int | None) -> int | None:
-    known = [v for v in values if v is not None]
+    known = [v for v in values if isinstance(v, int)]
     return sum(known) if known else None

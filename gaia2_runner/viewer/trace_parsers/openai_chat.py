@@ -74,14 +74,15 @@ def from_events(events: list[Any]) -> ParsedResponse:
             text.append(content_text(delta.get("content")))
             reasoning.append(reasoning_of(delta))
             for part in delta.get("tool_calls") or []:
-                slot = calls.setdefault(as_int(part.get("index")) or 0, {"id": None, "name": "", "args": ""})
+                slot = calls.setdefault(as_int(part.get("index")) or 0, {"id": None, "name": [], "args": []})
                 slot["id"] = part.get("id") or slot["id"]
                 fn = part.get("function") or {}
-                slot["name"] += fn.get("name") or ""
-                slot["args"] += fn.get("arguments") or ""
+                slot["name"].append(fn.get("name") or "")  # joined at the end: += would be quadratic
+                slot["args"].append(fn.get("arguments") or "")
             out.finish_reason = choice.get("finish_reason") or out.finish_reason
     out.text = "".join(text)
     if "".join(reasoning):
         out.reasoning.append("".join(reasoning))
-    out.tool_calls = [ToolCall(c["name"] or "?", loads_maybe(c["args"]), c["id"]) for _, c in sorted(calls.items())]
+    out.tool_calls = [ToolCall("".join(c["name"]) or "?", loads_maybe("".join(c["args"])), c["id"])
+                      for _, c in sorted(calls.items())]
     return out

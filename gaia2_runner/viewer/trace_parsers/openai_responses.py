@@ -18,14 +18,14 @@ def usage_of(u: Any) -> Usage:
                  cache_read=as_int(details.get("cached_tokens")), reasoning=as_int(out_details.get("reasoning_tokens")))
 
 
-def _item_into(item: dict[str, Any], out: ParsedResponse) -> None:
+def _item_into(item: dict[str, Any], out: ParsedResponse, texts: list[str]) -> None:
     kind = item.get("type")
     if kind == "message":
         for part in item.get("content") or []:
             if part.get("type") in ("output_text", "text"):
-                out.text += part.get("text") or ""
+                texts.append(part.get("text") or "")
             elif part.get("type") == "refusal":
-                out.text += "[refusal] " + (part.get("refusal") or "")
+                texts.append("[refusal] " + (part.get("refusal") or ""))
     elif kind == "reasoning":
         pieces = [p.get("text") or "" for p in (item.get("summary") or []) + (item.get("content") or [])
                   if isinstance(p, dict)]
@@ -40,9 +40,11 @@ def _item_into(item: dict[str, Any], out: ParsedResponse) -> None:
 
 def from_json(doc: dict[str, Any]) -> ParsedResponse:
     out = ParsedResponse(format=FORMAT, model=doc.get("model"), usage=usage_of(doc.get("usage")))
+    texts: list[str] = []
     for item in doc.get("output") or []:
         if isinstance(item, dict):
-            _item_into(item, out)
+            _item_into(item, out, texts)
+    out.text = "".join(texts)
     out.finish_reason = doc.get("status")
     incomplete = doc.get("incomplete_details")
     if isinstance(incomplete, dict) and incomplete.get("reason"):
@@ -80,12 +82,16 @@ def from_events(events: list[Any]) -> ParsedResponse:
         out = from_json(final)
         out.format = FORMAT + " (stream)"
         if not final.get("output") and items:  # some servers send an empty output in the final event
+            texts = [out.text]
             for item in items:
-                _item_into(item, out)
+                _item_into(item, out, texts)
+            out.text = "".join(texts)
     else:
         out = partial
+        texts = []
         for item in items:
-            _item_into(item, out)
+            _item_into(item, out, texts)
+        out.text = "".join(texts)
         if not out.text and text_deltas:
             out.text = "".join(text_deltas)
         out.warnings.append("stream ended without response.completed")

@@ -75,19 +75,20 @@ def _anthropic(request: dict[str, Any]) -> list[Message]:
         if not isinstance(content, list):
             out.append(Message(role, _text(content)))
             continue
-        msg = Message(role)
+        msg, texts = Message(role), []
         for block in content:
             if not isinstance(block, dict):
                 continue
             kind = block.get("type")
             if kind == "text":
-                msg.text += block.get("text") or ""
+                texts.append(block.get("text") or "")
             elif kind == "thinking":
                 msg.reasoning.append(block.get("thinking") or "")
             elif kind == "tool_use":
                 msg.tool_calls.append(ToolCall(block.get("name") or "?", block.get("input"), block.get("id")))
             elif kind == "tool_result":
                 out.append(Message("tool", _text(block.get("content")), tool_result_for=block.get("tool_use_id") or "?"))
+        msg.text = "".join(texts)
         if msg.text or msg.tool_calls or msg.reasoning:
             out.append(msg)
     return out
@@ -129,6 +130,7 @@ def _gemini(request: dict[str, Any]) -> list[Message]:
         if not isinstance(content, dict):
             continue
         msg = Message("assistant" if content.get("role") == "model" else str(content.get("role") or "user"))
+        texts = []
         for part in content.get("parts") or []:
             if not isinstance(part, dict):
                 continue
@@ -141,7 +143,8 @@ def _gemini(request: dict[str, Any]) -> list[Message]:
             elif part.get("thought"):
                 msg.reasoning.append(part.get("text") or "")
             elif isinstance(part.get("text"), str):
-                msg.text += part["text"]
+                texts.append(part["text"])
+        msg.text = "".join(texts)
         if msg.text or msg.tool_calls or msg.reasoning:
             out.append(msg)
     return out

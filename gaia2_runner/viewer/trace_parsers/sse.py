@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
+
+from ..safe_json import loads, raw_decode
+
+MAX_WARNINGS = 10
 
 
 @dataclass
@@ -22,18 +25,21 @@ def parse_sse(body: str) -> tuple[list[StreamEvent], list[str]]:
     """Events in order; a data line that is not JSON is kept as text and reported."""
     events: list[StreamEvent] = []
     warnings: list[str] = []
+    unreadable = 0
     name: str | None = None
     data_lines: list[str] = []
 
     def flush() -> None:
-        nonlocal name, data_lines
+        nonlocal name, data_lines, unreadable
         if data_lines:
             text = "\n".join(data_lines)
             try:
-                events.append(StreamEvent(name, json.loads(text)))
+                events.append(StreamEvent(name, loads(text)))
             except ValueError:
                 if text.strip() != "[DONE]":
-                    warnings.append(f"stream data is not JSON: {text[:120]}")
+                    unreadable += 1
+                    if len(warnings) < MAX_WARNINGS:
+                        warnings.append(f"stream data is not JSON: {text[:120]}")
                 events.append(StreamEvent(name, text))
         name, data_lines = None, []
 
@@ -47,6 +53,8 @@ def parse_sse(body: str) -> tuple[list[StreamEvent], list[str]]:
         elif line.startswith("data:"):
             data_lines.append(line[5:].lstrip(" ") if line[5:6] == " " else line[5:])
     flush()
+    if unreadable > len(warnings):
+        warnings.append(f"… {unreadable - len(warnings)} more stream data lines are not JSON")
     return events, warnings
 
 
@@ -54,11 +62,10 @@ def parse_json_stream(body: str) -> list[Any]:
     """Gemini without `alt=sse` streams one JSON array, possibly cut off: read the complete items."""
     text = body.strip()
     try:
-        doc = json.loads(text)
+        doc = loads(text)
         return doc if isinstance(doc, list) else [doc]
     except ValueError:
         pass
-    decoder = json.JSONDecoder()
     items: list[Any] = []
     pos = text.find("[") + 1 if text.startswith("[") else 0
     while pos < len(text):
@@ -67,7 +74,7 @@ def parse_json_stream(body: str) -> list[Any]:
         if pos >= len(text) or text[pos] == "]":
             break
         try:
-            item, pos = decoder.raw_decode(text, pos)
+            item, pos = raw_decode(text, pos)
         except ValueError:
             break
         items.append(item)
