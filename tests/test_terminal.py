@@ -108,6 +108,11 @@ def test_results_table_fits_80_columns_with_one_line_reasons():
     assert "maria.garcia" not in text  # the rest of the reason stays in result.json
 
 
+def test_results_table_without_reasons_has_no_reason_column():
+    text = render(results_table([record(sid) for sid in DEMO_IDS], 80))
+    assert header_line(text, "scenario").split() == ["scenario", "result", "actions", "time", "s"]
+
+
 def test_results_table_on_a_wide_terminal_adds_the_phases():
     text = render(results_table(demo_records(), 160), 160)
     assert_fits(text, 160)
@@ -286,7 +291,7 @@ def test_runner_log(tmp_path):
                         body[0])
     assert body[1] == f"start demo/{DEMO_IDS[0]}"
     assert body[2] == f"PASS demo/{DEMO_IDS[0]} 4.1s [status completed]"
-    assert body[8].startswith(f"FAIL demo/{DEMO_IDS[3]} 7.1s: {ORACLE_MISS}")  # the full reason
+    assert body[8] == f"FAIL demo/{DEMO_IDS[3]} 7.1s [status completed]: {ORACLE_MISS}"  # the full reason
     assert body[9] == "warning: provider said: bad key [REDACTED]"
     assert body[10] == "interrupted: no new scenarios; stopping the running ones"
     assert body[11] == f"run finished: {summary_line(outcome_for(tmp_path, rows))}"

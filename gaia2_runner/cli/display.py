@@ -76,7 +76,8 @@ def run_label(record: dict[str, Any], with_split: bool = False) -> str:
 
 
 def results_table(records: list[dict[str, Any]], width: int | None = None) -> Table:
-    """One row per scenario run: verdict, seconds, actions, reason; phases too on wide consoles."""
+    """One row per scenario run: verdict, actions, seconds, and the reason when some run has one;
+    each phase's seconds too on a console at least WIDE columns wide."""
     phases = width is not None and width >= WIDE
     table = compact_table("gaia2-runner results")
     add_name(table, "scenario")
@@ -86,14 +87,16 @@ def results_table(records: list[dict[str, Any]], width: int | None = None) -> Ta
     if phases:
         for name in ("ready s", "run s", "collect s"):
             add_fixed(table, name)
-    add_flexible(table, "reason")
-    for r in records:
+    reasons = [result_reason(r) for r in records]
+    if any(reasons):
+        add_flexible(table, "reason")
+    for r, reason in zip(records, reasons):
         timings = r.get("timings") or {}
-        cells = [name_cell(run_label(r, with_split=True)), verdict_cell(r),
-                 str(r.get("agent_actions", 0)), _fmt_s(duration_s(r))]
+        cells: list[Text | str] = [name_cell(run_label(r, with_split=True)), verdict_cell(r),
+                                   str(r.get("agent_actions", 0)), _fmt_s(duration_s(r))]
         if phases:
             cells += [_fmt_s(timings.get(key)) for key in ("ready_s", "run_s", "collect_s")]
-        table.add_row(*cells, one_line_cell(result_reason(r)))
+        table.add_row(*cells, *([one_line_cell(reason)] if any(reasons) else []))
     return table
 
 

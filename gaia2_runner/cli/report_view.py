@@ -7,6 +7,8 @@ runs (success rate, its ± SE and STD across the k runs, infra errors, run time)
 
 from __future__ import annotations
 
+from typing import Callable
+
 from gaia2_runner.output.summary import GroupStats, Rate, Summary
 from rich.console import Group
 from rich.table import Table
@@ -50,11 +52,11 @@ def runs_table(summary: Summary) -> Table:
         add_fixed(table, name)
 
     def row(s: GroupStats) -> list[str | Text]:
-        rate = s.success_rate
+        rate, seconds = s.success_rate, s.avg_run_duration_s
+        spread = ["-", "-"] if rate.value is None else [_pct(rate.se), _pct(rate.std)]
         return [str(s.runs), Text(str(s.infra_errors), style="yellow" if s.infra_errors else ""),
-                Text(_pct(rate.value), style="bold"), "-" if rate.value is None else _pct(rate.se),
-                "-" if rate.value is None else _pct(rate.std),
-                _secs(s.avg_run_duration_s), _secs(None if s.avg_run_duration_s is None else s.run_duration_std_s or 0)]
+                Text(_pct(rate.value), style="bold"), *spread,
+                _secs(seconds), _secs(None if seconds is None else s.run_duration_std_s or 0)]
 
     _fill(table, summary, row)
     return table
@@ -71,7 +73,8 @@ def scenarios_table(summary: Summary) -> Table:
     return table
 
 
-def _fill(table: Table, summary: Summary, row) -> None:  # type: ignore[no-untyped-def]
+def _fill(table: Table, summary: Summary, row: Callable[[GroupStats], list[str | Text]]) -> None:
+    """One row per split, then (with several splits) the overall row under a rule."""
     for name, stats in summary.splits.items():
         table.add_row(Text(printable(name), no_wrap=False, overflow="fold"), *row(stats))
     if len(summary.splits) > 1:

@@ -53,10 +53,14 @@ def duration_s(record: dict[str, Any]) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def verdict_line(label: str, record: dict[str, Any], reason_limit: int | None = None) -> str:
-    """`PASS demo_cab_order 4.1s`, `FAIL name 5.3s: reason`, `ERROR name 7.0s: status: why`."""
+def verdict_line(label: str, record: dict[str, Any], reason_limit: int | None = None,
+                 with_status: bool = False) -> str:
+    """`PASS demo_cab_order 4.1s`, `FAIL name 5.3s: reason`, `ERROR name 7.0s: status: why`;
+    `with_status` adds the result's status after the duration (`[status completed]`)."""
     seconds = duration_s(record)
     line = f"{verdict_word(record)} {label}" + ("" if seconds is None else f" {seconds:.1f}s")
+    if with_status:
+        line += f" [status {record.get('status')}]"
     reason = result_reason(record)
     if reason:
         line += f": {reason if reason_limit is None else one_line(reason, reason_limit)}"
@@ -122,7 +126,7 @@ class RunnerLog:
         self.write(f"start {job_label(job)}")
 
     def scenario_finished(self, job: Any, result: dict[str, Any]) -> None:
-        self.write(f"{verdict_line(job_label(job), result)} [status {result.get('status')}]")
+        self.write(verdict_line(job_label(job), result, with_status=True))
 
     def warning(self, message: str) -> None:
         self.write(as_warning(message))
