@@ -81,6 +81,17 @@ def test_demo_dataset_pass_at_2(images, tmp_path: Path):
     assert overall["pass_at_k_rate"] == 1.0 and overall["pass_hat_k_rate"] == 1.0
     assert summary["macro"]["value"] == 1.0 and summary["micro"]["value"] == 1.0
     assert "pass@2" in proc.stdout and "100.0%" in proc.stdout
+    total = 2 * len(ids)
+    assert proc.stdout.splitlines()[-1].startswith(f"{total} runs: {total} pass, 0 fail, 0 error · "
+                                                   "success 100.0% · complete ·")
+    # stderr is a pipe here: no bar, one plain line per finished run
+    verdicts = [line for line in proc.stderr.splitlines() if line.startswith("[")]
+    assert len(verdicts) == total and all(" PASS demo/" in line for line in verdicts)
+    assert {f"demo/{sid} (run {k})" for sid in ids for k in (1, 2)} == {
+        line.split(" PASS ")[1].rsplit(" ", 1)[0] for line in verdicts}
+    log = (out / "runner.log").read_text().splitlines()
+    assert sum(" PASS demo/" in line for line in log) == total and "run started: " in log[0]
+    assert log[-1].split(" ", 1)[1].startswith(f"run finished: {total} runs: {total} pass")
 
     leaks = [p for p in out.rglob("*") if p.is_file() and SECRET.encode() in p.read_bytes()]
     assert not leaks, f"secret written to {leaks}"

@@ -20,7 +20,10 @@ from gaia2_runner.engine.observer import Observers
 from gaia2_runner.inputs import check_path_text
 from gaia2_runner.text import printable
 from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
-from gaia2_runner.output.layout import INDEX_FILE
+from gaia2_runner.engine.scenario_run import env_secrets
+from gaia2_runner.output.layout import INDEX_FILE, RESULTS_LOG_FILE, RUNNER_LOG_FILE, SUMMARY_FILE
+from gaia2_runner.output.runner_log import RunnerLog, summary_line
+from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.sandbox.leftovers import Leftover
 from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.targets import ScenarioRef
@@ -63,8 +66,9 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
             return 0
         show_swept(backend.sweep_orphans(), err)
         verbose = str(config.run.log_level or "INFO").upper() == "DEBUG"
-        with DatasetProgress(err, verbose) as display:
-            observer = Observers([display, IndexRefresher(plan.output_dir)])
+        log = RunnerLog(plan.output_dir, command, Scrubber([*plan.secrets, *env_secrets(plan.env)]))
+        with DatasetProgress(err, verbose, per_scenario) as display:
+            observer = Observers([display, log, IndexRefresher(plan.output_dir)])
             outcome = run_plan(plan, backend=backend, observer=observer)
     show_outcome(outcome, out, per_scenario)
     return outcome
@@ -78,14 +82,21 @@ def show_swept(removed: list[Leftover], err: Console) -> None:
 
 
 def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = False) -> None:
+    """The tables, where the files are, then the whole run in one line (the last thing printed)."""
     if per_scenario:
-        out.print(results_table(outcome.records))
+        out.print(results_table(outcome.records, out.width))
     out.print(render_summary(outcome.summary))
     table = errors_table(outcome.records)
     if table is not None and not per_scenario:
         out.print(table)
-    logs = ", ".join(str(d) for d in outcome.run_dirs)
-    out.print(Text(printable(f"results: {outcome.output_dir} (summary.json; results.jsonl in {logs}; "
-                   f"open {outcome.output_dir / INDEX_FILE})")))
+    root = outcome.output_dir
+    if outcome.run_dirs == [root]:
+        files = f"{SUMMARY_FILE}, {RESULTS_LOG_FILE}, {RUNNER_LOG_FILE}"
+    else:
+        runs = ", ".join(d.name for d in outcome.run_dirs)
+        files = f"{SUMMARY_FILE}, {RUNNER_LOG_FILE}; {RESULTS_LOG_FILE} in {runs}"
+    out.print(Text(printable(f"{root}: {files}; open {root / INDEX_FILE}")))
     if outcome.interrupted:
         out.print("[yellow]interrupted: rerun the same command to finish the remaining scenarios[/]")
+    style = "green" if outcome.summary.complete and not outcome.interrupted else "yellow"
+    out.print(Text(printable(summary_line(outcome)), style=f"bold {style}"), soft_wrap=True)

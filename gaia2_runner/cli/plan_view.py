@@ -1,4 +1,6 @@
-"""What `--dry-run` prints: the resolved plan, before anything starts."""
+"""What `--dry-run` prints: the resolved plan, before anything starts.
+
+Legible at 80 columns: names and numbers never wrap, long values (paths, URLs) fold."""
 
 from __future__ import annotations
 
@@ -20,8 +22,8 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
     """Settings and scenario counts per split, so a dry run shows exactly what would start."""
     agent, judge, run = config.agent, config.judge, config.run
     settings = Table(title="gaia2-runner plan", show_header=False, title_justify="left")
-    settings.add_column("setting", style="bold")
-    settings.add_column("value")
+    settings.add_column("setting", style="bold", no_wrap=True)
+    settings.add_column("value", overflow="fold")  # long paths fold rather than lose their end
     target = config.target
     source = target.scenario or target.dataset_root or target.dataset
     judge_text = "none (exact matches only)"
@@ -42,8 +44,8 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
     for name, value in rows:
         settings.add_row(name, Text(printable(redact_url_credentials(value))))
     per_split = Table(title="scenarios per split", title_justify="left")
-    per_split.add_column("split")
-    per_split.add_column("scenarios", justify="right")
+    per_split.add_column("split", overflow="fold")
+    per_split.add_column("scenarios", justify="right", no_wrap=True)
     counts = Counter(ref.split or "-" for ref in refs)
     for split, count in counts.items():
         per_split.add_row(Text(printable(split)), str(count))

@@ -1,6 +1,12 @@
-"""The terminal progress display: a run observer (engine/observer.py) drawing a live bar.
+"""The terminal progress display: a run observer (engine/observer.py).
 
-Every method is safe to call from worker threads (rich's Progress has its own lock).
+On a terminal: a live bar (done/total, pass/fail/error counts, elapsed, ETA) with one verdict line
+per finished scenario printed above it (for `run` and `demo`, or every scenario at DEBUG; a run
+without a verdict is always shown). Without one (CI, a pipe, TTY_INTERACTIVE=0), rich's live
+display would print nothing until the end, so each event is one plain line instead, written as it
+happens: `[3/9] PASS demo_cab_order 4.1s`.
+
+Every method is safe to call from worker threads (rich's Progress and Console have their locks).
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from typing import Any
 
 from gaia2_runner.engine.jobs import Job
 from gaia2_runner.engine.observer import RunObserver
+from gaia2_runner.output.runner_log import as_warning, job_label, verdict_line, verdict_word
 from gaia2_runner.text import printable
 from rich.console import Console
 from rich.progress import (
@@ -22,22 +29,26 @@ from rich.progress import (
 )
 from rich.text import Text
 
-def job_label(job: Job) -> str:
-    label = f"{job.ref.split}/{job.ref.scenario_id}" if job.ref.split else job.ref.scenario_id
-    return f"{label} (run {job.run_index})" if job.run_dir.name.startswith("run_") else label
+from gaia2_runner.cli.display import VERDICT_STYLES
+
+PLAIN_REASON_CHARS = 300  # a CI log line: long enough to read the reason, short of a page
+BAR_WIDTH = 20  # the whole bar line then fits 80 columns
 
 
 class DatasetProgress(RunObserver):
-    """done/total bar with pass/fail/error counts and an ETA; errors are logged above it."""
+    """The live bar on a terminal, plain lines elsewhere; verdict lines for `per_scenario`."""
 
-    def __init__(self, console: Console, verbose: bool = False) -> None:
+    def __init__(self, console: Console, verbose: bool = False, per_scenario: bool = False) -> None:
         self.console, self.verbose = console, verbose
-        self.counts = {"pass": 0, "fail": 0, "error": 0}
+        self.live = console.is_interactive
+        self.per_scenario = per_scenario or verbose or not self.live
+        self.counts = {"PASS": 0, "FAIL": 0, "ERROR": 0}
+        self.total = 0
         self._lock = threading.Lock()
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("[bold]{task.description}"), BarColumn(bar_width=BAR_WIDTH), MofNCompleteColumn(),
             TextColumn("{task.fields[counts]}"), TimeElapsedColumn(), TextColumn("ETA"),
-            TimeRemainingColumn(), console=console, transient=False,
+            TimeRemainingColumn(), console=console, transient=False, disable=not self.live,
         )
         self.task: Any = None
 
@@ -49,35 +60,46 @@ class DatasetProgress(RunObserver):
 
     def _counts(self) -> str:
         c = self.counts
-        return f"[green]{c['pass']} pass[/] [red]{c['fail']} fail[/] [yellow]{c['error']} error[/]"
+        return f"[green]{c['PASS']} pass[/] [red]{c['FAIL']} fail[/] [yellow]{c['ERROR']} error[/]"
 
-    def log(self, message: str, style: str = "dim") -> None:
-        self.progress.console.print(Text(printable(message), style=style), soft_wrap=True)
+    def log(self, message: str | Text, style: str = "dim") -> None:
+        """One line above the bar (terminal), or one plain line, flushed at once (rich flushes
+        after each print)."""
+        text = message if isinstance(message, Text) else Text(printable(message), style=style)
+        if self.live:
+            self.progress.console.print(text, no_wrap=True, overflow="ellipsis", crop=True)
+        else:
+            self.console.print(text, soft_wrap=True)  # no width to fit: the whole line
 
     def run_started(self, total: int, reused: int) -> None:
         note = f" ({reused} already done)" if reused else ""
+        self.total = total
         self.task = self.progress.add_task(f"scenarios{note}", total=total, counts=self._counts())
-        self.progress.start()
+        if self.live:
+            self.progress.start()
+        else:
+            self.log(f"{total} runs to start{note}", style="")
 
     def scenario_started(self, job: Job) -> None:
         if self.verbose:
             self.log(f"start {job_label(job)}")
 
     def scenario_finished(self, job: Job, result: dict[str, Any]) -> None:
-        success = result.get("success")
-        key = {True: "pass", False: "fail"}.get(success, "error")
+        word = verdict_word(result)
         with self._lock:
-            self.counts[key] += 1
-            counts = self._counts()
+            self.counts[word] += 1
+            done, counts = sum(self.counts.values()), self._counts()
         self.progress.update(self.task, advance=1, counts=counts)
-        if key == "error":
-            self.log(f"error {job_label(job)}: {result.get('status')}: {result.get('error') or ''}",
-                     style="yellow")
-        elif self.verbose:
-            self.log(f"{key} {job_label(job)}")
+        if self.per_scenario or word == "ERROR":
+            limit = None if self.live else PLAIN_REASON_CHARS  # a terminal line is cut at its width
+            line = verdict_line(job_label(job), result, reason_limit=limit)
+            text = Text(printable(f"[{done}/{self.total}] {line}"))
+            start = len(f"[{done}/{self.total}] ")
+            text.stylize(VERDICT_STYLES[word], start, start + len(word))
+            self.log(text)
 
     def warning(self, message: str) -> None:
-        self.log(message, "yellow")
+        self.log(as_warning(message), "yellow")
 
     def interrupted(self) -> None:
         self.log("interrupted: no new scenarios; stopping the running ones…", "yellow")

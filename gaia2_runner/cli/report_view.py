@@ -1,59 +1,104 @@
-"""The ARE-style report on the terminal: one row per split, overall, then the global rates."""
+"""The ARE-style report on the terminal: per split and overall, then the global rates.
+
+Two narrow tables rather than one wide one, so the report reads at 80 columns (CI logs, pipes):
+runs (success rate, its ± SE and STD across the k runs, infra errors, run time), then scenarios
+(pass@k, pass^k). Each figure has its own column, and no header or number ever wraps.
+"""
 
 from __future__ import annotations
+
+from typing import Callable
 
 from gaia2_runner.output.summary import GroupStats, Rate, Summary
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from gaia2_runner.cli.display import add_fixed, add_name, compact_table
 from gaia2_runner.text import printable
+
+MAX_SPLIT_WIDTH = 20
 
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def _rate_cell(rate: Rate) -> str:
+def rate_text(rate: Rate) -> str:
+    """ARE's wording, for the lines under the tables: `53.3% ± 6.7% (STD 11.5%)`."""
     if rate.value is None:
         return "-"
     return f"{_pct(rate.value)} ± {_pct(rate.se)} (STD {_pct(rate.std)})"
 
 
-def _secs(mean_s: float | None, std_s: float | None) -> str:
-    return "-" if mean_s is None else f"{mean_s:.1f}s (STD {std_s or 0:.1f}s)"
+def _secs(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _count(count: int, rate: float | None) -> str:
+    return f"{count} ({_pct(rate)})"
+
+
+def _table(title: str | None) -> Table:
+    table = compact_table(title)
+    add_name(table, "split", MAX_SPLIT_WIDTH)
+    return table
+
+
+def runs_table(summary: Summary) -> Table:
+    """Per split: runs, infra errors, success rate ± SE (STD) over the k runs, run seconds."""
+    table = _table(f"gaia2-runner report: runs (k = {summary.pass_at})")
+    for name in ("runs", "infra", "success", "± SE", "STD", "avg s", "STD s"):
+        add_fixed(table, name)
+
+    def row(s: GroupStats) -> list[str | Text]:
+        rate, seconds = s.success_rate, s.avg_run_duration_s
+        spread = ["-", "-"] if rate.value is None else [_pct(rate.se), _pct(rate.std)]
+        return [str(s.runs), Text(str(s.infra_errors), style="yellow" if s.infra_errors else ""),
+                Text(_pct(rate.value), style="bold"), *spread,
+                _secs(seconds), _secs(None if seconds is None else s.run_duration_std_s or 0)]
+
+    _fill(table, summary, row)
+    return table
+
+
+def scenarios_table(summary: Summary) -> Table:
+    """Per split: scenarios, solved at least once (pass@k), solved every time (pass^k)."""
+    k = summary.pass_at
+    table = _table(f"scenarios (k = {k})")
+    for name in ("scenarios", f"pass@{k}", f"pass^{k}"):
+        add_fixed(table, name)
+    _fill(table, summary, lambda s: [str(s.scenarios), _count(s.pass_at_k, s.pass_at_k_rate),
+                                     _count(s.pass_hat_k, s.pass_hat_k_rate)])
+    return table
+
+
+def _fill(table: Table, summary: Summary, row: Callable[[GroupStats], list[str | Text]]) -> None:
+    """One row per split, then (with several splits) the overall row under a rule."""
+    for name, stats in summary.splits.items():
+        table.add_row(Text(printable(name), no_wrap=False, overflow="fold"), *row(stats))
+    if len(summary.splits) > 1:
+        table.add_section()
+        table.add_row(Text("overall"), *row(summary.overall), style="bold")
 
 
 def render_summary(summary: Summary) -> Group:
-    """The report as a rich table (one row per split, then overall) and a global line."""
-    k = summary.pass_at
-    table = Table(title="gaia2-runner report")
-    for name in ("split", "scenarios", "runs", "success rate", f"pass@{k}", f"pass^{k}",
-                 "infra errors", "avg run duration"):
-        table.add_column(name, justify="left" if name in ("split", "success rate") else "right")
-
-    def row(name: str, s: GroupStats, style: str = "") -> None:
-        table.add_row(Text(printable(name)), str(s.scenarios), str(s.runs), _rate_cell(s.success_rate),
-                      f"{s.pass_at_k} ({_pct(s.pass_at_k_rate)})",
-                      f"{s.pass_hat_k} ({_pct(s.pass_hat_k_rate)})",
-                      Text(str(s.infra_errors), style="yellow" if s.infra_errors else ""),
-                      _secs(s.avg_run_duration_s, s.run_duration_std_s), style=style)
-
-    for name, stats in summary.splits.items():
-        row(name, stats)
-    if len(summary.splits) > 1:
-        table.add_section()
-        row("overall", summary.overall, style="bold")
+    """The report: the two tables, then the global rates and whether the run set is complete."""
     job = "-" if summary.job_duration_s is None else f"{summary.job_duration_s:.1f}s"
-    lines = [f"macro success rate: {_rate_cell(summary.macro)}",
-             f"micro success rate: {_rate_cell(summary.micro)}",
+    lines = [f"macro success rate: {rate_text(summary.macro)}",
+             f"micro success rate: {rate_text(summary.micro)}",
              f"job duration: {job}"]
     if summary.missing_runs:
-        lines.append(f"[yellow]runs without a result: {summary.missing_runs}[/]")
+        lines.append(f"[yellow]INCOMPLETE: runs without a result yet: {summary.missing_runs} "
+                     "(rerun the same command)[/]")
+    if summary.infra_errors:
+        n = summary.infra_errors
+        runs = "1 run without a verdict counts as failed" if n == 1 else \
+            f"{n} runs without a verdict count as failed"
+        lines.append(f"[yellow]INCOMPLETE: {runs} (rerun with --retry)[/]")
+        lines.append(f"[yellow]success rate over verdicts only: "
+                     f"{rate_text(summary.overall.success_rate_verdicts_only)}[/]")
     if summary.complete:
         lines.append("[dim]every run counts; runs without a verdict would count as failures[/]")
-    else:
-        verdicts = summary.overall.success_rate_verdicts_only
-        lines.append(f"[yellow]INCOMPLETE: {summary.infra_errors} runs without a verdict count as failures "
-                     f"above; over verdicts only: {_rate_cell(verdicts)} (rerun them with --retry)[/]")
-    return Group(table, *(Text.from_markup(line) for line in lines))
+    return Group(runs_table(summary), Text(""), scenarios_table(summary),
+                 *(Text.from_markup(line) for line in lines))

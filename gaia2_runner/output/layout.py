@@ -1,6 +1,6 @@
 """Every path rule and file name of an output directory, in one place.
 
-    <output>/run_config.json  summary.json  index.html  _viewer/
+    <output>/run_config.json  summary.json  index.html  runner.log  _viewer/
     <output>/[run_<k>/][<split>/]<scenario dir>/result.json  trace.html  container.log  <daemon files>
 
 pass_at 1 writes into the output directory itself (it is the run directory); pass_at k writes
@@ -24,6 +24,7 @@ SUMMARY_FILE = "summary.json"
 FINGERPRINT_FILE = "fingerprint.json"
 CONTAINER_LOG_FILE = "container.log"
 INDEX_FILE = "index.html"
+RUNNER_LOG_FILE = "runner.log"  # what each invocation did, appended (output/runner_log.py)
 TRACE_PAGE_FILE = "trace.html"
 VIEWER_DIR = "_viewer"  # static assets and the viewer's row cache; never scanned for scenarios
 
@@ -104,7 +105,7 @@ def clear_outputs(output_dir: Path) -> None:
     """Remove what a run wrote (root files, run dirs, scenario dirs, viewer assets); anything else
     the user keeps there stays."""
     root = Path(output_dir)
-    for name in (RUN_CONFIG_FILE, SUMMARY_FILE, FINGERPRINT_FILE, RESULTS_LOG_FILE, INDEX_FILE):
+    for name in (RUN_CONFIG_FILE, SUMMARY_FILE, FINGERPRINT_FILE, RESULTS_LOG_FILE, INDEX_FILE, RUNNER_LOG_FILE):
         (root / name).unlink(missing_ok=True)
     shutil.rmtree(root / VIEWER_DIR, ignore_errors=True)
     for directory in _scenario_dirs(root):
