@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import watchfiles
 
@@ -39,12 +39,11 @@ def serve(output_dir: Path, host: str, port: int, say: Callable[[str], None] = p
     except (OSError, OverflowError, ValueError) as exc:  # in use, not ours to bind, no such host, out of range
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise Gaia2Error(f"cannot serve on {host}:{port}: {reason}") from None
-    thread: threading.Thread | None = None
+    gate = _ServeGate(server)
     try:
         site = _site(root)
         site.refresh()
-        thread = threading.Thread(target=server.serve_forever, name="viewer-http", daemon=True)
-        thread.start()
+        threading.Thread(target=gate.serve, name="viewer-http", daemon=True).start()
         shown_host = f"[{host}]" if ":" in host else host
         say(f"serving {root} at http://{shown_host}:{server.server_address[1]}/index.html (Ctrl-C to stop)")
         _watch(root, site, broker, stop)
@@ -52,11 +51,39 @@ def serve(output_dir: Path, host: str, port: int, say: Callable[[str], None] = p
         pass
     finally:
         broker.close()
-        if thread is not None and thread.is_alive():
-            server.shutdown()  # only once serve_forever runs: before that, shutdown() would wait forever
-        server.server_close()
+        gate.close()
     say("stopped")
     return 0
+
+
+class _ServeGate:
+    """Runs serve_forever unless closing came first, and closes either way without a race.
+
+    Ctrl-C can land while Thread.start() still waits for the thread, when is_alive() is False
+    although serve_forever is about to run on a socket we would then close under it. Whether it
+    runs is decided under a lock: shutdown() only when it will run (before that, shutdown() would
+    wait forever), never a closed socket under it."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self._lock = threading.Lock()
+        self._closing = False
+        self._serving = False
+
+    def serve(self) -> None:
+        with self._lock:
+            if self._closing:
+                return
+            self._serving = True
+        self.server.serve_forever()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closing = True
+            serving = self._serving
+        if serving:
+            self.server.shutdown()
+        self.server.server_close()
 
 
 def _watch(root: Path, site: Site, broker: Broker, stop: threading.Event) -> None:
