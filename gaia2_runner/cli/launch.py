@@ -17,16 +17,16 @@ from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_env_file
 from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
 from gaia2_runner.engine.observer import Observers
-from gaia2_runner.inputs import check_path_text
-from gaia2_runner.text import printable
 from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
 from gaia2_runner.engine.scenario_run import env_secrets
+from gaia2_runner.inputs import check_path_text
 from gaia2_runner.output.layout import INDEX_FILE, RESULTS_LOG_FILE, RUNNER_LOG_FILE, SUMMARY_FILE
 from gaia2_runner.output.runner_log import RunnerLog, summary_line
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.sandbox.leftovers import Leftover
 from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.targets import ScenarioRef
+from gaia2_runner.text import printable
 from gaia2_runner.viewer.refresh import IndexRefresher
 from rich.console import Console
 from rich.text import Text
