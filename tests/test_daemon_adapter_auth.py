@@ -99,3 +99,24 @@ def test_without_a_token_the_daemon_locks_the_adapter(monkeypatch):
     monkeypatch.delenv(contract.ENV_ADAPTER_TOKEN, raising=False)
     first, second = daemon_main._adapter_token(), daemon_main._adapter_token()
     assert len(first) >= 32 and first != second
+
+
+def test_a_claimed_body_size_cannot_exhaust_the_daemon(adapter):
+    """Tool and adapter APIs share the handler: a huge or bogus Content-Length is refused unread."""
+    import socket
+
+    from gaia2_container.daemon.http_api import MAX_BODY_BYTES
+
+    adapter.state.session = FakeSession()
+    host, port = adapter.base.removeprefix("http://").split(":")
+    for length in (str(MAX_BODY_BYTES + 1), str(1 << 40), "-5", "lots"):
+        with socket.create_connection((host, int(port)), timeout=5) as sock:
+            sock.sendall((f"POST /notify HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+                          f"Content-Length: {length}\r\n\r\n{{}}").encode())
+            status_line = sock.makefile("rb").readline().decode()
+        expected = "413" if length.isdigit() else "400"
+        assert status_line.split()[1] == expected, (length, status_line)
+    assert adapter.state.session.inbox == []
+    with httpx.Client(base_url=adapter.base, trust_env=False, timeout=5) as http:  # still serving
+        resp = http.post("/notify", json={"message": "ok"}, headers={"Authorization": f"Bearer {TOKEN}"})
+        assert resp.status_code == 202

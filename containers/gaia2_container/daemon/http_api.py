@@ -20,6 +20,8 @@ from ..jsonable import to_jsonable
 
 log = logging.getLogger("gaia2.http")
 
+MAX_BODY_BYTES = 8 << 20  # the largest tool call or notification body the daemon reads
+
 Route = Callable[["JsonHandler", dict[str, list[str]], Any], tuple[int, Any]]
 
 
@@ -59,7 +61,18 @@ class JsonHandler(BaseHTTPRequestHandler):
             return
         body: Any = None
         if method == "POST":
-            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if not 0 <= length <= MAX_BODY_BYTES:
+                # The agent can call the tool API: a claimed length must not make the daemon (and
+                # with it the run) run out of memory. Nothing is read: close rather than resync.
+                self.close_connection = True
+                self._send(413 if length > 0 else 400,
+                           {"error": f"body must be 0 to {MAX_BODY_BYTES} bytes with a valid Content-Length"},
+                           {"Connection": "close"})
+                return
             raw = self.rfile.read(length) if length else b""
             try:
                 body = json.loads(raw or b"{}")
