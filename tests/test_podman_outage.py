@@ -22,6 +22,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "examples" / "scenarios"
 NAMES = ["demo_env_message_pickup", "demo_calendar_add_event", "demo_messaging_send"]  # pickup runs ~8 s
+OUTAGE_S = 15.0  # longer than what is left of pickup's run: its collection must meet the outage
 
 
 def start_service(sock: Path) -> subprocess.Popen:
@@ -47,8 +48,8 @@ def stop_service(proc: subprocess.Popen) -> None:
 def test_podman_outage_mid_run_loses_nothing(images, tmp_path: Path) -> None:
     data = tmp_path / "data" / "demo"
     data.mkdir(parents=True)
-    for name in NAMES:
-        shutil.copy(DEMO / f"{name}.json", data / f"{name}.json")
+    for order, name in enumerate(NAMES):  # files run in name order: pickup first, at concurrency 1
+        shutil.copy(DEMO / f"{name}.json", data / f"{order}_{name}.json")
     sock = tmp_path / "podman.sock"
     service = start_service(sock)
     out = tmp_path / "out"
@@ -70,7 +71,7 @@ def test_podman_outage_mid_run_loses_nothing(images, tmp_path: Path) -> None:
             time.sleep(0.2)
         time.sleep(3.0)  # loaded and running
         stop_service(service)  # outage: the in-flight run must keep its verdict, the queue must wait
-        time.sleep(8.0)
+        time.sleep(OUTAGE_S)
         service = start_service(sock)
         stdout, stderr = runner.communicate(timeout=400)
     finally:
