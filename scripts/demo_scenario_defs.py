@@ -312,3 +312,15 @@ class DemoShoppingBuy(DemoScenario):
                 checkout,
             )
         self.events = [task, add, checkout, done]
+
+
+# Single-turn scenarios in export order; demo_scenarios_dynamic.py lists the others.
+SINGLE_TURN: list[type[DemoScenario]] = [
+    DemoCalendarAddEvent,
+    DemoEmailReply,
+    DemoMessagingSend,
+    DemoContactsUpdatePhone,
+    DemoFilesOrganize,
+    DemoCabOrder,
+    DemoShoppingBuy,
+]

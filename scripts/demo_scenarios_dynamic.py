@@ -108,3 +108,6 @@ class DemoMultiTurnEmail(DemoScenario):
                 send,
             )
         self.events = [task1, answer1, task2, send, answer2]
+
+
+DYNAMIC: list[type[DemoScenario]] = [DemoEnvMessagePickup, DemoMultiTurnEmail]

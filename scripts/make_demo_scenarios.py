@@ -62,29 +62,10 @@ from are.simulation.environment import Environment, EnvironmentConfig  # noqa: E
 from are.simulation.types import Event  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from demo_scenario_defs import (  # noqa: E402
-    DemoScenario,
-    DemoCalendarAddEvent,
-    DemoEmailReply,
-    DemoMessagingSend,
-    DemoContactsUpdatePhone,
-    DemoFilesOrganize,
-    DemoCabOrder,
-    DemoShoppingBuy,
-)
-from demo_scenarios_dynamic import DemoEnvMessagePickup, DemoMultiTurnEmail  # noqa: E402
+from demo_scenario_defs import SINGLE_TURN, DemoScenario  # noqa: E402
+from demo_scenarios_dynamic import DYNAMIC  # noqa: E402
 
-SCENARIOS: list[type[DemoScenario]] = [
-    DemoCalendarAddEvent,
-    DemoEmailReply,
-    DemoMessagingSend,
-    DemoContactsUpdatePhone,
-    DemoFilesOrganize,
-    DemoCabOrder,
-    DemoShoppingBuy,
-    DemoEnvMessagePickup,
-    DemoMultiTurnEmail,
-]
+SCENARIOS: list[type[DemoScenario]] = [*SINGLE_TURN, *DYNAMIC]
 
 # --------------------------------------------------------------------------
 # Export + post-processing
