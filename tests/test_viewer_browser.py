@@ -11,7 +11,9 @@ import os
 import random
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from viewer_synth import XSS, dataset_tree, result_doc, write_scenario
@@ -110,18 +112,28 @@ def test_index_filter_sort_and_trace_page(page, tmp_path: Path) -> None:
     page.screenshot(path=str(ARTIFACTS / "viewer-trace.png"), full_page=False)
 
 
-def test_live_update_under_serve(page, tmp_path: Path) -> None:
-    dataset_tree(tmp_path, 3)
-    running = write_scenario(tmp_path / "search" / "scenario_live", "scenario_live", random.Random(3), state="running")
+@contextmanager
+def served(root: Path) -> Iterator[str]:
+    """`serve` on a free port in a thread; yields the index URL it prints, stops it afterwards."""
     lines: list[str] = []
     stop = threading.Event()
-    thread = threading.Thread(target=serve, args=(tmp_path, "127.0.0.1", 0), kwargs={"say": lines.append, "stop": stop}, daemon=True)
+    thread = threading.Thread(target=serve, args=(root, "127.0.0.1", 0), kwargs={"say": lines.append, "stop": stop},
+                              daemon=True)
     thread.start()
     try:
         deadline = time.time() + 20
         while not lines and time.time() < deadline:
             time.sleep(0.05)
-        url = lines[0].split(" at ")[1].split(" ")[0]
+        yield lines[0].split(" at ")[1].split(" ")[0]
+    finally:
+        stop.set()
+        thread.join(10)
+
+
+def test_live_update_under_serve(page, tmp_path: Path) -> None:
+    dataset_tree(tmp_path, 3)
+    running = write_scenario(tmp_path / "search" / "scenario_live", "scenario_live", random.Random(3), state="running")
+    with served(tmp_path) as url:
         page.goto(url)
         page.wait_for_selector("#live:not([hidden])", timeout=10_000)
         row = page.locator("#scenarios tbody tr", has_text="scenario_live")
@@ -131,9 +143,6 @@ def test_live_update_under_serve(page, tmp_path: Path) -> None:
                                ".find(r => r.textContent.includes('scenario_live')); return r && r.dataset.status === 'fail'; }",
                                timeout=15_000)
         page.screenshot(path=str(ARTIFACTS / "viewer-live.png"), full_page=True)
-    finally:
-        stop.set()
-        thread.join(10)
 
 
 HOSTILE = [("javascript:alert(1)", "javascript:alert(2)"), ("search", '"onmouseover=alert(3) x="'),
@@ -150,15 +159,7 @@ def test_hostile_names_are_links_that_never_run(page, tmp_path: Path) -> None:
     Site(tmp_path).refresh()
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    lines: list[str] = []
-    stop = threading.Event()
-    thread = threading.Thread(target=serve, args=(tmp_path, "127.0.0.1", 0), kwargs={"say": lines.append, "stop": stop}, daemon=True)
-    thread.start()
-    try:
-        deadline = time.time() + 20
-        while not lines and time.time() < deadline:
-            time.sleep(0.05)
-        base = lines[0].split(" at ")[1].split(" ")[0]
+    with served(tmp_path) as base:
         for index_url in ((tmp_path / "index.html").as_uri(), base):  # opened from disk, and served
             for split, name in HOSTILE:
                 page.goto(index_url)
@@ -175,7 +176,4 @@ def test_hostile_names_are_links_that_never_run(page, tmp_path: Path) -> None:
                     assert page.inner_text("body").strip() == "just a log line"
         page.goto(base)
         page.screenshot(path=str(ARTIFACTS / "viewer-hostile-names.png"), full_page=True)
-    finally:
-        stop.set()
-        thread.join(10)
     assert dialogs == []
