@@ -85,6 +85,11 @@ class Relay:
         if length > MAX_REQUEST_BYTES:
             handler.send_error(413, "request too large for the relay")
             return
+        if not handler.path.startswith("/") or handler.path.startswith("//"):
+            # Only paths below the configured endpoint: "@host/…" or "http://host/…" would send
+            # the request elsewhere, and a host the agent picks could fake a provider outage.
+            handler.send_error(400, "the relay forwards paths below the configured endpoint only")
+            return
         body = handler.rfile.read(length) if length else b""
         url = self.upstream + handler.path
         headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in _DROP_REQUEST]
@@ -92,6 +97,10 @@ class Relay:
         try:
             request = self.client.build_request(method, url, headers=headers, content=body)
             response = self.client.send(request, stream=True)
+        except (httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError) as exc:
+            # The agent's request was malformed: its fault, never evidence against the provider.
+            handler.send_error(400, f"relay: bad request: {type(exc).__name__}")
+            return
         except httpx.HTTPError as exc:
             outcome = Outcome(url, None, f"{type(exc).__name__}: {exc}"[:300], time.monotonic() - started)
             self._remember(outcome)

@@ -1,0 +1,81 @@
+"""Red team against the daemon's model relay (real HTTP, no container): the relay is the runner's
+witness of provider outages, so nothing the agent sends through it may fake one."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "containers"))
+
+from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
+
+pytestmark = pytest.mark.redteam
+
+
+class Provider(BaseHTTPRequestHandler):
+    """A provider that answers with the status named by the path: /v1/status/503 -> 503."""
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        code = int(self.path.rsplit("/", 1)[-1]) if "/status/" in self.path else 200
+        self.send_response(code)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+
+@pytest.fixture
+def relay():
+    provider = ThreadingHTTPServer(("127.0.0.1", 0), Provider)
+    threading.Thread(target=provider.serve_forever, daemon=True).start()
+    witness = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1")
+    server = serve_relay(witness, "127.0.0.1", 0)
+    yield witness, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    provider.shutdown()
+
+
+def raw(base: str, target: str) -> str:
+    """One request with a hand-written request target; returns the status line."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(f"POST {target} HTTP/1.0\r\nContent-Length: 2\r\n\r\n{{}}".encode())
+        return sock.makefile("rb").readline().decode()
+
+
+def test_the_agents_own_bad_requests_never_count_as_an_outage(relay) -> None:
+    witness, base = relay
+    with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
+        for code in (400, 401, 404, 422):  # the agent's mistakes, however many
+            for _ in range(3):
+                assert http.post(f"/status/{code}", json={}).status_code == code
+    assert witness.provider_unavailable() is None
+    # Request targets that would leave the configured endpoint are refused and not recorded.
+    unreachable = "127.0.0.1:9"  # nothing listens there: a fake outage if the relay went there
+    for target in (f"@{unreachable}/x", f"http://{unreachable}/x", "*"):
+        for _ in range(3):
+            assert raw(base, target).split()[1] == "400", target
+    # "//host/x" is folded to "/host/x" by the HTTP server itself: it stays below the endpoint.
+    assert raw(base, f"//{unreachable}/x").split()[1] == "200"
+    assert witness.provider_unavailable() is None
+
+
+def test_a_real_outage_is_witnessed(relay) -> None:
+    witness, base = relay
+    with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
+        assert http.post("/status/503", json={}).status_code == 503
+        assert witness.provider_unavailable() is None  # one failure is not an outage
+        assert http.post("/status/503", json={}).status_code == 503
+        assert "HTTP 503" in (witness.provider_unavailable() or "")
+        assert http.post("/chat", json={}).status_code == 200  # recovered
+    assert witness.provider_unavailable() is None
