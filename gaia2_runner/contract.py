@@ -12,6 +12,9 @@ INPUT_DIR = "/gaia2/input"
 OUTPUT_DIR = "/gaia2/output"
 SCENARIO_FILE_NAME = "scenario.json"
 CA_BUNDLE_PATH = "/gaia2/ca-bundle.pem"
+# The Files app's data directory (--filesystem-dir), mounted read-only here (inside INPUT_DIR,
+# which the agent user cannot enter).
+FILESYSTEM_DIR = "/gaia2/input/filesystem"
 
 # Statuses /status reports as final.
 # Judged (a verdict in `judgment`): completed (every turn, or ARE's clock ran out), failed (a turn
@@ -26,6 +29,7 @@ ENV_ADAPTER_PORT = "GAIA2_ADAPTER_PORT"
 # A random secret per container: the runner sends it as `Authorization: Bearer <token>` on every
 # adapter request, the daemon refuses requests without it and hides it from the agent.
 ENV_ADAPTER_TOKEN = "GAIA2_ADAPTER_TOKEN"
+ENV_NOISE = "GAIA2_NOISE"  # "1": ARE's noise mode (--noise)
 AGENT_ENV_PREFIX = "GAIA2_AGENT_"
 JUDGE_ENV_PREFIX = "GAIA2_JUDGE_"
 

@@ -21,6 +21,9 @@ AGENT_DIR = "/gaia2/agent"  # the agent user's $HOME
 BIN_DIR = "/gaia2/bin"  # one shell command per app, on the agent's PATH
 
 SCENARIO_FILE_NAME = "scenario.json"  # in INPUT_DIR
+# The Files app's data (a copy of the hub dataset gaia2_filesystem: demo_filesystem/...), mounted
+# read-only by the runner inside INPUT_DIR, so the agent user cannot browse it.
+FILESYSTEM_DIR = "/gaia2/input/filesystem"
 # Where the runner copies $GAIA2_CA_BUNDLE (and points SSL_CERT_FILE & co.); the daemon never reads it.
 CA_BUNDLE_PATH = "/gaia2/ca-bundle.pem"
 
@@ -36,6 +39,7 @@ ENV_SCENARIO_TIMEOUT = "GAIA2_SCENARIO_TIMEOUT"  # seconds
 ENV_ADAPTER_PORT = "GAIA2_ADAPTER_PORT"
 ENV_ADAPTER_TOKEN = "GAIA2_ADAPTER_TOKEN"  # bearer token for the adapter API, never given to the agent
 ENV_AGENT_COMMAND = "GAIA2_AGENT_COMMAND"  # overrides the built-in runtime
+ENV_NOISE = "GAIA2_NOISE"  # "1": ARE's noise mode (tool augmentation + random ENV events), as --noise
 ENV_TOOLS_URL = "GAIA2_TOOLS_URL"  # set by the daemon in the agent's environment
 AGENT_ENV_PREFIX = "GAIA2_AGENT_"  # agent settings, forwarded by the runner
 JUDGE_ENV_PREFIX = "GAIA2_JUDGE_"  # judge settings, never visible to the agent
@@ -83,6 +87,7 @@ OUTPUT_PATH = Path(os.environ.get("GAIA2_OUTPUT_DIR", OUTPUT_DIR))
 AGENT_HOME = Path(os.environ.get("GAIA2_AGENT_DIR", AGENT_DIR))
 BIN_PATH = Path(os.environ.get("GAIA2_BIN_DIR", BIN_DIR))
 SCENARIO_PATH = INPUT_PATH / SCENARIO_FILE_NAME
+FILESYSTEM_PATH = Path(os.environ.get("GAIA2_FILESYSTEM_DIR", FILESYSTEM_DIR))
 
 LISTEN_ADAPTER_PORT = int(os.environ.get(ENV_ADAPTER_PORT, str(ADAPTER_PORT)))
 LISTEN_TOOLS_PORT = int(os.environ.get("GAIA2_TOOLS_PORT", str(TOOLS_PORT)))

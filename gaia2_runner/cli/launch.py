@@ -85,7 +85,7 @@ def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = Fal
     """The tables, where the files are, then the whole run in one line (the last thing printed)."""
     if per_scenario:
         out.print(results_table(outcome.records, out.width))
-    out.print(render_summary(outcome.summary))
+    out.print(render_summary(outcome.summary, noise=outcome.noise))
     table = errors_table(outcome.records)
     if table is not None and not per_scenario:
         out.print(table)

@@ -8,6 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from gaia2_runner.config import redact_url_credentials
+from gaia2_runner.targets.filesystem_data import default_filesystem_dir
 from gaia2_runner.text import printable
 from rich.console import Group
 from rich.table import Table
@@ -39,6 +40,8 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
          + (f" at {agent.base_url}" if agent.base_url else "")),
         ("judge", judge_text),
         ("runs", f"pass_at {run.pass_at}, concurrency {run.concurrency}, timeout {timeout}"),
+        ("noise", "on (ARE's noise mode)" if run.noise else "off"),
+        ("file data", str(target.filesystem_dir or default_filesystem_dir()) + " (only for scenarios whose Files app needs it)"),
         ("output", str(run.output_dir)),
     ]
     for name, value in rows:

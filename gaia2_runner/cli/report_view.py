@@ -82,10 +82,11 @@ def _fill(table: Table, summary: Summary, row: Callable[[GroupStats], list[str |
         table.add_row(Text("overall"), *row(summary.overall), style="bold")
 
 
-def render_summary(summary: Summary) -> Group:
+def render_summary(summary: Summary, noise: bool = False) -> Group:
     """The report: the two tables, then the global rates and whether the run set is complete."""
     job = "-" if summary.job_duration_s is None else f"{summary.job_duration_s:.1f}s"
-    lines = [f"macro success rate: {rate_text(summary.macro)}",
+    lines = ["noise: on (ARE's noise mode: random tool failures, renamed tools, extra ENV events)"] if noise else []
+    lines += [f"macro success rate: {rate_text(summary.macro)}",
              f"micro success rate: {rate_text(summary.micro)}",
              f"job duration: {job}"]
     if summary.missing_runs:

@@ -24,6 +24,7 @@ class TargetConfig:
     subset: Path | None = None
     limit: int | None = None
     revision: str | None = None
+    filesystem_dir: Path | None = None  # None: <cache>/gaia2_filesystem (targets/filesystem_data.py)
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class RunSettings:
     concurrency: int = field(default_factory=default_concurrency)
     pass_at: int = 1
     retry: bool = False
+    noise: bool = False  # ARE's noise mode (GAIA2_NOISE in the container)
     output_dir: Path | None = None
     log_level: str = "INFO"
 

@@ -38,6 +38,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("subset", "target", "subset", "path", "Manifest of scenario ids to run (JSON list, {scenario_ids: [...]}, or one id per line)."),
     Setting("limit", "target", "limit", "int", "Run at most this many scenarios per split."),
     Setting("revision", "target", "revision", "str", "Hugging Face dataset revision (branch, tag or commit)."),
+    Setting("filesystem_dir", "target", "filesystem_dir", "path",
+            "The Files app's data: a copy of the hub dataset gaia2_filesystem (default: <cache>/gaia2_filesystem)."),
     Setting("image", "agent", "image", "str", "Image to evaluate."),
     Setting("provider", "agent", "provider", "str", "Agent provider: oracle, openai, openai-compat, anthropic, gemini, openrouter."),
     Setting("model", "agent", "model", "str", "Agent model."),
@@ -63,6 +65,8 @@ SETTINGS: tuple[Setting, ...] = (
             "Seconds to wait for an unreachable podman API before runs give up (default 300)."),
     Setting("pass_at", "run", "pass_at", "int", "Runs per scenario (the k of pass@k), in run_1/ … run_k/."),
     Setting("retry", "run", "retry", "bool", "Rerun only runs that ended without a verdict (infrastructure errors)."),
+    Setting("noise", "run", "noise", "bool",
+            "ARE's noise mode: random tool failures, augmented tool names/descriptions, random ENV events."),
     Setting("output_dir", "run", "output_dir", "path", "Where results go."),
     Setting("log_level", "run", "log_level", "str", "INFO, or DEBUG to log every scenario."),
 )

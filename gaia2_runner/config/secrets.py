@@ -92,6 +92,8 @@ def container_env(config: RunConfig, environ: Mapping[str, str]) -> dict[str, st
         key = _key(judge.provider, judge.api_key, judge.api_key_env, environ, "judge", config.where("judge_api_key_env"))
         if key:
             env[contract.ENV_JUDGE_API_KEY] = key
+    if config.run.noise:
+        env[contract.ENV_NOISE] = "1"
     env.update(agent.env)  # --env wins, as documented
     return env
 

@@ -54,6 +54,7 @@ class DatasetOutcome:
     ran: int
     reused: int
     interrupted: bool = False
+    noise: bool = False  # ARE's noise mode was on (the report says so)
 
     @property
     def exit_code(self) -> int:
@@ -124,7 +125,8 @@ class _DatasetRun:
         write_summary(summary, self.plan.output_dir / SUMMARY_FILE, self._summary_header(records, interrupted))
         self._write_run_records(finished_at=now_iso())
         outcome = DatasetOutcome(self.plan.output_dir, self.plan.run_dirs, records, summary,
-                                 ran=len(selection.todo), reused=len(selection.done), interrupted=interrupted)
+                                 ran=len(selection.todo), reused=len(selection.done), interrupted=interrupted,
+                                 noise=self.plan.config.run.noise)
         self.observer.run_finished(outcome)
         return outcome
 
@@ -214,13 +216,14 @@ class _DatasetRun:
         plan, ref = self.plan, job.ref
         try:
             scenario = ScenarioFile(path=ref.path, scenario_id=ref.scenario_id, duration=ref.duration,
-                                    raw=ref.path.read_bytes(), warnings=list(ref.warnings))
+                                    raw=ref.path.read_bytes(), warnings=list(ref.warnings),
+                                    data_files=ref.data_files)
             with self._interruptible():
                 result = run_scenario(
                     scenario, plan.config.agent.image, job.parent_dir, timeout=plan.config.run.timeout,
                     health_timeout=plan.health_timeout, runtime=plan.env.get(contract.ENV_RUNTIME),
                     extra_env=plan.env, backend=self.backend, progress=self._say, secrets=plan.secrets,
-                    podman_wait=plan.podman_wait)
+                    podman_wait=plan.podman_wait, filesystem_dir=plan.config.target.filesystem_dir)
             return result.to_dict()
         except PodmanUnavailable:
             raise
@@ -277,6 +280,7 @@ class _DatasetRun:
             "model": agent.model,
             "judge_provider": judge.provider,
             "judge_model": judge.model,
+            "noise": self.plan.config.run.noise,
             "run_dirs": [str(d) for d in self.plan.run_dirs],
             "interrupted": interrupted,
             "statuses": dict(Counter(str(r.get("status")) for r in records)),

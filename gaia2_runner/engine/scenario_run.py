@@ -33,6 +33,7 @@ from gaia2_runner.sandbox.podman import (
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner import contract
+from gaia2_runner.targets.filesystem_data import default_filesystem_dir, ensure_files
 from gaia2_runner.targets.scenario_file import ScenarioFile, load_scenario
 from gaia2_runner.text import now_iso, one_line
 
@@ -128,12 +129,18 @@ def run_scenario(
     progress: Progress | None = None,
     secrets: Iterable[str] = (),
     podman_wait: float = DEFAULT_PODMAN_WAIT_S,
+    filesystem_dir: str | Path | None = None,
 ) -> ScenarioResult:
     """Evaluate one scenario file with `image`; artifacts go to `output_dir/<scenario_id>/`.
 
     `secrets` are values never to be written (RunPlan.secrets: keys, `--env` values); the
     container's `*_API_KEY` values are always added. Artifacts, container.log, result.json and the
     returned result are scrubbed of them.
+
+    A scenario whose Files app names data (`real_path`) gets `filesystem_dir` (default
+    `<cache>/gaia2_filesystem`, fetched from the hub once when files are missing) mounted
+    read-only; when files are still missing, no container starts and the result is an
+    infrastructure error naming them.
 
     Raises Gaia2Error before anything starts (bad file, missing image, no podman). After the
     container exists, problems end up in the returned result instead. KeyboardInterrupt is
@@ -158,6 +165,12 @@ def run_scenario(
         dest = Path(output_dir) / scenario_dir_name(scenario.scenario_id)
         scrub = Scrubber([*secrets, *env_secrets(env)])
         run = _Run(scenario, image, dest, env, backend, say, files, scrub, podman_wait)
+        if scenario.data_files:
+            try:
+                run.filesystem_dir = str(ensure_files(Path(filesystem_dir or default_filesystem_dir()),
+                                                      scenario.data_files))
+            except Gaia2Error as exc:
+                run.preflight_error = exc.message
         return run.execute(run_timeout, health_timeout)
     finally:
         if own_backend:
@@ -180,6 +193,8 @@ class _Run:
             output_dir=dest, started_at=now_iso(),
         )
         self.handle: ContainerHandle | None = None
+        self.filesystem_dir: str | None = None  # mounted read-only at contract.FILESYSTEM_DIR
+        self.preflight_error: str | None = None  # an infrastructure error found before starting
         self.t0 = time.monotonic()
 
     def execute(self, run_timeout: float, health_timeout: float) -> ScenarioResult:
@@ -187,11 +202,15 @@ class _Run:
         self.dest.mkdir(parents=True, exist_ok=True)
         interrupted = False
         try:
+            if self.preflight_error:
+                result.status, result.success, result.error = "error", None, self.preflight_error
+                return result
             self.say(f"{self.scenario.scenario_id}: starting {self.image}")
             try:
                 self.handle = self.backend.run_scenario_container(
                     self.image, self.scenario.raw, self.env, self.scenario.scenario_id,
-                    extra_files=self.files, output_dir=str(self.dest.resolve()))
+                    extra_files=self.files, output_dir=str(self.dest.resolve()),
+                    filesystem_dir=self.filesystem_dir)
             except Gaia2Error as exc:
                 result.status, result.error = "error", exc.message
                 return result

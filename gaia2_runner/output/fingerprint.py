@@ -2,7 +2,7 @@
 
 `fingerprint.json` at the output root records the image (its content id, not just the tag), the
 runtime, the agent (provider, model, endpoint, options, extra variables as hashes), the judge,
-the time limit, the runner and the scenarios (id -> file digest). A rerun whose settings differ,
+the time limit, ARE's noise mode, the runner and the scenarios (id -> file digest). A rerun whose settings differ,
 or that finds a scenario id whose file changed, is refused before any container starts; new
 scenarios may join (a larger --limit, another split). API keys are not part of it: another key
 for the same model does not change what is measured.
@@ -31,7 +31,7 @@ def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
                 scenarios: Iterable[tuple[str | None, str, str]]) -> dict[str, Any]:
     """The document; `scenarios` are (split, scenario_id, sha256) triples."""
     agent, judge = config.agent, config.judge
-    return {
+    doc = {
         "schema": SCHEMA,
         "settings": {
             "runner_version": __version__,
@@ -51,6 +51,9 @@ def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
         },
         "scenarios": {f"{split or ''}/{sid}": digest for split, sid, digest in scenarios},
     }
+    if config.run.noise:  # only when on, so directories written before the setting existed still match
+        doc["settings"]["noise"] = True
+    return doc
 
 
 def read_fingerprint(output_dir: Path) -> dict[str, Any] | None:

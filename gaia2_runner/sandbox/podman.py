@@ -168,12 +168,14 @@ class PodmanBackend:
         input_dir: str = contract.INPUT_DIR,
         extra_files: Mapping[str, bytes] | None = None,
         output_dir: str | None = None,
+        filesystem_dir: str | None = None,
     ) -> "ContainerHandle":
         """Create the container, copy the scenario in before it starts, then start it.
 
         The adapter port is published on the host's 127.0.0.1 only, the container has a network
         namespace of its own (NETWORK_MODE), and the adapter wants a fresh random token that only
-        the environment of this container and the returned handle know. The labels
+        the environment of this container and the returned handle know. `filesystem_dir` (the
+        Files app's data) is mounted read-only at contract.FILESYSTEM_DIR. The labels
         name this process as the owner (sandbox/ownership.py), so a later invocation can tell a
         leftover of a dead runner from a container of a live one.
         """
@@ -192,6 +194,9 @@ class PodmanBackend:
         )
         if command is not None:
             kwargs["command"] = command
+        if filesystem_dir is not None:
+            kwargs["mounts"] = [{"type": "bind", "source": filesystem_dir, "target": contract.FILESYSTEM_DIR,
+                                 "read_only": True}]
         try:
             container = self.client.containers.create(image, **kwargs)
         except APIError as exc:

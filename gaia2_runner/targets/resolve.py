@@ -21,13 +21,14 @@ class ScenarioRef:
     duration: float | None = None
     warnings: tuple[str, ...] = ()
     sha256: str = ""
+    data_files: tuple[str, ...] = ()  # the Files app's data it needs (filesystem_data.py)
 
 
 def scenario_ref(path: Path, split: str | None) -> ScenarioRef:
     """Parse and check `path` once (metadata.definition.scenario_id, else the file stem)."""
     scenario = load_scenario(path)
     return ScenarioRef(scenario.scenario_id, split, Path(path), scenario.duration, tuple(scenario.warnings),
-                       scenario.sha256)
+                       scenario.sha256, scenario.data_files)
 
 
 def resolve_targets(target: TargetConfig, cache_dir: Path | None = None) -> list[ScenarioRef]:

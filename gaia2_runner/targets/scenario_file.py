@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.targets.filesystem_data import FileTreeError, data_files
 from gaia2_runner.inputs import MAX_SCENARIO_BYTES, decode_text, parse_json, read_bytes
 
 
@@ -24,6 +25,8 @@ class ScenarioFile:
     duration: float | None
     raw: bytes
     warnings: list[str] = field(default_factory=list)
+    # Files app data the scenario needs (`real_path`s, relative to the file data directory).
+    data_files: tuple[str, ...] = ()
 
     @property
     def sha256(self) -> str:
@@ -61,8 +64,12 @@ def load_scenario(path: str | Path) -> ScenarioFile:
         scenario_id = p.stem
         warnings.append(f"{p}: no metadata.definition.scenario_id, using the file name {p.stem!r}")
     duration = _duration(p, definition.get("duration"))
+    try:
+        needed = tuple(data_files(data))
+    except FileTreeError as exc:
+        raise Gaia2Error(f"scenario file {p}: {exc}") from None
     return ScenarioFile(path=p, scenario_id=scenario_id.strip(), duration=duration, raw=raw,
-                        warnings=warnings)
+                        warnings=warnings, data_files=needed)
 
 
 MAX_DURATION_S = 30 * 86400  # a month of simulated time: anything above is a broken file

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import are_speedups
+from .. import contract
+from . import are_speedups, files_data
 from .judge_engine import build_judge_engine
+
+
+TRACE_VERSION = "are_simulation_v1"  # ARE's data_handler.models.TRACE_V1_VERSION
 
 
 class ScenarioLoadError(Exception):
@@ -35,24 +40,73 @@ def read_scenario_text(path: Path) -> str:
     return text
 
 
-def load_scenario(path: Path) -> LoadedScenario:
-    """Import with ARE's JsonScenarioImporter and preprocess as ARE's benchmark does with a judge.
+def noise_enabled() -> bool:
+    return os.environ.get(contract.ENV_NOISE, "").strip().lower() in ("1", "true", "yes")
 
-    `preprocess_scenario` runs the oracle once in ARE's oracle-mode Environment to get the expected
-    event log, attaches a GraphPerEventJudge and turns user turns into judge-triggered conditions.
+
+def check_format(path: Path, doc: Any) -> None:
+    """What ARE's importer would refuse with a pydantic dump, said in one line (ARE's benchmark logs
+    such a scenario and skips it; we fail the run)."""
+    if not isinstance(doc, dict):
+        raise ScenarioLoadError(f"{path}: a scenario is a JSON object, got {type(doc).__name__}")
+    version = doc.get("version")
+    if version is None:
+        raise ScenarioLoadError(f"{path}: no `version` field: ARE's importer requires \"{TRACE_VERSION}\"")
+    if version != TRACE_VERSION:
+        raise ScenarioLoadError(f"{path}: unsupported version {str(version)[:60]!r}: ARE 1.2.0 reads only \"{TRACE_VERSION}\"")
+
+
+def check_files_data(path: Path, doc: dict[str, Any], root: Path) -> None:
+    """A scenario whose Files tree names data that is not there would be served empty files."""
+    try:
+        needed = files_data.data_files(doc)
+    except files_data.FileTreeError as exc:
+        raise ScenarioLoadError(f"{path}: {exc}") from None
+    missing = files_data.missing_files(root, needed)
+    if missing:
+        raise ScenarioLoadError(files_data.describe_missing(root, missing, len(needed)))
+
+
+def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScenario:
+    """Import and preprocess exactly as ARE's benchmark does with a judge (online validation).
+
+    As `are.simulation.benchmark`: `JsonScenarioImporter.import_from_json_to_benchmark` with
+    `APPS_TO_SKIP`, then `preprocess_scenario` with the judge, the benchmark's scenario duration
+    (`get_scenario_duration`: 420 s for Time-tagged scenarios, else 1800 s, whatever the file says,
+    `null` included) and, with noise on, the configs of `create_noise_configs`. Preprocessing runs
+    the oracle once in ARE's oracle-mode Environment to get the expected event log, attaches a
+    GraphPerEventJudge and turns user turns into judge-triggered conditions. Hints and tags are
+    read by ARE's importer (tags pick the duration; hints are not shown to agents, as in ARE).
     """
     text = read_scenario_text(path)
+    doc = json.loads(text)
+    check_format(path, doc)
+    root = filesystem_root or contract.FILESYSTEM_PATH
+    check_files_data(path, doc, root)
+    # ARE reads DEMO_FS_PATH when it is first imported: the Files app's bytes come from the mount.
+    os.environ["DEMO_FS_PATH"] = str(root / files_data.DEMO_FS_DIR)
     are_speedups.install()
+    from are.simulation.benchmark.scenario_loader import APPS_TO_SKIP
     from are.simulation.data_handler.importer import JsonScenarioImporter
-    from are.simulation.scenarios.scenario_imported_from_json.utils import preprocess_scenario
+    from are.simulation.scenarios.config import MAX_SCENARIO_DURATION, MAX_TIME_SCENARIO_DURATION
+    from are.simulation.scenarios.scenario_imported_from_json.utils import get_scenario_duration, preprocess_scenario
     from are.simulation.validation.configs import GraphPerEventJudgeConfig
 
+    _check_demo_fs_path(root)
     try:
-        scenario, _, _ = JsonScenarioImporter().import_from_json_to_benchmark(text, load_completed_events=False)
+        scenario, _, _ = JsonScenarioImporter().import_from_json_to_benchmark(
+            text, apps_to_skip=APPS_TO_SKIP, load_completed_events=False)
     except Exception as exc:  # noqa: BLE001 - ARE raises many kinds; the user needs one line
         raise ScenarioLoadError(f"{path}: ARE could not import the scenario: {_one_line(exc)}") from None
+    tool_augmentation, env_events = noise_configs() if noise_enabled() else (None, None)
     try:
-        preprocess_scenario(scenario, judge_config=GraphPerEventJudgeConfig(engine=build_judge_engine()))
+        preprocess_scenario(
+            scenario,
+            judge_config=GraphPerEventJudgeConfig(engine=build_judge_engine()),
+            max_scenario_duration=get_scenario_duration(scenario, MAX_TIME_SCENARIO_DURATION, MAX_SCENARIO_DURATION),
+            tool_augmentation_config=tool_augmentation,
+            env_events_config=env_events,
+        )
     except Exception as exc:  # noqa: BLE001
         raise ScenarioLoadError(
             f"{path}: ARE rejected the scenario while preparing it (oracle run / turns): {_one_line(exc)}"
@@ -66,6 +120,24 @@ def load_scenario(path: Path) -> LoadedScenario:
     )
 
 
+def noise_configs() -> tuple[Any, Any]:
+    """ARE's noise mode, as are.simulation.cli.utils.create_noise_configs builds it for
+    `are-benchmark --noise`: 10% random tool failures, augmented tool names and descriptions,
+    10 random ENV events per minute (seed 0)."""
+    from are.simulation.scenarios.utils.scenario_expander import EnvEventsConfig
+    from are.simulation.types import ToolAugmentationConfig
+
+    return ToolAugmentationConfig(), EnvEventsConfig(num_env_events_per_minute=10, env_events_seed=0)
+
+
+def _check_demo_fs_path(root: Path) -> None:
+    from are.simulation.apps import sandbox_file_system
+
+    if str(sandbox_file_system.DEMO_FS_PATH) != str(root / files_data.DEMO_FS_DIR):
+        raise ScenarioLoadError(f"internal: ARE was imported before DEMO_FS_PATH was set "
+                                f"({sandbox_file_system.DEMO_FS_PATH}): the Files app would not read {root}")
+
+
 def build_oracle_plan(scenario: Any) -> list[dict[str, Any]]:
     """Ground-truth agent actions with dependencies and delays, for the oracle runtime.
 
@@ -74,6 +146,7 @@ def build_oracle_plan(scenario: Any) -> list[dict[str, Any]]:
     from are.simulation.types import OracleEvent
 
     completed = {e.event_id: e for e in (getattr(scenario, "oracle_run_event_log", None) or [])}
+    public = public_tool_names(scenario)
     plan = []
     for event in scenario.events:
         if not isinstance(event, OracleEvent):
@@ -95,7 +168,8 @@ def build_oracle_plan(scenario: Any) -> list[dict[str, Any]]:
                 "event_id": event.event_id,
                 "app": app,
                 "function": function,
-                "tool": f"{app}__{function}",
+                # The name the agent sees: ARE's noise mode renames tools (tool_names_mapping).
+                "tool": public.get(f"{app}__{function}", f"{app}__{function}"),
                 "args": args,
                 "dependencies": [d.event_id for d in event.dependencies],
                 "relative_time": float(event.event_relative_time or 0.0),
@@ -103,6 +177,15 @@ def build_oracle_plan(scenario: Any) -> list[dict[str, Any]]:
             }
         )
     return plan
+
+
+def public_tool_names(scenario: Any) -> dict[str, str]:
+    """`Instance__function` -> the name ARE gives the agent (`AppTool._public_name`), per instance."""
+    names: dict[str, str] = {}
+    for app in getattr(scenario, "apps", None) or []:
+        for tool in app.get_tools():
+            names[tool.name] = getattr(tool, "_public_name", None) or tool.name
+    return names
 
 
 def _one_line(exc: BaseException) -> str:

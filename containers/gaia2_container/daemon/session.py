@@ -113,8 +113,9 @@ class Session:
         self.recorder.record(
             "tool_call",
             sim_before,
-            app=spec.app,
-            function=spec.function,
+            app=spec.app,  # the instance (`Chats`), as ARE logs it
+            function=spec.are_function or spec.function,
+            tool=name,  # what the agent called: another name in noise mode
             args=args,
             write=spec.write,
             ok=outcome["ok"],
@@ -290,7 +291,7 @@ class Session:
                 getattr(event, "event_time", None),
                 event_id=event.event_id,
                 event_type=event.event_type.value if hasattr(event.event_type, "value") else str(event.event_type),
-                app=getattr(action, "class_name", None),
+                app=event_app_name(event),
                 function=getattr(action, "function_name", None),
                 args={k: v for k, v in (getattr(action, "args", None) or {}).items() if k != "self"},
                 ok=not event.failed(),
@@ -317,6 +318,19 @@ class Session:
         elif self.env.thread is not None and not self.env.thread.is_alive():
             # ARE's clock ran out (scenario duration) or a turn was rejected: judge what happened.
             self._start_final_judgment("environment stopped")
+
+
+def event_app_name(event: Any) -> str | None:
+    """The app instance an event acted on (`Chats`, not `MessagingAppV2`): two instances of one
+    class must stay apart in events.jsonl, as they are in ARE's log."""
+    try:
+        name = event.app_name()
+    except Exception:  # noqa: BLE001 - condition checks and odd actions have no app
+        name = None
+    if name:
+        return str(name)
+    action = getattr(event, "action", None)
+    return getattr(getattr(action, "app", None), "name", None) or getattr(action, "class_name", None)
 
 
 def agent_error_reason(limit: int = 500) -> str:

@@ -34,12 +34,17 @@ def json_type(arg_type: str) -> str:
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """One tool as the agent sees it. `name`, `function` and `description` are ARE's public ones
+    (`AppTool._public_name`, renamed in noise mode); `app` is the app's instance name (`Chats`,
+    never the class); `are_function` is the app method ARE logs, whatever the agent calls it."""
+
     name: str
     app: str
     function: str
     description: str
     write: bool
     args: list[dict[str, Any]]
+    are_function: str = ""
 
     def schema(self) -> dict[str, Any]:
         properties: dict[str, Any] = {}
@@ -74,12 +79,16 @@ class Toolbox:
         for tool in app_tools:
             if tool.name in HIDDEN_TOOLS:
                 continue
-            self._tools[tool.name] = tool
-            self._specs[tool.name] = ToolSpec(
-                name=tool.name,
+            public = getattr(tool, "_public_name", None) or tool.name
+            are_function = tool.func_name if isinstance(tool.func_name, str) else tool.name.split("__", 1)[-1]
+            description = getattr(tool, "_public_description", None) or tool.function_description
+            self._tools[public] = tool
+            self._specs[public] = ToolSpec(
+                name=public,
                 app=tool.app_name,
-                function=tool.func_name if isinstance(tool.func_name, str) else tool.name.split("__", 1)[-1],
-                description=(tool.function_description or "").strip(),
+                function=public.split("__", 1)[1] if "__" in public else public,
+                are_function=are_function,
+                description=(description or "").strip(),
                 write=bool(tool.write_operation),
                 args=[
                     {

@@ -49,6 +49,22 @@ def _wait_sim(due: float, can_jump: bool) -> None:
         time.sleep(min(POLL_S, remaining))
 
 
+# ARE's noise mode makes any tool call fail at random (AppTool.failure_message_template); the
+# failed call never reaches the app nor ARE's log, so retrying is what a sensible agent does.
+NOISE_FAILURE = "Internal error - Retry again later"
+MAX_NOISE_RETRIES = 50
+
+
+def call_retrying(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    outcome = call_tool(tool, args)
+    for _ in range(MAX_NOISE_RETRIES):
+        if outcome.get("ok") or NOISE_FAILURE not in str(outcome.get("error")):
+            break
+        log.info("%s failed at random (noise): retrying", tool)
+        outcome = call_tool(tool, args)
+    return outcome
+
+
 class OracleReplay:
     def __init__(self, actions: list[dict[str, Any]], tool_names: set[str]) -> None:
         self.pending = list(actions)
@@ -74,7 +90,7 @@ class OracleReplay:
             return True
         action = min(runnable, key=lambda a: self.ready_since[a["event_id"]] + a["relative_time"])
         _wait_sim(self.ready_since[action["event_id"]] + action["relative_time"], self.can_jump)
-        outcome = call_tool(action["tool"], action["args"])
+        outcome = call_retrying(action["tool"], action["args"])
         if outcome.get("ok"):
             log.info("replayed %s", action["tool"])
         else:
