@@ -26,6 +26,7 @@ CONTAINER_LOG_FILE = "container.log"
 INDEX_FILE = "index.html"
 RUNNER_LOG_FILE = "runner.log"  # what each invocation did, appended (output/runner_log.py)
 TRACE_PAGE_FILE = "trace.html"
+EXPORT_FILE_STEM = "export"  # `export` writes export.csv / .jsonl / .parquet at the output root
 VIEWER_DIR = "_viewer"  # static assets and the viewer's row cache; never scanned for scenarios
 
 EVENTS_FILE = contract.EVENTS_FILE

@@ -1,0 +1,112 @@
+"""`ls`, `compare` and `export`: typer options over gaia2_runner.analysis; tables fit 80 columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.text import Text
+
+from gaia2_runner.analysis import TABLE_FORMATS, compare, describe, export_rows, find_output_dirs
+from gaia2_runner.analysis.compare import Comparison, Delta
+from gaia2_runner.cli.base import EXIT_OK, app, friendly, out
+from gaia2_runner.cli.display import add_fixed, add_flexible, add_name, compact_table, name_cell, one_line_cell
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.text import printable
+from gaia2_runner.viewer.compare_page import write_compare_page
+
+MAX_FLIP_ROWS = 50
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+@app.command("ls")
+@friendly
+def ls_cmd(
+    dirs: Optional[list[Path]] = typer.Argument(None, help="Output directories, or directories holding them "
+                                                "(searched two levels deep). Default: the current directory."),
+) -> None:
+    """List runs: model, harness, judge, date, success rate, pass@k, and whether complete."""
+    found = find_output_dirs(dirs or [Path(".")])
+    if not found:
+        raise Gaia2Error(f"no output directory of a gaia2-runner run under {', '.join(map(str, dirs or ['.']))}")
+    table = compact_table(f"gaia2-runner runs ({len(found)})")
+    add_name(table, "run · model · harness · judge", max_width=30)
+    add_fixed(table, "date", "left")
+    add_fixed(table, "runs")
+    add_fixed(table, "rate")
+    add_fixed(table, "pass@k (k)")
+    add_fixed(table, "done", "left")
+    for path in found:
+        info = describe(path)
+        who = " · ".join((info.model or "-", info.harness or "-", info.judge or "no judge"))
+        label = name_cell(str(path))
+        label.append("\n" + printable(who), style="dim")
+        table.add_row(label, (info.started_at or "-")[:10], str(info.runs), _pct(info.rate),
+                      f"{_pct(info.pass_at_k_rate)} ({info.pass_at})", "yes" if info.complete else "no")
+    out.print(table)
+    raise typer.Exit(EXIT_OK)
+
+
+def _delta_text(delta: Delta) -> str:
+    if delta.delta is None:
+        return "no scenarios in common"
+    se = "" if delta.se is None else f" ± {100 * delta.se:.1f}"
+    return f"{_pct(delta.a)} → {_pct(delta.b)}: {100 * delta.delta:+.1f}{se} points ({delta.scenarios} scenarios)"
+
+
+def print_comparison(result: Comparison) -> None:
+    out.print(Text(f"A: {result.a}\nB: {result.b}"))
+    out.print(Text(f"success rate {_delta_text(result.overall)}", style="bold"))
+    if len(result.splits) > 1:
+        for split, delta in result.splits.items():
+            out.print(Text(f"  {split}: {_delta_text(delta)}"))
+    fixed = sum(1 for f in result.flips if f.direction == "fixed")
+    out.print(Text(f"{fixed} fixed, {len(result.flips) - fixed} broke, {result.unchanged} unchanged; "
+                   f"{len(result.only_a)} only in A, {len(result.only_b)} only in B"))
+    if not result.flips:
+        return
+    table = compact_table("flipped scenarios")
+    add_name(table, "scenario")
+    add_fixed(table, "A")
+    add_fixed(table, "B")
+    add_flexible(table, "reason (the failing side)")
+    for flip in result.flips[:MAX_FLIP_ROWS]:
+        label = flip.scenario_id if flip.split == "default" else f"{flip.split}/{flip.scenario_id}"
+        reason = flip.b_reason if flip.direction == "broke" else flip.a_reason
+        table.add_row(name_cell(label), _pct(flip.a), _pct(flip.b), one_line_cell(reason))
+    if len(result.flips) > MAX_FLIP_ROWS:
+        table.caption = f"… and {len(result.flips) - MAX_FLIP_ROWS} more (see the HTML page)"
+    out.print(table)
+
+
+@app.command("compare")
+@friendly
+def compare_cmd(
+    a: Path = typer.Argument(..., help="The baseline output directory."),
+    b: Path = typer.Argument(..., help="The output directory compared with it."),
+    html: Optional[Path] = typer.Option(None, "--html", help="Also write the comparison as an HTML page here."),
+) -> None:
+    """Per-scenario flips and the success-rate delta (B - A) with its paired standard error."""
+    result = compare(a, b)
+    print_comparison(result)
+    if html is not None:
+        out.print(f"wrote {write_compare_page(result, html)}")
+    raise typer.Exit(EXIT_OK)
+
+
+@app.command("export")
+@friendly
+def export_cmd(
+    output_dir: Path = typer.Argument(..., help="A run's output directory."),
+    fmt: str = typer.Option(..., "--format", help=f"One of: {', '.join(TABLE_FORMATS)}."),
+    dest: Optional[Path] = typer.Option(None, "--out", help="File to write (default: OUTPUT_DIR/export.FORMAT)."),
+) -> None:
+    """One row per run (ids, split, verdict, reason, turns, actions, tokens, tool errors, simulated
+    and wall time) as CSV, JSON Lines or Parquet."""
+    path, count = export_rows(output_dir, fmt, dest)
+    out.print(f"wrote {count} rows to {path}")
+    raise typer.Exit(EXIT_OK)
