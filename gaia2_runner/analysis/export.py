@@ -63,7 +63,7 @@ def _parquet(rows: list[RunRow]) -> bytes:
 def _schema(pa: object) -> object:
     types = {"run": "int64", "turns": "int64", "failed_turn": "int64", "actions": "int64", "tool_errors": "int64",
              "llm_calls": "int64", "tokens_in": "int64", "tokens_out": "int64", "success": "bool_",
-             "sim_start": "float64", "sim_end": "float64", "sim_elapsed_s": "float64", "wall_s": "float64"}
+             "cost_usd": "float64", "sim_start": "float64", "sim_end": "float64", "sim_elapsed_s": "float64", "wall_s": "float64"}
     return pa.schema([(name, getattr(pa, types.get(name, "string"))()) for name in COLUMNS])  # type: ignore[attr-defined]
 
 

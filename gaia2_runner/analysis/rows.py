@@ -33,6 +33,7 @@ class RunRow:
     llm_calls: int = 0
     tokens_in: int | None = None
     tokens_out: int | None = None
+    cost_usd: float | None = None
     sim_start: float | None = None
     sim_end: float | None = None
     sim_elapsed_s: float | None = None
@@ -76,7 +77,8 @@ def _row(data: scenario_files.ScenarioData) -> RunRow:
         scenario_id=base.scenario_id, split=ref.split, run=ref.run or _int(result.get("run_index")) or 1,
         status=base.status, success=success if isinstance(success, bool) else None,
         detail=base.detail, reason=base.reason, actions=base.actions, llm_calls=base.llm_calls,
-        tokens_in=base.tokens_in, tokens_out=base.tokens_out, wall_s=base.duration_s,
+        tokens_in=base.tokens_in, tokens_out=base.tokens_out, wall_s=base.duration_s, tool_errors=base.tool_errors,
+        cost_usd=None if base.cost is None else round(base.cost, 6),
         turns=len(turns) if isinstance(turns, list) else None,
         failed_turn=_int(judgment.get("failed_turn")),
         started_at=_str(result.get("started_at")), image=_str(result.get("image")),
@@ -86,7 +88,6 @@ def _row(data: scenario_files.ScenarioData) -> RunRow:
     if sims:
         row.sim_start, row.sim_end = min(sims), max(sims)
         row.sim_elapsed_s = round(row.sim_end - row.sim_start, 3)
-    row.tool_errors = sum(1 for e in data.events if e.get("kind") == "tool_call" and e.get("ok") is False)
     return row
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .scenario import Row, ScenarioData, failure_reasons, text_of
+from .scenario import Row, ScenarioData, call_cost_of, failure_reasons, text_of
 from .trace_parsers import LlmCall
 from .trace_parsers.model import as_num, pretty
 
@@ -40,7 +40,7 @@ def timeline(data: ScenarioData) -> list[dict[str, Any]]:
         cumulative_out += usage.output or 0
         items.append({"type": "llm", "kind": "llm_call", "t": call.timestamp, "order": (0, index), "c": call,
                       "index": index, "new_messages": call.messages, "skipped": call.earlier_messages,
-                      "cum_in": cumulative_in, "cum_out": cumulative_out})
+                      "cum_in": cumulative_in, "cum_out": cumulative_out, "cost": call_cost_of(call)})
     start = min((i["t"] for i in items if i["t"] is not None), default=None)
     for item in items:
         item["rel_t"] = None if start is None or item["t"] is None else item["t"] - start
@@ -49,7 +49,20 @@ def timeline(data: ScenarioData) -> list[dict[str, Any]]:
     return items
 
 
-def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]]) -> dict[str, Any]:
+def verdict_texts(judgment: Any, turns: list[dict[str, Any]], reasons: list[str]) -> dict[str, Any]:
+    """Each rationale once: the per-turn table keeps its own; the overall rationale and the failure
+    reasons only when they say something the table does not."""
+    shown = {text_of(t.get("rationale") or t.get("error")).strip() for t in turns} - {""}
+    overall = text_of(judgment.get("rationale")).strip() if isinstance(judgment, dict) else ""
+    if overall in shown:
+        overall = ""
+    shown.add(overall)
+    return {"overall": overall,
+            "reasons": [r for r in reasons if r.strip() and not any(r.strip() in s or (s and s in r) for s in shown)]}
+
+
+def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]],
+            neighbours: tuple[dict[str, str] | None, dict[str, str] | None] = (None, None)) -> dict[str, Any]:
     """Everything trace.html.j2 reads, each in the type it expects (the files' types are not trusted)."""
     result = data.result or {}
     doc = data.status_doc or {}
@@ -57,15 +70,18 @@ def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]]) -> dic
     judgments = {pretty(e.get("turn")): e for e in data.events if e.get("kind") == "judgment"}
     judgment = result.get("judgment") or doc.get("judgment")
     calls: list[LlmCall] = data.calls
+    turns = turns or list(judgments.values())
     return {
         "row": row,
         "result": result,
         "status_doc": doc,
         "task": task_of(data.events),
         "items": timeline(data),
-        "turns": turns or list(judgments.values()),
+        "turns": turns,
         "judgment": judgment if isinstance(judgment, dict) else None,
-        "failure_reasons": failure_reasons(result),
+        "verdict": verdict_texts(judgment, turns, failure_reasons(result)),
+        "prev_page": neighbours[0],
+        "next_page": neighbours[1],
         "error": text_of(result.get("error") or doc.get("error")),
         "agent_response": data.agent_response,
         "files": data.files,

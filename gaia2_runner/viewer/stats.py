@@ -123,6 +123,8 @@ def table_rows(groups: dict[tuple[str, str], list[Row]], runs: list[int]) -> lis
             "actions": sum(actions) if actions else None,
             "calls": sum(r.llm_calls for r in group),
             "tokens": sum(tokens) if tokens else None,
+            "tool_errors": sum(r.tool_errors for r in group),
+            "cost": sum(costs) if (costs := [r.cost for r in group if r.cost is not None]) else None,
             "reason": next((r.reason for r in group if r.reason), ""),
         })
     return out
