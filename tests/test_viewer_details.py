@@ -77,3 +77,19 @@ def test_costs_come_from_the_price_table(tmp_path: Path, monkeypatch: pytest.Mon
     with pytest.raises(Gaia2Error, match="non-negative"):
         price_of("m-1")
     prices.cache_clear()
+
+
+def test_the_index_groups_failures_by_reason(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    for i, reason in enumerate(["send_email.recipients: expected a@x, got b@x"] * 3 + ["cab: never called"]):
+        directory = write_scenario(tmp_path / f"s{i}", f"s{i}", rng, state="fail")
+        result = json.loads((directory / "result.json").read_text())
+        result["failure_reasons"] = [f"turn {1 + i % 2}: {reason}"]
+        (directory / "result.json").write_text(json.dumps(result))
+    write_scenario(tmp_path / "ok", "ok", rng, state="pass")
+    Site(tmp_path).refresh()
+    index = (tmp_path / "index.html").read_text()
+    section = index[index.index('id="reasons"'):index.index("</section>", index.index('id="reasons"'))]
+    rows = re.findall(r"<tr><td>(\d+)</td><td class=\"reason\">([^<]*)</td>", section)
+    assert rows == [("3", "send_email.recipients: expected a@x, got b@x"), ("1", "cab: never called")]
+    assert section.count('href="./s') == 4

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,3 +129,19 @@ def table_rows(groups: dict[tuple[str, str], list[Row]], runs: list[int]) -> lis
             "reason": next((r.reason for r in group if r.reason), ""),
         })
     return out
+
+
+TURN_PREFIX = re.compile(r"^turn \d+: ")
+MAX_REASON_GROUPS, MAX_EXAMPLES = 20, 5
+
+
+def reason_groups(rows: list[Row]) -> list[dict[str, Any]]:
+    """Failed and errored runs grouped by their one-line reason (the turn number left out), most
+    frequent first, with a few example runs each."""
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        if row.status in ("fail", "error") and row.reason:
+            groups.setdefault(TURN_PREFIX.sub("", row.reason), []).append(row)
+    ordered = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+    return [{"reason": reason, "count": len(members), "examples": members[:MAX_EXAMPLES]}
+            for reason, members in ordered[:MAX_REASON_GROUPS]]

@@ -9,6 +9,7 @@ from typing import Any
 
 from . import are_speedups
 from .judge_engine import build_judge_engine
+from .judge_trace import JudgeTrace
 
 
 class ScenarioLoadError(Exception):
@@ -21,6 +22,7 @@ class LoadedScenario:
     judge: Any | None
     scenario_id: str
     oracle_plan: list[dict[str, Any]]
+    judge_trace: JudgeTrace | None = None
 
 
 def read_scenario_text(path: Path) -> str:
@@ -51,8 +53,9 @@ def load_scenario(path: Path) -> LoadedScenario:
         scenario, _, _ = JsonScenarioImporter().import_from_json_to_benchmark(text, load_completed_events=False)
     except Exception as exc:  # noqa: BLE001 - ARE raises many kinds; the user needs one line
         raise ScenarioLoadError(f"{path}: ARE could not import the scenario: {_one_line(exc)}") from None
+    trace = JudgeTrace()  # observes every step of ARE's judge (failure diff); never changes a decision
     try:
-        preprocess_scenario(scenario, judge_config=GraphPerEventJudgeConfig(engine=build_judge_engine()))
+        preprocess_scenario(scenario, judge_config=GraphPerEventJudgeConfig(engine=build_judge_engine(), tracer=trace))
     except Exception as exc:  # noqa: BLE001
         raise ScenarioLoadError(
             f"{path}: ARE rejected the scenario while preparing it (oracle run / turns): {_one_line(exc)}"
@@ -63,6 +66,7 @@ def load_scenario(path: Path) -> LoadedScenario:
         judge=judge,
         scenario_id=str(scenario.scenario_id),
         oracle_plan=build_oracle_plan(scenario),
+        judge_trace=trace,
     )
 
 
