@@ -30,11 +30,12 @@ REASON = "add_calendar_event.start_datetime: expected 2024-10-03 14:00:00, got 2
 
 @pytest.fixture(scope="module")
 def late_run(images, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("late") / "demo_calendar_add_event"
-    result = run_scenario(SCENARIO, ORACLE_IMAGE, out,
+    root = tmp_path_factory.mktemp("late")
+    out = root / "demo_calendar_add_event"  # run_scenario writes into <output dir>/<scenario id>/
+    result = run_scenario(SCENARIO, ORACLE_IMAGE, root,
                           extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(LATE_AGENT)}"})
     assert (result.status, result.success) == ("completed", False), (result.error, result.failure_reasons)
-    Site(out.parent).refresh()
+    Site(root).refresh()
     return out
 
 
@@ -56,7 +57,7 @@ def test_the_reason_names_the_argument_and_both_values(late_run: Path) -> None:
 
 
 def test_a_missing_call_is_named(images, tmp_path: Path) -> None:
-    result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path / "s", extra_env={"GAIA2_ORACLE_DROP_ACTION": "first"})
+    result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path, extra_env={"GAIA2_ORACLE_DROP_ACTION": "first"})
     assert result.success is False
     assert result.failure_reasons[0] == "turn 1: tool calls differ: add_calendar_event ×0 (expected ×1)"
 

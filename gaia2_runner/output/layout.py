@@ -35,6 +35,9 @@ AGENT_RESPONSE_FILE = contract.AGENT_RESPONSE_FILE
 TRACE_FILE = contract.TRACE_FILE
 DAEMON_LOG_FILE = contract.DAEMON_LOG_FILE
 AGENT_LOG_FILE = contract.AGENT_LOG_FILE
+ARE_TRACE_FILE = contract.ARE_TRACE_FILE  # ARE's own trace dump of the run (re-judging, export)
+REJUDGE_FILE = contract.REJUDGE_FILE  # `judge`: the new verdict, beside result.json
+REJUDGE_SUMMARY_FILE = "rejudge_summary.json"  # `judge`: what changed, at the output root
 
 # Any of these in a directory makes it a scenario directory.
 SCENARIO_MARKERS = frozenset({RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE, AGENT_LOG_FILE,
