@@ -79,3 +79,30 @@ def test_export_formats_on_real_runs(runs: tuple[Path, Path], tmp_path: Path) ->
     assert len(frame) == 3 and frame["actions"].tolist() == [0, 0, 0]
     proc = _cli("export", str(good), "--format", "xml")
     assert proc.returncode == 2 and proc.stderr.startswith("error: --format xml")
+
+
+def test_are_and_leaderboard_exports_on_real_runs(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    good, bad = runs
+    proc = _cli("export", str(bad), "--format", "are", "--out", str(tmp_path / "are"))
+    assert proc.returncode == 0 and "wrote 3 runs" in proc.stdout, proc.stderr
+    names = sorted(p.name for p in (tmp_path / "are" / "hf").iterdir())
+    assert names == [f"search__{name}_run_1.json" for name in DEMOS]
+    assert sorted(p.name for p in (tmp_path / "are" / "lite").iterdir()) == names
+    hf = json.loads((tmp_path / "are" / "hf" / names[0]).read_text())
+    assert {"metadata", "apps", "events", "completed_events", "version"} <= set(hf)  # ARE's exporter's own dump
+    lite = json.loads((tmp_path / "are" / "lite" / names[0]).read_text())
+    assert lite["scenario_id"] == DEMOS[0] and lite["validation_decision"] == "Invalid"
+
+    proc = _cli("export", str(good), "--format", "leaderboard", "--out", str(tmp_path / "lb"))
+    assert proc.returncode == 0, proc.stderr
+    from datasets import load_dataset
+
+    rows = load_dataset(str(tmp_path / "lb"), name="search")["validation"].to_list()
+    assert sorted(r["scenario_id"] for r in rows) == list(DEMOS)
+    assert all(r["score"] == 1.0 and r["status"] == "success" and r["phase_name"] == "standard" for r in rows)
+    assert all(json.loads(r["data"])["completed_events"] for r in rows)
+    env = {**__import__("os").environ, "HF_ENDPOINT": "http://127.0.0.1:9"}
+    proc = _cli("export", str(good), "--format", "leaderboard", "--out", str(tmp_path / "lb2"), "--hf-upload", "me/x",
+                env=env)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --hf-upload me/x: the upload failed")
+    assert len(proc.stderr.strip().splitlines()) == 1

@@ -9,7 +9,8 @@ from typing import Any, Optional
 import typer
 from rich.text import Text
 
-from gaia2_runner.analysis import TABLE_FORMATS, compare, describe, export_rows, find_output_dirs
+from gaia2_runner.analysis import TABLE_FORMATS, compare, describe, find_output_dirs
+from gaia2_runner.analysis.export import FORMATS, export, upload
 from gaia2_runner.analysis.compare import Comparison, Delta
 from gaia2_runner.analysis.rejudge import Rejudged, rejudge_output
 from gaia2_runner.cli.base import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
@@ -108,13 +109,27 @@ def compare_cmd(
 @friendly
 def export_cmd(
     output_dir: Path = typer.Argument(..., help="A run's output directory."),
-    fmt: str = typer.Option(..., "--format", help=f"One of: {', '.join(TABLE_FORMATS)}."),
-    dest: Optional[Path] = typer.Option(None, "--out", help="File to write (default: OUTPUT_DIR/export.FORMAT)."),
+    fmt: str = typer.Option(..., "--format", help=f"One of: {', '.join(FORMATS)}."),
+    dest: Optional[Path] = typer.Option(None, "--out", help="Where to write (default: OUTPUT_DIR/export.FORMAT, "
+                                        "or the directory OUTPUT_DIR/export_FORMAT for are and leaderboard)."),
+    hf_split: str = typer.Option("validation", "--hf-split", help="leaderboard: the dataset split the rows go in."),
+    hf_upload: Optional[str] = typer.Option(None, "--hf-upload", metavar="REPO",
+                                            help="leaderboard: also upload it to this Hugging Face dataset repo "
+                                            "(token from HF_TOKEN)."),
 ) -> None:
-    """One row per run (ids, split, verdict, reason, turns, actions, tokens, tool errors, simulated
-    and wall time) as CSV, JSON Lines or Parquet."""
-    path, count = export_rows(output_dir, fmt, dest)
-    out.print(f"wrote {count} rows to {path}")
+    """One row per run (ids, split, verdict, reason, turns, actions, tokens, cost, tool errors,
+    simulated and wall time) as csv, jsonl or parquet; `are`: ARE's hf/ and lite/ trace dumps;
+    `leaderboard`: the rows a Gaia2 submission uploads, in the hub's layout."""
+    if hf_upload is not None and fmt != "leaderboard":
+        raise Gaia2Error("--hf-upload goes with --format leaderboard")
+    path, count, missing = export(output_dir, fmt, dest, hf_split)
+    out.print(f"wrote {count} rows to {path}" if fmt in TABLE_FORMATS else f"wrote {count} runs to {path}",
+              soft_wrap=True)
+    if missing:
+        err.print(Text(f"{len(missing)} runs have no ARE trace (runs from before this runner version): "
+                       + ", ".join(missing[:5]) + (" …" if len(missing) > 5 else ""), style="yellow"), soft_wrap=True)
+    if hf_upload is not None:
+        out.print(f"uploaded: {upload(path, hf_upload)}", soft_wrap=True)
     raise typer.Exit(EXIT_OK)
 
 
