@@ -41,7 +41,7 @@ REJUDGE_SUMMARY_FILE = "rejudge_summary.json"  # `judge`: what changed, at the o
 
 # Any of these in a directory makes it a scenario directory.
 SCENARIO_MARKERS = frozenset({RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE, AGENT_LOG_FILE,
-                              DAEMON_LOG_FILE, CONTAINER_LOG_FILE, AGENT_RESPONSE_FILE})
+                              DAEMON_LOG_FILE, CONTAINER_LOG_FILE, AGENT_RESPONSE_FILE, ARE_TRACE_FILE})
 # Root files whose change means the index must be redrawn.
 ROOT_INPUTS = (RUN_CONFIG_FILE, SUMMARY_FILE, RESULTS_LOG_FILE)
 RUN_DIR_PATTERN = re.compile(r"^run_(\d+)$")
