@@ -7,6 +7,7 @@ honours it can be evaluated. The public API (imported lazily, so `import gaia2_r
     plan = gaia2_runner.plan_run(config)                   # every check that needs no podman
     outcome = gaia2_runner.run_plan(plan, observer=...)    # containers, results, summary.json
     result = gaia2_runner.run_scenario(path, image, out)   # one scenario, one container
+    rows = gaia2_runner.load_rows("out/")                  # finished runs as rows (pandas, exports)
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _API = {
     "ScenarioResult": "gaia2_runner.output.result",
     "summarize": "gaia2_runner.output.summary",
     "build_viewer": "gaia2_runner.viewer",
+    "load_rows": "gaia2_runner.analysis",
+    "compare": "gaia2_runner.analysis",
 }
 
 __all__ = ["__version__", *_API]

@@ -46,6 +46,8 @@ AGENT_RESPONSE_FILE = "agent_response.txt"
 TRACE_FILE = "trace.jsonl"
 DAEMON_LOG_FILE = "daemon.log"
 AGENT_LOG_FILE = "agent.log"
+ARE_TRACE_FILE = "are_trace.json.gz"  # ARE's own trace dump of the run (its exporter, "hf" format), gzipped
+REJUDGE_FILE = "rejudged.json"  # written by `entrypoint rejudge`: ARE's verdict from a saved trace
 
 # Agent and judge settings (the judge's are stripped from the agent's environment).
 ENV_AGENT_PROVIDER = AGENT_ENV_PREFIX + "PROVIDER"

@@ -24,7 +24,7 @@ def test_completed_failure_collects_rationales():
                               judgment={"success": False, "rationale": "wrong date", "failed_turn": 0},
                               turns=[{"turn": 0, "success": False, "rationale": "wrong date"}]))
     assert r.success is False
-    assert r.failure_reasons == ["turn 0: wrong date"]
+    assert r.failure_reasons == ["turn 1: wrong date"]  # turns count from 1, as scenario ids do
 
 
 def test_failed_error_timeout_mapping():
@@ -82,3 +82,16 @@ def test_failed_write_leaves_old_file(tmp_path, monkeypatch):
         pass
     assert (tmp_path / "result.json").read_text() == before
     assert os.listdir(tmp_path) == ["result.json"]
+
+
+def test_the_judge_diff_leads_the_reasons():
+    r = ScenarioResult("s")
+    long = "Failure: Agent did not perform the following oracle tool call: tool name: Emails__send_email ..."
+    r.apply_status(status_doc(status="completed",
+                              judgment={"success": False, "rationale": long, "failed_turn": 1,
+                                        "reason": "send_email.recipients: expected ['a@x'], got ['b@x']"},
+                              turns=[{"turn": 0, "success": True, "rationale": ""},
+                                     {"turn": 1, "success": False, "rationale": long,
+                                      "reason": "send_email.recipients: expected ['a@x'], got ['b@x']"}]))
+    assert r.failure_reasons[0] == "turn 2: send_email.recipients: expected ['a@x'], got ['b@x']"
+    assert r.failure_reasons[1] == long  # ARE's own rationale stays, after the diff

@@ -24,7 +24,7 @@ def test_single_scenario_layout_and_no_trace(tmp_path: Path) -> None:
     assert 'href="./demo_calendar_add_event/trace.html"' in index
     page = (tmp_path / "demo_calendar_add_event" / "trace.html").read_text()
     assert "Book the dentist on Tuesday at 10." in page
-    assert "CalendarApp.search_events" in page
+    assert "CalendarApp__search_events" in page  # the tool name as the agent sees it
     assert 'href="../_viewer/viewer.css"' in page
     assert (tmp_path / "_viewer" / "viewer.js").is_file()
     assert "http://" not in index.replace("http://llm", "") and "https://" not in index

@@ -34,6 +34,7 @@ def test_wheel_installs_everything_and_runs(tmp_path: Path) -> None:
     assert _packages_in_tree() <= packaged, _packages_in_tree() - packaged
     for asset in ("templates/index.html.j2", "templates/trace.html.j2", "static/viewer.js"):
         assert f"gaia2_runner/viewer/{asset}" in names
+    assert "gaia2_runner/viewer/templates/compare.html.j2" in names and "gaia2_runner/pricing/prices.toml" in names
 
     venv = tmp_path / "venv"
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # pip must see only the venv

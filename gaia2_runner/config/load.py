@@ -228,6 +228,25 @@ def validate(config: RunConfig) -> None:
     if config.agent.provider != "oracle" and not config.agent.model:
         raise Gaia2Error(f"{config.where('provider')}: provider {config.agent.provider!r} needs a model: "
                          "set [agent] model or pass --model")
+    validate_judge(config)
+    if r.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise Gaia2Error(f"{config.where('log_level')}: log_level must be DEBUG, INFO, WARNING or ERROR")
+
+
+def judge_overrides(overrides: Mapping[str, Any]) -> RunConfig:
+    """A config holding only judge settings from the command line (`judge` re-judges finished
+    runs: no target, no output directory), checked like a run's judge section."""
+    values = {name: value for name, value in overrides.items() if value is not None}
+    unknown = [name for name in values if BY_NAME.get(name) is None or BY_NAME[name].section != "judge"]
+    if unknown:
+        raise Gaia2Error(f"internal: not judge settings: {', '.join(unknown)}")
+    origins = {name: BY_NAME[name].flag for name in values}
+    config = _apply(RunConfig(origins=origins), values, origins, base=Path.cwd())
+    validate_judge(config)
+    return config
+
+
+def validate_judge(config: RunConfig) -> None:
     judge = config.judge
     if judge.provider is not None and judge.provider not in JUDGE_PROVIDERS:
         raise Gaia2Error(f"{config.where('judge_provider')}: unknown judge provider {judge.provider!r}: "
@@ -241,5 +260,3 @@ def validate(config: RunConfig) -> None:
             # Credentials in a URL would end up in logs and records, and silently replace the key.
             raise Gaia2Error(f"{config.where(name)}: the URL holds credentials (user:password@): remove them "
                              "and give the key with api_key_env (or judge api_key_env)")
-    if r.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-        raise Gaia2Error(f"{config.where('log_level')}: log_level must be DEBUG, INFO, WARNING or ERROR")

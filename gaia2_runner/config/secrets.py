@@ -84,6 +84,16 @@ def container_env(config: RunConfig, environ: Mapping[str, str]) -> dict[str, st
         key = _key(agent.provider, agent.api_key, agent.api_key_env, environ, "agent", config.where("api_key_env"))
         if key:
             env[contract.ENV_AGENT_API_KEY] = key
+    env.update(judge_env(config, environ))
+    if config.run.noise:
+        env[contract.ENV_NOISE] = "1"
+    env.update(agent.env)  # --env wins, as documented
+    return env
+
+
+def judge_env(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
+    """The judge's container variables (ARE's LLM soft checks), its key included; empty without a model."""
+    judge, env = config.judge, {}
     if judge.model:
         env[contract.ENV_JUDGE_MODEL] = judge.model
         env[contract.ENV_JUDGE_PROVIDER] = judge.provider or "openai"
@@ -92,9 +102,6 @@ def container_env(config: RunConfig, environ: Mapping[str, str]) -> dict[str, st
         key = _key(judge.provider, judge.api_key, judge.api_key_env, environ, "judge", config.where("judge_api_key_env"))
         if key:
             env[contract.ENV_JUDGE_API_KEY] = key
-    if config.run.noise:
-        env[contract.ENV_NOISE] = "1"
-    env.update(agent.env)  # --env wins, as documented
     return env
 
 

@@ -26,6 +26,7 @@ CONTAINER_LOG_FILE = "container.log"
 INDEX_FILE = "index.html"
 RUNNER_LOG_FILE = "runner.log"  # what each invocation did, appended (output/runner_log.py)
 TRACE_PAGE_FILE = "trace.html"
+EXPORT_FILE_STEM = "export"  # `export` writes export.csv / .jsonl / .parquet at the output root
 VIEWER_DIR = "_viewer"  # static assets and the viewer's row cache; never scanned for scenarios
 
 EVENTS_FILE = contract.EVENTS_FILE
@@ -34,10 +35,13 @@ AGENT_RESPONSE_FILE = contract.AGENT_RESPONSE_FILE
 TRACE_FILE = contract.TRACE_FILE
 DAEMON_LOG_FILE = contract.DAEMON_LOG_FILE
 AGENT_LOG_FILE = contract.AGENT_LOG_FILE
+ARE_TRACE_FILE = contract.ARE_TRACE_FILE  # ARE's own trace dump of the run (re-judging, export)
+REJUDGE_FILE = contract.REJUDGE_FILE  # `judge`: the new verdict, beside result.json
+REJUDGE_SUMMARY_FILE = "rejudge_summary.json"  # `judge`: what changed, at the output root
 
 # Any of these in a directory makes it a scenario directory.
 SCENARIO_MARKERS = frozenset({RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE, AGENT_LOG_FILE,
-                              DAEMON_LOG_FILE, CONTAINER_LOG_FILE, AGENT_RESPONSE_FILE})
+                              DAEMON_LOG_FILE, CONTAINER_LOG_FILE, AGENT_RESPONSE_FILE, ARE_TRACE_FILE})
 # Root files whose change means the index must be redrawn.
 ROOT_INPUTS = (RUN_CONFIG_FILE, SUMMARY_FILE, RESULTS_LOG_FILE)
 RUN_DIR_PATTERN = re.compile(r"^run_(\d+)$")

@@ -103,12 +103,16 @@ class ScenarioResult:
 
 
 def failure_reasons(doc: dict[str, Any]) -> list[str]:
-    """Why a run did not pass: rationales of failed turns, the judgment, the daemon error."""
+    """Why a run did not pass, first line first: per failed turn (numbered from 1) the one-line
+    diff the daemon derived from ARE's judge (`send_email.recipients: expected …, got …`), else
+    ARE's rationale; then the judgment's rationale; then the daemon error."""
     reasons: list[str] = []
     for turn in doc.get("turns") or []:
         if isinstance(turn, dict) and turn.get("success") is False:
-            rationale = one_line(str(turn.get("rationale") or "no rationale given"))
-            reasons.append(f"turn {turn.get('turn', '?')}: {rationale}")
+            why = one_line(str(turn.get("reason") or turn.get("rationale") or "no rationale given"))
+            number = turn.get("turn")
+            label = number + 1 if isinstance(number, int) and not isinstance(number, bool) else "?"
+            reasons.append(f"turn {label}: {why}")
     judgment = doc.get("judgment")
     if isinstance(judgment, dict) and judgment.get("success") is False:
         rationale = one_line(str(judgment.get("rationale") or ""))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .scenario import Row, ScenarioData, failure_reasons, text_of
+from .scenario import Row, ScenarioData, call_cost_of, failure_reasons, text_of
 from .trace_parsers import LlmCall
 from .trace_parsers.model import as_num, pretty
 
@@ -27,10 +27,54 @@ def task_of(events: list[dict[str, Any]]) -> list[str]:
     return [u for u in users if u]
 
 
+def judge_diffs(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per judged turn, what ARE's judge compared (the daemon's `judge_detail` lines): each oracle
+    event, whether an agent event matched it, and for an unmatched one the closest attempt with
+    every argument side by side, the failing ones marked."""
+    turns = []
+    for detail in events:
+        if detail.get("kind") != "judge_detail" or not isinstance(detail.get("oracle_events"), list):
+            continue
+        rows = []
+        for oracle in _dicts(detail["oracle_events"]):
+            if oracle.get("event_type") not in (None, "AGENT"):
+                continue
+            attempts = _dicts(oracle.get("attempts"))
+            closest = min(attempts, key=lambda a: sum(1 for c in _dicts(a.get("checks")) if c.get("ok") is False
+                                                       and not c.get("prefilter")), default=None)
+            rows.append({"tool": text_of(oracle.get("tool")), "matched": oracle.get("matched") is True,
+                         "agent_event_id": text_of(oracle.get("agent_event_id")), "attempts": len(attempts),
+                         "args": _side_by_side(oracle, closest)})
+        counts = detail.get("counts") if isinstance(detail.get("counts"), dict) else {}
+        differing = counts.get("differing") if isinstance(counts.get("differing"), dict) else {}
+        turns.append({"turn": as_num(detail.get("turn")), "success": detail.get("success") is True,
+                      "reason": text_of(detail.get("reason")), "oracle": rows,
+                      "counts": [(text_of(k), v) for k, v in differing.items() if isinstance(v, dict)]})
+    return turns
+
+
+def _side_by_side(oracle: dict[str, Any], attempt: dict[str, Any] | None) -> list[dict[str, Any]]:
+    expected = oracle.get("args") if isinstance(oracle.get("args"), dict) else {}
+    actual = attempt.get("args") if attempt and isinstance(attempt.get("args"), dict) else {}
+    failing: dict[str, str] = {}
+    for check in _dicts(attempt.get("checks")) if attempt else []:
+        if check.get("ok") is False and not check.get("prefilter"):
+            name = text_of(check.get("arg")) or ("(time)" if "time" in text_of(check.get("checker")) else "(content)")
+            failing.setdefault(name, text_of(check.get("checker")))
+    rows = [{"name": name, "expected": expected.get(name), "actual": actual.get(name) if attempt else None,
+             "has_actual": attempt is not None and name in actual, "failed": name in failing,
+             "checker": failing.get(name, "")} for name in sorted(set(expected) | set(actual), key=str)]
+    rows += [{"name": name, "expected": None, "actual": None, "has_actual": False, "failed": True, "checker": checker}
+             for name, checker in failing.items() if name.startswith("(")]
+    return rows
+
+
 def timeline(data: ScenarioData) -> list[dict[str, Any]]:
     """Events and LLM calls in time order; calls carry only the messages new since the last call."""
     items: list[dict[str, Any]] = []
     for index, event in enumerate(data.events):
+        if event.get("kind") == "judge_detail":  # shown in the verdict, as expected vs actual
+            continue
         items.append({"type": "event", "kind": str(event.get("kind") or "?"), "t": _float(event.get("wall_time")),
                       "order": (1, index), "e": event})
     cumulative_in = cumulative_out = 0
@@ -40,7 +84,7 @@ def timeline(data: ScenarioData) -> list[dict[str, Any]]:
         cumulative_out += usage.output or 0
         items.append({"type": "llm", "kind": "llm_call", "t": call.timestamp, "order": (0, index), "c": call,
                       "index": index, "new_messages": call.messages, "skipped": call.earlier_messages,
-                      "cum_in": cumulative_in, "cum_out": cumulative_out})
+                      "cum_in": cumulative_in, "cum_out": cumulative_out, "cost": call_cost_of(call)})
     start = min((i["t"] for i in items if i["t"] is not None), default=None)
     for item in items:
         item["rel_t"] = None if start is None or item["t"] is None else item["t"] - start
@@ -49,7 +93,20 @@ def timeline(data: ScenarioData) -> list[dict[str, Any]]:
     return items
 
 
-def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]]) -> dict[str, Any]:
+def verdict_texts(judgment: Any, turns: list[dict[str, Any]], reasons: list[str]) -> dict[str, Any]:
+    """Each rationale once: the per-turn table keeps its own; the overall rationale and the failure
+    reasons only when they say something the table does not."""
+    shown = {text_of(t.get("rationale") or t.get("error")).strip() for t in turns} - {""}
+    overall = text_of(judgment.get("rationale")).strip() if isinstance(judgment, dict) else ""
+    if overall in shown:
+        overall = ""
+    shown.add(overall)
+    return {"overall": overall,
+            "reasons": [r for r in reasons if r.strip() and not any(r.strip() in s or (s and s in r) for s in shown)]}
+
+
+def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]],
+            neighbours: tuple[dict[str, str] | None, dict[str, str] | None] = (None, None)) -> dict[str, Any]:
     """Everything trace.html.j2 reads, each in the type it expects (the files' types are not trusted)."""
     result = data.result or {}
     doc = data.status_doc or {}
@@ -57,15 +114,19 @@ def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]]) -> dic
     judgments = {pretty(e.get("turn")): e for e in data.events if e.get("kind") == "judgment"}
     judgment = result.get("judgment") or doc.get("judgment")
     calls: list[LlmCall] = data.calls
+    turns = turns or list(judgments.values())
     return {
         "row": row,
         "result": result,
         "status_doc": doc,
         "task": task_of(data.events),
         "items": timeline(data),
-        "turns": turns or list(judgments.values()),
+        "turns": turns,
         "judgment": judgment if isinstance(judgment, dict) else None,
-        "failure_reasons": failure_reasons(result),
+        "verdict": verdict_texts(judgment, turns, failure_reasons(result)),
+        "diffs": [d for d in judge_diffs(data.events) if not d["success"]],
+        "prev_page": neighbours[0],
+        "next_page": neighbours[1],
         "error": text_of(result.get("error") or doc.get("error")),
         "agent_response": data.agent_response,
         "files": data.files,

@@ -27,7 +27,7 @@ STATIC = HERE / "static"
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, auto_reload=False, undefined=jinja2.ChainableUndefined)
-    env.filters.update(clip=clip, pretty=pretty, compact=compact, num=fmt_num, secs=fmt_secs, pct=fmt_pct, when=fmt_when,
+    env.filters.update(clip=clip, pretty=pretty, compact=compact, num=fmt_num, secs=fmt_secs, pct=fmt_pct, usd=fmt_usd, when=fmt_when,
                        page_href=page_href, file_href=file_href)
     return env
 
@@ -112,6 +112,14 @@ def fmt_secs(value: Any) -> str:
 def fmt_pct(value: Any) -> str:
     number = as_num(value)
     return f"{100 * number:.1f}%" if number is not None and math.isfinite(number) else "–"
+
+
+def fmt_usd(value: Any) -> str:
+    """Dollars: cents for large sums, more digits for the fractions one call costs."""
+    number = as_num(value)
+    if number is None or not math.isfinite(number):
+        return "–"
+    return f"${number:,.2f}" if number >= 1 else f"${number:.4f}"
 
 
 def fmt_when(value: Any) -> str:

@@ -18,6 +18,7 @@ from gaia2_runner.output.layout import (
     STATUS_FILE,
     TRACE_FILE,
 )
+from gaia2_runner.pricing import call_cost
 from . import safe_io
 from .safe_io import real_dir
 from .safe_json import loads
@@ -47,6 +48,8 @@ class Row:
     tokens_out: int | None = None
     reason: str = ""
     has_page: bool = False
+    tool_errors: int = 0  # tool calls that raised (the agent saw an error)
+    cost: float | None = None  # USD at the price table's rates (None: no priced call)
 
     @property
     def tokens(self) -> int | None:
@@ -66,8 +69,8 @@ class Row:
               and doc["status"] in STATUSES and isinstance(doc["has_page"], bool)
               and (doc["split"] is None or isinstance(doc["split"], str))
               and all(doc[k] is None or as_int(doc[k]) is not None for k in ("run", "actions", "tokens_in", "tokens_out"))
-              and as_int(doc["llm_calls"]) is not None
-              and (doc["duration_s"] is None or as_num(doc["duration_s"]) is not None))
+              and as_int(doc["llm_calls"]) is not None and as_int(doc["tool_errors"]) is not None
+              and all(doc[k] is None or as_num(doc[k]) is not None for k in ("duration_s", "cost")))
         return cls(**doc) if ok else None
 
 
@@ -187,7 +190,16 @@ def row_of(data: ScenarioData) -> Row:
             row.tokens_in = (row.tokens_in or 0) + usage.input
         if usage.output is not None:
             row.tokens_out = (row.tokens_out or 0) + usage.output
+        cost = call_cost_of(call)
+        if cost is not None:
+            row.cost = (row.cost or 0.0) + cost
+    row.tool_errors = sum(1 for e in data.events if e.get("kind") == "tool_call" and e.get("ok") is False)
     return row
+
+
+def call_cost_of(call: LlmCall) -> float | None:
+    usage = call.response.usage
+    return call_cost(call.model or call.response.model, usage.input, usage.output, usage.cache_read)
 
 
 def failure_reasons(result: dict[str, Any]) -> list[str]:

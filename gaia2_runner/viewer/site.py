@@ -11,6 +11,7 @@ The index falls back to leaving out run_config.json and summary.json if they bre
 
 from __future__ import annotations
 
+import bisect
 import json
 import threading
 from pathlib import Path
@@ -33,10 +34,10 @@ from gaia2_runner.errors import Gaia2Error
 from . import page, render, safe_io, scan
 from .scan import VIEWER_DIR, ScenarioRef
 from .scenario import Row, ScenarioData, load, row_of
-from .stats import counts, grouped, incomplete_note, summary_rows, table_rows
+from .stats import counts, grouped, incomplete_note, reason_groups, summary_rows, table_rows
 
 CACHE_FILE = "rows.json"
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 RAW_INPUTS = (RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE, AGENT_RESPONSE_FILE)
 
 
@@ -45,6 +46,7 @@ class Site:
         self.root = Path(root).resolve()
         self.lock = threading.Lock()
         self.refs: dict[str, ScenarioRef] = {}
+        self._order: dict[int | None, tuple[list[tuple[str, str]], dict[tuple[str, str], ScenarioRef]]] = {}
         self.rows: dict[str, Row] = {}
         self.sigs: dict[str, Any] = {}
         self.root_sig: list[Any] | None = None
@@ -87,6 +89,7 @@ class Site:
         for rel in set(self.page_problems) - set(refs):
             self.page_problems.pop(rel, None)
         self.refs = refs
+        self._order = _order_by_run(refs.values())
         dirty = set()
         for rel, ref in refs.items():
             row = self.rows.get(rel)
@@ -177,13 +180,28 @@ class Site:
         siblings.sort(key=lambda s: s["run"])
         common = {"up": prefix, "page_rel": render.page_id(rel), "row": row}
         try:
-            return render.render("trace.html.j2", **{**page.context(data, row, siblings), **common})
+            return render.render("trace.html.j2", **{**page.context(data, row, siblings, self._neighbours(ref, prefix)),
+                                                     **common})
         except Exception as exc:  # a value no check foresaw: the page degrades to raw text, the run goes on
             self.page_problems[rel] = f"{rel or '.'}: the page shows raw files only ({exc!r})"[:500]
             raw = [(name, text) for name in RAW_INPUTS
                    if (text := safe_io.read_text(self.root, ref.directory(self.root) / name, safe_io.RAW_SHOWN).text)]
             return render.render("raw.html.j2", warnings=data.warnings[:50] + [f"the page could not be rendered: {exc!r}"[:500]],
                                  raw=raw, files=data.files, **common)
+
+    def _neighbours(self, ref: ScenarioRef, prefix: str) -> tuple[dict[str, str] | None, dict[str, str] | None]:
+        """The previous and next scenario in the index's order, in the same run as this page."""
+        keys, by_key = self._order.get(ref.run, ([], {}))
+        where = bisect.bisect_left(keys, ref.key)
+        where = where if where < len(keys) and keys[where] == ref.key else -1
+
+        def link(index: int) -> dict[str, str] | None:
+            if where < 0 or not 0 <= index < len(keys):
+                return None
+            other = by_key[keys[index]]
+            return {"href": render.page_href(other.rel, prefix), "name": other.name}
+
+        return link(where - 1), link(where + 1)
 
     def index_context(self, root_files: bool = True) -> dict[str, Any]:
         """What index.html.j2 reads; `root_files=False` leaves run_config.json and summary.json out."""
@@ -207,6 +225,7 @@ class Site:
         config = (run_config or {}).get("config")
         return {
             "rows": table_rows(groups, runs), "runs": runs, "k": k, "counts": tallies,
+            "reasons": reason_groups(rows),
             "incomplete": incomplete_note(tallies),
             "splits": sorted({key[0] for key in groups if key[0]}),
             "run_config": run_config, "config": flatten(config) if isinstance(config, dict) else [],
@@ -241,6 +260,14 @@ class Site:
                                                  for rel, row in self.rows.items() if rel in self.sigs}}
         safe_io.own_dir(self.root, self.root / VIEWER_DIR)
         render.write_page(self.root, self.root / VIEWER_DIR / CACHE_FILE, json.dumps(doc, separators=(",", ":")))
+
+
+def _order_by_run(refs: Iterable[ScenarioRef]) -> dict[int | None, tuple[list[tuple[str, str]], dict[tuple[str, str], ScenarioRef]]]:
+    """Per run: the scenario keys in index order and each key's ref (prev/next links)."""
+    by_run: dict[int | None, dict[tuple[str, str], ScenarioRef]] = {}
+    for ref in refs:
+        by_run.setdefault(ref.run, {})[ref.key] = ref
+    return {run: (sorted(refs_of_run), refs_of_run) for run, refs_of_run in by_run.items()}
 
 
 def flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:

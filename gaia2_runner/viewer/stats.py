@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,6 +124,24 @@ def table_rows(groups: dict[tuple[str, str], list[Row]], runs: list[int]) -> lis
             "actions": sum(actions) if actions else None,
             "calls": sum(r.llm_calls for r in group),
             "tokens": sum(tokens) if tokens else None,
+            "tool_errors": sum(r.tool_errors for r in group),
+            "cost": sum(costs) if (costs := [r.cost for r in group if r.cost is not None]) else None,
             "reason": next((r.reason for r in group if r.reason), ""),
         })
     return out
+
+
+TURN_PREFIX = re.compile(r"^turn \d+: ")
+MAX_REASON_GROUPS, MAX_EXAMPLES = 20, 5
+
+
+def reason_groups(rows: list[Row]) -> list[dict[str, Any]]:
+    """Failed and errored runs grouped by their one-line reason (the turn number left out), most
+    frequent first, with a few example runs each."""
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        if row.status in ("fail", "error") and row.reason:
+            groups.setdefault(TURN_PREFIX.sub("", row.reason), []).append(row)
+    ordered = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+    return [{"reason": reason, "count": len(members), "examples": members[:MAX_EXAMPLES]}
+            for reason, members in ordered[:MAX_REASON_GROUPS]]

@@ -11,6 +11,7 @@ from typing import Any
 from .. import contract
 from . import are_speedups, files_data
 from .judge_engine import build_judge_engine
+from .judge_trace import JudgeTrace
 
 
 TRACE_VERSION = "are_simulation_v1"  # ARE's data_handler.models.TRACE_V1_VERSION
@@ -26,6 +27,7 @@ class LoadedScenario:
     judge: Any | None
     scenario_id: str
     oracle_plan: list[dict[str, Any]]
+    judge_trace: JudgeTrace | None = None
 
 
 def read_scenario_text(path: Path) -> str:
@@ -99,10 +101,11 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
     except Exception as exc:  # noqa: BLE001 - ARE raises many kinds; the user needs one line
         raise ScenarioLoadError(f"{path}: ARE could not import the scenario: {_one_line(exc)}") from None
     tool_augmentation, env_events = noise_configs() if noise_enabled() else (None, None)
+    trace = JudgeTrace()  # observes every step of ARE's judge (failure diff); never changes a decision
     try:
         preprocess_scenario(
             scenario,
-            judge_config=GraphPerEventJudgeConfig(engine=build_judge_engine()),
+            judge_config=GraphPerEventJudgeConfig(engine=build_judge_engine(), tracer=trace),
             max_scenario_duration=get_scenario_duration(scenario, MAX_TIME_SCENARIO_DURATION, MAX_SCENARIO_DURATION),
             tool_augmentation_config=tool_augmentation,
             env_events_config=env_events,
@@ -117,6 +120,7 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
         judge=judge,
         scenario_id=str(scenario.scenario_id),
         oracle_plan=build_oracle_plan(scenario),
+        judge_trace=trace,
     )
 
 

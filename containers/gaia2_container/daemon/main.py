@@ -15,6 +15,7 @@ from .. import contract
 from .agent_files import TRACE_CAP_BYTES, copy_agent_file
 from .agent_process import AgentProcess, agent_command
 from .app_commands import install_app_commands
+from .are_dump import write_are_trace
 from .http_api import serve
 from .loader import ScenarioLoadError, load_scenario
 from .recorder import EventRecorder
@@ -120,6 +121,7 @@ def main() -> int:
     # Read as the agent, never through its links (agent_files); capped.
     copy_agent_file(contract.TRACE_FILE, contract.OUTPUT_PATH / contract.TRACE_FILE, TRACE_CAP_BYTES)
     (contract.OUTPUT_PATH / contract.AGENT_RESPONSE_FILE).write_text(verdict.get("agent_response") or "", encoding="utf-8")
+    write_are_trace(session, runtime, contract.OUTPUT_PATH / contract.ARE_TRACE_FILE)
     recorder.close()
     # Published last: a final status tells the runner every artifact is complete.
     status.update(**verdict)

@@ -31,6 +31,7 @@ class Session:
     def __init__(self, loaded: Any, recorder: EventRecorder, status: StatusBoard, timeout_s: float | None) -> None:
         self.scenario = loaded.scenario
         self.judge = loaded.judge
+        self.judge_trace = getattr(loaded, "judge_trace", None)
         self.nb_turns: int = int(getattr(self.scenario, "nb_turns", None) or 1)
         self.recorder = recorder
         self.status = status
@@ -75,6 +76,8 @@ class Session:
             config=config,
             notification_system=VerboseNotificationSystem(),
         )
+        if self.judge_trace is not None:
+            self.judge_trace.take()  # anything ARE judged while preparing the scenario is not this run
         self.env.run(scenario, wait_for_end=False)
         aui = self.env.apps.get("AgentUserInterface")
         if aui is not None:
@@ -181,8 +184,20 @@ class Session:
         if index + 1 >= self.nb_turns:
             self._start_final_judgment("last turn ended")
 
-    def _record_turn(self, turn: int, success: bool | None, rationale: str, error: str | None) -> None:
+    def _judge_details(self) -> str:
+        """Record what ARE's judge compared since the last call; the failed turn's one-line reason."""
+        reason = ""
+        for detail in self.judge_trace.take() if self.judge_trace is not None else []:
+            self.recorder.record("judge_detail", self.sim_time(), **detail)
+            reason = detail.get("reason") or reason
+        return reason
+
+    def _record_turn(self, turn: int, success: bool | None, rationale: str, error: str | None,
+                     reason: str | None = None) -> None:
         entry = {"turn": turn, "success": success, "rationale": rationale, "error": error, "judged_at": time.time()}
+        reason = self._judge_details() if reason is None else reason
+        if reason and success is False:
+            entry["reason"] = reason
         self.status.add_turn(entry)
         self.recorder.record("judgment", self.sim_time(), **entry)
 
@@ -191,10 +206,11 @@ class Session:
         if error is not None:
             self._finish(status="error", error=f"judge failed on turn {turn}: {error}")
         elif success is False and turn < self.nb_turns - 1:
-            self._finish(
-                status="failed",
-                judgment={"success": False, "rationale": rationale, "failed_turn": turn},
-            )
+            judgment = {"success": False, "rationale": rationale, "failed_turn": turn}
+            reason = self.status.snapshot()["turns"][-1].get("reason")
+            if reason:
+                judgment["reason"] = reason
+            self._finish(status="failed", judgment=judgment)
 
     def _start_final_judgment(self, why: str, end_reason: str = "completed", note: str | None = None) -> None:
         if end_reason != "completed" and self.provider_witness is not None:
@@ -225,6 +241,7 @@ class Session:
             self._finish(status="error", error=f"ARE validation raised {type(exc).__name__}: {exc}")
             return
         rationale = clean_rationale(result.rationale)
+        reason = self._judge_details()
         if result.exception is not None and result.success is not True:
             self._finish(status="error", error=f"judge error: {result.exception}")
         elif result.success is None:
@@ -233,10 +250,13 @@ class Session:
             failed_turn = None if result.success else self._first_failed_turn()
             turns = self.status.snapshot()["turns"]
             if not turns or turns[-1]["turn"] != self.nb_turns - 1:
-                self._record_turn(self.nb_turns - 1, bool(result.success), rationale, None)
+                self._record_turn(self.nb_turns - 1, bool(result.success), rationale, None, reason)
+            judgment = {"success": bool(result.success), "rationale": rationale, "failed_turn": failed_turn}
+            if reason and not result.success:
+                judgment["reason"] = reason
             self._finish(
                 status=self._end_reason,
-                judgment={"success": bool(result.success), "rationale": rationale, "failed_turn": failed_turn},
+                judgment=judgment,
                 error=self._end_note,
             )
 

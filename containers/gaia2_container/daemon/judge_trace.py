@@ -1,0 +1,207 @@
+"""What ARE's judge compared, per turn: which oracle event matched which agent event, every
+argument check with both values, time and soft (LLM) checks, and the tool-count precheck.
+
+ARE's judges accept a `tracer` in their config and call it around every step they take
+(`injected_traceable`). We pass an observer there: it records arguments and results and returns
+what ARE returned, so the verdict is still ARE's own. The record feeds the failure diff (result,
+index, terminal, trace page) and is written to events.jsonl as one `judge_detail` line per turn.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import wraps
+from typing import Any, Callable
+
+from ..jsonable import to_jsonable
+
+VALUE_CAP = 600  # characters of one argument value kept (agent-controlled text can be huge)
+MAX_ATTEMPTS = 20  # agent events compared with one oracle event
+MAX_CHECKS = 40
+SEND_TO_USER = "AgentUserInterface__send_message_to_user"
+# Checkers that take (x_agent, x_oracle): an argument compared with its expected value.
+TIME_CHECKER = "event_time_checker"
+COUNT_CHECK = "check_tool_call_counts"
+EQUALITY_PREFILTER = "equality_checker"
+
+
+def _value(value: Any) -> Any:
+    data = to_jsonable(value)
+    text = data if isinstance(data, str) else None
+    if text is not None and len(text) > VALUE_CAP:
+        return text[:VALUE_CAP] + f"… ({len(text) - VALUE_CAP} more characters)"
+    if text is None and len(repr(data)) > VALUE_CAP:
+        return repr(data)[:VALUE_CAP] + "…"
+    return data
+
+
+def _args(event: Any) -> dict[str, Any]:
+    try:
+        return {k: _value(v) for k, v in (event.get_args() or {}).items() if k != "self"}
+    except Exception:  # noqa: BLE001 - an event without args is still worth naming
+        return {}
+
+
+class JudgeTrace:
+    """The tracer handed to ARE (`GraphPerEventJudgeConfig(tracer=...)`); `take()` hands out the
+    turns recorded since the last call."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self._turns: list[dict[str, Any]] = []
+
+    # ---- ARE's tracer protocol ----------------------------------------------------------------
+    def __call__(self, tags: Any = None, trace_type: str | None = None, meta_data: Any = None,
+                 log_input_args: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
+            @wraps(func)
+            def wrapper(owner: Any, *args: Any, **kwargs: Any) -> Any:
+                try:
+                    self._enter(trace_type or "", owner, args, kwargs)
+                except Exception:  # noqa: BLE001 - observing must never change the judge
+                    pass
+                result = func(owner, *args, **kwargs)
+                try:
+                    self._exit(trace_type or "", owner, args, kwargs, result)
+                except Exception:  # noqa: BLE001
+                    pass
+                return result
+
+            return wrapper
+
+        return decorator
+
+    def take(self) -> list[dict[str, Any]]:
+        with self._lock:
+            turns, self._turns = self._turns, []
+            return turns
+
+    # ---- recording ----------------------------------------------------------------------------
+    @property
+    def _turn(self) -> dict[str, Any] | None:
+        return getattr(self._local, "turn", None)
+
+    def _enter(self, kind: str, owner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if kind == "judge" and hasattr(owner, "state"):
+            self._local.turn = {"oracle_events": [], "counts": None}
+            self._local.match = self._local.attempt = None
+        elif kind.startswith("matching_") and self._turn is not None and args:
+            oracle = args[0]
+            self._local.match = {"oracle_event_id": oracle.event_id, "tool": getattr(oracle, "tool_name", None),
+                                 "event_type": getattr(getattr(oracle, "event_type", None), "value", None),
+                                 "args": _args(oracle), "matched": None, "agent_event_id": None, "attempts": []}
+        elif "_vs_" in kind and getattr(self._local, "match", None) is not None and len(args) >= 2:
+            match = self._local.match
+            agent = args[0]
+            if match["event_type"] == "AGENT" and len(match["attempts"]) < MAX_ATTEMPTS:
+                attempt = {"agent_event_id": agent.event_id, "args": _args(agent), "time": _time_of(agent),
+                           "checks": [], "ok": None}
+                match["attempts"].append(attempt)
+                self._local.attempt = attempt
+            else:
+                self._local.attempt = None
+
+    def _exit(self, kind: str, owner: Any, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
+        turn = self._turn
+        if turn is None:
+            return
+        if kind == "judge" and hasattr(owner, "state"):
+            state = owner.state
+            turn.update(turn=getattr(state, "turn_idx", None), success=bool(getattr(result, "success", False)))
+            turn["reason"] = reason_line(turn) if not turn["success"] else ""
+            with self._lock:
+                self._turns.append(turn)
+            self._local.turn = None
+        elif kind == COUNT_CHECK:
+            turn["counts"] = _counts(args, kwargs, result)
+        elif kind.startswith("matching_") and getattr(self._local, "match", None) is not None:
+            match = self._local.match
+            match["matched"] = bool(getattr(result, "success", False))
+            state = getattr(owner, "state", None)
+            index = getattr(state, "oracle_id_to_agent_idx", {}).get(match["oracle_event_id"])
+            if index is not None:
+                match["agent_event_id"] = state.agent_events[index].event_id
+            turn["oracle_events"].append(match)
+            self._local.match = self._local.attempt = None
+        elif "_vs_" in kind and getattr(self._local, "attempt", None) is not None:
+            self._local.attempt["ok"] = bool(result)
+            self._local.attempt = None
+        else:
+            attempt = getattr(self._local, "attempt", None)
+            if (attempt is not None and len(attempt["checks"]) < MAX_CHECKS and isinstance(result, bool)
+                    and not kind.endswith("_judge")):
+                attempt["checks"].append(_check(kind, kwargs, args, result))
+
+
+def _time_of(event: Any) -> float | None:
+    value = getattr(event, "event_time", None)
+    return round(float(value), 3) if isinstance(value, (int, float)) else None
+
+
+def _check(kind: str, kwargs: dict[str, Any], args: tuple[Any, ...], ok: bool) -> dict[str, Any]:
+    check: dict[str, Any] = {"checker": kind, "ok": ok}
+    if kind == EQUALITY_PREFILTER:  # the soft judge's exact comparison; its LLM checkers decide after it
+        check["prefilter"] = True
+    elif kind == TIME_CHECKER:
+        check.update(agent=kwargs.get("agent_event_time"), oracle=kwargs.get("oracle_event_time"),
+                     before=kwargs.get("pre_event_tolerance_seconds"), after=kwargs.get("post_event_tolerance_seconds"),
+                     comparator=kwargs.get("event_time_comparator"))
+    elif "x_agent" in kwargs or len(args) >= 2:
+        check.update(arg=kwargs.get("arg_name"), agent=_value(kwargs.get("x_agent", args[0] if args else None)),
+                     oracle=_value(kwargs.get("x_oracle", kwargs.get("targets", args[1] if len(args) > 1 else None))))
+    else:
+        check["soft"] = True
+    return check
+
+
+def _counts(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> dict[str, Any] | None:
+    names = ("agent_counter", "agent_aui_count", "oracle_counter", "oracle_aui_count")
+    values = dict(zip(names, args)) | {k: v for k, v in kwargs.items() if k in names}
+    agent, oracle = dict(values.get("agent_counter") or {}), dict(values.get("oracle_counter") or {})
+    differing = {tool: {"expected": oracle.get(tool, 0), "made": agent.get(tool, 0)}
+                 for tool in sorted(set(agent) | set(oracle)) if agent.get(tool, 0) != oracle.get(tool, 0)}
+    return {"ok": bool(getattr(result, "success", False)), "differing": differing,
+            "messages_to_user": {"expected": values.get("oracle_aui_count"), "made": values.get("agent_aui_count")}}
+
+
+def _short(tool: str | None) -> str:
+    return (tool or "?").split("__", 1)[-1]
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def reason_line(turn: dict[str, Any]) -> str:
+    """The one-line why of a failed turn, e.g. `send_email.recipients: expected a@x, got b@x`."""
+    counts = turn.get("counts")
+    if counts and not counts.get("ok"):
+        parts = [f"{_short(tool)} ×{c['made']} (expected ×{c['expected']})" for tool, c in counts["differing"].items()]
+        users = counts.get("messages_to_user") or {}
+        if not parts and users.get("made") != users.get("expected"):
+            parts = [f"send_message_to_user ×{users.get('made')} (expected ×{users.get('expected')})"]
+        return "tool calls differ: " + (", ".join(parts[:3]) or "counts") + ("…" if len(parts) > 3 else "")
+    failed = next((m for m in turn.get("oracle_events", []) if m.get("matched") is False), None)
+    if failed is None:
+        return ""
+    name = _short(failed.get("tool"))
+    attempts = [a for a in failed.get("attempts", []) if a.get("checks")]
+    if not attempts:
+        return f"{name}: no matching call by the agent" if failed.get("attempts") else f"{name}: never called"
+    best = min(attempts, key=lambda a: sum(1 for c in a["checks"] if not c["ok"] and not c.get("prefilter")))
+    bad = next((c for c in best["checks"] if not c["ok"] and not c.get("prefilter")), None)
+    if bad is None:
+        return f"{name}: called, but an earlier step it depends on was not matched first"
+    if bad["checker"] == TIME_CHECKER:
+        return f"{name}: at {_secs(bad.get('agent'))}, expected {_secs(bad.get('oracle'))} " \
+               f"(-{bad.get('before')}s/+{bad.get('after')}s)"
+    if bad.get("soft"):
+        return f"{name}: rejected by ARE's {bad['checker']} (LLM check)"
+    return f"{name}.{bad.get('arg') or '?'}: expected {_shown(bad.get('oracle'))}, got {_shown(bad.get('agent'))}"
+
+
+def _secs(value: Any) -> str:
+    return f"{value:.0f}s" if isinstance(value, (int, float)) else "?"

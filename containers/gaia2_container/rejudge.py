@@ -1,0 +1,65 @@
+"""Offline re-judging, as ARE's `are-benchmark judge` does it: import a run's ARE trace with its
+completed events, prepare the scenario for offline validation, and let ARE's judge decide from
+those events alone (no apps run, no agent). Run as `entrypoint rejudge`; writes REJUDGE_FILE.
+
+The judge model comes from GAIA2_JUDGE_* like a live run's; ARE's judge is observed through its
+tracer hook (daemon/judge_trace.py), so the new verdict has the same failure diff as a live one.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import sys
+from typing import Any
+
+from . import contract
+from .daemon import are_speedups
+from .daemon.judge_engine import build_judge_engine
+from .daemon.judge_trace import JudgeTrace
+from .daemon.session import clean_rationale
+
+log = logging.getLogger("gaia2.rejudge")
+
+
+def rejudge(text: str) -> dict[str, Any]:
+    are_speedups.install()
+    from are.simulation.benchmark.scenario_loader import APPS_TO_SKIP
+    from are.simulation.data_handler.importer import JsonScenarioImporter
+    from are.simulation.environment import Environment
+    from are.simulation.scenarios.scenario_imported_from_json.utils import preprocess_scenario
+    from are.simulation.types import EventLog
+    from are.simulation.validation.configs import GraphPerEventJudgeConfig
+
+    scenario, completed_events, _ = JsonScenarioImporter().import_from_json_to_benchmark(
+        text, apps_to_skip=APPS_TO_SKIP, load_completed_events=True)
+    trace = JudgeTrace()
+    preprocess_scenario(scenario, judge_config=GraphPerEventJudgeConfig(engine=build_judge_engine(), tracer=trace),
+                        offline_validation=True)
+    trace.take()
+    # ARE's ScenarioRunner._judge: an environment that holds only the run's completed events.
+    environment = Environment()
+    environment.event_log = EventLog.from_list_view(completed_events)
+    result = scenario.validate(environment)
+    details = trace.take()
+    reason = next((d["reason"] for d in details if d.get("reason")), "")
+    outcome: dict[str, Any] = {"scenario_id": str(scenario.scenario_id), "success": result.success,
+                               "rationale": clean_rationale(result.rationale), "reason": reason,
+                               "judge_details": details, "error": None}
+    if result.exception is not None and result.success is not True:
+        outcome.update(success=None, error=f"judge error: {result.exception}")
+    return outcome
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    path = contract.INPUT_PATH / contract.ARE_TRACE_FILE
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            outcome = rejudge(fh.read())
+    except Exception as exc:  # noqa: BLE001 - one line for the runner, whatever ARE raised
+        outcome = {"success": None, "error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:500]}"}
+    contract.OUTPUT_PATH.mkdir(parents=True, exist_ok=True)
+    (contract.OUTPUT_PATH / contract.REJUDGE_FILE).write_text(json.dumps(outcome, default=str), encoding="utf-8")
+    return 0 if outcome.get("error") is None else 1

@@ -1,0 +1,184 @@
+"""Exports in ARE's own shapes.
+
+- `are`: the trace dumps `are-benchmark --trace_dump_format both` writes, `hf/<run id>.json`
+  (ARE's exporter output, saved by the daemon as are_trace.json.gz) and `lite/<run id>.json`
+  (scenario id, model, verdict, rationale, duration, per-agent history and LLM usage; ours come
+  from trace.jsonl, as ARE's come from its agent logs). Run ids are ARE's: `<scenario>_run_<k>`.
+- `leaderboard`: what a Gaia2 submission uploads (ARE's `hf_upload_utils` rows and schema, one
+  parquet per config in the hub's layout, with a dataset card naming the configs), ready for
+  `--hf-upload` or a manual upload.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.atomic import write_bytes_atomic, write_json_atomic
+from gaia2_runner.output.layout import ARE_TRACE_FILE, RUN_CONFIG_FILE
+from gaia2_runner.output.summary import NO_SPLIT
+from gaia2_runner.viewer import safe_io
+from gaia2_runner.viewer import scenario as scenario_files
+from gaia2_runner.viewer.scan import find_scenarios, run_dirs_of
+
+from .rows import RunRow, load_rows
+
+TRACE_CAP = 64 * safe_io.MB  # one decompressed ARE trace
+HF_FIELDS = ("scenario_id", "run_number", "task_id", "score", "status", "data", "config", "phase_name",
+             "a2a_app_prop", "has_app_noise", "has_env_noise", "run_config", "has_exception", "exception_type",
+             "exception_message", "rationale")
+
+
+def run_id(row: RunRow) -> str:
+    """ARE's file name for a run (`scenarios/utils/caching.get_run_id` without a config hash)."""
+    return f"{row.scenario_id}_run_{row.run}"
+
+
+def _trace_text(root: Path, directory: Path) -> str | None:
+    handle, _ = safe_io.open_file(root, directory / ARE_TRACE_FILE)
+    if handle is None:
+        return None
+    try:
+        with handle, gzip.GzipFile(fileobj=handle) as fh:
+            data = fh.read(TRACE_CAP + 1)
+    except (OSError, EOFError):
+        return None
+    return data.decode("utf-8", errors="replace") if len(data) <= TRACE_CAP else None
+
+
+def _lite(row: RunRow, data: scenario_files.ScenarioData, model: str | None) -> dict[str, Any]:
+    calls = data.calls
+    history: list[dict[str, Any]] = []
+    if calls:
+        last = calls[-1]
+        history = [{"role": m.role, "content": m.text} for m in last.messages if m.text]
+        if last.response.text:
+            history.append({"role": "assistant", "content": last.response.text})
+    usage = {"total_llm_calls": len(calls),
+             "prompt_tokens": [c.response.usage.input for c in calls],
+             "completion_tokens": [c.response.usage.output for c in calls],
+             "total_tokens": [(c.response.usage.input or 0) + (c.response.usage.output or 0) for c in calls],
+             "reasoning_tokens": [c.response.usage.reasoning for c in calls],
+             "completion_duration": [None if c.latency_ms is None else c.latency_ms / 1000 for c in calls]}
+    judgment = (data.result or {}).get("judgment") or {}
+    return {"scenario_id": row.scenario_id, "model_id": model, "main_agent_type": row.runtime,
+            "validation_decision": None if row.success is None else ("Valid" if row.success else "Invalid"),
+            "validation_rationale": judgment.get("rationale") if isinstance(judgment, dict) else None,
+            "run_duration": row.wall_s, "per_agent_interaction_histories": {"agent_main": history},
+            "per_agent_llm_usage_stats": {"agent_main": usage}}
+
+
+def _runs(output_dir: Path) -> list[tuple[RunRow, scenario_files.ScenarioData]]:
+    root = output_dir.resolve()
+    rows = {r.dir: r for r in load_rows(root)}
+    out = []
+    for ref in find_scenarios(root):
+        if ref.rel in rows:
+            out.append((rows[ref.rel], scenario_files.load(root, ref)))
+    return out
+
+
+def _run_config(root: Path) -> dict[str, Any]:
+    for run_dir in run_dirs_of(root):
+        doc = safe_io.read_json(root, run_dir / RUN_CONFIG_FILE, safe_io.RUN_CONFIG_CAP).value
+        if isinstance(doc, dict):
+            return doc
+    return {}
+
+
+def export_are(output_dir: Path, dest: Path) -> tuple[int, list[str]]:
+    """hf/ and lite/ under `dest`; (runs written, runs without an ARE trace)."""
+    root = output_dir.resolve()
+    model = ((_run_config(root).get("config") or {}).get("agent") or {}).get("model")
+    written, missing = 0, []
+    for row, data in _runs(root):
+        text = _trace_text(root, root / row.dir)
+        if text is None:
+            missing.append(row.dir or ".")
+            continue
+        name = f"{run_id(row)}.json"
+        if row.split:
+            name = f"{row.split}__{name}"  # two splits may hold the same scenario id
+        write_bytes_atomic(_in(dest, "hf") / name, text.encode("utf-8"))
+        write_json_atomic(_in(dest, "lite") / name, _lite(row, data, model))
+        written += 1
+    return written, missing
+
+
+def leaderboard_rows(output_dir: Path) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+    """ARE's upload rows grouped by config name (the split, `_noise` appended with noise)."""
+    root = output_dir.resolve()
+    run_config = _run_config(root)
+    noise = bool(((run_config.get("config") or {}).get("run") or {}).get("noise"))
+    config_json = json.dumps(run_config.get("config") or {}, indent=2)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    missing = []
+    for row, _ in _runs(root):
+        data = _trace_text(root, root / row.dir)
+        if data is None:
+            missing.append(row.dir or ".")
+        config = row.split or NO_SPLIT
+        exception = row.success is None
+        groups.setdefault(config + ("_noise" if noise else ""), []).append({
+            "scenario_id": row.scenario_id, "run_number": row.run, "task_id": row.scenario_id,
+            "score": None if row.success is None else float(row.success),
+            "status": "exception" if exception else ("success" if row.success else "failed"),
+            "data": data, "config": config, "phase_name": "noise" if noise else "standard", "a2a_app_prop": 0.0,
+            "has_app_noise": noise, "has_env_noise": noise, "run_config": config_json,
+            "has_exception": exception, "exception_type": "InfrastructureError" if exception else None,
+            "exception_message": row.reason if exception else None,
+            "rationale": row.reason or None})
+    return groups, missing
+
+
+def export_leaderboard(output_dir: Path, dest: Path, split: str = "validation") -> tuple[int, list[str]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    groups, missing = leaderboard_rows(output_dir)
+    schema = pa.schema([(name, _arrow_type(pa, name)) for name in HF_FIELDS])
+    total = 0
+    for config, rows in sorted(groups.items()):
+        table = pa.Table.from_pylist(rows, schema=schema)
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        write_bytes_atomic(_in(dest, config) / f"{split}-00000-of-00001.parquet", sink.getvalue().to_pybytes())
+        total += len(rows)
+    write_bytes_atomic(dest / "README.md", _card(sorted(groups), split).encode("utf-8"))
+    return total, missing
+
+
+def _arrow_type(pa: Any, name: str) -> Any:
+    if name in ("run_number",):
+        return pa.int64()
+    if name in ("score", "a2a_app_prop"):
+        return pa.float64()
+    if name in ("has_app_noise", "has_env_noise", "has_exception"):
+        return pa.bool_()
+    return pa.string()
+
+
+def _card(configs: list[str], split: str) -> str:
+    lines = ["---", "configs:"]
+    for config in configs:
+        lines += [f"- config_name: {config}", "  data_files:", f"  - split: {split}", f"    path: {config}/{split}-*"]
+    lines += ["---", "", "# Gaia2 results", "",
+              "Written by `gaia2-runner export --format leaderboard`: one row per run in the columns of ARE's",
+              "Gaia2 submission upload (`data` holds ARE's trace of the run).", ""]
+    return "\n".join(lines)
+
+
+def _in(dest: Path, sub: str) -> Path:
+    path = dest / sub
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def check_dest(dest: Path) -> None:
+    if dest.exists() and not dest.is_dir():
+        raise Gaia2Error(f"--out {dest}: exists and is not a directory (the {dest.name} export is a directory)")
+    if not dest.parent.is_dir():
+        raise Gaia2Error(f"--out {dest}: its directory {dest.parent} does not exist")

@@ -1,0 +1,105 @@
+"""Two runs of the same scenarios side by side: which scenarios flipped, and by how much the
+success rate moved, with a standard error that accounts for the pairing.
+
+Per scenario, its score is the fraction of its runs that passed (a run without a verdict counts as
+a failure, as in the headline rate). The delta is mean(B) - mean(A) over the scenarios both runs
+have; its SE is the sample STD of the per-scenario differences / sqrt(n) (a paired comparison:
+the scenario-to-scenario spread that both runs share cancels out).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.summary import NO_SPLIT, mean, sample_std
+
+from .rows import RunRow, load_rows
+from .runs import is_output_dir
+
+Key = tuple[str, str]  # (split, scenario_id)
+
+
+@dataclass
+class Flip:
+    split: str
+    scenario_id: str
+    a: float  # fraction of A's runs that passed
+    b: float
+    a_reason: str = ""
+    b_reason: str = ""
+
+    @property
+    def direction(self) -> str:
+        return "fixed" if self.b > self.a else "broke"
+
+
+@dataclass
+class Delta:
+    """Success rate of A and B over the scenarios both have, B - A, and its paired SE."""
+
+    scenarios: int
+    a: float | None
+    b: float | None
+    delta: float | None
+    se: float | None
+
+
+@dataclass
+class Comparison:
+    a: Path
+    b: Path
+    overall: Delta
+    splits: dict[str, Delta]
+    flips: list[Flip] = field(default_factory=list)
+    only_a: list[Key] = field(default_factory=list)
+    only_b: list[Key] = field(default_factory=list)
+    unchanged: int = 0
+
+
+def compare(a: Path, b: Path) -> Comparison:
+    for path in (a, b):
+        if not path.is_dir() or not is_output_dir(path):
+            raise Gaia2Error(f"{path}: not an output directory of a gaia2-runner run (no run_config.json)")
+    rows_a, rows_b = _by_scenario(load_rows(a)), _by_scenario(load_rows(b))
+    common = sorted(set(rows_a) & set(rows_b))
+    result = Comparison(a=a, b=b, overall=_delta(common, rows_a, rows_b), splits={},
+                        only_a=sorted(set(rows_a) - set(rows_b)), only_b=sorted(set(rows_b) - set(rows_a)))
+    for split in sorted({k[0] for k in common}):
+        result.splits[split] = _delta([k for k in common if k[0] == split], rows_a, rows_b)
+    for key in common:
+        score_a, score_b = _score(rows_a[key]), _score(rows_b[key])
+        if score_a == score_b:
+            result.unchanged += 1
+            continue
+        result.flips.append(Flip(key[0], key[1], score_a, score_b, _reason(rows_a[key]), _reason(rows_b[key])))
+    result.flips.sort(key=lambda f: (f.direction, f.split, f.scenario_id))
+    return result
+
+
+def _by_scenario(rows: list[RunRow]) -> dict[Key, list[RunRow]]:
+    out: dict[Key, list[RunRow]] = {}
+    for row in rows:
+        out.setdefault((row.split or NO_SPLIT, row.scenario_id), []).append(row)
+    return out
+
+
+def _score(runs: list[RunRow]) -> float:
+    return sum(1 for r in runs if r.success is True) / len(runs)
+
+
+def _reason(runs: list[RunRow]) -> str:
+    return next((r.reason for r in runs if r.success is not True and r.reason), "")
+
+
+def _delta(keys: list[Key], rows_a: dict[Key, list[RunRow]], rows_b: dict[Key, list[RunRow]]) -> Delta:
+    if not keys:
+        return Delta(0, None, None, None, None)
+    a = [_score(rows_a[k]) for k in keys]
+    b = [_score(rows_b[k]) for k in keys]
+    diffs = [y - x for x, y in zip(a, b)]
+    std = sample_std(diffs)
+    se = std / math.sqrt(len(diffs)) if std is not None else None
+    return Delta(len(keys), mean(a), mean(b), mean(diffs), se)

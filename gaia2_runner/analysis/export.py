@@ -1,0 +1,113 @@
+"""Write the rows of an output directory as CSV, JSON Lines or Parquet (one row per run)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.atomic import write_bytes_atomic
+from gaia2_runner.output.layout import EXPORT_FILE_STEM
+
+from . import are_export
+from .rows import COLUMNS, RunRow, load_rows
+from .runs import is_output_dir
+
+TABLE_FORMATS = ("csv", "jsonl", "parquet")
+DIRECTORY_FORMATS = ("are", "leaderboard")  # written as directories (analysis/are_export.py)
+FORMATS = TABLE_FORMATS + DIRECTORY_FORMATS
+
+
+def default_path(output_dir: Path, fmt: str) -> Path:
+    if fmt in DIRECTORY_FORMATS:
+        return output_dir / f"{EXPORT_FILE_STEM}_{fmt}"
+    return output_dir / f"{EXPORT_FILE_STEM}.{fmt}"
+
+
+def export(output_dir: Path, fmt: str, dest: Path | None = None, hf_split: str = "validation") -> tuple[Path, int, list[str]]:
+    """(what was written, runs, runs left out for want of ARE's trace) for any of FORMATS."""
+    if fmt not in FORMATS:
+        raise Gaia2Error(f"--format {fmt}: unknown format (use one of {', '.join(FORMATS)})")
+    if fmt in TABLE_FORMATS:
+        path, count = export_rows(output_dir, fmt, dest)
+        return path, count, []
+    _check_output_dir(output_dir)
+    dest = dest or default_path(output_dir, fmt)
+    are_export.check_dest(dest)
+    if fmt == "are":
+        count, missing = are_export.export_are(output_dir, dest)
+    else:
+        count, missing = are_export.export_leaderboard(output_dir, dest, hf_split)
+    return dest, count, missing
+
+
+def upload(folder: Path, repo: str) -> str:
+    """Upload a leaderboard export to a Hugging Face dataset repo; the URL of the commit."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import HfHubHTTPError
+
+    try:
+        info = HfApi().upload_folder(repo_id=repo, repo_type="dataset", folder_path=str(folder),
+                                     commit_message="gaia2-runner results")
+    except HfHubHTTPError as exc:
+        raise Gaia2Error(f"--hf-upload {repo}: the hub refused the upload ({' '.join(str(exc).split())[:300]}); "
+                         "check the repo id and HF_TOKEN") from None
+    except Exception as exc:  # noqa: BLE001 - connection errors come from the hub client's HTTP stack
+        raise Gaia2Error(f"--hf-upload {repo}: the upload failed ({type(exc).__name__}: "
+                         f"{' '.join(str(exc).split())[:200]}); the export is in {folder}: upload it later") from None
+    return str(getattr(info, "commit_url", info))
+
+
+def _check_output_dir(output_dir: Path) -> None:
+    if not output_dir.is_dir() or not is_output_dir(output_dir):
+        raise Gaia2Error(f"{output_dir}: not an output directory of a gaia2-runner run (no run_config.json)")
+
+
+def export_rows(output_dir: Path, fmt: str, dest: Path | None = None) -> tuple[Path, int]:
+    """(file written, rows) for one of TABLE_FORMATS; the file is replaced atomically."""
+    if fmt not in TABLE_FORMATS:
+        raise Gaia2Error(f"--format {fmt}: unknown format (use one of {', '.join(FORMATS)})")
+    _check_output_dir(output_dir)
+    rows = load_rows(output_dir)
+    dest = dest or default_path(output_dir, fmt)
+    if dest.is_dir():
+        raise Gaia2Error(f"--out {dest}: is a directory (give a file name)")
+    if not dest.parent.is_dir():
+        raise Gaia2Error(f"--out {dest}: its directory {dest.parent} does not exist")
+    write_bytes_atomic(dest, ENCODERS[fmt](rows))
+    return dest, len(rows)
+
+
+def _csv(rows: list[RunRow]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if v is None else v for k, v in row.to_dict().items()})
+    return buffer.getvalue().encode("utf-8")
+
+
+def _jsonl(rows: list[RunRow]) -> bytes:
+    return "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
+
+
+def _parquet(rows: list[RunRow]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist([r.to_dict() for r in rows], schema=_schema(pa))
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+def _schema(pa: object) -> object:
+    types = {"run": "int64", "turns": "int64", "failed_turn": "int64", "actions": "int64", "tool_errors": "int64",
+             "llm_calls": "int64", "tokens_in": "int64", "tokens_out": "int64", "success": "bool_",
+             "cost_usd": "float64", "sim_start": "float64", "sim_end": "float64", "sim_elapsed_s": "float64", "wall_s": "float64"}
+    return pa.schema([(name, getattr(pa, types.get(name, "string"))()) for name in COLUMNS])  # type: ignore[attr-defined]
+
+
+ENCODERS = {"csv": _csv, "jsonl": _jsonl, "parquet": _parquet}

@@ -1,0 +1,126 @@
+"""What `ls` shows for one output directory: who ran what, when, and how it scored."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.layout import RUN_CONFIG_FILE, SUMMARY_FILE
+from gaia2_runner.output.summary import summarize
+from gaia2_runner.viewer import safe_io
+from gaia2_runner.viewer.scan import run_dirs_of
+
+from .rows import RunRow, load_rows
+
+MAX_FOUND = 10_000  # output directories one `ls` lists: a typo must not walk a whole disk
+
+
+@dataclass
+class RunInfo:
+    """One output directory. `rate` is the headline success rate (every run counts, as in
+    summary.json); `complete` is False while runs are missing or have no verdict."""
+
+    path: Path
+    command: str | None = None
+    model: str | None = None
+    harness: str | None = None
+    image: str | None = None
+    judge: str | None = None
+    started_at: str | None = None
+    scenarios: int = 0
+    runs: int = 0
+    pass_at: int = 1
+    rate: float | None = None
+    pass_at_k_rate: float | None = None
+    complete: bool = False
+
+
+def is_output_dir(path: Path) -> bool:
+    return any((d / RUN_CONFIG_FILE).is_file() for d in run_dirs_of(path)) or (path / SUMMARY_FILE).is_file()
+
+
+def find_output_dirs(paths: list[Path]) -> list[Path]:
+    """Each path that is an output directory, else the output directories below it (two levels)."""
+    found: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            raise Gaia2Error(f"{path}: no such directory (give output directories of gaia2-runner runs)")
+        if is_output_dir(path):
+            found.append(path)
+            continue
+        for dirpath, dirnames, _ in os.walk(path):
+            depth = len(Path(dirpath).relative_to(path).parts)
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "_")))
+            if depth and is_output_dir(Path(dirpath)):
+                found.append(Path(dirpath))
+                dirnames[:] = []
+            elif depth >= 2:
+                dirnames[:] = []
+            if len(found) >= MAX_FOUND:
+                return found
+    return found
+
+
+def describe(path: Path) -> RunInfo:
+    root = path.resolve()
+    info = RunInfo(path=path)
+    config = _first_run_config(root)
+    summary = _json(root, root / SUMMARY_FILE)
+    if config:
+        settings = config.get("config") if isinstance(config.get("config"), dict) else {}
+        agent = settings.get("agent") if isinstance(settings.get("agent"), dict) else {}
+        judge = settings.get("judge") if isinstance(settings.get("judge"), dict) else {}
+        info.command = _str(config.get("command"))
+        info.image = _str(config.get("image")) or _str(agent.get("image"))
+        info.model = _str(agent.get("model")) or _str(agent.get("provider"))
+        info.harness = _str(agent.get("runtime")) or _str(agent.get("provider"))
+        info.judge = "/".join(x for x in (_str(judge.get("provider")), _str(judge.get("model"))) if x) or None
+        info.started_at = _str(config.get("started_at"))
+        info.pass_at = _int(config.get("pass_at")) or 1
+    rows = load_rows(root)
+    info.runs = len(rows)
+    info.scenarios = len({(r.split, r.scenario_id) for r in rows})
+    if summary and isinstance(summary.get("overall"), dict):
+        overall = summary["overall"]
+        rate = overall.get("success_rate")
+        info.rate = _num(rate.get("value")) if isinstance(rate, dict) else None
+        info.pass_at_k_rate = _num(overall.get("pass_at_k_rate"))
+        info.complete = summary.get("complete") is True
+        info.pass_at = _int(summary.get("pass_at")) or info.pass_at
+    elif rows:  # interrupted before summary.json: recompute from what finished
+        stats = summarize([_record(r) for r in rows], pass_at=info.pass_at).overall
+        info.rate, info.pass_at_k_rate = stats.success_rate.value, stats.pass_at_k_rate
+    return info
+
+
+def _record(row: RunRow) -> dict[str, Any]:
+    return {"scenario_id": row.scenario_id, "split": row.split, "run_index": row.run, "success": row.success,
+            "timings": {"total_s": row.wall_s}}
+
+
+def _first_run_config(root: Path) -> dict[str, Any] | None:
+    for run_dir in run_dirs_of(root):
+        doc = _json(root, run_dir / RUN_CONFIG_FILE, safe_io.RUN_CONFIG_CAP)
+        if doc:
+            return doc
+    return None
+
+
+def _json(root: Path, path: Path, cap: int | None = None) -> dict[str, Any] | None:
+    doc = safe_io.read_json(root, path, cap)
+    return doc.value if isinstance(doc.value, dict) else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
