@@ -212,6 +212,6 @@ def test_viewer_shows_the_name_an_agent_called_in_noise_mode(tmp_path):
     (out / "events.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     Site(tmp_path).refresh()
     page = (out / "trace.html").read_text()
-    assert "Chats.send_message" in page and "called as Chats__post_chat_message" in page
-    assert "Messages.send_message" in page and "called as Messages__send_message" not in page
-    assert "Chats.create_and_add_message" in page
+    assert "Chats__send_message" in page and "called as Chats__post_chat_message" in page
+    assert "Messages__send_message" in page and "called as Messages__send_message" not in page
+    assert "Chats__create_and_add_message" in page
