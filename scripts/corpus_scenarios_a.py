@@ -65,7 +65,7 @@ class ExecutionShoppingCheckout(CorpusScenario):
     universe = 22
     capability = CapabilityTag.Execution
     hint = "Compare the product's variants: size 42, available, lowest price."
-    duration = None
+    duration: float | None = None  # annotated: ARE scenarios are dataclasses (AutoDataclass)
 
     def build_events_flow(self) -> None:
         shop = self.app("Shopping")

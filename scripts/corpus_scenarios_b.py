@@ -96,7 +96,7 @@ class TimeEmailThenMessage(CorpusScenario):
     universe = 22
     capability = CapabilityTag.Time
     hint = "Send the email, wait five minutes, then send the message."
-    duration = None
+    duration: float | None = None  # annotated: ARE scenarios are dataclasses (AutoDataclass)
 
     def build_events_flow(self) -> None:
         mail, msg = self.app("Emails"), self.app("Messages")

@@ -22,9 +22,9 @@ import corpus_words as W
 
 N_PEOPLE = 700
 N_INTERNAL = 160
-N_EMAILS = {"INBOX": 1000, "SENT": 320, "DRAFT": 40, "TRASH": 40}
-N_CONVERSATIONS = {"Messages": 150, "Chats": 95}
-N_CALENDAR = 900
+N_EMAILS = {"INBOX": 850, "SENT": 260, "DRAFT": 40, "TRASH": 40}
+N_CONVERSATIONS = {"Messages": 130, "Chats": 80}
+N_CALENDAR = 800
 
 
 def rng_for(n: int, part: str) -> random.Random:
