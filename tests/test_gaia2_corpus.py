@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -143,3 +144,30 @@ def test_oracle_without_one_action_fails_every_scenario(built, docs, tmp_path):
     assert len(got) == len(docs), proc.stdout[-3000:] + proc.stderr[-3000:]
     verdicts = {k: (r["success"], r["status"], r.get("error")) for k, r in got.items()}
     assert all(success is False and error is None for success, _, error in verdicts.values()), verdicts
+
+
+# Sends the time scenario's message at once instead of 10 minutes later (tool API, as an agent would).
+HASTY_AGENT = r"""
+import json, os, urllib.request
+base = os.environ["GAIA2_TOOLS_URL"]
+def call(tool, **args):
+    req = urllib.request.Request(base + "/call", json.dumps({"tool": tool, "args": args}).encode(),
+                                 {"Content-Type": "application/json"})
+    return json.load(urllib.request.urlopen(req))
+assert call("Messages__send_message", user_id="user-hugo-lambert",
+            content="Leaving the office now, see you at the climbing gym at 19:00.")["ok"]
+call("AgentUserInterface__send_message_to_user", content="Sent your message to Hugo Lambert.")
+"""
+
+
+def test_time_scenario_rejects_the_right_action_at_the_wrong_time(built, docs, tmp_path):
+    from gaia2_runner.engine.scenario_run import run_scenario
+
+    name = next(n for n, d in docs.items() if d["metadata"]["definition"]["tags"][1] == "Time"
+                and any(e["event_relative_time"] == 600 for e in d["events"]))
+    agent = f"/opt/gaia2/venv/bin/python -c {shlex.quote(HASTY_AGENT)}"
+    result = run_scenario(built / SPLIT / name, ORACLE_IMAGE, tmp_path, extra_env={"GAIA2_AGENT_COMMAND": agent})
+    assert (result.status, result.success, result.error) == ("completed", False, None), (result.note,)
+    # Same tool, same arguments, so the counts match; only the time check can refuse the match.
+    assert any("did not perform" in r and "MessagingAppV2__send_message" in r and "count" not in r
+               for r in result.failure_reasons), result.failure_reasons
