@@ -4,7 +4,8 @@ Generated in the runtime image (cached per generator version, see corpus_build.p
 like real Gaia2 files (size, instance names, record counts, metadata, augmentation, file data),
 come out byte-identical twice, be accepted by ARE itself (oracle accepted by GraphPerEventJudge,
 one action removed rejected), and through the runner's normal path (`run-dataset` with the corpus
-directory as a split) the oracle must pass every scenario and fail every one with an action dropped.
+directory as a split) the oracle must pass every scenario and fail every one with an action dropped;
+the time scenario must refuse its message sent at once.
 """
 
 from __future__ import annotations
