@@ -9,7 +9,7 @@ Run with the Python that has ARE 1.2.0, e.g. inside the runtime image (the host 
 
 It writes into OUT_DIR:
 
-* ``scenario_universe_<n>_<tag>.json``: one line of JSON each, ~2.7 MB, almost all of it the
+* ``scenario_universe_<n>_<tag>.json``: one line of JSON each, ~2.6 MB, almost all of it the
   universe: the 12 Gaia2 apps under their real instance names (``AgentUserInterface``,
   ``Calendar``, ``Contacts``, ``InternalContacts``, ``Emails``, ``Messages``, ``Chats``,
   ``RentAFlat``, ``Cabs``, ``City``, ``Shopping``, ``Files``, plus ``SystemApp``) with thousands of
