@@ -4,6 +4,11 @@
 Usage (with the Python that has ``meta-agents-research-environments==1.2.0``)::
 
     /tmp/arevenv/bin/python scripts/validate_scenarios_with_are.py DIR [--skip-cli] [-v]
+        [--filesystem-dir FS_DIR]
+
+(the runtime image's /opt/gaia2/venv/bin/python has it). Scenarios with a ``Files`` app
+(SandboxLocalFileSystem) read file bytes from ``FS_DIR`` (ARE's ``DEMO_FS_PATH``); it defaults to
+``DIR/gaia2_filesystem/demo_filesystem`` when that exists (make_gaia2_corpus.py writes it there).
 
 Prints one line per ``*.json`` file in DIR and a summary line; exits 1 if
 any scenario fails any check.
@@ -47,6 +52,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import shutil
 import subprocess
 import sys
@@ -84,6 +90,15 @@ class Result:
     @property
     def ok(self) -> bool:
         return self.api_ok and self.cli_ok is not False
+
+
+def use_speedups() -> None:
+    """In the runtime image: the daemon's output-preserving cache of ARE's judge templates."""
+    try:
+        from gaia2_container.daemon import are_speedups
+    except ImportError:
+        return
+    are_speedups.install()
 
 
 # --------------------------------------------------------------------------
@@ -302,7 +317,12 @@ def main() -> int:
     ap.add_argument("--are-benchmark", help="path to the are-benchmark executable")
     ap.add_argument("--cli-timeout", type=int, default=900)
     ap.add_argument("-v", "--verbose", action="store_true", help="show ARE's logs")
+    ap.add_argument("--filesystem-dir", type=Path, help="the Files bytes (ARE's DEMO_FS_PATH)")
     args = ap.parse_args()
+    fs_dir = args.filesystem_dir or args.dir / "gaia2_filesystem" / "demo_filesystem"
+    if args.filesystem_dir or fs_dir.is_dir():
+        os.environ["DEMO_FS_PATH"] = str(fs_dir.resolve())  # before ARE's config is imported
+    use_speedups()
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.CRITICAL)
     if not args.verbose:

@@ -244,7 +244,11 @@ class ContainerHandle:
         return f"http://127.0.0.1:{self.host_port}"
 
     def put_file(self, directory: str, filename: str, data: bytes, mode: int = 0o600) -> None:
-        """Copy one root-owned file into the (not necessarily started) container."""
+        """Copy one root-owned file into the (not necessarily started) container.
+
+        The archive stops at tar's end-of-archive blocks, without the zeros tarfile pads it with up
+        to its 10 KiB record size: podman 4's copier stops reading at the end marker, and padding
+        still being written then fails the upload ("broken pipe"; seen with ~3 MB scenarios)."""
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w") as tar:
             info = tarfile.TarInfo(filename)
@@ -252,7 +256,7 @@ class ContainerHandle:
             info.uid = info.gid = 0
             info.uname = info.gname = "root"
             tar.addfile(info, io.BytesIO(data))
-        if not self.container.put_archive(directory, buf.getvalue()):
+        if not self.container.put_archive(directory, buf.getvalue()[:tar.offset]):
             raise Gaia2Error(
                 f"cannot copy {filename} into {directory} of the container: "
                 "does the image follow docs/container-contract.md?"
