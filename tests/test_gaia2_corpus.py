@@ -47,7 +47,7 @@ def docs(built) -> dict[str, dict]:
 def run_dataset(root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root", str(root),
                            "--splits", SPLIT, "--image", ORACLE_IMAGE, "--output-dir", str(out), "--concurrency",
-                           "2", *extra], cwd=REPO, capture_output=True, text=True, timeout=1500,
+                           "2", "--filesystem-dir", str(root / SPLIT / "gaia2_filesystem"), *extra], cwd=REPO, capture_output=True, text=True, timeout=1500,
                           env={**os.environ, "COLUMNS": "200"})
 
 
@@ -172,3 +172,4 @@ def test_time_scenario_rejects_the_right_action_at_the_wrong_time(built, docs, t
     # Same tool, same arguments, so the counts match; only the time check can refuse the match.
     assert any("did not perform" in r and "MessagingAppV2__send_message" in r and "count" not in r
                for r in result.failure_reasons), result.failure_reasons
+    assert result.failure_reasons[0].startswith("turn 1: send_message: at "), result.failure_reasons  # the diff
