@@ -165,6 +165,7 @@ class PodmanBackend:
         scenario_id: str,
         name: str | None = None,
         command: list[str] | None = None,
+        entrypoint: list[str] | None = None,
         input_dir: str = contract.INPUT_DIR,
         extra_files: Mapping[str, bytes] | None = None,
         output_dir: str | None = None,
@@ -192,6 +193,8 @@ class PodmanBackend:
         )
         if command is not None:
             kwargs["command"] = command
+        if entrypoint is not None:  # benchmarks/bench_runner.py: a bare server in the same setup
+            kwargs["entrypoint"] = entrypoint
         try:
             container = self.client.containers.create(image, **kwargs)
         except APIError as exc:
