@@ -309,15 +309,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-runner-"))
     work.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
+    t0, load0 = time.perf_counter(), os.getloadavg()[0]
     try:
         measured = measure(args, work)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     mode = "quick" if args.quick else "full"
-    print(f"gaia2-runner benchmark ({mode}): {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M')}, "
-          f"took {time.perf_counter() - t0:.0f} s\n")
+    print(f"gaia2-runner benchmark ({mode}), {time.strftime('%Y-%m-%d %H:%M')}: took "
+          f"{time.perf_counter() - t0:.0f} s\n{os.cpu_count()} cores; load average {load0:.1f} at the "
+          f"start, {os.getloadavg()[0]:.1f} at the end\n")
     print(render(measured))
     return 0
 
