@@ -158,7 +158,8 @@ def render(m: Measured) -> str:
         med = phase_medians(runs)
         phase_rows.append([name, str(len(runs)), *(f"{med[k]:.2f}" for k in (*PHASES, "total_s")),
                            f"{med['total_s'] / floor:.1f}"])
-    out = [table(["seconds, median", "runs", "start", "ready", "run", "collect", "total", "x floor"], phase_rows)]
+    out = [table(["seconds, median", "runs", "start", "ready", "run", "collect", "total", "x floor"], phase_rows)
+           + "\n(each column is its own median; total also counts removing the container)"]
     base = m.throughput[min(m.throughput)]
     rows = []
     for conc, (runs, wall) in sorted(m.throughput.items()):
