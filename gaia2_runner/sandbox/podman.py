@@ -165,6 +165,7 @@ class PodmanBackend:
         scenario_id: str,
         name: str | None = None,
         command: list[str] | None = None,
+        entrypoint: list[str] | None = None,
         input_dir: str = contract.INPUT_DIR,
         extra_files: Mapping[str, bytes] | None = None,
         output_dir: str | None = None,
@@ -197,6 +198,8 @@ class PodmanBackend:
         if filesystem_dir is not None:
             kwargs["mounts"] = [{"type": "bind", "source": filesystem_dir, "target": contract.FILESYSTEM_DIR,
                                  "read_only": True}]
+        if entrypoint is not None:  # benchmarks/bench_runner.py: a bare server in the same setup
+            kwargs["entrypoint"] = entrypoint
         try:
             container = self.client.containers.create(image, **kwargs)
         except APIError as exc:

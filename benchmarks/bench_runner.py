@@ -1,0 +1,328 @@
+"""How much the runner costs around a scenario (not a test; prints numbers from one run).
+
+Everything is measured once, in this process, on this machine:
+
+- floor: create + start + first HTTP answer of a bare container (the runtime image running
+  `python3 -m http.server` on the adapter port, started by PodmanBackend with the runner's own
+  published port and network mode): what no scenario can beat;
+- phases: start / ready / run / collect (result.json `timings`) of a small demo scenario and of
+  a universe-scale one (`--universe FILE`, else the demo padded with thousands of contacts and
+  emails to >= 2 MB);
+- throughput: oracle scenarios per minute over the demo scenarios at concurrency 1, 2 and 4;
+- memory: VmRSS of this process after 10 and after 200 finished scenarios (concurrency 4).
+
+All runs go through plan_run / run_plan with the CLI's observers, as `gaia2-runner demo` does.
+Then the targets are checked (ok / MISS). `--quick` does fewer repetitions (RSS at 10 and 30).
+
+    .venv/bin/python benchmarks/bench_runner.py [--quick] [--universe FILE] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO_DIR = REPO / "examples" / "scenarios"
+SMALL = DEMO_DIR / "demo_email_reply.json"
+WIDTH = 80
+PHASES = ("start_s", "ready_s", "run_s", "collect_s")
+UNIVERSE_MIN_BYTES = 2 << 20
+FLOOR_COMMAND = ["python3", "-m", "http.server"]  # + the adapter port
+
+
+# ---- pure functions (tests/test_bench_runner.py) ----------------------------------------------
+
+def rss_mb(status_text: str) -> float:
+    """VmRSS from a /proc/<pid>/status text, in MB (no psutil on the host)."""
+    for line in status_text.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise ValueError("no VmRSS line")
+
+
+def phase_medians(timings: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """The median of each phase and of the total over several runs' result.json timings."""
+    return {key: statistics.median(float(t.get(key) or 0.0) for t in timings)
+            for key in (*PHASES, "total_s")}
+
+
+def pad_universe(doc: dict[str, Any], min_bytes: int = UNIVERSE_MIN_BYTES) -> dict[str, Any]:
+    """A copy of `doc` whose ContactsApp and EmailClientV2 states hold thousands more records, until
+    the JSON is at least `min_bytes`: a universe-scale stand-in that keeps the demo's task, ids
+    and oracle actions (new records get new ids, new emails are older than the real ones)."""
+    out = copy.deepcopy(doc)
+    states = {app.get("class_name"): app.get("app_state") for app in out.get("apps", [])}
+    contacts, email = states.get("ContactsApp"), states.get("EmailClientV2")
+    if not (isinstance(contacts, dict) and isinstance(email, dict)):
+        raise ValueError("pad_universe needs a scenario with ContactsApp and EmailClientV2 states")
+    people, inbox = contacts["contacts"], email["folders"]["INBOX"]["emails"]
+    person = next(c for c in people.values() if not c.get("is_user"))
+    letter, oldest = inbox[-1], min(e["timestamp"] for e in inbox)
+    rng = random.Random(0)
+    words = ("budget meeting travel invoice project report dinner weekend flight hotel review draft "
+             "schedule offsite family garden museum concert delivery order payment update").split()
+    definition = out["metadata"]["definition"]
+    definition["scenario_id"] = f"{definition['scenario_id']}_universe"
+    n = 0
+    while len(json.dumps(out)) < min_bytes:
+        for _ in range(250):
+            n += 1
+            first, last = rng.choice(words).title(), f"Padding{n}"
+            people[f"contact-pad-{n}"] = {**person, "contact_id": f"contact-pad-{n}", "first_name": first,
+                                          "last_name": last, "age": 20 + n % 50,
+                                          "phone": f"+33 6 {n // 10000:02d} {n % 10000:04d} 00",
+                                          "email": f"{first.lower()}.{last.lower()}@example.com",
+                                          "description": " ".join(rng.choices(words, k=12))}
+            inbox.append({**letter, "email_id": f"email-pad-{n}", "sender": f"{last.lower()}@example.com",
+                          "subject": " ".join(rng.choices(words, k=5)).capitalize(),
+                          "content": " ".join(rng.choices(words, k=60)), "timestamp": oldest - 60.0 * n,
+                          "is_read": True})
+    return out
+
+
+@dataclass
+class Measured:
+    """Numbers from one benchmark run (seconds unless named otherwise)."""
+
+    floor: list[tuple[float, float]]  # (create + start, first HTTP answer) per repetition
+    small: list[dict[str, Any]]  # result.json timings per run
+    universe: list[dict[str, Any]]
+    small_name: str
+    universe_mb: float
+    throughput: dict[int, tuple[int, float]]  # concurrency -> (runs, wall seconds)
+    rss: dict[int, float]  # finished scenarios -> MB
+    not_passed: list[str] = field(default_factory=list)
+
+    @property
+    def floor_s(self) -> float:
+        return statistics.median(a + b for a, b in self.floor)
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    measured: str
+    limit: str
+    ok: bool
+
+
+def check_targets(floor_s: float, small_s: float, universe_s: float, rss: dict[int, float]) -> list[Target]:
+    """The three targets of the issue, each with what was measured and the limit it is held to."""
+    first, last = rss[min(rss)], rss[max(rss)]
+    change = (last - first) / first
+    return [
+        Target("small oracle run <= 2 x floor + 1 s", f"{small_s:.2f} s", f"{2 * floor_s + 1:.2f} s",
+               small_s <= 2 * floor_s + 1),
+        Target("universe-scale <= small + 3 s", f"{universe_s:.2f} s", f"{small_s + 3:.2f} s",
+               universe_s <= small_s + 3),
+        Target(f"RSS flat +-10 % ({min(rss)} -> {max(rss)} runs)", f"{100 * change:+.1f} %", "+-10 %",
+               abs(change) <= 0.10),
+    ]
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int = WIDTH) -> str:
+    """Left column left-aligned, the others right-aligned; the first column is cut to fit `width`."""
+    cells = [list(headers), *[list(r) for r in rows]]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(headers))]
+    widths[0] = min(widths[0], max(8, width - sum(widths[1:]) - 2 * (len(widths) - 1)))
+    lines = []
+    for row in cells:
+        first = row[0] if len(row[0]) <= widths[0] else row[0][:widths[0] - 1] + "…"
+        lines.append("  ".join([first.ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:], widths[1:]))]))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def render(m: Measured) -> str:
+    """The report: phases against the floor, throughput, memory, targets."""
+    floor = m.floor_s
+    start, http = (statistics.median(x) for x in zip(*m.floor))
+    phase_rows = [["bare container (floor)", str(len(m.floor)), f"{start:.2f}", f"{http:.2f}", "-", "-",
+                   f"{floor:.2f}", "1.0"]]
+    for name, runs in ((m.small_name, m.small), (f"universe {m.universe_mb:.1f} MB", m.universe)):
+        med = phase_medians(runs)
+        phase_rows.append([name, str(len(runs)), *(f"{med[k]:.2f}" for k in (*PHASES, "total_s")),
+                           f"{med['total_s'] / floor:.1f}"])
+    out = [table(["seconds, median", "runs", "start", "ready", "run", "collect", "total", "x floor"], phase_rows)
+           + "\n(each column is its own median; total also counts removing the container)"]
+    base = m.throughput[min(m.throughput)]
+    rows = []
+    for conc, (runs, wall) in sorted(m.throughput.items()):
+        rate = 60 * runs / wall
+        rows.append([f"oracle, demo scenarios, concurrency {conc}", str(runs), f"{wall:.1f}", f"{rate:.1f}",
+                     f"{rate / (60 * base[0] / base[1]):.2f}"])
+    out.append(table(["throughput", "runs", "wall s", "per min", "x c=1"], rows))
+    first, last = min(m.rss), max(m.rss)
+    rows = [[f"runner RSS after {n} scenarios (concurrency 4)", f"{m.rss[n]:.1f}",
+             f"{m.rss[n] / m.rss[first]:.2f}"] for n in (first, last)]
+    out.append(table(["memory", "MB", f"x at {first}"], rows))
+    small, universe = phase_medians(m.small)["total_s"], phase_medians(m.universe)["total_s"]
+    targets = check_targets(floor, small, universe, m.rss)
+    out.append(table(["target", "measured", "limit", ""],
+                     [[t.name, t.measured, t.limit, "ok" if t.ok else "MISS"] for t in targets]))
+    if m.not_passed:
+        shown = ", ".join(m.not_passed[:3]) + (", …" if len(m.not_passed) > 3 else "")
+        out.append(f"warning: {len(m.not_passed)} run(s) did not pass: {shown}"[:WIDTH])
+    return "\n\n".join(out)
+
+
+# ---- measuring ----------------------------------------------------------------------------------
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def measure_floor(backend: Any, image: str, reps: int) -> list[tuple[float, float]]:
+    """(create + start, start -> first HTTP answer) per repetition, after one unmeasured warm-up."""
+    from gaia2_runner import contract
+
+    samples = []
+    for i in range(reps + 1):
+        t0 = time.perf_counter()
+        handle = backend.run_scenario_container(image, None, {}, f"bench-floor-{i}",
+                                                entrypoint=[*FLOOR_COMMAND, str(contract.ADAPTER_PORT)])
+        t1 = time.perf_counter()
+        try:
+            with httpx.Client(timeout=1.0, trust_env=False) as client:
+                while True:
+                    try:
+                        client.get(handle.base_url)
+                        break
+                    except httpx.HTTPError:
+                        if time.perf_counter() - t1 > 60:
+                            raise RuntimeError("the bare container never answered") from None
+                        time.sleep(0.01)
+            t2 = time.perf_counter()
+        finally:
+            handle.cleanup(timeout=0)
+        if i:
+            samples.append((t1 - t0, t2 - t1))
+    return samples
+
+
+class RssSampler:
+    """A run observer that reads this process's VmRSS when the n-th scenario finishes."""
+
+    def __init__(self, at: Sequence[int]) -> None:
+        self.at, self.done, self.samples = set(at), 0, {}  # type: ignore[var-annotated]
+        self._lock = threading.Lock()
+
+    def scenario_finished(self, _job: Any, _result: dict[str, Any]) -> None:
+        with self._lock:
+            self.done += 1
+            if self.done in self.at:
+                self.samples[self.done] = rss_mb(Path("/proc/self/status").read_text())
+
+
+class Runner:
+    """plan_run + run_plan on one podman connection, each plan into its own output directory."""
+
+    def __init__(self, backend: Any, work: Path) -> None:
+        self.backend, self.work, self.count = backend, work, 0
+        self.not_passed: list[str] = []
+
+    def run(self, refs: list[Any], concurrency: int, pass_at: int, extra: Any = None) -> list[dict[str, Any]]:
+        from rich.console import Console
+
+        from gaia2_runner.cli.progress import DatasetProgress
+        from gaia2_runner.config import RunConfig, apply_overrides
+        from gaia2_runner.engine.dataset_run import run_plan
+        from gaia2_runner.engine.observer import Observers
+        from gaia2_runner.engine.plan import plan_run
+        from gaia2_runner.output.runner_log import RunnerLog
+        from gaia2_runner.output.scrub import Scrubber
+        from gaia2_runner.viewer.refresh import IndexRefresher
+
+        self.count += 1
+        out = self.work / f"plan{self.count}"
+        config = apply_overrides(RunConfig(), {
+            "dataset_root": DEMO_DIR, "provider": "oracle", "output_dir": out,
+            "concurrency": concurrency, "pass_at": pass_at})
+        plan = plan_run(config, command="bench", fresh=True, refs=refs)
+        with open(os.devnull, "w") as sink:
+            display = DatasetProgress(Console(file=sink, width=WIDTH))
+            observer = Observers([display, RunnerLog(out, "bench", Scrubber()), IndexRefresher(out), extra])
+            outcome = run_plan(plan, backend=self.backend, observer=observer)
+        self.not_passed += [f"{r['scenario_id']}: {r.get('status')}" for r in outcome.records
+                            if r.get("success") is not True]
+        return outcome.records
+
+
+def measure(args: argparse.Namespace, work: Path) -> Measured:
+    from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ensure_images
+    from gaia2_runner.sandbox.podman import PodmanBackend
+    from gaia2_runner.targets.resolve import scenario_ref
+
+    quick = args.quick
+    demos = sorted(DEMO_DIR.glob("*.json"))
+    if args.universe:
+        universe_path = Path(args.universe)
+    else:
+        universe_path = work / "universe.json"
+        universe_path.write_text(json.dumps(pad_universe(json.loads(SMALL.read_text()))))
+    small_ref, universe_ref = scenario_ref(SMALL, None), scenario_ref(universe_path, None)
+    with PodmanBackend.connect() as backend:
+        built = ensure_images(backend, log=lambda _line: None)
+        if built:
+            log(f"built {', '.join(built)}")
+        runner = Runner(backend, work)
+        log("floor: bare container …")
+        floor = measure_floor(backend, RUNTIME_BASE_IMAGE, 3 if quick else 7)
+        reps = 1 if quick else 3
+        log(f"phases: {small_ref.scenario_id} and universe-scale, {reps} run(s) each …")
+        small = [r["timings"] for r in runner.run([small_ref], 1, reps)]
+        universe = [r["timings"] for r in runner.run([universe_ref], 1, reps)]
+        throughput = {}
+        refs = [scenario_ref(p, None) for p in (demos[:4] if quick else demos)]
+        for conc in (1, 2, 4):
+            log(f"throughput: {len(refs)} demo scenarios at concurrency {conc} …")
+            t0 = time.perf_counter()
+            records = runner.run(refs, conc, 1 if quick else 2)
+            throughput[conc] = (len(records), time.perf_counter() - t0)
+        first, last = (10, 30) if quick else (10, 200)
+        log(f"memory: {math.ceil(last / len(demos)) * len(demos)} runs at concurrency 4 …")
+        sampler = RssSampler((first, last))
+        runner.run([scenario_ref(p, None) for p in demos], 4, math.ceil(last / len(demos)), sampler)
+    return Measured(floor, small, universe, small_ref.scenario_id, universe_path.stat().st_size / 1e6,
+                    throughput, sampler.samples, runner.not_passed)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions; RSS at 10 and 30 scenarios")
+    parser.add_argument("--universe", type=Path, help="a universe-scale scenario file (default: a padded demo)")
+    parser.add_argument("--keep", type=Path, help="write the runs here and keep them")
+    args = parser.parse_args(argv)
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-runner-"))
+    work.mkdir(parents=True, exist_ok=True)
+    t0, load0 = time.perf_counter(), os.getloadavg()[0]
+    try:
+        measured = measure(args, work)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    mode = "quick" if args.quick else "full"
+    print(f"gaia2-runner benchmark ({mode}), {time.strftime('%Y-%m-%d %H:%M')}: took "
+          f"{time.perf_counter() - t0:.0f} s\n{os.cpu_count()} cores; load average {load0:.1f} at the "
+          f"start, {os.getloadavg()[0]:.1f} at the end\n")
+    print(render(measured))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
