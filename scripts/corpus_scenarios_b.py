@@ -71,21 +71,23 @@ class AdaptabilityForwardReply(CorpusScenario):
 
 
 class TimeDelayedMessage(CorpusScenario):
-    """"In 10 minutes, send ...": the oracle's message is due 600 s after the task, and ARE's judge
-    checks when the agent sent it (10 s early to 25 s late)."""
+    """"In 5 minutes, send ...": the oracle's message is due 300 s after the task, and ARE's judge
+    checks when the agent sent it (10 s early to 25 s late). The delay stays inside the 420 s that
+    ARE's benchmark gives a Time scenario (MAX_TIME_SCENARIO_DURATION): a later action would never be
+    due, and a run without it would pass."""
 
     universe = 7
     capability = CapabilityTag.Time
-    hint = "Wait ten minutes (SystemApp wait), then send the message."
+    hint = "Wait five minutes (SystemApp wait), then send the message."
 
     def build_events_flow(self) -> None:
         msg = self.app("Messages")
         text = "Leaving the office now, see you at the climbing gym at 19:00."
         with EventRegisterer.capture_mode():
-            task = self.user_says("user-task", f"In 10 minutes, send {P.HUGO.name} this message on Messages: "
+            task = self.user_says("user-task", f"In 5 minutes, send {P.HUGO.name} this message on Messages: "
                                   f"\"{text}\"")
             send = self.oracle(msg.send_message(user_id=P.HUGO.user_id, content=text), "oracle-send-later", task,
-                               delay=600)
+                               delay=300)
             done = self.agent_tells_user("oracle-final-answer", f"Sent your message to {P.HUGO.name}.", send)
         self.finish([task, send, done])
 
