@@ -58,6 +58,8 @@ class RunSettings:
     retry: bool = False
     output_dir: Path | None = None
     log_level: str = "INFO"
+    shard: str | None = None  # "I/N": slice I of N of the planned scenarios (config/load.py parse_shard)
+    hosts: list[str] = field(default_factory=list)  # podman API URLs, "URL=N" for N slots (parse_hosts)
 
 
 @dataclass(frozen=True)

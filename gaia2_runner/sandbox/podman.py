@@ -74,6 +74,8 @@ class PodmanBackend:
         self._live: dict[str, ContainerHandle] = {}
         self._swept: list[Leftover] | None = None
         self._sweep_lock = threading.Lock()
+        # Set when the runner gave this host up (engine/hosts.py): waits for it end at once.
+        self.lost = threading.Event()
         atexit.register(self.close)
 
     @classmethod
@@ -115,7 +117,7 @@ class PodmanBackend:
         seconds; False when it never did (or `stop()` asked to give up)."""
         deadline = time.monotonic() + limit_s
         pause = 0.5
-        while not stop():
+        while not stop() and not self.lost.is_set():
             if ping(self.url, timeout=2.0):
                 return True
             left = deadline - time.monotonic()
