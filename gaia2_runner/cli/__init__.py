@@ -7,6 +7,7 @@ from gaia2_runner.cli import (  # noqa: F401 - register commands
     commands_run,
     commands_view,
     images_command,
+    submit_command,
 )
 from gaia2_runner.cli.base import app
 
