@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
-from gaia2_runner.sandbox.podman import DEFAULT_URL
+from gaia2_runner.sandbox.podman import DEFAULT_URL, free_port
 from gaia2_runner.sandbox.service import ping
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
@@ -115,3 +118,59 @@ def test_a_host_killed_mid_run_has_its_runs_rerun_elsewhere(images, second_host,
     assert summary["complete"] is True and summary["hosts"] == [url1, url2]
     print(f"second host killed; run finished {time.monotonic() - killed_at:.1f}s later; "
           f"{len(moved)} run(s) rescheduled")
+
+
+@pytest.fixture
+def sshd(tmp_path: Path):
+    """An sshd of its own on 127.0.0.1 (Debian's openssh-server), root by key only; yields the
+    query part that points ssh at its key and keeps root's known_hosts untouched."""
+    sshd_bin = shutil.which("sshd") or "/usr/sbin/sshd"
+    if not Path(sshd_bin).exists():
+        subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", "openssh-server"],
+                       check=True, capture_output=True, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    keys = tmp_path / "ssh"
+    keys.mkdir(mode=0o700)
+    for name in ("host", "client"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(keys / name)], check=True)
+    shutil.copy(keys / "client.pub", keys / "authorized_keys")
+    port = free_port()
+    config = keys / "sshd_config"
+    config.write_text(f"Port {port}\nListenAddress 127.0.0.1\nHostKey {keys / 'host'}\n"
+                      f"AuthorizedKeysFile {keys / 'authorized_keys'}\nPermitRootLogin prohibit-password\n"
+                      f"PasswordAuthentication no\nStrictModes no\nUsePAM no\nPidFile {keys / 'sshd.pid'}\n"
+                      "AllowTcpForwarding yes\nAllowStreamLocalForwarding yes\n")
+    Path("/run/sshd").mkdir(exist_ok=True)
+    daemon = subprocess.Popen([sshd_bin, "-D", "-e", "-f", str(config)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield port, (f"?identity={keys / 'client'}&StrictHostKeyChecking=no"
+                     "&UserKnownHostsFile=/dev/null&LogLevel=ERROR")
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=10)
+
+
+def test_an_ssh_host_runs_scenarios_through_one_ssh_connection(images, sshd, tmp_path: Path):
+    """ssh://root@127.0.0.1:PORT<socket>: the API socket and every adapter port come through the
+    ssh master; runs spread over the plain socket and the ssh route to the same service."""
+    port, query = sshd
+    url1 = os.environ.get("CONTAINER_HOST", DEFAULT_URL)
+    ssh_url = f"ssh://root@127.0.0.1:{port}{url1.removeprefix('unix://')}{query}"
+    out = tmp_path / "out"
+    config = tmp_path / "ssh.toml"
+    config.write_text(f'[target]\ndataset_root = "{DEMO}"\n[agent]\nimage = "{ORACLE_IMAGE}"\nprovider = "oracle"\n'
+                      f'[run]\noutput_dir = "{out}"\nhosts = ["{url1}=1", "{ssh_url}=2"]\n')
+    proc = subprocess.run([*CLI, "run-config", "--config", str(config)], capture_output=True, text=True, cwd=REPO,
+                          timeout=900, env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(records) == 9 and all(r["success"] is True for r in records)
+    over_ssh = [r for r in records if r["host"] == ssh_url]
+    assert over_ssh and all(r["status"] == "completed" for r in over_ssh)
+    assert not list(Path(tempfile.gettempdir()).glob("gaia2-ssh-*/control"))  # the master is gone

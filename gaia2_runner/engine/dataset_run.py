@@ -279,7 +279,7 @@ class _DatasetRun:
             try:
                 return self._run_once(job, host)
             except PodmanUnavailable as exc:
-                if host.lost or (not ping(host.url) and self.watch.give_up(host, exc.message)):
+                if host.lost or (not ping(host.backend.api_url) and self.watch.give_up(host, exc.message)):
                     return None
                 if not self._wait_for_podman(host, exc.message):
                     return self._error_result(job, f"{exc.message}; gave up after waiting "

@@ -128,7 +128,7 @@ class HostWatch:
     def _loop(self) -> None:
         while not self._stop.wait(HOST_CHECK_S):
             for host in [h for h in self.hosts if not h.lost]:
-                if ping(host.url, timeout=HOST_CHECK_S):
+                if ping(host.backend.api_url, timeout=HOST_CHECK_S):
                     host.failures = 0
                     continue
                 host.failures += 1
