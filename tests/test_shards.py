@@ -173,3 +173,13 @@ def test_aggregate_refuses_gaps_duplicates_and_other_setups(tmp_path):
     assert "shards/2-of-3 was run with another setup" in line and "timeout 600.0 -> 900.0" in line
 
     assert "no shard outputs" in refused(tmp_path / "data")
+
+    out = tmp_path / "damaged"
+    for index in (1, 2):
+        write_shard(out, data, index, 2)
+    path = shard_dir(out, (2, 2)) / "run_config.json"
+    doc = json.loads(path.read_text())
+    doc["scenarios"][0]["split"] = 5
+    doc["pass_at"] = "many"
+    path.write_text(json.dumps(doc))
+    assert "shards/2-of-2: no readable run_config.json" in refused(out)

@@ -41,6 +41,11 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
         ("runs", f"pass_at {run.pass_at}, concurrency {run.concurrency}, timeout {timeout}"),
         ("output", str(run.output_dir)),
     ]
+    if run.shard:  # refs are already this shard's slice
+        rows.append(("shard", f"{run.shard}: its bookkeeping in {run.output_dir}/shards/"
+                              f"{run.shard.replace('/', '-of-')}/"))
+    if run.hosts:
+        rows.append(("hosts", ", ".join(run.hosts)))
     for name, value in rows:
         settings.add_row(name, Text(printable(redact_url_credentials(value))))
     per_split = Table(title="scenarios per split", title_justify="left")

@@ -68,6 +68,18 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) else None
 
 
+def _count(value: Any) -> int:
+    """A pass_at read from a shard's files: a sane positive integer, else 1."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 100 else 1
+
+
+def _listing_ok(scenarios: Any) -> bool:
+    """A run_config.json scenario list as the runner writes it (ids and splits are strings)."""
+    return isinstance(scenarios, list) and all(
+        isinstance(item, dict) and isinstance(item.get("scenario_id"), str)
+        and (item.get("split") is None or isinstance(item.get("split"), str)) for item in scenarios)
+
+
 def _listing(items: list[str]) -> str:
     more = f" and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else ""
     return ", ".join(items[:MAX_LISTED]) + more
@@ -82,11 +94,12 @@ def read_shards(root: Path) -> list[ShardOutput]:
     for (index, count), path in found:
         name = f"shards/{shard_dir_name(index, count)}"
         top = _read_json(path / RUN_CONFIG_FILE)
-        pass_at = int((top or _read_json(path / "run_1" / RUN_CONFIG_FILE) or {}).get("pass_at") or 1)
+        pass_at = _count((top or _read_json(path / "run_1" / RUN_CONFIG_FILE) or {}).get("pass_at"))
         records = [_read_json(d / RUN_CONFIG_FILE) for d in run_dirs(path, pass_at)]
-        if any(r is None or not isinstance(r.get("scenarios"), list) for r in records):
-            raise Gaia2Error(f"{root / name}: no readable {RUN_CONFIG_FILE} for every run: the shard never "
-                             "started or its files were damaged; rerun it (add --overwrite to start it afresh)")
+        if any(r is None or not _listing_ok(r.get("scenarios")) for r in records):
+            raise Gaia2Error(f"{root / name}: no readable {RUN_CONFIG_FILE} for every run (missing or not what "
+                             "the runner writes): the shard never started or its files were damaged; rerun it "
+                             "(add --overwrite to start it afresh)")
         shards.append(ShardOutput(index, count, path, name, read_fingerprint(path),
                                   [r for r in records if r is not None], _read_json(path / SUMMARY_FILE)))
     return shards
@@ -126,9 +139,8 @@ def claimed_runs(shards: list[ShardOutput]) -> dict[tuple[str, int], list[str]]:
     for shard in shards:
         for run_index, record in enumerate(shard.records, start=1):
             for item in record["scenarios"]:
-                if isinstance(item, dict):
-                    key = scenario_key(item.get("split"), str(item.get("scenario_id")))
-                    claims.setdefault((key, run_index), []).append(shard.name)
+                key = scenario_key(item.get("split"), item["scenario_id"])
+                claims.setdefault((key, run_index), []).append(shard.name)
     return claims
 
 
@@ -158,7 +170,7 @@ def aggregate(root: Path, allow_partial: bool = False) -> Aggregate:
     claims = claimed_runs(shards)
     check_no_duplicates(root, claims)
     count, info = shards[0].count, shards[0].identity
-    pass_at = int(info.get("pass_at") or 1)
+    pass_at = _count(info.get("pass_at"))
     present = {s.index for s in shards}
     missing_shards = [f"{i}/{count}" for i in range(1, count + 1) if i not in present]
     by_run: list[list[Job]] = [[] for _ in range(pass_at)]
@@ -166,9 +178,8 @@ def aggregate(root: Path, allow_partial: bool = False) -> Aggregate:
     for shard in shards:
         for run_index, record in enumerate(shard.records, start=1):
             for item in record["scenarios"]:
-                if isinstance(item, dict):
-                    ref = ScenarioRef(str(item.get("scenario_id")), item.get("split"), Path(str(item.get("path"))))
-                    by_run[run_index - 1].append(Job(ref, run_index, home[run_index - 1]))
+                ref = ScenarioRef(item["scenario_id"], item.get("split"), Path(str(item.get("path"))))
+                by_run[run_index - 1].append(Job(ref, run_index, home[run_index - 1]))
     for jobs in by_run:
         jobs.sort(key=lambda j: (j.ref.split or "", j.ref.scenario_id))
     records_by_run = [collect_records(jobs) for jobs in by_run]
