@@ -35,6 +35,7 @@ def test_hosts_from_toml_with_slots_and_the_concurrency_default(tmp_path):
     (["unix:///a.sock=0"], "slots must be 1 to 256"),
     (["unix:///a.sock=999"], "slots must be 1 to 256"),
     (["unix:///a.sock", "unix:///a.sock=2"], "listed twice"),
+    (["ssh://me:hunter2@node/run/podman/podman.sock"], "has a password in its URL"),
 ])
 def test_bad_hosts_are_one_line_naming_the_key(tmp_path, hosts, fragment):
     config_file = tmp_path / "x.toml"

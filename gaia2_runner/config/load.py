@@ -289,6 +289,9 @@ def parse_hosts(values: list[str], concurrency: int, where: str = "--host") -> l
         if scheme not in HOST_SCHEMES or not url.partition("://")[2]:
             raise Gaia2Error(f"{where}: {printable_value(entry)} is not a podman API URL: use unix:///path.sock, "
                              "ssh://user@host/run/podman/podman.sock or tcp://host:port, optionally =N for N slots")
+        if urlsplit(url).password is not None:  # it would end up in result.json and runner.log
+            raise Gaia2Error(f"{where}: {urlsplit(url).hostname} has a password in its URL: remove it and log in "
+                             "with an ssh key or agent (?identity=PATH)")
         if not 1 <= slots <= MAX_CONCURRENCY:
             raise Gaia2Error(f"{where}: {printable_value(entry)}: slots must be 1 to {MAX_CONCURRENCY}, got {slots}")
         if any(url == seen for seen, _ in hosts):

@@ -227,7 +227,8 @@ class _DatasetRun:
 
     def _host_lost(self, host: Host, why: str) -> None:
         """HostWatch gave `host` up: its runs in flight stop and go back to the queue."""
-        running = sum(1 for where in self._active.values() if where is host)
+        with self._lock:
+            running = sum(1 for where in self._active.values() if where is host)
         self.observer.warning(f"{why}: giving it up; {running} run(s) in flight there are rescheduled "
                               "on the other hosts")
         self._interrupt_workers(host)
