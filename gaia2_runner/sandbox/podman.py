@@ -204,7 +204,8 @@ class PodmanBackend:
         kwargs: dict[str, Any] = dict(
             detach=True,
             name=name,
-            ports={f"{contract.ADAPTER_PORT}/tcp": ("127.0.0.1", port)},
+            # On an ssh:// host the local free port means nothing: the remote podman picks one.
+            ports={f"{contract.ADAPTER_PORT}/tcp": {"ip": "127.0.0.1"} if self.tunnel else ("127.0.0.1", port)},
             network_mode=NETWORK_MODE,
             network_options=NETWORK_OPTIONS,
             environment={**env, contract.ENV_ADAPTER_TOKEN: token},
@@ -229,7 +230,8 @@ class PodmanBackend:
                 handle.put_file(directory or "/", filename, data, mode=0o644)
             container.start()
             if self.tunnel is not None:  # the adapter listens on the remote host's loopback
-                handle.remote_port, handle.host_port = port, self.tunnel.forward(port)
+                handle.remote_port = published_port(container)
+                handle.host_port = self.tunnel.forward(handle.remote_port)
         except BaseException as exc:
             with deferred_interrupts():
                 handle.cleanup()
@@ -350,6 +352,17 @@ def unreachable(exc: BaseException) -> bool:
     cause = exc.__cause__ or exc.__context__
     return isinstance(exc, APIError) and getattr(exc, "response", None) is None and \
         isinstance(cause, (requests.exceptions.ConnectionError, requests.exceptions.Timeout))
+
+
+def published_port(container: Any) -> int:
+    """The host port podman chose for the adapter port (ports published without a host port)."""
+    container.reload()
+    bindings = ((container.attrs.get("NetworkSettings") or {}).get("Ports") or {}).get(
+        f"{contract.ADAPTER_PORT}/tcp") or []
+    for binding in bindings:
+        if str(binding.get("HostPort") or "").isdigit():
+            return int(binding["HostPort"])
+    raise Gaia2Error(f"podman published no host port for the adapter port {contract.ADAPTER_PORT}")
 
 
 def demux_logs(data: bytes | Iterator[bytes]) -> bytes:
