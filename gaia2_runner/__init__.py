@@ -8,6 +8,7 @@ honours it can be evaluated. The public API (imported lazily, so `import gaia2_r
     outcome = gaia2_runner.run_plan(plan, observer=...)    # containers, results, summary.json
     result = gaia2_runner.run_scenario(path, image, out)   # one scenario, one container
     rows = gaia2_runner.load_rows("out/")                  # finished runs as rows (pandas, exports)
+    merged = gaia2_runner.aggregate(out_root)              # shards (--shard I/N) into one result set
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ _API = {
     "DatasetOutcome": "gaia2_runner.engine.dataset_run",
     "RunObserver": "gaia2_runner.engine.observer",
     "run_scenario": "gaia2_runner.engine.scenario_run",
+    "aggregate": "gaia2_runner.engine.aggregate",
     "ScenarioResult": "gaia2_runner.output.result",
     "summarize": "gaia2_runner.output.summary",
     "build_viewer": "gaia2_runner.viewer",

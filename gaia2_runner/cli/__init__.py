@@ -3,10 +3,12 @@ and only it imports typer and rich."""
 
 from gaia2_runner.cli import (  # noqa: F401 - register commands
     analysis_commands,
+    aggregate_command,
     clean_command,
     commands_run,
     commands_view,
     images_command,
+    submit_command,
 )
 from gaia2_runner.cli.base import app
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 import typer
 from gaia2_runner.cli.base import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
@@ -11,6 +11,7 @@ from gaia2_runner.cli.images_command import BASE_IMAGE_HELP, build_with_display
 from gaia2_runner.cli.launch import build_config, launch
 from gaia2_runner.cli.options import settings_named, with_settings
 from gaia2_runner.config import ORACLE_IMAGE
+from gaia2_runner.config.schema import BY_NAME
 from gaia2_runner.engine.dataset_run import DatasetOutcome
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.resources import checkout_candidates
@@ -29,7 +30,7 @@ def _exit_code(result: DatasetOutcome | int) -> int:
 
 @app.command()
 @friendly
-@with_settings(settings_named(exclude=TARGET_ONLY + ("retry",)))
+@with_settings(settings_named(exclude=TARGET_ONLY + ("retry", "shard", "hosts")))
 def run(
     scenario: str = typer.Option(..., "--scenario", help="Gaia2 scenario JSON file."),
     image: str = typer.Option(..., "--image", help=f"Image to run, e.g. {ORACLE_IMAGE}."),
@@ -64,7 +65,7 @@ def examples_dir() -> Path:
 
 @app.command()
 @friendly
-@with_settings(settings_named("run", exclude=("retry", "output_dir")))
+@with_settings(settings_named("run", exclude=("retry", "output_dir", "shard", "hosts")))
 def demo(
     output_dir: str = typer.Option("demo-results", "--output-dir",
                                     help="Artifacts go to OUTPUT_DIR/<scenario_id>/."),
@@ -118,11 +119,13 @@ def run_config_cmd(
     env_file: Optional[str] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
     overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
+    shard: Optional[str] = typer.Option(None, "--shard", help=BY_NAME["shard"].help),
+    hosts: Optional[List[str]] = typer.Option(None, "--host", help=BY_NAME["hosts"].help + " Replaces [run] hosts."),
 ) -> None:
     """Run what a TOML config describes; rerunning it resumes where it stopped.
 
     Exit codes as for run-dataset.
     """
-    config = build_config(config_path, {"retry": True if retry else None}, env_file)
+    config = build_config(config_path, {"retry": True if retry else None, "shard": shard, "hosts": hosts}, env_file)
     raise typer.Exit(_exit_code(launch(config, command="run-config", out=out, err=err, retry=retry,
                                        dry_run=dry_run, overwrite=overwrite)))

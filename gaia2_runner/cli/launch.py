@@ -16,6 +16,7 @@ from gaia2_runner.cli.progress import DatasetProgress
 from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_env_file
 from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
+from gaia2_runner.engine.hosts import connect_first
 from gaia2_runner.engine.observer import Observers
 from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
 from gaia2_runner.engine.scenario_run import env_secrets
@@ -50,7 +51,7 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
     `fresh` reruns every scenario (run, demo) instead of resuming; `prepare` runs once podman is
     reachable (demo builds missing images there); `refs` replaces resolving the target."""
     plan = plan_run(config, retry=retry, command=command, fresh=fresh, overwrite=overwrite, refs=refs)
-    with PodmanBackend.connect() as backend:
+    with connect_first(config) as backend:
         if prepare is not None:
             prepare(backend)
         check_image(plan, backend)
@@ -66,11 +67,16 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
             return 0
         show_swept(backend.sweep_orphans(), err)
         verbose = str(config.run.log_level or "INFO").upper() == "DEBUG"
-        log = RunnerLog(plan.output_dir, command, Scrubber([*plan.secrets, *env_secrets(plan.env)]))
+        log = RunnerLog(plan.state_dir, command, Scrubber([*plan.secrets, *env_secrets(plan.env)]))
         with DatasetProgress(err, verbose, per_scenario) as display:
-            observer = Observers([display, log, IndexRefresher(plan.output_dir)])
+            # Shards running at once never share a file: the root index waits for `aggregate`.
+            live_index = [] if plan.shard else [IndexRefresher(plan.output_dir)]
+            observer = Observers([display, log, *live_index])
             outcome = run_plan(plan, backend=backend, observer=observer)
-    show_outcome(outcome, out, per_scenario)
+    show_outcome(outcome, out, per_scenario, index=plan.shard is None)
+    if plan.shard:
+        out.print(Text(printable(f"shard {plan.shard[0]}/{plan.shard[1]} done; once every shard is: "
+                                 f"gaia2-runner aggregate {plan.output_dir}")))
     return outcome
 
 
@@ -81,7 +87,7 @@ def show_swept(removed: list[Leftover], err: Console) -> None:
         err.print(f"[dim]removed {len(removed)} container(s) left by runners that are gone: {names}[/]")
 
 
-def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = False) -> None:
+def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = False, index: bool = True) -> None:
     """The tables, where the files are, then the whole run in one line (the last thing printed)."""
     if per_scenario:
         out.print(results_table(outcome.records, out.width))
@@ -95,7 +101,8 @@ def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = Fal
     else:
         runs = ", ".join(d.name for d in outcome.run_dirs)
         files = f"{SUMMARY_FILE}, {RUNNER_LOG_FILE}; {RESULTS_LOG_FILE} in {runs}"
-    out.print(Text(printable(f"{root}: {files}; open {root / INDEX_FILE}")))
+    opening = f"; open {root / INDEX_FILE}" if index else ""
+    out.print(Text(printable(f"{root}: {files}{opening}")))
     if outcome.interrupted:
         out.print("[yellow]interrupted: rerun the same command to finish the remaining scenarios[/]")
     style = "green" if outcome.summary.complete and not outcome.interrupted else "yellow"

@@ -20,6 +20,7 @@ _KIND_TYPES: dict[str, Any] = {
     # before our checks can name the setting and the fix.
     "str": Optional[str], "path": Optional[str], "int": Optional[int], "float": Optional[float],
     "bool": bool, "splits": Optional[str], "options": Optional[List[str]], "env": Optional[List[str]],
+    "hosts": Optional[List[str]],
 }
 
 

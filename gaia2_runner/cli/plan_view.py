@@ -44,6 +44,11 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
         ("file data", str(target.filesystem_dir or default_filesystem_dir()) + " (only for scenarios whose Files app needs it)"),
         ("output", str(run.output_dir)),
     ]
+    if run.shard:  # refs are already this shard's slice
+        rows.append(("shard", f"{run.shard}: its bookkeeping in {run.output_dir}/shards/"
+                              f"{run.shard.replace('/', '-of-')}/"))
+    if run.hosts:
+        rows.append(("hosts", ", ".join(run.hosts)))
     for name, value in rows:
         settings.add_row(name, Text(printable(redact_url_credentials(value))))
     per_split = Table(title="scenarios per split", title_justify="left")

@@ -1,6 +1,6 @@
 """Run settings: the settings table, TOML loading with flags on top, env files and secrets."""
 
-from gaia2_runner.config.load import apply_overrides, expand_path, judge_overrides, load_config, validate
+from gaia2_runner.config.load import apply_overrides, expand_path, judge_overrides, load_config, parse_hosts, parse_shard, validate
 from gaia2_runner.config.model import (
     AgentConfig,
     JudgeConfig,
@@ -22,6 +22,6 @@ from gaia2_runner.config.secrets import (
 __all__ = [
     "AGENT_IMAGE", "ORACLE_IMAGE", "SETTINGS", "AgentConfig", "JudgeConfig", "RunConfig", "RunSettings",
     "Setting", "TargetConfig", "apply_overrides", "judge_overrides", "container_env", "default_concurrency", "expand_path",
-    "load_config", "load_env_file", "redact_url_credentials", "redacted", "secret_values", "setting_default",
+    "load_config", "load_env_file", "parse_hosts", "parse_shard", "redact_url_credentials", "redacted", "secret_values", "setting_default",
     "validate",
 ]

@@ -36,6 +36,7 @@ MAX_PASS_AT = 100  # k of pass@k; ARE reports k = 3
 MAX_CONCURRENCY = 256
 MAX_TIMEOUT_S = 7 * 86400.0
 MAX_HEALTH_TIMEOUT_S = 3600.0
+MAX_SHARDS = 10_000
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -107,6 +108,10 @@ def apply_overrides(config: RunConfig, overrides: Mapping[str, Any]) -> RunConfi
             value = _parse_options(value)
         if setting.kind == "env" and isinstance(value, (list, tuple)):
             value = _parse_env(value)
+        if setting.kind == "hosts":
+            if not value:
+                continue  # no --host given: the config file decides
+            value = list(value)
         if setting.kind == "path" and isinstance(value, Path):
             value = str(value)
         values[name] = value
@@ -163,6 +168,8 @@ def _convert(setting: Setting, value: Any, base: Path, where: str) -> Any:
             raise Gaia2Error(f"{where}: {exc}: set the variable or write the path out") from None
     if setting.kind == "splits":
         return [value] if isinstance(value, str) else list(value)
+    if setting.kind == "hosts":
+        return [str(v) for v in value]
     if setting.kind == "float":
         return float(value)
     if setting.name == "dataset" and isinstance(value, str) and value.startswith((".", "~", "/", "$")):
@@ -229,6 +236,10 @@ def validate(config: RunConfig) -> None:
         raise Gaia2Error(f"{config.where('provider')}: provider {config.agent.provider!r} needs a model: "
                          "set [agent] model or pass --model")
     validate_judge(config)
+    if r.shard is not None:
+        parse_shard(r.shard, config.where("shard"))
+    if r.hosts:
+        parse_hosts(r.hosts, r.concurrency, config.where("hosts"))
     if r.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise Gaia2Error(f"{config.where('log_level')}: log_level must be DEBUG, INFO, WARNING or ERROR")
 
@@ -260,3 +271,47 @@ def validate_judge(config: RunConfig) -> None:
             # Credentials in a URL would end up in logs and records, and silently replace the key.
             raise Gaia2Error(f"{config.where(name)}: the URL holds credentials (user:password@): remove them "
                              "and give the key with api_key_env (or judge api_key_env)")
+
+
+def parse_shard(value: str, where: str = "--shard") -> tuple[int, int]:
+    """`I/N` -> (I, N) with 1 <= I <= N <= 10000; one Gaia2Error naming `where` otherwise."""
+    index, sep, count = str(value).strip().partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        i = n = 0
+    if not sep or not (1 <= i <= n <= MAX_SHARDS) or not index.strip().isdigit() or not count.strip().isdigit():
+        raise Gaia2Error(f"{where}: shard must be I/N with 1 <= I <= N <= {MAX_SHARDS} (e.g. 2/8 for the "
+                         f"second of 8 slices), got {printable_value(value)}")
+    return i, n
+
+
+def printable_value(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+HOST_SCHEMES = ("unix", "ssh", "tcp", "http")
+
+
+def parse_hosts(values: list[str], concurrency: int, where: str = "--host") -> list[tuple[str, int]]:
+    """`URL` or `URL=N` entries -> (URL, slots); N defaults to `concurrency`. Each URL once."""
+    hosts: list[tuple[str, int]] = []
+    for entry in values:
+        url, slots = str(entry).strip(), concurrency
+        head, sep, tail = url.rpartition("=")
+        if sep and tail.strip().isdigit():
+            url, slots = head.strip(), int(tail)
+        scheme = urlsplit(url).scheme
+        if scheme not in HOST_SCHEMES or not url.partition("://")[2]:
+            raise Gaia2Error(f"{where}: {printable_value(entry)} is not a podman API URL: use unix:///path.sock, "
+                             "ssh://user@host/run/podman/podman.sock or tcp://host:port, optionally =N for N slots")
+        if urlsplit(url).password is not None:  # it would end up in result.json and runner.log
+            raise Gaia2Error(f"{where}: {urlsplit(url).hostname} has a password in its URL: remove it and log in "
+                             "with an ssh key or agent (?identity=PATH)")
+        if not 1 <= slots <= MAX_CONCURRENCY:
+            raise Gaia2Error(f"{where}: {printable_value(entry)}: slots must be 1 to {MAX_CONCURRENCY}, got {slots}")
+        if any(url == seen for seen, _ in hosts):
+            raise Gaia2Error(f"{where}: {url} is listed twice: give it once, with =N for more slots")
+        hosts.append((url, slots))
+    return hosts

@@ -60,6 +60,8 @@ class RunSettings:
     noise: bool = False  # ARE's noise mode (GAIA2_NOISE in the container)
     output_dir: Path | None = None
     log_level: str = "INFO"
+    shard: str | None = None  # "I/N": slice I of N of the planned scenarios (config/load.py parse_shard)
+    hosts: list[str] = field(default_factory=list)  # podman API URLs, "URL=N" for N slots (parse_hosts)
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,11 @@ SETTINGS: tuple[Setting, ...] = (
             "ARE's noise mode: random tool failures, augmented tool names/descriptions, random ENV events."),
     Setting("output_dir", "run", "output_dir", "path", "Where results go."),
     Setting("log_level", "run", "log_level", "str", "INFO, or DEBUG to log every scenario."),
+    Setting("shard", "run", "shard", "str",
+            "Run only slice I of N (I/N, e.g. 2/8) of the planned scenarios; merge with `aggregate`."),
+    Setting("hosts", "run", "hosts", "hosts",
+            "Podman API URL to run on (repeatable; URL=N gives it N slots, default: concurrency each).",
+            flag_name="--host"),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -99,6 +104,8 @@ def type_ok(kind: str, value: Any) -> bool:
         return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
     if kind == "options":
         return isinstance(value, dict)
+    if kind == "hosts":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
     if kind == "env":
         return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
     return False
@@ -113,6 +120,7 @@ KIND_WORDS = {
     "splits": 'a split name, a list of names, or "all"',
     "options": "a table",
     "env": "a table of strings",
+    "hosts": 'a list of podman API URLs (["unix:///run/podman/podman.sock", "ssh://user@host/run/podman/podman.sock=4"])',
 }
 
 

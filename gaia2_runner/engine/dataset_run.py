@@ -25,11 +25,13 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gaia2_runner import __version__, contract
+from gaia2_runner.engine.hosts import Host, HostWatch, connect_first, connect_hosts, prepare_images, slot_order
 from gaia2_runner.engine.jobs import Job, collect_records, record_for
 from gaia2_runner.engine.observer import RunObserver
 from gaia2_runner.engine.plan import RunPlan, check_image, claim_output_dir
 from gaia2_runner.engine.scenario_run import env_secrets, run_scenario
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import RESULTS_LOG_FILE, SUMMARY_FILE
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.results_log import ResultsLog, rewrite
@@ -37,6 +39,7 @@ from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.output.run_record import run_record, write_run_record
 from gaia2_runner.output.summary import Summary, summarize, write_summary
 from gaia2_runner.sandbox.podman import PodmanBackend, PodmanUnavailable
+from gaia2_runner.sandbox.service import ping
 from gaia2_runner.targets import ScenarioFile
 from gaia2_runner.text import now_iso, one_line
 
@@ -69,12 +72,22 @@ def run_plan(plan: RunPlan, *, backend: PodmanBackend | None = None,
     """Run every job of `plan` that has no result yet; raises Gaia2Error before starting anything
     when the image is missing or the output directory holds results of another setup."""
     own_backend = backend is None
-    backend = backend or PodmanBackend.connect()
+    backend = backend or connect_first(plan.config)
+    observer = observer or RunObserver()
+    hosts: list[Host] = []
     try:
-        check_image(plan, backend)
-        claim_output_dir(plan, backend)
-        return _DatasetRun(plan, backend, observer or RunObserver()).execute()
+        hosts = connect_hosts(plan.config, backend, observer.warning)
+        if len(hosts) > 1:
+            plan.state_dir.mkdir(parents=True, exist_ok=True)  # runner.log records the builds below
+            hosts = prepare_images(hosts, plan.config.agent.image, observer.warning)
+        else:
+            check_image(plan, backend)
+        claim_output_dir(plan, hosts[0].backend)
+        return _DatasetRun(plan, hosts, observer).execute()
     finally:
+        for host in hosts:
+            if host.own:
+                host.backend.close()
         if own_backend:
             backend.close()
 
@@ -82,16 +95,21 @@ def run_plan(plan: RunPlan, *, backend: PodmanBackend | None = None,
 class _DatasetRun:
     """One invocation: runs the selected jobs on worker threads, then rebuilds the outputs."""
 
-    def __init__(self, plan: RunPlan, backend: PodmanBackend, observer: RunObserver) -> None:
-        self.plan, self.backend, self.observer = plan, backend, observer
+    def __init__(self, plan: RunPlan, hosts: list[Host], observer: RunObserver) -> None:
+        self.plan, self.hosts, self.observer = plan, hosts, observer
+        self.backend = hosts[0].backend
         self.jobs = plan.jobs()
         self.stop = threading.Event()
         self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
         self._queue: deque[Job] = deque()
-        self._active: set[int] = set()  # thread idents currently inside run_scenario
+        self._in_flight = 0  # jobs taken and not finished: they may come back to the queue
+        self._active: dict[int, Host] = {}  # thread ident -> host, for workers inside run_scenario
+        self._lost_runs: dict[Job, list[dict[str, str]]] = {}  # runs a lost host cost, per job
+        self.watch = HostWatch(hosts, self._host_lost)
         self._all_done = threading.Event()
         self._remaining = 0
-        self.logs = {d: ResultsLog(d / RESULTS_LOG_FILE) for d in plan.run_dirs}
+        self.logs = {i: ResultsLog(d / RESULTS_LOG_FILE) for i, d in enumerate(plan.record_dirs, start=1)}
         self.scrub = Scrubber([*plan.secrets, *env_secrets(plan.env)])
         self.started_at = now_iso()
 
@@ -100,11 +118,12 @@ class _DatasetRun:
         selection = self.plan.selection()
         self._queue = deque(selection.todo)
         self._write_run_records(finished_at=None)
-        known = self.backend.live_container_ids()  # backstop below: containers this run may leave
+        known = {h.url: h.backend.live_container_ids() for h in self.hosts}  # backstop for Ctrl-C below
         interrupted = False
         self.observer.run_started(len(selection.todo), len(selection.done))
-        workers = [threading.Thread(target=self._worker, name=f"gaia2-worker-{i}", daemon=True)
-                   for i in range(min(self.plan.concurrency, len(self._queue)))]
+        workers = [threading.Thread(target=self._worker, args=(host,), name=f"gaia2-worker-{i}", daemon=True)
+                   for i, host in enumerate(slot_order(self.hosts)[:len(self._queue)])]
+        self.watch.start()
         self._remaining = len(workers)
         if not workers:
             self._all_done.set()
@@ -119,12 +138,15 @@ class _DatasetRun:
             self.stop.set()
             self._interrupt_workers()
             self._join()
-            self.backend.remove_containers(self.backend.live_container_ids() - known)
+            for host in self.hosts:
+                host.backend.remove_containers(host.backend.live_container_ids() - known[host.url])
+        finally:
+            self.watch.stop()
         records = self._rebuild_results()
         summary = summarize(records, self.plan.pass_at, round(time.monotonic() - t0, 3), len(self.jobs))
-        write_summary(summary, self.plan.output_dir / SUMMARY_FILE, self._summary_header(records, interrupted))
+        write_summary(summary, self.plan.state_dir / SUMMARY_FILE, self._summary_header(records, interrupted))
         self._write_run_records(finished_at=now_iso())
-        outcome = DatasetOutcome(self.plan.output_dir, self.plan.run_dirs, records, summary,
+        outcome = DatasetOutcome(self.plan.state_dir, self.plan.record_dirs, records, summary,
                                  ran=len(selection.todo), reused=len(selection.done), interrupted=interrupted,
                                  noise=self.plan.config.run.noise)
         self.observer.run_finished(outcome)
@@ -132,22 +154,45 @@ class _DatasetRun:
 
     # ---- workers ------------------------------------------------------------------------------
 
-    def _next_job(self) -> Job | None:
-        with self._lock:
-            if self.stop.is_set() or not self._queue:
-                return None
-            return self._queue.popleft()
+    def _next_job(self, host: Host) -> Job | None:
+        """The next job; while the queue is empty but runs are in flight, wait: a lost host may
+        send its runs back."""
+        with self._wake:
+            while not self.stop.is_set() and not host.lost:
+                if self._queue:
+                    self._in_flight += 1
+                    return self._queue.popleft()
+                if self._in_flight == 0:
+                    return None
+                self._wake.wait(JOIN_POLL_S)
+            return None
 
-    def _worker(self) -> None:
+    def _job_done(self, job: Job, again: bool = False) -> None:
+        with self._wake:
+            self._in_flight -= 1
+            if again:
+                self._queue.appendleft(job)
+            self._wake.notify_all()
+
+    def _worker(self, host: Host) -> None:
         try:
-            while (job := self._next_job()) is not None:
+            while (job := self._next_job(host)) is not None:
                 self.observer.scenario_started(job)
                 try:
-                    result = self._run_job(job)
+                    result = self._run_job(job, host)
                 except KeyboardInterrupt:
+                    if host.lost and not self.stop.is_set():
+                        self._reschedule(job, host, f"podman host {host.url} stopped answering during the run")
+                        return
+                    self._job_done(job)
                     return  # run_scenario wrote an "interrupted" result.json and removed its container
+                if result is None:  # the host was given up before the container started
+                    self._reschedule(job, host, f"podman host {host.url} stopped answering")
+                    return
+                self._job_done(job)
+                result = self._note_host(job, host, result)
                 try:
-                    self.logs[job.run_dir].append(record_for(job, result))
+                    self.logs[job.run_index].append(record_for(job, result))
                 except Exception as exc:  # noqa: BLE001 - a worker never dies: the queue goes on
                     self.observer.warning(f"results.jsonl not updated for {job.ref.scenario_id}: "
                                           f"{one_line(str(exc))} (rebuilt from result.json at the end)")
@@ -159,26 +204,63 @@ class _DatasetRun:
                     self._all_done.set()
 
     @contextmanager
-    def _interruptible(self) -> Iterator[None]:
+    def _interruptible(self, host: Host) -> Iterator[None]:
         ident = threading.get_ident()
         with self._lock:
-            if self.stop.is_set():
+            if self.stop.is_set() or host.lost:
                 raise KeyboardInterrupt
-            self._active.add(ident)
+            self._active[ident] = host
         try:
             yield
         finally:
             with self._lock:
-                self._active.discard(ident)
+                self._active.pop(ident, None)
 
-    def _interrupt_workers(self) -> None:
-        """Raise KeyboardInterrupt once in each worker inside run_scenario (never twice: a second
-        one could cut its cleanup short, as deferred_interrupts only guards the main thread)."""
+    def _interrupt_workers(self, host: Host | None = None) -> None:
+        """Raise KeyboardInterrupt once in each worker inside run_scenario (on `host`, or all)
+        (never twice: a second one could cut its cleanup short, as deferred_interrupts only
+        guards the main thread)."""
         with self._lock:
-            for ident in self._active:
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                    ctypes.c_ulong(ident), ctypes.py_object(KeyboardInterrupt))
-            self._active.clear()
+            for ident, where in list(self._active.items()):
+                if host is None or where is host:
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                        ctypes.c_ulong(ident), ctypes.py_object(KeyboardInterrupt))
+                    del self._active[ident]
+
+    def _host_lost(self, host: Host, why: str) -> None:
+        """HostWatch gave `host` up: its runs in flight stop and go back to the queue."""
+        with self._lock:
+            running = sum(1 for where in self._active.values() if where is host)
+        self.observer.warning(f"{why}: giving it up; {running} run(s) in flight there are rescheduled "
+                              "on the other hosts")
+        self._interrupt_workers(host)
+        with self._wake:
+            self._wake.notify_all()
+
+    def _reschedule(self, job: Job, host: Host, why: str) -> None:
+        """Record the lost run as an infrastructure error naming the host, and queue it again."""
+        result = self._error_result(job, f"{why}; rescheduled on another host")
+        self._lost_runs.setdefault(job, []).append({"host": host.url, "error": why})
+        result = self._note_host(job, host, result)
+        try:
+            self.logs[job.run_index].append(record_for(job, result))
+        except Exception:  # noqa: BLE001 - the rerun's line follows; the end rebuild keeps the last
+            pass
+        self.observer.warning(f"{job.ref.scenario_id}: {why}: rescheduled")
+        self._job_done(job, again=True)
+
+    def _note_host(self, job: Job, host: Host, result: dict[str, Any]) -> dict[str, Any]:
+        """With several hosts, result.json says where the run ran and which runs a lost host cost."""
+        if len(self.hosts) < 2:
+            return result
+        result = {**result, "host": host.url}
+        if self._lost_runs.get(job):
+            result["rescheduled_from"] = list(self._lost_runs[job])
+        try:
+            write_json_atomic(job.result_path, result)
+        except OSError as exc:
+            self.observer.warning(f"cannot write {job.result_path}: {exc.strerror or exc}")
+        return result
 
     def _join(self) -> None:
         """Wait for every worker; a second Ctrl-C does not cut the cleanup short.
@@ -193,36 +275,39 @@ class _DatasetRun:
             except KeyboardInterrupt:
                 self.observer.warning("still removing containers, please wait…")
 
-    def _run_job(self, job: Job) -> dict[str, Any]:
-        """run_scenario for one job; any failure before a container exists becomes an error result."""
+    def _run_job(self, job: Job, host: Host) -> dict[str, Any] | None:
+        """run_scenario for one job; any failure before a container exists becomes an error result.
+        None when `host` was given up instead (the job goes to another host)."""
         while True:
             try:
-                return self._run_once(job)
+                return self._run_once(job, host)
             except PodmanUnavailable as exc:
-                if not self._wait_for_podman(exc.message):
+                if host.lost or (not ping(host.backend.api_url) and self.watch.give_up(host, exc.message)):
+                    return None
+                if not self._wait_for_podman(host, exc.message):
                     return self._error_result(job, f"{exc.message}; gave up after waiting "
                                                    f"{self.plan.podman_wait:g}s (podman_wait)")
 
-    def _wait_for_podman(self, why: str) -> bool:
+    def _wait_for_podman(self, host: Host, why: str) -> bool:
         """A podman outage: wait (with backoff, bounded by podman_wait) instead of failing every
         queued run at once. True when it answers again; KeyboardInterrupt when the user stops."""
         self.observer.warning(f"{why}: waiting up to {self.plan.podman_wait:g}s for it to come back")
-        back = self.backend.wait_until_reachable(self.plan.podman_wait, stop=self.stop.is_set)
+        back = host.backend.wait_until_reachable(self.plan.podman_wait, stop=self.stop.is_set)
         if self.stop.is_set():
             raise KeyboardInterrupt
         return back
 
-    def _run_once(self, job: Job) -> dict[str, Any]:
+    def _run_once(self, job: Job, host: Host) -> dict[str, Any]:
         plan, ref = self.plan, job.ref
         try:
             scenario = ScenarioFile(path=ref.path, scenario_id=ref.scenario_id, duration=ref.duration,
                                     raw=ref.path.read_bytes(), warnings=list(ref.warnings),
                                     data_files=ref.data_files)
-            with self._interruptible():
+            with self._interruptible(host):
                 result = run_scenario(
                     scenario, plan.config.agent.image, job.parent_dir, timeout=plan.config.run.timeout,
                     health_timeout=plan.health_timeout, runtime=plan.env.get(contract.ENV_RUNTIME),
-                    extra_env=plan.env, backend=self.backend, progress=self._say, secrets=plan.secrets,
+                    extra_env=plan.env, backend=host.backend, progress=self._say, secrets=plan.secrets,
                     podman_wait=plan.podman_wait, filesystem_dir=plan.config.target.filesystem_dir)
             return result.to_dict()
         except PodmanUnavailable:
@@ -255,20 +340,20 @@ class _DatasetRun:
     def _rebuild_results(self) -> list[dict[str, Any]]:
         """results.jsonl from the result.json files: exactly one line per scenario, the latest."""
         records: list[dict[str, Any]] = []
-        for directory in self.plan.run_dirs:
+        for directory, record_dir in zip(self.plan.run_dirs, self.plan.record_dirs):
             lines = collect_records([job for job in self.jobs if job.run_dir == directory])
-            rewrite(directory / RESULTS_LOG_FILE, lines)
+            rewrite(record_dir / RESULTS_LOG_FILE, lines)
             records.extend(lines)
         return records
 
     def _write_run_records(self, finished_at: str | None) -> None:
-        for run_index, directory in enumerate(self.plan.run_dirs, start=1):
+        for run_index, (directory, record_dir) in enumerate(zip(self.plan.run_dirs, self.plan.record_dirs), 1):
             jobs = [job for job in self.jobs if job.run_dir == directory]
             record = run_record(
                 self.plan.config, command=self.plan.command, run_index=run_index, pass_at=self.plan.pass_at,
                 retry=self.plan.retry, started_at=self.started_at, finished_at=finished_at,
-                scenarios=[(j.ref.scenario_id, j.ref.split, j.ref.path) for j in jobs])
-            write_run_record(directory, self.scrub.value(record))
+                scenarios=[(j.ref.scenario_id, j.ref.split, j.ref.path) for j in jobs], shard=self.plan.shard_info)
+            write_run_record(record_dir, self.scrub.value(record))
 
     def _summary_header(self, records: list[dict[str, Any]], interrupted: bool) -> dict[str, Any]:
         agent, judge = self.plan.config.agent, self.plan.config.judge
@@ -282,6 +367,8 @@ class _DatasetRun:
             "judge_model": judge.model,
             "noise": self.plan.config.run.noise,
             "run_dirs": [str(d) for d in self.plan.run_dirs],
+            **({"shard": self.plan.shard_info} if self.plan.shard_info else {}),
+            **({"hosts": [h.url for h in self.hosts]} if len(self.hosts) > 1 else {}),
             "interrupted": interrupted,
             "statuses": dict(Counter(str(r.get("status")) for r in records)),
         }

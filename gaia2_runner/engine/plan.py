@@ -7,16 +7,26 @@ anything is started or written; `check_image` is the one check that needs the po
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gaia2_runner import contract
-from gaia2_runner.config import RunConfig, container_env, secret_values
+from gaia2_runner.config import RunConfig, container_env, parse_hosts, parse_shard, secret_values
 from gaia2_runner.engine.jobs import Job, Selection, all_jobs, select
+from gaia2_runner.engine.shards import plan_identity, shard_refs
 from gaia2_runner.engine.scenario_run import idle_timeout
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.fingerprint import differences, fingerprint, read_fingerprint, write_fingerprint
-from gaia2_runner.output.layout import clear_outputs, has_results, run_dirs, scenario_dir
+from gaia2_runner.output.layout import (
+    FINGERPRINT_FILE,
+    clear_outputs,
+    has_results,
+    record_dirs,
+    run_dirs,
+    scenario_dir,
+    state_dir,
+)
 from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.targets import ScenarioRef, resolve_targets
 
@@ -36,11 +46,29 @@ class RunPlan:
     command: str = "run-dataset"
     fresh: bool = False  # run every job again (run, demo) instead of resuming
     overwrite: bool = False  # discard results of another setup found in the output directory
+    shard: tuple[int, int] | None = None  # (I, N): `refs` is slice I of the N-way partition
+    shard_info: dict | None = None  # engine/shards.py plan_identity, for run_config.json
 
     @property
     def output_dir(self) -> Path:
         assert self.config.run.output_dir is not None  # validate() guarantees it
         return Path(self.config.run.output_dir)
+
+    @property
+    def state_dir(self) -> Path:
+        """Where summary.json, fingerprint.json and runner.log go: the output dir, or the shard's."""
+        return state_dir(self.output_dir, self.shard)
+
+    @property
+    def record_dirs(self) -> list[Path]:
+        """Where each repetition's results.jsonl and run_config.json go (output/layout.py)."""
+        return record_dirs(self.output_dir, self.pass_at, self.shard)
+
+    @property
+    def hosts(self) -> list[tuple[str, int]]:
+        """(podman API URL, slots) per `[run] hosts` entry; empty: one host (CONTAINER_HOST …)."""
+        return parse_hosts(self.config.run.hosts, self.concurrency, self.config.where("hosts")) \
+            if self.config.run.hosts else []
 
     @property
     def pass_at(self) -> int:
@@ -85,12 +113,15 @@ def plan_run(config: RunConfig, *, retry: bool = False, command: str = "run-data
             raise Gaia2Error(f"scenario id {ref.scenario_id!r} appears twice ({seen[directory]} and "
                              f"{ref.path}): every scenario needs its own output directory")
         seen[directory] = str(ref.path)
+    shard = parse_shard(config.run.shard, config.where("shard")) if config.run.shard else None
+    shard_info = plan_identity(refs, shard, max(1, int(config.run.pass_at or 1))) if shard else None
+    refs = shard_refs(refs, shard)
     env = container_env(config, os.environ)
     idle_timeout()  # a bad GAIA2_IDLE_TIMEOUT stops the run here, not in every scenario
     if not config.agent.image:
         raise Gaia2Error("no image given: set [agent] image in the config or pass --image")
     return RunPlan(config, refs, env, secret_values(config, env), retry=bool(retry or config.run.retry),
-                   command=command, fresh=fresh, overwrite=overwrite)
+                   command=command, fresh=fresh, overwrite=overwrite, shard=shard, shard_info=shard_info)
 
 
 def check_image(plan: RunPlan, backend: PodmanBackend) -> None:
@@ -124,10 +155,23 @@ def compare_fingerprint(plan: RunPlan, backend: PodmanBackend) -> FingerprintChe
     new = fingerprint(plan.config, image_id=backend.image_id(plan.config.agent.image),
                       runtime=plan.env.get(contract.ENV_RUNTIME),
                       scenarios=[(r.split, r.scenario_id, r.sha256) for r in plan.refs])
+    if plan.shard is not None:
+        return _compare_shard(plan, new)
     old = read_fingerprint(plan.output_dir)
     if old is None:
         return FingerprintCheck(new, None, [], unverifiable=has_results(plan.output_dir))
     return FingerprintCheck(new, old, differences(old, new), unverifiable=False)
+
+
+def _compare_shard(plan: RunPlan, new: dict) -> FingerprintCheck:
+    """A shard answers to its own fingerprint and to the root's (an unsharded run or `aggregate`
+    wrote it); without either, results already in its scenario directories are unverifiable."""
+    olds = [doc for doc in (read_fingerprint(plan.state_dir), read_fingerprint(plan.output_dir)) if doc]
+    if not olds:
+        found = any(job.result_path.is_file() for job in plan.jobs())
+        return FingerprintCheck(new, None, [], unverifiable=found)
+    diffs = [d for old in olds for d in differences(old, new)]
+    return FingerprintCheck(new, olds[0], list(dict.fromkeys(diffs)), unverifiable=False)
 
 
 def claim_output_dir(plan: RunPlan, backend: PodmanBackend) -> None:
@@ -137,5 +181,11 @@ def claim_output_dir(plan: RunPlan, backend: PodmanBackend) -> None:
         raise Gaia2Error(f"{plan.output_dir} holds results of another setup ({check.describe()}): "
                          "use a new --output-dir, or pass --overwrite to discard them")
     if plan.overwrite and (check.old is not None or check.unverifiable):
-        clear_outputs(plan.output_dir)
-    write_fingerprint(plan.output_dir, check.new)
+        if plan.shard is None:
+            clear_outputs(plan.output_dir)
+        else:  # only this shard's part: the other shards' results stay
+            for job in plan.jobs():
+                shutil.rmtree(job.result_dir, ignore_errors=True)
+            clear_outputs(plan.state_dir)
+            (plan.output_dir / FINGERPRINT_FILE).unlink(missing_ok=True)
+    write_fingerprint(plan.state_dir, check.new)

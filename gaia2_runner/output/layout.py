@@ -5,6 +5,11 @@
 
 pass_at 1 writes into the output directory itself (it is the run directory); pass_at k writes
 into run_1/ … run_k/, each with its own results.jsonl and run_config.json.
+
+A shard (`--shard I/N`) puts its scenario directories exactly where an unsharded run would, but
+keeps its own bookkeeping under `<output>/shards/I-of-N/` (same names: results.jsonl and
+run_config.json per run directory, summary.json, fingerprint.json, runner.log), so shards running
+at once on a shared filesystem never write the same file; `aggregate` writes the root's.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ SCENARIO_MARKERS = frozenset({RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE,
 # Root files whose change means the index must be redrawn.
 ROOT_INPUTS = (RUN_CONFIG_FILE, SUMMARY_FILE, RESULTS_LOG_FILE)
 RUN_DIR_PATTERN = re.compile(r"^run_(\d+)$")
+SHARDS_DIR = "shards"  # <output>/shards/<I>-of-<N>/: one shard's bookkeeping
+SHARD_DIR_PATTERN = re.compile(r"^([1-9][0-9]*)-of-([1-9][0-9]*)$")
 
 MAX_NAME_CHARS = 100  # well below every filesystem's 255-byte limit, with room for a hash
 
@@ -58,6 +65,40 @@ def run_dirs(output_dir: Path, pass_at: int) -> list[Path]:
     if pass_at <= 1:
         return [Path(output_dir)]
     return [Path(output_dir) / run_dir_name(i) for i in range(1, pass_at + 1)]
+
+
+def shard_dir_name(index: int, count: int) -> str:
+    return f"{index}-of-{count}"
+
+
+def shard_dir(output_dir: Path, shard: tuple[int, int]) -> Path:
+    """Where shard I of N keeps its results logs, run records, summary, fingerprint and runner.log."""
+    return Path(output_dir) / SHARDS_DIR / shard_dir_name(*shard)
+
+
+def state_dir(output_dir: Path, shard: tuple[int, int] | None) -> Path:
+    """The directory holding summary.json, fingerprint.json and runner.log of a run (or shard)."""
+    return shard_dir(output_dir, shard) if shard else Path(output_dir)
+
+
+def record_dirs(output_dir: Path, pass_at: int, shard: tuple[int, int] | None) -> list[Path]:
+    """Where results.jsonl and run_config.json of each repetition go: the run directories, or
+    their mirror under the shard's directory."""
+    return run_dirs(state_dir(output_dir, shard), pass_at)
+
+
+def shard_dirs(output_dir: Path) -> list[tuple[tuple[int, int], Path]]:
+    """The shard directories found under `<output>/shards/`, as ((I, N), path), sorted."""
+    found: list[tuple[tuple[int, int], Path]] = []
+    try:
+        entries = list((Path(output_dir) / SHARDS_DIR).iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        match = SHARD_DIR_PATTERN.match(entry.name)
+        if match and entry.is_dir() and not entry.is_symlink():
+            found.append(((int(match.group(1)), int(match.group(2))), entry))
+    return sorted(found, key=lambda item: (item[0][1], item[0][0]))
 
 
 def scenario_dir_name(scenario_id: str) -> str:
@@ -112,6 +153,7 @@ def clear_outputs(output_dir: Path) -> None:
     for name in (RUN_CONFIG_FILE, SUMMARY_FILE, FINGERPRINT_FILE, RESULTS_LOG_FILE, INDEX_FILE, RUNNER_LOG_FILE):
         (root / name).unlink(missing_ok=True)
     shutil.rmtree(root / VIEWER_DIR, ignore_errors=True)
+    shutil.rmtree(root / SHARDS_DIR, ignore_errors=True)
     for directory in _scenario_dirs(root):
         shutil.rmtree(directory, ignore_errors=True)
     for child in list(root.iterdir()) if root.is_dir() else []:

@@ -17,8 +17,10 @@ from gaia2_runner.output.layout import RUN_CONFIG_FILE
 
 def run_record(config: RunConfig, *, command: str, run_index: int, pass_at: int, retry: bool,
                started_at: str, finished_at: str | None,
-               scenarios: Iterable[tuple[str, str | None, Path]]) -> dict[str, Any]:
-    """The document for one run directory; `scenarios` are (scenario_id, split, path) triples."""
+               scenarios: Iterable[tuple[str, str | None, Path]],
+               shard: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The document for one run directory; `scenarios` are (scenario_id, split, path) triples;
+    `shard` (engine/shards.py plan_identity) when a shard wrote it."""
     listed = [{"scenario_id": sid, "split": split, "path": str(path)} for sid, split, path in scenarios]
     return {
         "runner_version": __version__,
@@ -32,6 +34,7 @@ def run_record(config: RunConfig, *, command: str, run_index: int, pass_at: int,
         "config": redacted(config),
         "scenario_count": len(listed),
         "scenarios": listed,
+        **({"shard": shard} if shard else {}),
     }
 
 

@@ -27,6 +27,7 @@ from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.service import INSTALL_HINT, PrivateService, ping, start_private_service
 from gaia2_runner.sandbox.leftovers import Leftover, sweep_orphans
 from gaia2_runner.sandbox.ownership import container_labels
+from gaia2_runner.sandbox.ssh_tunnel import SshHost
 from gaia2_runner.text import safe_name
 import requests
 from podman import PodmanClient
@@ -67,13 +68,18 @@ def deferred_interrupts() -> Iterator[None]:
 class PodmanBackend:
     """A podman connection plus the containers started through it (removed on close/exit)."""
 
-    def __init__(self, client: PodmanClient, url: str, service: PrivateService | None = None) -> None:
+    def __init__(self, client: PodmanClient, url: str, service: PrivateService | None = None,
+                 tunnel: SshHost | None = None) -> None:
         self.client = client
-        self.url = url
+        self.url = url  # as the user gave it (ssh://…)
         self.service = service
+        self.tunnel = tunnel  # an ssh:// host: the API and adapter ports come through it
+        self.api_url = tunnel.url if tunnel else url  # what answers pings
         self._live: dict[str, ContainerHandle] = {}
         self._swept: list[Leftover] | None = None
         self._sweep_lock = threading.Lock()
+        # Set when the runner gave this host up (engine/hosts.py): waits for it end at once.
+        self.lost = threading.Event()
         atexit.register(self.close)
 
     @classmethod
@@ -81,6 +87,8 @@ class PodmanBackend:
         """Connect to `url`, else $CONTAINER_HOST, else the system socket; start a private
         service when nothing answers and podman is installed."""
         target = url or os.environ.get("CONTAINER_HOST") or DEFAULT_URL
+        if target.startswith("ssh://"):
+            return cls._connect_ssh(target)
         if ping(target):
             # No client-side timeout: archive reads and builds may legitimately take minutes.
             return cls(PodmanClient(base_url=target), target)
@@ -95,6 +103,16 @@ class PodmanBackend:
         service = start_private_service()
         return cls(PodmanClient(base_url=service.url), service.url, service)
 
+    @classmethod
+    def _connect_ssh(cls, target: str) -> "PodmanBackend":
+        """podman on another machine: its socket and the adapter ports through one ssh master."""
+        tunnel = SshHost(target).start()
+        if not ping(tunnel.url):
+            tunnel.close()
+            raise Gaia2Error(f"no podman API answers at {target}: start it there (podman system service) "
+                             "or fix the socket path")
+        return cls(PodmanClient(base_url=tunnel.url), target, tunnel=tunnel)
+
     def __enter__(self) -> "PodmanBackend":
         return self
 
@@ -108,6 +126,8 @@ class PodmanBackend:
         if self.service is not None:
             self.service.stop()
             self.service = None
+        if self.tunnel is not None:
+            self.tunnel.close()
         self.client.close()
 
     def wait_until_reachable(self, limit_s: float, stop: Callable[[], bool] = lambda: False) -> bool:
@@ -115,8 +135,8 @@ class PodmanBackend:
         seconds; False when it never did (or `stop()` asked to give up)."""
         deadline = time.monotonic() + limit_s
         pause = 0.5
-        while not stop():
-            if ping(self.url, timeout=2.0):
+        while not stop() and not self.lost.is_set():
+            if ping(self.api_url, timeout=2.0):
                 return True
             left = deadline - time.monotonic()
             if left <= 0:
@@ -187,7 +207,8 @@ class PodmanBackend:
         kwargs: dict[str, Any] = dict(
             detach=True,
             name=name,
-            ports={f"{contract.ADAPTER_PORT}/tcp": ("127.0.0.1", port)},
+            # On an ssh:// host the local free port means nothing: the remote podman picks one.
+            ports={f"{contract.ADAPTER_PORT}/tcp": {"ip": "127.0.0.1"} if self.tunnel else ("127.0.0.1", port)},
             network_mode=NETWORK_MODE,
             network_options=NETWORK_OPTIONS,
             environment={**env, contract.ENV_ADAPTER_TOKEN: token},
@@ -216,6 +237,9 @@ class PodmanBackend:
                 directory, _, filename = target.rpartition("/")
                 handle.put_file(directory or "/", filename, data, mode=0o644)
             container.start()
+            if self.tunnel is not None:  # the adapter listens on the remote host's loopback
+                handle.remote_port = published_port(container)
+                handle.host_port = self.tunnel.forward(handle.remote_port)
         except BaseException as exc:
             with deferred_interrupts():
                 handle.cleanup()
@@ -237,6 +261,7 @@ class ContainerHandle:
     backend: PodmanBackend
     adapter_token: str = field(default="", repr=False)  # a secret: never logged nor saved
     removed: bool = field(default=False)
+    remote_port: int | None = None  # ssh:// hosts: the port on the remote loopback host_port forwards to
 
     @property
     def id(self) -> str:
@@ -322,6 +347,10 @@ class ContainerHandle:
         if not self.removed:
             self.stop(timeout)
             self.remove()
+        tunnel = self.backend.tunnel
+        if tunnel is not None and self.remote_port is not None:
+            tunnel.cancel(self.host_port, self.remote_port)
+            self.remote_port = None
 
 
 class PodmanUnavailable(Gaia2Error):
@@ -335,6 +364,17 @@ def unreachable(exc: BaseException) -> bool:
     cause = exc.__cause__ or exc.__context__
     return isinstance(exc, APIError) and getattr(exc, "response", None) is None and \
         isinstance(cause, (requests.exceptions.ConnectionError, requests.exceptions.Timeout))
+
+
+def published_port(container: Any) -> int:
+    """The host port podman chose for the adapter port (ports published without a host port)."""
+    container.reload()
+    bindings = ((container.attrs.get("NetworkSettings") or {}).get("Ports") or {}).get(
+        f"{contract.ADAPTER_PORT}/tcp") or []
+    for binding in bindings:
+        if str(binding.get("HostPort") or "").isdigit():
+            return int(binding["HostPort"])
+    raise Gaia2Error(f"podman published no host port for the adapter port {contract.ADAPTER_PORT}")
 
 
 def demux_logs(data: bytes | Iterator[bytes]) -> bytes:
