@@ -92,6 +92,8 @@ def container_env(config: RunConfig, environ: Mapping[str, str]) -> dict[str, st
         key = _key(judge.provider, judge.api_key, judge.api_key_env, environ, "judge", config.where("judge_api_key_env"))
         if key:
             env[contract.ENV_JUDGE_API_KEY] = key
+    if config.run.time_speed != 1:  # the daemon's default is ARE's real time
+        env[contract.ENV_TIME_SPEED] = repr(float(config.run.time_speed))
     env.update(agent.env)  # --env wins, as documented
     return env
 
