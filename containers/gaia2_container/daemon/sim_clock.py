@@ -15,13 +15,13 @@ offset (jumps, pauses). Everything else (event queue, condition checks, the judg
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from typing import Any, Callable
 
-from are.simulation.time_manager import TimeManager
-
 from ..contract import MAX_TIME_SPEED as MAX_SPEED, MIN_TIME_SPEED as MIN_SPEED
+
 # Events whose firing ends an /oracle/advance early: the oracle may now have something to do.
 _QUIET_TYPES = ("AGENT", "CONDITION", "VALIDATION")
 
@@ -39,40 +39,47 @@ def parse_speed(raw: str | None) -> float:
     return speed
 
 
-class ClockedTimeManager(TimeManager):
-    """ARE's TimeManager, same arithmetic, but reading `self.wall()` instead of time.time()."""
+@functools.lru_cache(maxsize=None)
+def clocked_time_manager() -> type:
+    """ARE's TimeManager, same arithmetic, but reading `self.wall()` instead of time.time().
 
-    wall: Callable[[], float] = staticmethod(time.time)  # replaced per instance by SimClock.install
+    Built on first use: the daemon's modules import without ARE (the host's tests load them)."""
+    from are.simulation.time_manager import TimeManager
 
-    def real_time_passed(self) -> float:
-        if self.real_start_time is None:
-            raise Exception("real_start_time cannot be null")
-        return self.wall() - self.real_start_time
+    class ClockedTimeManager(TimeManager):
+        wall: Callable[[], float] = staticmethod(time.time)  # replaced per instance by SimClock.install
 
-    def reset(self, start_time: float | None = None) -> None:
-        now = self.wall()
-        self.start_time = now if start_time is None else start_time
-        self.real_start_time = now
-        self.offset = 0
-        self.is_paused = False
-        self.pause_real_start_time = None
-        self.pause_passed_time = None
+        def real_time_passed(self) -> float:
+            if self.real_start_time is None:
+                raise Exception("real_start_time cannot be null")
+            return self.wall() - self.real_start_time
 
-    def pause(self) -> None:
-        if not self.is_paused:
-            self.pause_real_start_time = self.wall()
-            self.pause_passed_time = self.time_passed()
-            self.is_paused = True
-            self.pause_offset = 0
-
-    def resume(self) -> None:
-        if self.is_paused:
-            self.offset -= self.wall() - self.pause_real_start_time  # type: ignore[operator]
-            self.offset += self.pause_offset
-            self.pause_offset = 0
+        def reset(self, start_time: float | None = None) -> None:
+            now = self.wall()
+            self.start_time = now if start_time is None else start_time
+            self.real_start_time = now
+            self.offset = 0
             self.is_paused = False
-            self.pause_passed_time = None
             self.pause_real_start_time = None
+            self.pause_passed_time = None
+
+        def pause(self) -> None:
+            if not self.is_paused:
+                self.pause_real_start_time = self.wall()
+                self.pause_passed_time = self.time_passed()
+                self.is_paused = True
+                self.pause_offset = 0
+
+        def resume(self) -> None:
+            if self.is_paused:
+                self.offset -= self.wall() - self.pause_real_start_time  # type: ignore[operator]
+                self.offset += self.pause_offset
+                self.pause_offset = 0
+                self.is_paused = False
+                self.pause_passed_time = None
+                self.pause_real_start_time = None
+
+    return ClockedTimeManager
 
 
 class SimClock:
@@ -105,7 +112,7 @@ class SimClock:
         if self.speed == 1.0 and not self.manual:
             return
         tm = env.time_manager
-        tm.__class__ = ClockedTimeManager
+        tm.__class__ = clocked_time_manager()
         tm.wall = self.wall
         tm.reset(start_time=tm.start_time)
         env._time_based_loop = self._time_based_loop
