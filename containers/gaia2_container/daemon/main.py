@@ -102,7 +102,8 @@ def main() -> int:
         log.error("%s", exc)
         return _linger(state, watchdog, finished)
     # The built-in oracle never waits in real time: it moves the clock itself (/oracle/advance).
-    clock = SimClock(speed=speed, manual=state.serves_oracle)
+    realtime = os.environ.get(contract.ENV_ORACLE_REALTIME, "") in ("1", "true", "yes")
+    clock = SimClock(speed=speed, manual=state.serves_oracle and not realtime)
     log.info("simulated clock: %s, speed %g", clock.mode, speed)
     session = Session(state.loaded, recorder, status, timeout_s, clock=clock)
     session.start()

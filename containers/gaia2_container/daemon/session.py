@@ -60,6 +60,7 @@ class Session:
         self.clock = clock or SimClock()
         # Called after every tool call and monitor step: keeps the agent's process clock current.
         self.on_time: Callable[[], None] | None = None
+        self._sync_lock = threading.Lock()  # the monitor and the manual clock both mirror ARE's log
 
     # ---- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
@@ -82,6 +83,7 @@ class Session:
             notification_system=VerboseNotificationSystem(),
         )
         self.clock.install(self.env)
+        self.clock.on_tick = self._sync  # manual clock: record each tick's events as it happens
         self.env.run(scenario, wait_for_end=False)
         aui = self.env.apps.get("AgentUserInterface")
         if aui is not None:
@@ -278,15 +280,21 @@ class Session:
         """Mirror scenario events and notifications, and end runs that time out or stall."""
         while not self.done.is_set():
             try:
-                self._mirror_events()
-                self._drain_notifications()
+                self._sync()
                 self.status.update(sim_time=self.sim_time())
                 self._time_moved()
                 self._check_limits()
             except Exception:  # noqa: BLE001 - the monitor must outlive one bad event
                 log.exception("monitor step failed")
             time.sleep(0.1)
-        self._mirror_events()
+        with self._sync_lock:
+            self._mirror_events()
+
+    def _sync(self) -> None:
+        """Mirror ARE's new log entries and due notifications into our records and the inbox."""
+        with self._sync_lock:
+            self._mirror_events()
+            self._drain_notifications()
 
     def _time_moved(self) -> None:
         if self.on_time is not None:

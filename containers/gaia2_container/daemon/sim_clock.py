@@ -16,11 +16,14 @@ offset (jumps, pauses). Everything else (event queue, condition checks, the judg
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 import time
 from typing import Any, Callable
 
 from ..contract import MAX_TIME_SPEED as MAX_SPEED, MIN_TIME_SPEED as MIN_SPEED
+
+log = logging.getLogger("gaia2.clock")
 
 # Events whose firing ends an /oracle/advance early: the oracle may now have something to do.
 _QUIET_TYPES = ("AGENT", "CONDITION", "VALIDATION")
@@ -94,6 +97,8 @@ class SimClock:
         self._cond = threading.Condition()
         self._drive = threading.Lock()  # one advance at a time
         self.env: Any = None
+        # Manual mode: called after every tick advance() runs, so records keep each tick's time.
+        self.on_tick: Callable[[], None] | None = None
 
     @property
     def mode(self) -> str:
@@ -179,10 +184,18 @@ class SimClock:
                 if self._wait_for_next_sleep(wake) is None:
                     reason = "stopped"
                     break
+                self._after_tick()
                 if self._scenario_event_since(seen):
                     reason = "event"
                     break
             return {"sim_time": round(tm.time(), 3), "reason": reason}
+
+    def _after_tick(self) -> None:
+        if self.on_tick is not None:
+            try:
+                self.on_tick()
+            except Exception:  # noqa: BLE001 - records must not stop the clock
+                log.exception("recording a tick failed")
 
     def _loop_alive(self) -> bool:
         env = self.env
