@@ -39,7 +39,8 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
          + (f" at {agent.base_url}" if agent.base_url else "")),
         ("judge", judge_text),
         ("runs", f"pass_at {run.pass_at}, concurrency {run.concurrency}, timeout {timeout}"),
-        ("clock", f"simulated time x{run.time_speed:g} for agents" if run.time_speed != 1
+        ("clock", "the oracle fast-forwards simulated time" if agent.provider == "oracle" and run.time_speed == 1
+         else f"simulated time x{run.time_speed:g} for agents" if run.time_speed != 1
          else "ARE's real time for agents (x1)"),
         ("output", str(run.output_dir)),
     ]
