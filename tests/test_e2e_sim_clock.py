@@ -125,9 +125,9 @@ def test_an_agent_cannot_drive_the_clock(images, tmp_path: Path):
 CLOCK_AGENT = r"""
 echo "DATE $(date -u '+%F %H:%M')"
 echo "PY $(python3 -c 'import time; print(int(time.time()))')"
-echo "OWNER $(stat -c '%U %a' /gaia2/clock) $(stat -c '%U %a' /gaia2/clock/faketime.rc)"
-echo +0 > /gaia2/clock/faketime.rc 2>/dev/null && echo "WROTE" || echo "WRITE DENIED"
-rm -f /gaia2/clock/faketime.rc 2>/dev/null; test -e /gaia2/clock/faketime.rc && echo "KEPT"
+echo "OWNER $(stat -c '%U %a' /gaia2/clock) $(stat -c '%U %a' /gaia2/clock/offset)"
+echo +0 > /gaia2/clock/offset 2>/dev/null && echo "WROTE" || echo "WRITE DENIED"
+rm -f /gaia2/clock/offset 2>/dev/null; test -e /gaia2/clock/offset && echo "KEPT"
 mv /gaia2/clock /gaia2/clock2 2>/dev/null && echo "MOVED" || echo "MOVE DENIED"
 systemapp wait_for_notification --timeout 200 >/dev/null
 echo "AFTER $(date +%s)"
@@ -142,7 +142,7 @@ def test_cli_agent_sees_the_scenario_time_and_cannot_change_it(images, tmp_path:
     log = (out / "agent.log").read_text()
     assert "DATE 2024-10-01 09:0" in log, log  # the scenario's day, not the machine's
     seen = int(log.split("PY ")[1].split()[0])
-    assert START <= seen < START + 120, log  # Python's clock too (libfaketime under time.time())
+    assert START <= seen < START + 120, log  # Python's clock too (libsimclock under time.time())
     assert "OWNER root 755 root 644" in log, log
     assert "WRITE DENIED" in log and "KEPT" in log and "MOVE DENIED" in log, log
     after = int(log.split("AFTER ")[1].split()[0])

@@ -1,10 +1,13 @@
-"""The agent's process clock shows the scenario's simulated time (libfaketime).
+"""The agent's process clock shows the scenario's simulated time (containers/simclock.c).
 
 A CLI agent that runs `date` or `datetime.now()` should see the scenario's day (2024-10-15 for a
-scenario starting then), not the machine's. The daemon starts the agent with libfaketime preloaded
+scenario starting then), not the machine's. The daemon starts the agent with libsimclock preloaded
 and keeps one root-owned, world-readable file current with the offset between simulated and real
-time; libfaketime re-reads it on every clock call (FAKETIME_NO_CACHE), so the agent follows
-`wait_for_notification` jumps and `--time-speed` at once. The agent can read the file but not write
+time; the library re-reads it on every calendar-clock call, so the agent follows
+`wait_for_notification` jumps and `--time-speed` at once. Monotonic clocks, sleeps and timeouts stay
+the kernel's. (Debian bookworm's libfaketime 0.9.10 was the first choice; left with a real monotonic
+clock it makes Python 3.11+'s time.sleep fail with EINVAL, and faking monotonic time too hangs
+threading waits.) The agent can read the file but not write
 it, nor the directory it is in; the daemon's and the oracle's own clocks are never faked (the
 daemon only writes the file, ARE's time comes from its own TimeManager).
 
@@ -25,14 +28,14 @@ from typing import Callable
 
 log = logging.getLogger("gaia2.clock")
 
-FAKETIME_LIB = Path("/opt/gaia2/libfaketime.so.1")  # a link to Debian's libfaketimeMT (Containerfile.base)
+SIMCLOCK_LIB = Path("/opt/gaia2/libsimclock.so")  # built from containers/simclock.c (Containerfile.base)
 CLOCK_DIR = Path(os.environ.get("GAIA2_CLOCK_DIR", "/gaia2/clock"))
-CLOCK_FILE_NAME = "faketime.rc"
+CLOCK_FILE_NAME = "offset"
 ENV_REAL_CLOCK = "GAIA2_AGENT_REAL_CLOCK"  # "1": the agent keeps the machine's clock
 
 
 class ProcessClock:
-    """Keeps CLOCK_DIR/faketime.rc at `+<simulated - real seconds>`; `update()` is cheap to call often."""
+    """Keeps CLOCK_DIR/offset at `<simulated - real seconds>`; `update()` is cheap to call often."""
 
     def __init__(self, sim_time: Callable[[], float | None], directory: Path = CLOCK_DIR) -> None:
         self.sim_time = sim_time
@@ -66,17 +69,10 @@ class ProcessClock:
 
     def agent_env(self) -> dict[str, str]:
         """Variables that make the agent's process read its time from the file (empty: not faked)."""
-        if not FAKETIME_LIB.exists():
-            log.warning("%s missing: the agent keeps the machine's clock", FAKETIME_LIB)
+        if not SIMCLOCK_LIB.exists():
+            log.warning("%s missing: the agent keeps the machine's clock", SIMCLOCK_LIB)
             return {}
-        return {
-            "LD_PRELOAD": str(FAKETIME_LIB),
-            "FAKETIME_TIMESTAMP_FILE": str(self.path),
-            "FAKETIME_NO_CACHE": "1",
-            # Timeouts, sleeps and durations stay real: only the calendar clock is simulated.
-            "FAKETIME_DONT_FAKE_MONOTONIC": "1",
-            "FAKETIME_DISABLE_SHM": "1",
-        }
+        return {"LD_PRELOAD": str(SIMCLOCK_LIB), "GAIA2_SIMCLOCK_FILE": str(self.path)}
 
 
 def fakes_agent(custom_command: bool, environ: dict[str, str] | os._Environ) -> bool:
