@@ -25,6 +25,10 @@ FINAL_STATUSES = JUDGED_STATUSES | {"error"}
 
 ENV_RUNTIME = "GAIA2_RUNTIME"
 ENV_SCENARIO_TIMEOUT = "GAIA2_SCENARIO_TIMEOUT"
+# Simulated seconds per wall second for agents (1 to 100; the built-in oracle's clock is manual).
+ENV_TIME_SPEED = "GAIA2_TIME_SPEED"
+MIN_TIME_SPEED = 1.0
+MAX_TIME_SPEED = 100.0
 ENV_ADAPTER_PORT = "GAIA2_ADAPTER_PORT"
 # A random secret per container: the runner sends it as `Authorization: Bearer <token>` on every
 # adapter request, the daemon refuses requests without it and hides it from the agent.

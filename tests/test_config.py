@@ -307,3 +307,27 @@ def test_every_setting_has_a_default_from_the_dataclasses():
     assert (defaults["image"], defaults["provider"], defaults["health_timeout"], defaults["pass_at"]) == (
         "localhost/gaia2-oracle:latest", "oracle", 60.0, 1)
     assert defaults["timeout"] is None and defaults["retry"] is False and defaults["concurrency"] >= 1
+
+
+def test_time_speed_from_toml_and_flag_reaches_the_container_and_the_fingerprint(tmp_path):
+    from gaia2_runner.output.fingerprint import differences, fingerprint
+
+    path = tmp_path / "c.toml"
+    path.write_text(f'[target]\ndataset_root = "{DEMO}"\n[run]\noutput_dir = "out"\ntime_speed = 10\n')
+    config = apply_overrides(load_config(path), {})
+    assert config.run.time_speed == 10.0
+    assert container_env(config, {})["GAIA2_TIME_SPEED"] == "10.0"
+    flagged = apply_overrides(load_config(path), {"time_speed": 2.5})
+    assert container_env(flagged, {})["GAIA2_TIME_SPEED"] == "2.5"
+    # ARE's real time (1) is the default: no variable, and fingerprints written before the setting match.
+    plain = apply_overrides(load_config(None), {"dataset_root": DEMO, "output_dir": tmp_path})
+    assert "GAIA2_TIME_SPEED" not in container_env(plain, {})
+    prints = [fingerprint(c, image_id="i", runtime="oracle", scenarios=[]) for c in (plain, config)]
+    assert "time_speed" not in prints[0]["settings"]
+    assert differences(prints[0], prints[1]) == ["time_speed null -> 10.0"]
+
+
+@pytest.mark.parametrize("value", [0.5, 0, 101, float("nan"), float("inf")])
+def test_time_speed_out_of_range_is_one_error(tmp_path, value):
+    with pytest.raises(Gaia2Error, match=r"time_speed must be between 1 and 100"):
+        apply_overrides(load_config(None), {"dataset_root": DEMO, "output_dir": tmp_path, "time_speed": value})

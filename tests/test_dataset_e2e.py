@@ -114,6 +114,10 @@ def test_resume_runs_only_what_has_no_result(images, tmp_path: Path):
     assert sorted(r["scenario_id"] for r in results(out)) == names  # still one line each
 
 
+# The oracle fast-forwards (about a second per scenario): these tests need it to take real time.
+REALTIME = ("--env", "GAIA2_ORACLE_REALTIME=1")
+
+
 def kill_when_running(backend, scenario_id: str, proc: subprocess.Popen, limit_s: float = 120) -> None:
     """Kill the scenario's container once it runs: an infrastructure failure, not the agent's."""
     deadline = time.monotonic() + limit_s
@@ -132,7 +136,7 @@ def test_retry_reruns_only_the_infra_error(backend, images, tmp_path: Path):
     root = dataset(tmp_path / "data", names)
     out = tmp_path / "out"
     proc = subprocess.Popen([*CLI, "run-dataset", "--dataset-root", str(root), "--splits", "demo", "--image",
-                             ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "2"],
+                             ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "2", *REALTIME],
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     kill_when_running(backend, "demo_env_message_pickup", proc)
     stdout, stderr = proc.communicate(timeout=300)
@@ -142,11 +146,11 @@ def test_retry_reruns_only_the_infra_error(backend, images, tmp_path: Path):
     kept = result_json(out, "demo_messaging_send")
     assert kept["success"] is True
 
-    plain = run_dataset(root, out)  # without --retry the error is an outcome: nothing runs
+    plain = run_dataset(root, out, *REALTIME)  # without --retry the error is an outcome: nothing runs
     assert plain.returncode == 1
     assert result_json(out, "demo_env_message_pickup")["container_id"] == timed_out["container_id"]
 
-    retried = run_dataset(root, out, "--retry")
+    retried = run_dataset(root, out, "--retry", *REALTIME)
     assert retried.returncode == 0, retried.stdout + retried.stderr
     assert result_json(out, "demo_env_message_pickup")["success"] is True
     assert result_json(out, "demo_messaging_send")["container_id"] == kept["container_id"]
@@ -159,7 +163,8 @@ def test_ctrl_c_keeps_results_and_removes_containers(images, backend, tmp_path: 
                                        "demo_calendar_add_event"])
     out = tmp_path / "out"
     proc = subprocess.Popen([*CLI, "run-dataset", "--dataset-root", str(root), "--splits", "demo",
-                             "--image", ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "1"],
+                             "--image", ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "1",
+                             *REALTIME],
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             # a shell's background job inherits SIGINT ignored; undo that
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

@@ -96,6 +96,10 @@ def test_broken_oracle_is_judged_a_failure(scenario: str, images, tmp_path: Path
     assert saved["success"] is False and saved["judgment"]["success"] is False
 
 
+# The oracle fast-forwards (about a second per scenario); these tests need one that waits in real time.
+REALTIME = {"GAIA2_ORACLE_REALTIME": "1"}
+
+
 def test_container_that_dies_is_an_infrastructure_error(images, backend, tmp_path: Path):
     scenario = DEMO_DIR / "demo_env_message_pickup.json"  # waits for an ENV event: long enough to kill
 
@@ -111,7 +115,7 @@ def test_container_that_dies_is_an_infrastructure_error(images, backend, tmp_pat
 
     killer = threading.Thread(target=kill_when_running)
     killer.start()
-    result = run_scenario(scenario, ORACLE_IMAGE, tmp_path, backend=backend)
+    result = run_scenario(scenario, ORACLE_IMAGE, tmp_path, backend=backend, extra_env=REALTIME)
     killer.join()
     assert result.success is None and result.status == "crashed"
     assert "exited with code" in result.error
@@ -123,7 +127,8 @@ def test_container_that_dies_is_an_infrastructure_error(images, backend, tmp_pat
 
 def test_timeout_is_judged_on_what_was_done(images, tmp_path: Path):
     """Still working when the time is up: judged on what the agent did (here: not everything)."""
-    result = run_scenario(DEMO_DIR / "demo_env_message_pickup.json", ORACLE_IMAGE, tmp_path, timeout=3)
+    result = run_scenario(DEMO_DIR / "demo_env_message_pickup.json", ORACLE_IMAGE, tmp_path, timeout=3,
+                          extra_env=REALTIME)
     assert result.success is False and result.status == "timeout"
     assert result.error is None and "3" in result.note
     saved = read_json(tmp_path / result.scenario_id / "result.json")

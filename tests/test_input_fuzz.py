@@ -104,6 +104,7 @@ def flag_cases() -> list[Case]:
         ["--api-key-env", "G2_FUZZ_UNSET_VAR", "--provider", "openai", "--model", "m", "--judge-model", "j"],
         ["--output-dir", "FILE"], ["--output-dir", ""], ["--output-dir", "with\0nul"], ["--env-file", "MISSING"],
         ["--env-file", "DIR"], ["--env-file", "BINARY"], ["--env-file", "UTF16"], ["--env-file", "with\0nul"],
+        ["--time-speed", "0.5"], ["--time-speed", "nan"], ["--time-speed", "1e9"],
     ]
     cases: list[Case] = []
     for flags in bad_flags:
@@ -176,6 +177,7 @@ def toml_cases(rng: random.Random) -> list[Case]:
         ("timeout_str", (good + 'timeout = "soon"\n').encode()),
         ("pass_at_huge", (good + "pass_at = 10000000\n").encode()),
         ("concurrency_neg", (good + "concurrency = -2\n").encode()),
+        ("time_speed_zero", (good + "time_speed = 0\n").encode()),
         ("output_empty", good.replace('"out"', '""').encode()),
         ("output_file", good.replace('"out"', '"a_file"').encode()),
         ("unknown_key", (good + "speed = 3\n").encode()),

@@ -55,7 +55,8 @@ def test_podman_outage_mid_run_loses_nothing(images, tmp_path: Path) -> None:
     out = tmp_path / "out"
     runner = subprocess.Popen(
         [sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root", str(tmp_path / "data"),
-         "--image", ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "1", "--podman-wait", "120"],
+         "--image", ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "1", "--podman-wait", "120",
+         "--env", "GAIA2_ORACLE_REALTIME=1"],  # the oracle takes real time: pickup runs ~8 s
         cwd=REPO, env={**os.environ, "CONTAINER_HOST": f"unix://{sock}"},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -103,15 +103,16 @@ def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, backend,
     # Victim 1: a sibling in this process, same backend.
     sibling_out = tmp_path / "sibling"
     sibling_file = victim_scenario(tmp_path, "redteam_victim_sibling")
+    # The victims' oracle waits in real time (it fast-forwards otherwise).
     sibling = threading.Thread(target=run_scenario, args=(sibling_file, ORACLE_IMAGE, sibling_out),
-                               kwargs={"backend": backend})
+                               kwargs={"backend": backend, "extra_env": {"GAIA2_ORACLE_REALTIME": "1"}})
     sibling.start()
     # Victim 2: a separate invocation of the runner, with its own podman connection.
     other_out = tmp_path / "other"
     other = subprocess.Popen(
         [sys.executable, "-m", "gaia2_runner", "run", "--scenario",
          str(victim_scenario(tmp_path, "redteam_victim_other")), "--image", ORACLE_IMAGE,
-         "--output-dir", str(other_out)],
+         "--output-dir", str(other_out), "--env", "GAIA2_ORACLE_REALTIME=1"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ},
     )
     try:

@@ -49,6 +49,16 @@ def test_failure_reasons_include_daemon_error():
     assert failure_reasons(status_doc(error="boom")) == ["boom"]
 
 
+def test_simulated_times_come_from_the_status_document():
+    r = ScenarioResult("s")
+    r.apply_status(status_doc(status="completed", judgment={"success": True}, sim_start=1728975600.0,
+                              sim_time=1728975721.5))
+    assert (r.sim_start, r.sim_end, r.sim_elapsed) == (1728975600.0, 1728975721.5, 121.5)
+    # The document is untrusted: anything but a finite number is no time at all.
+    r.apply_status(status_doc(status="completed", sim_start="soon", sim_time=float("nan")))
+    assert (r.sim_start, r.sim_end, r.sim_elapsed) == (None, None, None)
+
+
 def test_result_json_keys_and_atomic_write(tmp_path):
     r = ScenarioResult("s", success=True, status="completed", image="img", runtime="oracle",
                        container_id="abc", output_dir=tmp_path)
@@ -57,7 +67,7 @@ def test_result_json_keys_and_atomic_write(tmp_path):
     path = write_result(r, tmp_path / "s")
     data = json.loads(path.read_text())
     assert set(data) == {"scenario_id", "success", "status", "error", "note", "artifacts_lost", "failure_reasons", "judgment",
-                         "agent_actions", "turns", "timings", "image", "runtime", "container_id",
+                         "agent_actions", "sim_start", "sim_end", "sim_elapsed", "turns", "timings", "image", "runtime", "container_id",
                          "started_at", "finished_at"}
     assert set(data["timings"]) == {"start_s", "ready_s", "run_s", "collect_s", "total_s"}
     assert data["timings"]["ready_s"] == 1.5 and data["success"] is True

@@ -122,3 +122,21 @@ def test_view_on_real_oracle_output_if_present(tmp_path: Path) -> None:
     shutil.copytree(source, tmp_path / "out")
     assert view_command(tmp_path / "out") == 0
     assert (tmp_path / "out" / "index.html").read_text().count("s-pass") >= 1
+
+
+def test_trace_timeline_shows_simulated_times(tmp_path: Path) -> None:
+    """Each event's simulated time (ARE's clock, UTC) under its wall time; the run's simulated span
+    from result.json in the header; nonsense times in the files are shown as nothing."""
+    directory = write_scenario(tmp_path / "s", "s", random.Random(3))
+    result = json.loads((directory / "result.json").read_text())
+    result.update(sim_start=1727773200.0, sim_end=1727773321.0, sim_elapsed=121.0)
+    (directory / "result.json").write_text(json.dumps(result))
+    events = [json.loads(line) for line in (directory / "events.jsonl").read_text().splitlines()]
+    events[0]["sim_time"] = 1727773320.0
+    events[1]["sim_time"] = "1e999"
+    (directory / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    assert view_command(tmp_path) == 0
+    page = (directory / "trace.html").read_text()
+    assert 'title="simulated 2024-10-01 09:02:00 UTC">09:02:00</span>' in page
+    assert "2024-10-01 09:00:00 → 09:02:01 UTC (121 s simulated)" in page
+    assert page.count('<span class="sim"') == len(events) - 1  # the unreadable one has none

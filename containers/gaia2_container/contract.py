@@ -36,6 +36,13 @@ FINAL_STATUSES = JUDGED_STATUSES | {"error"}
 
 ENV_RUNTIME = "GAIA2_RUNTIME"  # oracle | agent | none
 ENV_SCENARIO_TIMEOUT = "GAIA2_SCENARIO_TIMEOUT"  # seconds
+# Simulated seconds per wall second for agents (1 to 100; the built-in oracle's clock is manual).
+ENV_TIME_SPEED = "GAIA2_TIME_SPEED"
+MIN_TIME_SPEED = 1.0
+MAX_TIME_SPEED = 100.0
+# "1": the built-in oracle waits in ARE's real time as an agent would, instead of moving the clock
+# itself (tests that need a scenario to stay running a while; comparisons with real-time pacing).
+ENV_ORACLE_REALTIME = "GAIA2_ORACLE_REALTIME"
 ENV_ADAPTER_PORT = "GAIA2_ADAPTER_PORT"
 ENV_ADAPTER_TOKEN = "GAIA2_ADAPTER_TOKEN"  # bearer token for the adapter API, never given to the agent
 ENV_AGENT_COMMAND = "GAIA2_AGENT_COMMAND"  # overrides the built-in runtime

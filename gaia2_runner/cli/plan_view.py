@@ -42,6 +42,9 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
         ("runs", f"pass_at {run.pass_at}, concurrency {run.concurrency}, timeout {timeout}"),
         ("noise", "on (ARE's noise mode)" if run.noise else "off"),
         ("file data", str(target.filesystem_dir or default_filesystem_dir()) + " (only for scenarios whose Files app needs it)"),
+        ("clock", "the oracle fast-forwards simulated time" if agent.provider == "oracle" and run.time_speed == 1
+         else f"simulated time x{run.time_speed:g} for agents" if run.time_speed != 1
+         else "ARE's real time for agents (x1)"),
         ("output", str(run.output_dir)),
     ]
     if run.shard:  # refs are already this shard's slice

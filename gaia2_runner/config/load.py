@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from gaia2_runner import contract
 from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.schema import (
     BY_KEY,
@@ -228,6 +229,10 @@ def validate(config: RunConfig) -> None:
             raise Gaia2Error(f"{config.where(name)}: {name} must be positive")
         if value > high:
             raise Gaia2Error(f"{config.where(name)}: {name} must be at most {high:g} seconds, got {value:g}")
+    speed = r.time_speed
+    if not (math.isfinite(speed) and contract.MIN_TIME_SPEED <= speed <= contract.MAX_TIME_SPEED):
+        raise Gaia2Error(f"{config.where('time_speed')}: time_speed must be between {contract.MIN_TIME_SPEED:g} "
+                         f"and {contract.MAX_TIME_SPEED:g} (simulated seconds per wall second), got {speed:g}")
     if config.agent.provider not in KNOWN_PROVIDERS:
         raise Gaia2Error(
             f"{config.where('provider')}: unknown provider {config.agent.provider!r}: use {', '.join(KNOWN_PROVIDERS)}"

@@ -54,6 +54,7 @@ class RunSettings:
     timeout: float | None = None
     health_timeout: float = 60.0
     podman_wait: float = 300.0
+    time_speed: float = 1.0  # simulated seconds per wall second (agents; the oracle's clock is manual)
     concurrency: int = field(default_factory=default_concurrency)
     pass_at: int = 1
     retry: bool = False

@@ -63,6 +63,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("concurrency", "run", "concurrency", "int", "Containers running at once."),
     Setting("podman_wait", "run", "podman_wait", "float",
             "Seconds to wait for an unreachable podman API before runs give up (default 300)."),
+    Setting("time_speed", "run", "time_speed", "float",
+            "Simulated seconds per wall second for agents (1 to 100, default 1: ARE's real time). "
+            "The oracle never waits in real time, whatever this is."),
     Setting("pass_at", "run", "pass_at", "int", "Runs per scenario (the k of pass@k), in run_1/ … run_k/."),
     Setting("retry", "run", "retry", "bool", "Rerun only runs that ended without a verdict (infrastructure errors)."),
     Setting("noise", "run", "noise", "bool",

@@ -48,6 +48,8 @@ def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
             "judge_model": judge.model,
             "judge_base_url": judge.base_url,
             "timeout": config.run.timeout,
+            # Only when not ARE's real time (1), so directories written before the setting existed match.
+            **({"time_speed": config.run.time_speed} if config.run.time_speed != 1 else {}),
         },
         "scenarios": {f"{split or ''}/{sid}": digest for split, sid, digest in scenarios},
     }

@@ -6,6 +6,7 @@ sees half a file) and on every path where a container was started, including cra
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,11 @@ class ScenarioResult:
     failure_reasons: list[str] = field(default_factory=list)
     judgment: dict[str, Any] | None = None
     agent_actions: int = 0
+    # Simulated time (epoch seconds, ARE's clock): when the scenario started and ended, and how much
+    # simulated time the run took (wall time is in timings).
+    sim_start: float | None = None
+    sim_end: float | None = None
+    sim_elapsed: float | None = None
     turns: list[dict[str, Any]] = field(default_factory=list)
     timings: Timings = field(default_factory=Timings)
     image: str | None = None
@@ -78,6 +84,7 @@ class ScenarioResult:
         self.agent_actions = actions if isinstance(actions, int) and not isinstance(actions, bool) else 0
         if isinstance(status, str) and status in FINAL_STATUSES:
             self.status = status
+        self._apply_sim_times(doc)
         daemon_error = one_line(str(doc["error"])) if doc.get("error") else None
         if status == "failed":
             self.success = False
@@ -92,6 +99,11 @@ class ScenarioResult:
             self.error = daemon_error or "the daemon reported an error without saying why"
         self.failure_reasons = failure_reasons(doc)
 
+    def _apply_sim_times(self, doc: dict[str, Any]) -> None:
+        start, end = _number(doc.get("sim_start")), _number(doc.get("sim_time"))
+        self.sim_start, self.sim_end = start, end
+        self.sim_elapsed = round(end - start, 3) if start is not None and end is not None else None
+
     def finish(self) -> None:
         self.finished_at = now_iso()
 
@@ -100,6 +112,13 @@ class ScenarioResult:
         for f in fields(self):
             if f.name not in ("timings", "output_dir"):
                 setattr(self, f.name, scrub.value(getattr(self, f.name)))
+
+
+def _number(value: Any) -> float | None:
+    """A finite number from the container's document, else None (it is untrusted input)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
 
 
 def failure_reasons(doc: dict[str, Any]) -> list[str]:

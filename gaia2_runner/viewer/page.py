@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from .scenario import Row, ScenarioData, call_cost_of, failure_reasons, text_of
@@ -76,7 +77,7 @@ def timeline(data: ScenarioData) -> list[dict[str, Any]]:
         if event.get("kind") == "judge_detail":  # shown in the verdict, as expected vs actual
             continue
         items.append({"type": "event", "kind": str(event.get("kind") or "?"), "t": _float(event.get("wall_time")),
-                      "order": (1, index), "e": event})
+                      "order": (1, index), "e": event, **sim_clock(event.get("sim_time"))})
     cumulative_in = cumulative_out = 0
     for index, call in enumerate(data.calls):
         usage = call.response.usage
@@ -105,6 +106,30 @@ def verdict_texts(judgment: Any, turns: list[dict[str, Any]], reasons: list[str]
             "reasons": [r for r in reasons if r.strip() and not any(r.strip() in s or (s and s in r) for s in shown)]}
 
 
+def sim_clock(value: Any) -> dict[str, str]:
+    """The simulated time of an event (ARE's clock, UTC) as `sim` "HH:MM:SS" and `sim_title`, the
+    full date; empty when the file has none or nonsense (it is untrusted)."""
+    seconds = as_num(value)
+    try:
+        when = datetime.fromtimestamp(seconds, tz=timezone.utc) if seconds is not None else None
+    except (OverflowError, OSError, ValueError):
+        when = None
+    if when is None:
+        return {}
+    return {"sim": when.strftime("%H:%M:%S"), "sim_title": when.strftime("simulated %Y-%m-%d %H:%M:%S UTC")}
+
+
+def sim_span(result: dict[str, Any]) -> str:
+    """'2024-10-01 09:00:00 → 09:02:01 UTC (121 s simulated)' from result.json, or ''."""
+    start, end = sim_clock(result.get("sim_start")), sim_clock(result.get("sim_end"))
+    if not start:
+        return ""
+    text = start["sim_title"].removeprefix("simulated ").removesuffix(" UTC")
+    text += (f" → {end['sim']}" if end else "") + " UTC"
+    elapsed = as_num(result.get("sim_elapsed"))
+    return text + (f" ({elapsed:g} s simulated)" if elapsed is not None else "")
+
+
 def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]],
             neighbours: tuple[dict[str, str] | None, dict[str, str] | None] = (None, None)) -> dict[str, Any]:
     """Everything trace.html.j2 reads, each in the type it expects (the files' types are not trusted)."""
@@ -121,6 +146,7 @@ def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]],
         "status_doc": doc,
         "task": task_of(data.events),
         "items": timeline(data),
+        "sim_span": sim_span(result),
         "turns": turns,
         "judgment": judgment if isinstance(judgment, dict) else None,
         "verdict": verdict_texts(judgment, turns, failure_reasons(result)),

@@ -21,7 +21,9 @@ from .loader import ScenarioLoadError, load_scenario
 from .recorder import EventRecorder
 from .relay import start_for_agent
 from .routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
+from .process_clock import ProcessClock, fakes_agent
 from .session import Session
+from .sim_clock import SimClock, parse_speed
 from .status import StatusBoard
 from .watchdog import Limits, Watchdog
 
@@ -93,7 +95,18 @@ def main() -> int:
     status.update(scenario_id=state.loaded.scenario_id)
     log.info("scenario %s loaded in %.2fs", state.loaded.scenario_id, time.perf_counter() - started)
 
-    session = Session(state.loaded, recorder, status, timeout_s)
+    try:
+        speed = parse_speed(os.environ.get(contract.ENV_TIME_SPEED))
+    except ValueError as exc:
+        state.load_error = str(exc)
+        status.update(status="error", error=str(exc))
+        log.error("%s", exc)
+        return _linger(state, watchdog, finished)
+    # The built-in oracle never waits in real time: it moves the clock itself (/oracle/advance).
+    realtime = os.environ.get(contract.ENV_ORACLE_REALTIME, "") in ("1", "true", "yes")
+    clock = SimClock(speed=speed, manual=state.serves_oracle and not realtime)
+    log.info("simulated clock: %s, speed %g", clock.mode, speed)
+    session = Session(state.loaded, recorder, status, timeout_s, clock=clock)
     session.start()
     state.session = session
     if watchdog.expired.is_set():  # fired between the check above and here
@@ -108,6 +121,11 @@ def main() -> int:
             duration_ms=round(o.duration_s * 1000, 1)))
         if relay is not None:
             session.provider_witness = relay.provider_unavailable
+        if fakes_agent(bool(os.environ.get(contract.ENV_AGENT_COMMAND)), os.environ):
+            process_clock = ProcessClock(session.sim_time)
+            process_clock.prepare()
+            session.on_time = process_clock.update
+            relay_env = {**relay_env, **process_clock.agent_env()}
         agent = AgentProcess(command, contract.OUTPUT_PATH / contract.AGENT_LOG_FILE, on_exit=session.agent_exited,
                              env_overrides=relay_env)
         agent.start()

@@ -6,7 +6,7 @@ import json
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..jsonable import to_jsonable
 
@@ -18,6 +18,8 @@ class EventRecorder:
         self._path = path
         self._lock = threading.Lock()
         self._seq = 0
+        # Fills in the simulated time of a record made without one (set once the clock runs).
+        self.sim_clock: Callable[[], float | None] = lambda: None
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = path.open("a", encoding="utf-8")
 
@@ -27,6 +29,8 @@ class EventRecorder:
                 return -1
             seq = self._seq
             self._seq += 1
+            if sim_time is None:
+                sim_time = self.sim_clock()
             line = {"seq": seq, "kind": kind, "wall_time": round(time.time(), 3), "sim_time": sim_time}
             line.update({k: to_jsonable(v) for k, v in fields.items()})
             self._fh.write(json.dumps(line, ensure_ascii=False) + "\n")

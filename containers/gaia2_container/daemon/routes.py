@@ -6,6 +6,7 @@ one file; handlers only read `DaemonState`, which main() fills in as the scenari
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -112,7 +113,9 @@ def _inbox(h: JsonHandler, query: dict, _b: Any) -> tuple[int, Any]:
 
 def _time(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     st: DaemonState = h.daemon_state
-    return 200, {"sim_time": st.session.sim_time() if st.session else None, "wall_time": time.time()}
+    clock = st.session.clock if st.session else None
+    return 200, {"sim_time": st.session.sim_time() if st.session else None, "wall_time": time.time(),
+                 "clock": clock.mode if clock else None, "time_speed": clock.speed if clock else None}
 
 
 def _oracle_plan(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
@@ -128,7 +131,28 @@ def _oracle_completed(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     st: DaemonState = h.daemon_state
     if not st.serves_oracle:
         return 403, {"error": "only for the built-in oracle runtime"}
-    return 200, {"event_ids": st.session.fired_event_ids() if st.session else []}
+    return 200, {"event_ids": st.session.logged_event_ids() if st.session else []}
+
+
+def _oracle_advance(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
+    """Move the simulated clock (manual mode: the built-in oracle only) to `until`, or until the next
+    scenario event when `until` is null; at most `max_seconds` (default 3600) per request."""
+    st: DaemonState = h.daemon_state
+    if not st.serves_oracle:
+        return 403, {"error": "only the built-in oracle runtime may move the clock"}
+    if st.session is None:
+        return 503, {"error": "scenario not loaded yet"}
+    if not st.session.clock.manual:
+        return 409, {"error": "the clock is not manual"}
+    body = body if isinstance(body, dict) else {}
+    until, limit = body.get("until"), body.get("max_seconds", 3600)
+    if (until is not None and not _finite(until)) or not _finite(limit) or limit <= 0:
+        return 400, {"error": 'expected {"until": <simulated epoch seconds or null>, "max_seconds": <positive>}'}
+    return 200, st.session.clock.advance(None if until is None else float(until), float(limit))
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 # Needs no adapter token (and reveals nothing without one); every other adapter route does.
@@ -147,4 +171,5 @@ TOOL_ROUTES = {
     ("GET", "/time"): _time,
     ("GET", "/oracle/plan"): _oracle_plan,
     ("GET", "/oracle/completed"): _oracle_completed,
+    ("POST", "/oracle/advance"): _oracle_advance,
 }

@@ -17,6 +17,7 @@ from .. import contract
 from ..jsonable import to_jsonable
 from .agent_files import ERROR_CAP_BYTES, read_agent_file
 from .recorder import EventRecorder
+from .sim_clock import SimClock
 from .status import StatusBoard
 from .toolbox import Toolbox
 
@@ -28,7 +29,8 @@ SEND_TO_USER = "AgentUserInterface__send_message_to_user"
 class Session:
     """Owns the Environment; HTTP handlers and the monitor thread call into it."""
 
-    def __init__(self, loaded: Any, recorder: EventRecorder, status: StatusBoard, timeout_s: float | None) -> None:
+    def __init__(self, loaded: Any, recorder: EventRecorder, status: StatusBoard, timeout_s: float | None,
+                 clock: SimClock | None = None) -> None:
         self.scenario = loaded.scenario
         self.judge = loaded.judge
         self.judge_trace = getattr(loaded, "judge_trace", None)
@@ -55,6 +57,11 @@ class Session:
         self._end_note: str | None = None
         # The model relay's verdict on the provider (None: no relay, or the provider was fine).
         self.provider_witness: Callable[[], str | None] | None = None
+        # Simulated time: ARE's real-time loop, sped up, or (oracle) moved on demand (sim_clock.py).
+        self.clock = clock or SimClock()
+        # Called after every tool call and monitor step: keeps the agent's process clock current.
+        self.on_time: Callable[[], None] | None = None
+        self._sync_lock = threading.Lock()  # the monitor and the manual clock both mirror ARE's log
 
     # ---- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
@@ -78,6 +85,8 @@ class Session:
         )
         if self.judge_trace is not None:
             self.judge_trace.take()  # anything ARE judged while preparing the scenario is not this run
+        self.clock.install(self.env)
+        self.clock.on_tick = self._sync  # manual clock: record each tick's events as it happens
         self.env.run(scenario, wait_for_end=False)
         aui = self.env.apps.get("AgentUserInterface")
         if aui is not None:
@@ -87,7 +96,10 @@ class Session:
         if self.judge is not None:
             _listen_to_turns(self.judge, self._on_turn_judged)
         self._started_wall = time.time()
-        self.status.update(status="running", nb_turns=self.nb_turns, sim_time=self.sim_time())
+        self.recorder.sim_clock = self.sim_time
+        self.status.update(status="running", nb_turns=self.nb_turns, sim_time=self.sim_time(),
+                           sim_start=round(self.env.time_manager.start_time, 3),
+                           clock=self.clock.mode, time_speed=self.clock.speed)
         threading.Thread(target=self._monitor, name="monitor", daemon=True).start()
 
     def sim_time(self) -> float | None:
@@ -127,6 +139,7 @@ class Session:
             duration_ms=duration_ms,
         )
         self.status.increment("agent_actions")
+        self._time_moved()  # wait_for_notification jumps: the agent's next `date` shows it
         if name == SEND_TO_USER and outcome["ok"]:
             self._on_agent_message(str(args.get("content", "")))
         return outcome
@@ -145,6 +158,11 @@ class Session:
     def fired_event_ids(self) -> list[str]:
         with self._state_lock:
             return list(self._fired_event_ids)
+
+    def logged_event_ids(self) -> list[str]:
+        """Ids of every event in ARE's log now (the monitor mirrors them only every 0.1 s, and the
+        oracle's manual clock must see an event the moment the tick that fired it is over)."""
+        return [event.event_id for event in self.env.event_log.list_view()] if self.env is not None else []
 
     def end(self, status: str, error: str) -> None:
         """Stop the run from outside (the watchdog: the runner is gone); no-op once a verdict exists."""
@@ -283,14 +301,28 @@ class Session:
         """Mirror scenario events and notifications, and end runs that time out or stall."""
         while not self.done.is_set():
             try:
-                self._mirror_events()
-                self._drain_notifications()
+                self._sync()
                 self.status.update(sim_time=self.sim_time())
+                self._time_moved()
                 self._check_limits()
             except Exception:  # noqa: BLE001 - the monitor must outlive one bad event
                 log.exception("monitor step failed")
             time.sleep(0.1)
-        self._mirror_events()
+        with self._sync_lock:
+            self._mirror_events()
+
+    def _sync(self) -> None:
+        """Mirror ARE's new log entries and due notifications into our records and the inbox."""
+        with self._sync_lock:
+            self._mirror_events()
+            self._drain_notifications()
+
+    def _time_moved(self) -> None:
+        if self.on_time is not None:
+            try:
+                self.on_time()
+            except Exception:  # noqa: BLE001 - the agent's clock file must not break the run
+                log.exception("updating the agent's clock failed")
 
     def _mirror_events(self) -> None:
         from are.simulation.types import EventType

@@ -26,6 +26,9 @@ class StatusBoard:
             "turn_index": 0,
             "nb_turns": None,
             "sim_time": None,
+            "sim_start": None,  # simulated time when the scenario started (epoch seconds)
+            "clock": None,  # real (ARE's loop, maybe sped up) or manual (the oracle moves it)
+            "time_speed": None,
             "started_at": time.time(),
             "finished_at": None,
             "agent_actions": 0,

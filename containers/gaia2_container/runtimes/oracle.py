@@ -3,6 +3,10 @@
 It is judged exactly like any agent: its calls become agent events in ARE's log and ARE's judge
 compares them with the oracle run. Each action waits for its dependencies (scenario events or
 earlier actions) and then for its delay in simulated time, as in ARE's event graph.
+
+The daemon gives the oracle a manual clock (daemon/sim_clock.py): instead of waiting in real time
+it asks the daemon to move simulated time to when its next action is due, or to the next scenario
+event, so a run costs no real-time pacing. With a real clock (older daemons) it waits as before.
 """
 
 from __future__ import annotations
@@ -38,7 +42,19 @@ def _wait_until_ready(limit_s: float = 120.0) -> None:
             time.sleep(0.1)
 
 
-def _wait_sim(due: float, can_jump: bool) -> None:
+def _advance(until: float | None) -> dict[str, Any]:
+    """Manual clock: move simulated time to `until`, or to the next scenario event (None)."""
+    moved = request("POST", "/oracle/advance", {"until": until}, timeout=600.0)
+    log.debug("advance to %s: %s", until, moved)
+    return moved
+
+
+def _wait_sim(due: float, can_jump: bool, manual: bool = False) -> None:
+    if manual:
+        while _sim_time() < due:
+            if _advance(due)["reason"] in ("stopped", "paused"):
+                return
+        return
     while True:
         remaining = due - _sim_time()
         if remaining <= 0:
@@ -66,11 +82,12 @@ def call_retrying(tool: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 class OracleReplay:
-    def __init__(self, actions: list[dict[str, Any]], tool_names: set[str]) -> None:
+    def __init__(self, actions: list[dict[str, Any]], tool_names: set[str], manual: bool = False) -> None:
         self.pending = list(actions)
         self.done_ids: set[str] = set()
         self.ready_since: dict[str, float] = {}
         self.can_jump = "SystemApp__wait_for_notification" in tool_names
+        self.manual = manual
 
     def _satisfied(self, action: dict[str, Any], fired: set[str]) -> bool:
         return all(dep in self.done_ids or dep in fired for dep in action["dependencies"])
@@ -86,10 +103,20 @@ class OracleReplay:
                 self.ready_since[action["event_id"]] = now
         runnable = [a for a in self.pending if a["event_id"] in self.ready_since]
         if not runnable:
-            time.sleep(POLL_S)
+            if self.manual:  # nothing to do before the next scenario event: go there
+                if _advance(None)["reason"] in ("stopped", "paused"):
+                    time.sleep(POLL_S)
+            else:
+                time.sleep(POLL_S)
             return True
         action = min(runnable, key=lambda a: self.ready_since[a["event_id"]] + a["relative_time"])
-        _wait_sim(self.ready_since[action["event_id"]] + action["relative_time"], self.can_jump)
+        due = self.ready_since[action["event_id"]] + action["relative_time"]
+        if self.manual and due > now:
+            # Move to the due time, stopping at any scenario event on the way: it may make an
+            # action ready that is due earlier, so choose again.
+            if _advance(due)["reason"] == "event":
+                return True
+        _wait_sim(due, self.can_jump, self.manual)
         outcome = call_retrying(action["tool"], action["args"])
         if outcome.get("ok"):
             log.info("replayed %s", action["tool"])
@@ -113,13 +140,14 @@ def main() -> int:
         _wait_until_ready()
         plan = request("GET", "/oracle/plan")["actions"]
         tools = {t["name"] for t in request("GET", "/tools")["tools"]}
+        manual = request("GET", "/time").get("clock") == "manual"
     except ToolApiError as exc:
         print(f"oracle: {exc}", file=sys.stderr)
         return 1
     if drop is not None:
         plan = _drop_action(plan, drop)
-    log.info("replaying %d oracle actions", len(plan))
-    replay = OracleReplay(plan, tools)
+    log.info("replaying %d oracle actions (%s clock)", len(plan), "manual" if manual else "real-time")
+    replay = OracleReplay(plan, tools, manual)
     try:
         while replay.step():
             if request("GET", "/inbox?after=999999")["done"]:

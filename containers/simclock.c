@@ -1,0 +1,88 @@
+/* The agent's process clock: CLOCK_REALTIME shifted to the scenario's simulated time.
+ *
+ * Preloaded (LD_PRELOAD) into a GAIA2_AGENT_COMMAND agent by the daemon (daemon/process_clock.py),
+ * which keeps the file named by GAIA2_SIMCLOCK_FILE at "<simulated - real seconds>" ("-65123456.250").
+ * Only the calendar clock moves: clock_gettime(CLOCK_REALTIME*), gettimeofday() and time(); monotonic
+ * clocks, sleeps and timeouts are the kernel's, untouched (libfaketime 0.9.10, Debian bookworm's,
+ * breaks Python 3.11+'s time.sleep when monotonic time is left alone: its issue #426). The file is
+ * read on every call, so a jump (wait_for_notification) shows at once; no file, no shift.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NS 1000000000LL
+
+static int (*real_clock_gettime)(clockid_t, struct timespec *);
+
+/* "[+-]seconds[.fraction]" in nanoseconds; our own parser, as strtod follows the program's locale. */
+static long long parse_ns(const char *s) {
+    long long sec = 0, frac = 0, scale = NS / 10;
+    int neg = 0;
+    while (*s == ' ') s++;
+    if (*s == '+' || *s == '-') neg = (*s++ == '-');
+    for (; *s >= '0' && *s <= '9'; s++) {
+        sec = sec * 10 + (*s - '0');
+        if (sec > 1000000000000LL) return 0; /* nonsense: no shift */
+    }
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9' && scale > 0; s++, scale /= 10) frac += (*s - '0') * scale;
+    return neg ? -(sec * NS + frac) : sec * NS + frac;
+}
+
+static long long offset_ns(void) {
+    const char *path = getenv("GAIA2_SIMCLOCK_FILE");
+    char buf[64];
+    ssize_t n;
+    int fd;
+    if (path == NULL || *path == '\0') return 0;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    return parse_ns(buf);
+}
+
+static int is_calendar_clock(clockid_t clock) {
+    return clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE || clock == CLOCK_TAI;
+}
+
+int clock_gettime(clockid_t clock, struct timespec *tp) {
+    int rc;
+    if (real_clock_gettime == NULL) real_clock_gettime = dlsym(RTLD_NEXT, "clock_gettime");
+    rc = real_clock_gettime(clock, tp);
+    if (rc == 0 && tp != NULL && is_calendar_clock(clock)) {
+        long long t = (long long)tp->tv_sec * NS + tp->tv_nsec + offset_ns();
+        tp->tv_sec = (time_t)(t / NS);
+        tp->tv_nsec = (long)(t % NS);
+        if (tp->tv_nsec < 0) { tp->tv_nsec += NS; tp->tv_sec -= 1; }
+    }
+    return rc;
+}
+
+int gettimeofday(struct timeval *restrict tv, void *restrict tz) {
+    struct timespec ts;
+    int rc = clock_gettime(CLOCK_REALTIME, &ts);
+    if (rc == 0 && tv != NULL) {
+        tv->tv_sec = ts.tv_sec;
+        tv->tv_usec = ts.tv_nsec / 1000;
+    }
+    if (tz != NULL) {
+        ((struct timezone *)tz)->tz_minuteswest = 0;
+        ((struct timezone *)tz)->tz_dsttime = 0;
+    }
+    return rc;
+}
+
+time_t time(time_t *out) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return (time_t)-1;
+    if (out != NULL) *out = ts.tv_sec;
+    return ts.tv_sec;
+}
