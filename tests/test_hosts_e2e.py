@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.sandbox.images import ORACLE_IMAGE
+from gaia2_runner.sandbox.images import ORACLE_IMAGE, RUNTIME_BASE_IMAGE
 from gaia2_runner.sandbox.podman import DEFAULT_URL, free_port
 from gaia2_runner.sandbox.service import ping
 
@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "examples" / "scenarios"
 CLI = [sys.executable, "-m", "gaia2_runner.cli"]
-# The second host's storage persists between sessions, so its runtime base is built only once.
+# The second host's storage persists between sessions.
 SECOND_ROOT = Path(os.environ.get("GAIA2_TEST_SECOND_PODMAN_ROOT", "/var/lib/containers-gaia2-second-host"))
 
 
@@ -48,6 +48,16 @@ def second_host(tmp_path: Path):
         # No registry here: give the second host the local base image the first one builds from.
         saved = subprocess.run(["podman", "--url", os.environ.get("CONTAINER_HOST", DEFAULT_URL), "save", base],
                                capture_output=True, check=True).stdout
+        podman("load", "-q", input=saved, check=True, capture_output=True)
+    # The runtime base (ARE's pip layer: minutes to build) comes from the first host, as an operator
+    # would copy it; the oracle image on top is removed, so the runner must still build on this host.
+    main = ["podman", "--url", os.environ.get("CONTAINER_HOST", DEFAULT_URL)]
+    want = subprocess.run(main + ["image", "inspect", "--format", "{{.Id}}", RUNTIME_BASE_IMAGE],
+                          capture_output=True, text=True).stdout.strip()
+    have = podman("image", "inspect", "--format", "{{.Id}}", RUNTIME_BASE_IMAGE, capture_output=True,
+                  text=True).stdout.strip()
+    if want and want != have:
+        saved = subprocess.run(main + ["save", RUNTIME_BASE_IMAGE], capture_output=True, check=True).stdout
         podman("load", "-q", input=saved, check=True, capture_output=True)
     podman("rmi", "-f", ORACLE_IMAGE, capture_output=True)  # the runner must build it there
     service = subprocess.Popen(["podman", "--root", str(SECOND_ROOT / "root"), "--runroot", str(SECOND_ROOT / "run"),

@@ -18,7 +18,7 @@ from . import contract
 from .daemon import are_speedups
 from .daemon.judge_engine import build_judge_engine
 from .daemon.judge_trace import JudgeTrace
-from .daemon.session import clean_rationale
+from .daemon.judge_hooks import clean_rationale
 
 log = logging.getLogger("gaia2.rejudge")
 

@@ -13,9 +13,8 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from .. import contract
 from ..jsonable import to_jsonable
-from .agent_files import ERROR_CAP_BYTES, read_agent_file
+from .judge_hooks import agent_error_reason, clean_rationale, listen_to_turns
 from .recorder import EventRecorder
 from .sim_clock import SimClock
 from .status import StatusBoard
@@ -94,7 +93,7 @@ class Session:
             aui.wait_for_user_response = False
         self.toolbox = Toolbox(self.env.get_tools())
         if self.judge is not None:
-            _listen_to_turns(self.judge, self._on_turn_judged)
+            listen_to_turns(self.judge, self._on_turn_judged)
         self._started_wall = time.time()
         self.recorder.sim_clock = self.sim_time
         self.status.update(status="running", nb_turns=self.nb_turns, sim_time=self.sim_time(),
@@ -383,41 +382,3 @@ def event_app_name(event: Any) -> str | None:
         return str(name)
     action = getattr(event, "action", None)
     return getattr(getattr(action, "app", None), "name", None) or getattr(action, "class_name", None)
-
-
-def agent_error_reason(limit: int = 500) -> str:
-    """First line of $HOME/agent_error.txt, where a runtime says why it gave up (e.g. provider down).
-
-    Read as the agent, never through its links, at most ERROR_CAP_BYTES (agent_files)."""
-    data = read_agent_file(contract.AGENT_ERROR_FILE, ERROR_CAP_BYTES)
-    lines = data.decode("utf-8", errors="replace").splitlines()
-    return lines[0][:limit].strip() if lines else ""
-
-
-def clean_rationale(value: Any) -> str:
-    """ARE stringifies a missing failure as 'None'; an empty rationale reads better."""
-    return "" if value in (None, "None") else str(value)
-
-
-def _listen_to_turns(judge: Any, callback: Any) -> None:
-    """Report every per-turn verdict of ARE's judge without changing what it decides.
-
-    ARE wires `judge.trigger_condition` into the scenario's turn conditions; swapping the
-    instance's class for a thin subclass lets us observe each call of the judge.
-    """
-    base = type(judge)
-
-    class TurnReportingJudge(base):  # type: ignore[misc, valid-type]
-        def __call__(self, env: Any) -> Any:
-            try:
-                judgment = base.__call__(self, env)
-            except Exception as exc:
-                callback(self.state.turn_idx, None, "", f"{type(exc).__name__}: {exc}")
-                raise
-            intermediate = self.state.turn_idx < self.state.nb_turns - 1
-            if intermediate:
-                callback(self.state.turn_idx, bool(judgment.success), clean_rationale(judgment.failure), None)
-            return judgment
-
-    TurnReportingJudge.__name__ = f"TurnReporting{base.__name__}"
-    judge.__class__ = TurnReportingJudge

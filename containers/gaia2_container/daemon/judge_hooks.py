@@ -1,0 +1,47 @@
+"""How the session hears from ARE's judge and from a runtime that gave up, without changing either:
+a per-turn listener on the judge, ARE's rationale cleaned for people, the runtime's own last word."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import contract
+from .agent_files import ERROR_CAP_BYTES, read_agent_file
+
+
+def agent_error_reason(limit: int = 500) -> str:
+    """First line of $HOME/agent_error.txt, where a runtime says why it gave up (e.g. provider down).
+
+    Read as the agent, never through its links, at most ERROR_CAP_BYTES (agent_files)."""
+    data = read_agent_file(contract.AGENT_ERROR_FILE, ERROR_CAP_BYTES)
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    return lines[0][:limit].strip() if lines else ""
+
+
+def clean_rationale(value: Any) -> str:
+    """ARE stringifies a missing failure as 'None'; an empty rationale reads better."""
+    return "" if value in (None, "None") else str(value)
+
+
+def listen_to_turns(judge: Any, callback: Any) -> None:
+    """Report every per-turn verdict of ARE's judge without changing what it decides.
+
+    ARE wires `judge.trigger_condition` into the scenario's turn conditions; swapping the
+    instance's class for a thin subclass lets us observe each call of the judge.
+    """
+    base = type(judge)
+
+    class TurnReportingJudge(base):  # type: ignore[misc, valid-type]
+        def __call__(self, env: Any) -> Any:
+            try:
+                judgment = base.__call__(self, env)
+            except Exception as exc:
+                callback(self.state.turn_idx, None, "", f"{type(exc).__name__}: {exc}")
+                raise
+            intermediate = self.state.turn_idx < self.state.nb_turns - 1
+            if intermediate:
+                callback(self.state.turn_idx, bool(judgment.success), clean_rationale(judgment.failure), None)
+            return judgment
+
+    TurnReportingJudge.__name__ = f"TurnReporting{base.__name__}"
+    judge.__class__ = TurnReportingJudge
