@@ -125,13 +125,13 @@ def _rejudge_one(backend: PodmanBackend, image: str, env: dict[str, str], scrub:
         extra_files={f"{contract.INPUT_DIR}/{ARE_TRACE_FILE}": data})
     try:
         deadline = time.monotonic() + JUDGE_TIMEOUT_S
-        while handle.is_running() and time.monotonic() < deadline:
+        while not handle.has_exited() and time.monotonic() < deadline:  # "initialized" is not "done"
             time.sleep(0.2)
         with tempfile.TemporaryDirectory(prefix="gaia2-rejudge-") as tmp:
             extract_output(handle.get_archive(contract.OUTPUT_DIR), Path(tmp), scrub=scrub)
             path = Path(tmp) / REJUDGE_FILE
             doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-        exited = handle.exit_code() is not None
+        exited = handle.has_exited()
     finally:
         handle.cleanup()
     if not isinstance(doc, dict):

@@ -14,7 +14,6 @@ import secrets
 import shutil
 import signal
 import socket
-import struct
 import tarfile
 import threading
 import time
@@ -25,6 +24,7 @@ from typing import Any, Callable, Iterator, Mapping
 from gaia2_runner import contract
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.service import INSTALL_HINT, PrivateService, ping, start_private_service
+from gaia2_runner.sandbox.container_logs import demux_logs
 from gaia2_runner.sandbox.leftovers import Leftover, sweep_orphans
 from gaia2_runner.sandbox.ownership import container_labels
 from gaia2_runner.sandbox.ssh_tunnel import SshHost
@@ -305,7 +305,13 @@ class ContainerHandle:
         state = self.state()
         if state is None:
             return True  # unknown: the adapter API, which answers on its own, decides
-        return bool(state.get("Running")) or state.get("Status") in ("running", "created", "configured")
+        return bool(state.get("Running")) or state.get("Status") in ("running", "created", "configured", "initialized")
+
+    def has_exited(self) -> bool:
+        """The main process ended for sure (podman says exited/stopped, or the container is gone)."""
+        state = self.state()
+        return state is not None and (not state or (not state.get("Running")
+                                                    and state.get("Status") in ("exited", "stopped")))
 
     def exit_code(self) -> int | None:
         state = self.state()
@@ -375,22 +381,6 @@ def published_port(container: Any) -> int:
         if str(binding.get("HostPort") or "").isdigit():
             return int(binding["HostPort"])
     raise Gaia2Error(f"podman published no host port for the adapter port {contract.ADAPTER_PORT}")
-
-
-def demux_logs(data: bytes | Iterator[bytes]) -> bytes:
-    """Strip docker-style 8-byte stream headers when present; pass plain (tty) output through."""
-    if not isinstance(data, (bytes, bytearray)):
-        data = b"".join(data)
-    out = bytearray()
-    index = 0
-    while index < len(data):
-        header = data[index:index + 8]
-        if len(header) < 8 or header[0] not in (0, 1, 2) or header[1:4] != b"\0\0\0":
-            return bytes(data) if index == 0 else bytes(out + data[index:])
-        (length,) = struct.unpack(">L", header[4:8])
-        out += data[index + 8:index + 8 + length]
-        index += 8 + length
-    return bytes(out)
 
 
 def _api_message(exc: APIError) -> str:
