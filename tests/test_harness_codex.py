@@ -120,7 +120,8 @@ def test_second_user_message_resumes_the_same_conversation(backend, codex_image,
     assert [i["name"] for i in history if i.get("type") == "function_call"] == ["exec_command"]
     users = texts(requests[2], "user")
     assert "What is Maria Garcia's email address?" in users[-2] and "Offsite agenda" in users[-1]
-    assert texts(requests[0], "user")[-1] == "What is Maria Garcia's email address?"
+    assert "What is Maria Garcia's email address?" in texts(requests[0], "user")[-1]
+    assert "Offsite agenda" not in json.dumps(requests[1]["body"])
     assert len({r["headers"]["session-id"] for r in requests}) == 1
     sends = [c for c in tool_calls(out) if c["function"] == "send_message_to_user"]
     assert [c["args"]["content"] for c in sends] == [turn1, turn2]
