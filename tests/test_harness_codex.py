@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.viewer import Site
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
@@ -66,7 +67,7 @@ def texts(request: dict, role: str) -> list[str]:
             for part in item.get("content") or []]
 
 
-def test_codex_solves_the_calendar_scenario(backend, codex_image, fake, tmp_path):
+def test_codex_solves_the_calendar_scenario_and_the_trace_shows_every_call(backend, codex_image, fake, tmp_path):
     fake.set_script({"responses": [add_event(), {"text": ANSWER}]})
     result, out = run(backend, codex_image, "demo_calendar_add_event.json", tmp_path, fake)
     log = (out / "agent.log").read_text(errors="replace")
@@ -92,6 +93,22 @@ def test_codex_solves_the_calendar_scenario(backend, codex_image, fake, tmp_path
     for path in out.rglob("*"):
         if path.is_file():
             assert SECRET not in path.read_text(errors="replace"), path
+    # The relay recorded each model call, the stream kept as it came; the trace page lists them.
+    lines = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
+    assert len(lines) == len(fake.llm_requests()) == 2
+    for seq, line in enumerate(lines):
+        assert (line["seq"], line["type"], line["http_status"]) == (seq, "llm_call", 200)
+        assert line["url"] == f"http://{HOST}:{fake.port}/v1/responses"
+        assert line["request"]["stream"] is True and line["request"]["model"] == "fake-model"
+        raw = line["raw_response"]  # the SSE stream as it came, event by event
+        assert raw.startswith("event: response.created") and "event: response.completed" in raw
+    assert "response.function_call_arguments.delta" in lines[0]["raw_response"]
+    Site(tmp_path).refresh()
+    page = (out / "trace.html").read_text()
+    assert page.count('<details class="llm"') == 2, page[:2000]
+    assert "LLM #0" in page and "LLM #1" in page
+    assert '<span class="calls">→ exec_command</span>' in page  # call 0 parsed from the stream
+    assert "in your calendar on 2024-10-03" in page  # call 1's streamed text, reassembled
 
 
 def test_wrong_start_time_is_judged_a_failure(backend, codex_image, fake, tmp_path):
@@ -125,26 +142,3 @@ def test_second_user_message_resumes_the_same_conversation(backend, codex_image,
     assert len({r["headers"]["session-id"] for r in requests}) == 1
     sends = [c for c in tool_calls(out) if c["function"] == "send_message_to_user"]
     assert [c["args"]["content"] for c in sends] == [turn1, turn2]
-
-
-def test_trace_has_every_model_call_and_the_viewer_lists_them(backend, codex_image, fake, tmp_path):
-    from gaia2_runner.viewer import Site
-
-    fake.set_script({"responses": [add_event(), {"text": ANSWER}]})
-    result, out = run(backend, codex_image, "demo_calendar_add_event.json", tmp_path, fake)
-    assert result.success is True, (result.error, result.failure_reasons)
-    lines = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
-    assert len(lines) == len(fake.llm_requests()) == 2
-    for seq, line in enumerate(lines):
-        assert (line["seq"], line["type"], line["http_status"]) == (seq, "llm_call", 200)
-        assert line["url"] == f"http://{HOST}:{fake.port}/v1/responses"
-        assert line["request"]["stream"] is True and line["request"]["model"] == "fake-model"
-        raw = line["raw_response"]  # the SSE stream as it came, event by event
-        assert raw.startswith("event: response.created") and "event: response.completed" in raw
-    assert "response.function_call_arguments.delta" in lines[0]["raw_response"]
-    Site(tmp_path).refresh()
-    page = (out / "trace.html").read_text()
-    assert page.count('<details class="llm"') == 2, page[:2000]
-    assert "LLM #0" in page and "LLM #1" in page
-    assert '<span class="calls">→ exec_command</span>' in page  # call 0 parsed from the stream
-    assert "in your calendar on 2024-10-03" in page  # call 1's streamed text, reassembled
