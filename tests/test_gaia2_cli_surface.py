@@ -212,4 +212,4 @@ def test_instructions_follow_the_rules_and_list_only_this_scenarios_commands():
     for rule in ("Work silently", "final answer of a turn is your message to the user", "Do not poll",
                  "in the user's name", "`Bash`", "/gaia2/agent", "--help"):
         assert rule in text, rule
-    assert "sim" not in render_instructions(_only("CabApp"))  # no date without a sim_time
+    assert "current date and time" not in render_instructions(_only("CabApp"))  # no date without a sim_time

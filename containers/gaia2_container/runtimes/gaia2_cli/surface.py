@@ -49,15 +49,18 @@ class AppCommand:
     subcommands: dict[str, Subcommand] = field(default_factory=dict)
 
 
-def _meta_entry(app: str, app_class: str) -> tuple[dict[str, Any] | None, bool]:
-    """(entry, matched by instance name): the instance name wins over the class, as in Meta."""
-    for entry in APPS:
-        if app in entry["instances"] or app in entry["classes"]:
-            return entry, True
+def _meta_entry(app: str, app_class: str) -> tuple[dict[str, Any] | None, int]:
+    """(entry, rank): who claims a Meta name first. 0: Meta resolves the instance name itself
+    (`Chats`, `Contacts`); 1: the instance is named like a class (the demos' `ContactsApp`);
+    2: only the class matches (`InternalContacts`); 3: no Meta CLI."""
+    for rank, key in ((0, "instances"), (1, "classes")):
+        for entry in APPS:
+            if app in entry[key]:
+                return entry, rank
     for entry in APPS:
         if app_class in entry["classes"]:
-            return entry, False
-    return None, False
+            return entry, 2
+    return None, 3
 
 
 def _subcommand(tool: dict[str, Any], table: dict[str, tuple[str, dict[str, str], Any]]) -> Subcommand:
@@ -87,10 +90,10 @@ def build_surface(tools: Iterable[dict[str, Any]]) -> dict[str, AppCommand]:
         classes[tool["app"]] = tool.get("app_class") or tool["app"]
     apps = [a for a in by_app if a not in NOT_COMMANDS and classes[a] not in NOT_COMMANDS]
     # Instances Meta names directly claim their names first (`Contacts` before `InternalContacts`).
-    ranked = sorted(apps, key=lambda a: (not _meta_entry(a, classes[a])[1], a))
+    ranked = sorted(apps, key=lambda a: (_meta_entry(a, classes[a])[1], a))
     surface: dict[str, AppCommand] = {}
     for app in ranked:
-        entry, _direct = _meta_entry(app, classes[app])
+        entry, _rank = _meta_entry(app, classes[app])
         name = entry["command"] if entry else kebab(app)
         if name in surface:
             name = kebab(app)
