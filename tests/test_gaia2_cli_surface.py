@@ -68,7 +68,6 @@ def test_commands_are_metas_names_per_instance(surface):
     assert names["contacts"] == ("ContactsApp", "ContactsApp")
     assert names["internal-contacts"] == ("InternalContacts", "ContactsApp")
     assert names["virtual-file-system"][1] == "VirtualFileSystem"
-    assert names["messaging-app"][1] == "MessagingApp"  # ARE's v1 messenger: no Meta CLI, derived names
     assert "agent-user-interface" not in surface and "system-app" not in surface
     assert not any(c.app in ("AgentUserInterface", "SystemApp") for c in surface.values())
 

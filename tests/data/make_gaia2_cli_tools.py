@@ -20,8 +20,34 @@ HERE = Path(__file__).parent
 EXTRA = [("Calendar", "CalendarApp"), ("Emails", "EmailClientV2"), ("Messages", "MessagingAppV2"),
          ("Chats", "MessagingAppV2"), ("InternalContacts", "ContactsApp"), ("RentAFlat", "ApartmentListingApp"),
          ("Shopping", "ShoppingApp"), ("City", "CityApp"), ("Files", "SandboxLocalFileSystem"),
-         ("VirtualFileSystem", "VirtualFileSystem"), ("EmailClientApp", "EmailClientApp"),
-         ("MessagingApp", "MessagingApp")]
+         ("VirtualFileSystem", "VirtualFileSystem")]  # EmailClientApp, MessagingApp: not in ARE's ALL_APPS
+# A fresh instance's get_state() (ARE 1.2.0): load_state({}) fails for these classes.
+EMPTY = {'CalendarApp': {'events': {}},
+ 'ContactsApp': {'contacts': {}, 'view_limit': 10},
+ 'EmailClientV2': {'user_email': 'user@meta.com',
+                   'view_limit': 5,
+                   'folders': {'INBOX': {'folder_name': 'INBOX', 'emails': []},
+                               'SENT': {'folder_name': 'SENT', 'emails': []},
+                               'DRAFT': {'folder_name': 'DRAFT', 'emails': []},
+                               'TRASH': {'folder_name': 'TRASH', 'emails': []}}},
+ 'EmailClientApp': {'user_email': 'user@meta.com',
+                    'view_limit': 5,
+                    'folders': {'INBOX': {'folder_name': 'INBOX', 'emails': []},
+                                'SENT': {'folder_name': 'SENT', 'emails': []},
+                                'DRAFT': {'folder_name': 'DRAFT', 'emails': []},
+                                'TRASH': {'folder_name': 'TRASH', 'emails': []}}},
+ 'MessagingAppV2': {'conversations': {},
+                    'messages_view_limit': 10,
+                    'conversation_view_limit': 5,
+                    'mode': 'NAME',
+                    'name_to_id': {},
+                    'id_to_name': {},
+                    'current_user_id': None,
+                    'current_user_name': None},
+ 'MessagingApp': {'conversations': {}, 'messages_view_limit': 10, 'conversation_view_limit': 5},
+ 'ApartmentListingApp': {'apartments': {}, 'saved_apartments': []},
+ 'ShoppingApp': {'products': {}, 'cart': {}, 'discount_codes': {}, 'orders': {}},
+ 'CityApp': {'api_call_limit': 100, 'crime_data': {}}}
 DUMP = ("import json, os, urllib.request; t = json.load(urllib.request.urlopen(os.environ['GAIA2_TOOLS_URL'] + '/tools'));"
         " print('TOOLS ' + json.dumps(t['tools']))")
 
@@ -29,7 +55,7 @@ DUMP = ("import json, os, urllib.request; t = json.load(urllib.request.urlopen(o
 def main() -> None:
     scenario = json.loads((HERE.parents[1] / "examples" / "scenarios" / "demo_cab_order.json").read_text())
     scenario["metadata"]["definition"]["scenario_id"] = "all_apps_probe"
-    scenario["apps"] += [{"name": name, "class_name": cls, "app_state": {}} for name, cls in EXTRA]
+    scenario["apps"] += [{"name": name, "class_name": cls, "app_state": EMPTY.get(cls, {})} for name, cls in EXTRA]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "all_apps_probe.json"
         path.write_text(json.dumps(scenario))

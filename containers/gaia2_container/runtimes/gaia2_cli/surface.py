@@ -14,6 +14,10 @@ from typing import Any, Iterable
 from .table import APPS, COMMANDS, NOT_COMMANDS
 
 
+# ARE documents the file systems' `**kwargs` as a (required) argument; it is no option of Meta's CLIs.
+_NOT_FLAGS = frozenset({"kwargs"})
+
+
 def kebab(name: str) -> str:
     """`add_calendar_event` -> `add-calendar-event`; `InternalContacts` -> `internal-contacts`."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", name)
@@ -76,6 +80,7 @@ def _subcommand(tool: dict[str, Any], table: dict[str, tuple[str, dict[str, str]
         Flag(flag=flag_names.get(a["name"], kebab(a["name"])), arg=a["name"], type=str(a["type"]),
              description=a.get("description") or "", required=not a["has_default"], default=a.get("default"))
         for a in tool["args"]
+        if a["name"] not in _NOT_FLAGS
     ]
     return Subcommand(name=name, tool=tool["name"], description=tool.get("description") or "",
                       write=bool(tool.get("write")), flags=flags, output=output)
