@@ -62,7 +62,8 @@ solve()
 # The agent user attacks the record: the output directory, the daemon, and a fake trace of its own.
 ATTACKS = COMMON + r"""
 import signal
-call("/v1/chat/completions", {"model": "qwen", "stream": True, "messages": [{"role": "user", "content": "hi"}]})
+# The agent echoes its own key in a body: recorded by the relay, scrubbed by the host.
+call("/v1/chat/completions", {"model": "qwen", "stream": True, "messages": [{"role": "user", "content": "hi " + KEY}]})
 def attempt(name, fn):
     try:
         fn()
@@ -104,12 +105,12 @@ def trace_lines(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
 
 
-def assert_no_key(out: Path) -> None:
+def assert_no_key(out: Path, relay_wrote_none: bool = True) -> None:
     for path in out.rglob("*"):
         if path.is_file():
             assert SECRET not in path.read_bytes().decode("utf-8", "replace"), path
-    # Not even scrubbed away on the host: the relay never wrote it.
-    assert "[REDACTED]" not in (out / "trace.jsonl").read_text()
+    if relay_wrote_none:  # not even scrubbed away on the host: the relay never wrote it
+        assert "[REDACTED]" not in (out / "trace.jsonl").read_text()
 
 
 def test_every_request_lands_in_the_trace_with_the_bytes_the_agent_got(backend, images, fake, tmp_path: Path) -> None:
@@ -146,10 +147,10 @@ def test_the_agent_cannot_alter_delete_or_replace_the_record(backend, images, fa
     attacks = [line.split()[1:3] for line in log.splitlines() if line.startswith("ATTACK ")]
     assert attacks == [[name, "denied"] for name in ("append", "truncate", "delete", "list", "rename", "kill-daemon")]
     [line] = trace_lines(out)  # the relay's record, whole; the agent's own trace.jsonl ignored
-    assert line["request"]["messages"] == [{"role": "user", "content": "hi"}] and "FORGED" not in line["raw_response"]
-    assert "forged" not in (out / "trace.jsonl").read_text().lower()
+    assert line["request"]["messages"] == [{"role": "user", "content": "hi [REDACTED]"}]  # the host's scrub
+    assert "FORGED" not in line["raw_response"] and "forged" not in (out / "trace.jsonl").read_text().lower()
     assert "not collected" in (out / "daemon.log").read_text()
-    assert_no_key(out)
+    assert_no_key(out, relay_wrote_none=False)
 
 
 @pytest.mark.redteam
