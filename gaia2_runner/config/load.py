@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gaia2_runner import contract
+from gaia2_runner.config.harnesses import apply_harness
 from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.schema import (
     BY_KEY,
@@ -117,7 +118,7 @@ def apply_overrides(config: RunConfig, overrides: Mapping[str, Any]) -> RunConfi
             value = str(value)
         values[name] = value
         origins[name] = setting.flag
-    merged = _apply(replace(config, origins=origins), values, origins, base=Path.cwd())
+    merged = apply_harness(_apply(replace(config, origins=origins), values, origins, base=Path.cwd()))
     validate(merged)
     return merged
 
