@@ -15,6 +15,8 @@ import pytest
 
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
+from gaia2_runner.viewer import Site
+from gaia2_runner.viewer.trace_parsers import parse_line
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 
@@ -135,6 +137,15 @@ def test_every_request_lands_in_the_trace_with_the_bytes_the_agent_got(backend, 
     assert lines[2]["raw_response"].startswith("data: {") and "\r\n\r\n" in lines[2]["raw_response"]
     assert lines[3]["raw_response"].rstrip().endswith("data: [DONE]")
     assert_no_key(out)
+    # The viewer reads every call: the four answers with their tool call, the model list as a side request.
+    calls = [parse_line(line) for line in (out / "trace.jsonl").read_text().splitlines()]
+    for call in calls[:4]:
+        assert (call.response.text, [t.name for t in call.response.tool_calls]) == ("Booking it.", ["shell"]), call
+        assert not call.warnings, call.warnings
+    assert calls[4].response.error == "not found"
+    Site(out.parent).refresh()
+    page = (out / "trace.html").read_text()
+    assert all(model in page for model in ("claude-x", "gpt-5-codex", "gemini-2.5-pro", "qwen"))
     events = [json.loads(e) for e in (out / "events.jsonl").read_text().splitlines()]
     assert sum(e["kind"] == "provider_call" for e in events) == 5
 
