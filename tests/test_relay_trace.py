@@ -199,3 +199,12 @@ def test_non_json_request_bodies_are_kept_as_text(setup) -> None:
     http.post("/x", content=b"not json \xff", headers={"Content-Type": "text/plain"})
     [line] = lines(trace)
     assert line["request"] == "not json \ufffd" and "truncated" not in line
+
+
+def test_a_chunked_request_body_is_forwarded_and_recorded(setup) -> None:
+    http, trace, _ = setup
+    parts = iter([b'{"model": "chunky", ', b'"input": "hi"}'])
+    answer = http.post("/x", content=parts, headers={"Content-Type": "application/json"})  # an iterator: chunked
+    assert answer.json() == {"ok": True}
+    [line] = lines(trace)
+    assert line["request"] == {"model": "chunky", "input": "hi"} and line["model"] == "chunky"

@@ -95,7 +95,11 @@ class Relay:
             # the request elsewhere, and a host the agent picks could fake a provider outage.
             handler.send_error(400, "the relay forwards paths below the configured endpoint only")
             return
-        body = handler.rfile.read(length) if length else b""
+        chunked = "chunked" in (handler.headers.get("Transfer-Encoding") or "").lower()
+        body = _read_chunked(handler) if chunked else handler.rfile.read(length) if length else b""
+        if body is None:
+            handler.send_error(413 if chunked else 400, "request too large or badly chunked for the relay")
+            return
         url = self.upstream + handler.path
         headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in _DROP_REQUEST]
         headers.append(("Accept-Encoding", "identity"))  # a readable record; httpx would ask for gzip
@@ -151,6 +155,27 @@ class Relay:
                               content_encoding=content_encoding, error=outcome.error or broke)
         except Exception:  # noqa: BLE001 - recording must never break the agent's call
             log.exception("recording a relay call in the trace failed")
+
+
+def _read_chunked(handler: "RelayHandler") -> bytes | None:
+    """A request body sent with `Transfer-Encoding: chunked` (no Content-Length), at most
+    MAX_REQUEST_BYTES; None when it is larger or malformed."""
+    parts: list[bytes] = []
+    total = 0
+    try:
+        while True:
+            size = int(handler.rfile.readline(1024).split(b";")[0].strip(), 16)
+            if size == 0:
+                while handler.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(parts)
+            total += size
+            if size < 0 or total > MAX_REQUEST_BYTES:
+                return None
+            parts.append(handler.rfile.read(size))
+            handler.rfile.readline(1024)
+    except ValueError:
+        return None
 
 
 class RelayHandler(BaseHTTPRequestHandler):
