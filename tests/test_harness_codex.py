@@ -2,8 +2,9 @@
 
 The fake provider speaks the OpenAI Responses API as a stream (what Codex sends: POST
 <base>/responses with "stream": true) and scripts Codex's own shell tool, `exec_command`, running
-the scenario's app commands; Codex's final message (--output-last-message) is the reply to the
-user, and ARE judges the run. The container reaches the fake through the daemon's model relay.
+the scenario's gaia2-cli commands (`calendar add-event --title …`); Codex's final message
+(--output-last-message) is the reply to the user, and ARE judges the run. The container reaches
+the fake through the daemon's model relay, which records every call into trace.jsonl.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def shell(command: str) -> dict:
 
 def add_event(**changes: str) -> dict:
     args = {**EVENT, **changes}
-    return shell("calendarapp add_calendar_event " + " ".join(f"--{k} {shlex.quote(v)}" for k, v in args.items()))
+    flags = " ".join(f"--{k.replace('_', '-')} {shlex.quote(v)}" for k, v in args.items())
+    return shell(f"calendar add-event {flags}")
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +87,7 @@ def test_codex_solves_the_calendar_scenario_and_the_trace_shows_every_call(backe
     assert not [t for t in first["body"]["tools"] if t.get("type") == "web_search"]
     # The AGENTS.md rules (with the scenario's date) and the task reach the model.
     rules = "\n".join(texts(first, "user"))
-    assert "The current date and time is 2024-10-01 09:00" in rules and "Dentist appointment" in rules
+    assert "current date and time is Tuesday 2024-10-01 09:00" in rules and "Dentist appointment" in rules
     assert json.loads(first["headers"]["x-codex-turn-metadata"])["analytics_enabled"] is False
     # The tool's output (the created event's id) went back to the model.
     outputs = [i for i in inputs(requests[1]) if i.get("type") == "function_call_output"]
@@ -121,9 +123,9 @@ def test_wrong_start_time_is_judged_a_failure(backend, codex_image, fake, tmp_pa
 def test_second_user_message_resumes_the_same_conversation(backend, codex_image, fake, tmp_path):
     turn1 = "Maria Garcia's email address is maria.garcia@example.com."
     turn2 = "I emailed Maria (maria.garcia@example.com) with the subject 'Offsite agenda'."
-    send = ("emailclientv2 send_email --recipients " + shlex.quote(json.dumps([MARIA]))
+    send = ("emails send-email --recipients " + shlex.quote(json.dumps([MARIA]))
             + " --subject 'Offsite agenda' --content " + shlex.quote(EMAIL_TEXT))
-    fake.set_script({"responses": [shell("contactsapp search_contacts --query 'Maria Garcia'"), {"text": turn1},
+    fake.set_script({"responses": [shell("contacts search-contacts --query 'Maria Garcia'"), {"text": turn1},
                                    shell(send), {"text": turn2}]})
     result, out = run(backend, codex_image, "demo_multi_turn_email.json", tmp_path, fake)
     log = (out / "agent.log").read_text(errors="replace")
