@@ -78,6 +78,9 @@ class Turns:
         started = time.monotonic()
         code, stdout = _run(argv, env, self.home, self.profile.turn_timeout_s)
         reply = read_reply(self.profile, stdout, reply_file)
+        if reply and code != 0 and self.profile.reply_on_exit_0:
+            log.info("turn %d: exit %s, so its output is an error report, not a reply: %.300s", self.count, code, reply)
+            reply = ""
         log.info("turn %d: exit %s after %.1fs, reply of %d characters", self.count, code,
                  time.monotonic() - started, len(reply))
         if reply:
