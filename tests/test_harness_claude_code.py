@@ -42,9 +42,9 @@ def image(harness_image):
     return harness_image("claude-code")
 
 
-def run(backend, image: str, scenario: str, out: Path, fake) -> tuple:
+def run(backend, image: str, scenario: str, out: Path, fake, **extra: str) -> tuple:
     env = {"GAIA2_AGENT_PROVIDER": "anthropic", "GAIA2_AGENT_MODEL": MODEL,
-           "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}", "GAIA2_AGENT_API_KEY": KEY}
+           "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}", "GAIA2_AGENT_API_KEY": KEY, **extra}
     result = run_scenario(SCENARIOS / scenario, image, out, backend=backend, extra_env=env, timeout=240)
     return result, out / result.scenario_id
 
@@ -108,3 +108,14 @@ def test_second_user_message_is_a_new_turn_of_the_same_conversation(backend, ima
     assert history[1]["role"] == "assistant" and history[1]["content"][-1]["text"] == turn1
     assert "Offsite agenda" in json.dumps(history[-1])
     assert len({r["headers"]["x-claude-code-session-id"] for r in requests}) == 1
+
+
+def test_provider_down_is_an_infrastructure_error_not_a_reply(backend, image, fake, tmp_path):
+    """Claude Code prints "API Error: 503 …" as its result and exits 1: that never reaches the user
+    as an answer; the relay saw the provider fail, so the run is an infrastructure error."""
+    fake.set_script({"anthropic": [{"status": 503, "message": "overloaded", "repeat": 10}]})
+    result, out = run(backend, image, "demo_calendar_add_event.json", tmp_path, fake, CLAUDE_CODE_MAX_RETRIES="1")
+    assert (result.status, result.success) == ("error", None), explain(result, out)
+    assert f"provider error: HTTP 503 from http://{HOST}:{fake.port}/v1/messages" in result.error
+    assert "send_message_to_user" not in tool_calls(out)
+    assert len(fake.requests) == 2  # the first try and Claude Code's one retry
