@@ -59,28 +59,59 @@ def tool_calls(out: Path) -> list[str]:
     return [e["function"] for e in events if e["kind"] == "tool_call"]
 
 
-def test_claude_code_solves_the_calendar_scenario(backend, image, fake, tmp_path):
-    fake.set_script({"anthropic": [add_event("14:00:00"), {"text": ANSWER}]})
-    result, out = run(backend, image, "demo_calendar_add_event.json", tmp_path, fake)
+@pytest.fixture(scope="module")
+def solved(backend, image, tmp_path_factory):
+    """The calendar scenario solved once (Bash runs the app command, then a text answer); the
+    result, its output directory and the fake's requests, for the tests below."""
+    from fake_llm.server import FakeLLM
+
+    tmp = tmp_path_factory.mktemp("solved")
+    fake = FakeLLM({"anthropic": [add_event("14:00:00"), {"text": ANSWER}]}, tmp / "llm_requests.jsonl")
+    fake.start()
+    try:
+        result, out = run(backend, image, "demo_calendar_add_event.json", tmp / "out", fake)
+    finally:
+        fake.stop()
+    return result, out, fake.requests
+
+
+def test_claude_code_solves_the_calendar_scenario(solved):
+    result, out, requests = solved
     assert (result.status, result.success) == ("completed", True), explain(result, out)
     assert tool_calls(out) == ["add_calendar_event", "send_message_to_user"]
     assert (out / "agent_response.txt").read_text() == ANSWER
     # Only model calls reached the provider: streaming Messages, the key in its header, nothing else
     # (no telemetry, title or quota requests, no HEAD probes).
-    requests = fake.requests
     assert [(r["method"], r["path"]) for r in requests] == [("POST", "/v1/messages?beta=true")] * 2
     assert all(r["body"]["stream"] is True and r["body"]["model"] == MODEL for r in requests)
     assert {r["headers"]["x-api-key"] for r in requests} == {KEY}
-    first, second = (json.dumps(r["body"]) for r in requests)
+    first = json.dumps(requests[0]["body"])
     # CLAUDE.md (the gaia2-cli rules) is in the context, and the agent's clock is the scenario's.
     assert "personal assistant" in first and "Today's date is 2024-10-01" in first
+    # WebFetch / WebSearch are switched off (managed settings): the agent acts through the apps.
+    assert not {"WebFetch", "WebSearch"} & {t["name"] for t in requests[0]["body"]["tools"]}
     # The Bash tool really ran the command: its output (the new event's id) went back to the model.
     tool_result = requests[1]["body"]["messages"][-1]["content"][0]
     assert tool_result["type"] == "tool_result" and not tool_result.get("is_error"), tool_result
-    assert "tool_result" in second
     for path in out.rglob("*"):
         if path.is_file():
             assert KEY not in path.read_text(errors="replace"), path
+
+
+@pytest.mark.xfail(strict=True, reason="the relay does not write trace.jsonl for harnesses yet (relay helper's part)")
+def test_trace_has_every_model_call_and_the_trace_page_lists_them(solved):
+    from gaia2_runner.viewer import build
+    from gaia2_runner.viewer.trace_parsers import read_trace
+
+    result, out, requests = solved
+    calls = read_trace(out / "trace.jsonl")
+    assert len(calls) == len(requests) == 2
+    assert all("event: message_start" in c.raw_response for c in calls)  # the raw stream, kept
+    assert [tc.name for tc in calls[0].response.tool_calls] == ["Bash"]
+    assert calls[1].response.text == ANSWER
+    build(out.parent)
+    page = (out / "trace.html").read_text()
+    assert "2 LLM calls" in page and "Bash" in page
 
 
 def test_wrong_start_time_is_judged_a_failure(backend, image, fake, tmp_path):
