@@ -32,8 +32,9 @@ def bash(command: str) -> dict:
 
 
 def add_event(start: str) -> dict:
-    return bash("calendarapp add_calendar_event --title 'Dentist appointment' "
-                f"--start_datetime '2024-10-03 {start}' --end_datetime '2024-10-03 15:00:00' "
+    """gaia2-cli's command surface, as Meta's harness images offer it."""
+    return bash("calendar add-event --title 'Dentist appointment' "
+                f"--start-datetime '2024-10-03 {start}' --end-datetime '2024-10-03 15:00:00' "
                 "--location 'Smile Dental, 12 Rue Oberkampf, Paris'")
 
 
@@ -86,8 +87,10 @@ def test_claude_code_solves_the_calendar_scenario(solved):
     assert all(r["body"]["stream"] is True and r["body"]["model"] == MODEL for r in requests)
     assert {r["headers"]["x-api-key"] for r in requests} == {KEY}
     first = json.dumps(requests[0]["body"])
-    # CLAUDE.md (the gaia2-cli rules) is in the context, and the agent's clock is the scenario's.
+    # CLAUDE.md (the gaia2-cli rules, naming the Bash tool and the calendar command) is in the
+    # context, and the agent's clock is the scenario's.
     assert "personal assistant" in first and "Today's date is 2024-10-01" in first
+    assert "`calendar`" in first and "Use your `Bash` tool" in first
     # WebFetch / WebSearch are switched off by the image's managed settings (otherwise offered as
     # deferred tools): the agent acts through the apps and reaches nothing but the relay.
     assert "WebFetch" not in first and "WebSearch" not in first
@@ -99,7 +102,6 @@ def test_claude_code_solves_the_calendar_scenario(solved):
             assert KEY not in path.read_text(errors="replace"), path
 
 
-@pytest.mark.xfail(strict=True, reason="the relay does not write trace.jsonl for harnesses yet (relay helper's part)")
 def test_trace_has_every_model_call_and_the_trace_page_lists_them(solved):
     from gaia2_runner.viewer import build
     from gaia2_runner.viewer.trace_parsers import read_trace
@@ -124,7 +126,7 @@ def test_wrong_start_time_is_judged_a_failure(backend, image, fake, tmp_path):
 
 def test_second_user_message_is_a_new_turn_of_the_same_conversation(backend, image, fake, tmp_path):
     turn1 = "Maria Garcia's email address is maria.garcia@example.com."
-    send = bash("emailclientv2 send_email --recipients " + shlex.quote('["maria.garcia@example.com"]')
+    send = bash("emails send-email --recipients " + shlex.quote('["maria.garcia@example.com"]')
                 + " --subject 'Offsite agenda' --content "
                 + shlex.quote("Hi Maria, the offsite agenda will be ready by Thursday. Sam"))
     turn2 = "I emailed Maria (maria.garcia@example.com) with the subject 'Offsite agenda'."

@@ -201,7 +201,7 @@ def main() -> int:
         turns = Turns(profile, values, home)
         tools = _wait_for_daemon()
         sim_time = request("GET", "/time").get("sim_time")
-        instructions = render_instructions(tools, sim_time)
+        instructions = render_instructions(tools, sim_time, exec_tool=profile.exec_tool, home=str(home))
         values.update(instructions=instructions, instructions_path=str(home / (profile.instructions_file or "AGENTS.md")))
         turns.prepare(instructions)
     except ProfileError as exc:
