@@ -107,9 +107,11 @@ def test_trace_has_every_model_call_and_the_trace_page_lists_them(solved):
     from gaia2_runner.viewer.trace_parsers import read_trace
 
     result, out, requests = solved
+    lines = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
+    assert len(lines) == len(requests) == 2
+    assert all(line["raw_response"].startswith("event: message_start") for line in lines)  # the raw streams
+    assert [line["request"]["messages"] for line in lines] == [r["body"]["messages"] for r in requests]
     calls = read_trace(out / "trace.jsonl")
-    assert len(calls) == len(requests) == 2
-    assert all("event: message_start" in c.raw_response for c in calls)  # the raw stream, kept
     assert [tc.name for tc in calls[0].response.tool_calls] == ["Bash"]
     assert calls[1].response.text == ANSWER
     build(out.parent)
