@@ -108,3 +108,15 @@ def test_a_turn_without_reply_says_why(tmp_path):
     profile = load(write_profile(tmp_path, f'reply = "stdout"\nfirst_turn = ["{sys.executable}", "-c", "import sys; sys.exit(7)"]\n'))
     reply, why = Turns(profile, {"home": str(home)}, home).run("x")
     assert reply == "" and "exit code 7" in why and "without a final reply" in why
+
+
+@pytest.mark.parametrize("strict, expected", [(False, "API Error: 500"), (True, "")])
+def test_reply_on_exit_0_drops_the_error_report_of_a_failed_turn(tmp_path, strict, expected):
+    """Claude Code prints an API error as its result and exits 1: with reply_on_exit_0 that is no reply."""
+    home = tmp_path / "home"
+    home.mkdir()
+    argv = f'["{sys.executable}", "-c", "print(\\"API Error: 500\\"); raise SystemExit(1)"]'
+    profile = load(write_profile(tmp_path, f'reply = "stdout"\nreply_on_exit_0 = {str(strict).lower()}\nfirst_turn = {argv}\n'))
+    reply, why = Turns(profile, {"home": str(home)}, home).run("x")
+    assert reply == expected
+    assert ("exit code 1" in why) is strict

@@ -8,7 +8,7 @@ route (`chat`, `responses`, `anthropic`, `gemini`) or `default` for any route (a
     {"text": "..."}                                          a plain answer
     {"tool_calls": [{"name": "...", "arguments": {...}}]}   tool calls (optionally with "text")
     {"status": 429, "retry_after": 1, "message": "..."}     an HTTP error (optionally "repeat": n)
-Every request (method, path, headers, JSON body, route) is appended to the log, so tests can
+Every request (method, path, headers, JSON body, route; GET and HEAD too) is appended to the log, so tests can
 check what a client sent. POST /_fake/script replaces the script; GET /_fake/requests lists them.
 """
 
@@ -125,7 +125,19 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.startswith("/_fake/requests"):
             self._send_json(200, {"requests": self.fake.requests})
         else:
+            self._record_other()
             self._send_json(404, {"error": "not found"})
+
+    def do_HEAD(self) -> None:
+        self._record_other()
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _record_other(self) -> None:
+        """Side requests (probes, model lists) are logged too, so tests can see every request."""
+        self.fake.record({"time": time.time(), "method": self.command, "path": self.path, "route": None,
+                          "headers": {k.lower(): v for k, v in self.headers.items()}, "body": None})
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))

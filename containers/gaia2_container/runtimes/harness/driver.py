@@ -90,6 +90,9 @@ class Turns:
         started = time.monotonic()
         code, stdout = _run(argv, env, self.home, self.profile.turn_timeout_s)
         reply = read_reply(self.profile, stdout, reply_file)
+        if reply and code != 0 and self.profile.reply_on_exit_0:
+            log.info("turn %d: exit %s, so its output is an error report, not a reply: %.300s", self.count, code, reply)
+            reply = ""
         log.info("turn %d: exit %s after %.1fs, reply of %d characters", self.count, code,
                  time.monotonic() - started, len(reply))
         if reply:
@@ -210,7 +213,7 @@ def main() -> int:
         turns = Turns(profile, values, home)
         tools = _wait_for_daemon()
         sim_time = request("GET", "/time").get("sim_time")
-        instructions = render_instructions(tools, sim_time)
+        instructions = render_instructions(tools, sim_time, exec_tool=profile.exec_tool, home=str(home))
         values.update(instructions=instructions, instructions_path=str(home / (profile.instructions_file or "AGENTS.md")))
         turns.prepare(instructions)
     except ProfileError as exc:

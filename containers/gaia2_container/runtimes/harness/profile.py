@@ -38,6 +38,10 @@ class Profile:
     reply: str
     instructions_file: str = ""
     turn_timeout_s: float = 1200.0
+    # True: a reply counts only when the harness exits 0 (Claude Code exits 1 after an API error
+    # and prints the error text as its result, which must not reach the user as an answer).
+    reply_on_exit_0: bool = False
+    exec_tool: str = "shell"  # what the harness calls its shell tool; the instructions name it
     env: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
 
@@ -83,6 +87,8 @@ def load(path: Path = PROFILE_PATH) -> Profile:
         reply=reply,
         instructions_file=str(doc.get("instructions_file") or ""),
         turn_timeout_s=float(doc.get("turn_timeout_s", 1200)),
+        reply_on_exit_0=bool(doc.get("reply_on_exit_0", False)),
+        exec_tool=str(doc.get("exec_tool") or "shell"),
         env=_table(doc, "env", path),
         files=files,
     )
