@@ -17,7 +17,8 @@ import pytest
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.viewer import build
 
-pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(900)]
+# The timeout covers a first build of the images in the fixture (about 12 min on a loaded 2-core machine).
+pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(1800)]
 
 HOST = "host.containers.internal"
 DEMOS = Path(__file__).resolve().parents[1] / "examples" / "scenarios"
