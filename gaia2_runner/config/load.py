@@ -109,7 +109,7 @@ def apply_overrides(config: RunConfig, overrides: Mapping[str, Any]) -> RunConfi
         if setting.kind == "options" and isinstance(value, (list, tuple)):
             value = _parse_options(value)
         if setting.kind == "env" and isinstance(value, (list, tuple)):
-            value = _parse_env(value)
+            value = parse_env(value)
         if setting.kind == "hosts":
             if not value:
                 continue  # no --host given: the config file decides
@@ -136,7 +136,7 @@ def _parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return options
 
 
-def _parse_env(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
+def parse_env(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
     env: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
