@@ -14,23 +14,24 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.engine.scenario_run import run_scenario
-from gaia2_runner.viewer import build
+from gaia2_runner.viewer import Site
+from gaia2_runner.viewer.trace_parsers import read_trace
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(1800)]
 
 HOST = "host.containers.internal"
 SCENARIOS = Path(__file__).resolve().parents[1] / "examples" / "scenarios"
 SECRET = "sk-test-OPENCLAW-SECRET"
-ANSWER = "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 at Smile Dental."
+ANSWER = "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 at Smile Dental, 12 Rue Oberkampf, Paris."
 
 
 def add_event(start: str) -> str:
-    return shlex.join(["calendarapp", "add_calendar_event", "--title", "Dentist appointment",
-                       "--start_datetime", f"2024-10-03 {start}:00", "--end_datetime", "2024-10-03 15:00:00",
+    return shlex.join(["calendar", "add-event", "--title", "Dentist appointment",
+                       "--start-datetime", f"2024-10-03 {start}:00", "--end-datetime", "2024-10-03 15:00:00",
                        "--location", "Smile Dental, 12 Rue Oberkampf, Paris"])
 
 
-SEND_EMAIL = shlex.join(["emailclientv2", "send_email", "--recipients", '["maria.garcia@example.com"]',
+SEND_EMAIL = shlex.join(["emails", "send-email", "--recipients", '["maria.garcia@example.com"]',
                          "--subject", "Offsite agenda",
                          "--content", "Hi Maria, the offsite agenda will be ready by Thursday. Sam"])
 
@@ -72,16 +73,20 @@ def test_right_solution_through_exec_is_judged_success_and_traced(backend, image
     first = requests[0]["body"]
     assert first["stream"] is True and [t["function"]["name"] for t in first["tools"]] == ["exec"]
     assert "## /gaia2/agent/AGENTS.md" in first["messages"][0]["content"]  # the rules reach the model
-    assert requests[1]["body"]["messages"][-1]["role"] == "tool"
+    tool_result = requests[1]["body"]["messages"][-1]
+    assert tool_result["role"] == "tool" and '"status": "success"' in str(tool_result["content"]), tool_result
     assert {r["headers"]["authorization"] for r in requests} == {f"Bearer {SECRET}"}
-    # One trace line per model request, each with the raw SSE stream; the trace page lists both.
+    # One trace line per model request, each the raw SSE stream as relayed; the trace page shows both.
     lines = trace(run_dir)
-    assert [line["seq"] for line in lines] == [0, 1]
-    assert all(line["http_status"] == 200 and "data: " in str(line.get("raw_response")) for line in lines)
-    assert lines[0]["url"] == f"http://{HOST}:{fake.port}/v1/chat/completions"
-    build(tmp_path)
+    assert len(lines) == 2 and all(line["http_status"] == 200 for line in lines)
+    assert all(line["raw_response"].startswith("data: ") for line in lines)
+    assert lines[0]["url"].endswith("/v1/chat/completions")
+    calls = read_trace(run_dir / "trace.jsonl")
+    assert [c.response.tool_calls[0].name for c in calls[:1]] == ["exec"] and calls[1].response.text == ANSWER
+    assert all(not c.warnings for c in calls), [c.warnings for c in calls]
+    Site(tmp_path).refresh()
     page = (run_dir / "trace.html").read_text()
-    assert page.count("LLM_CALL_MARKER") == 2
+    assert "calendar add-event" in page and "Smile Dental" in page
     for path in run_dir.rglob("*"):
         if path.is_file():
             assert SECRET not in path.read_text(errors="replace"), path
