@@ -14,6 +14,9 @@ from ..runtimes.gaia2_cli.surface import command_names
 from .toolbox import ToolSpec
 
 GAIA2_CLI_MODULE = "gaia2_container.runtimes.gaia2_cli"
+# Where gaia2_container is importable from. The launcher sets PYTHONPATH itself: harnesses scrub
+# their shell tool's environment (OpenClaw's exec drops PYTHONPATH and every LD_* variable).
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
 
 def install_app_commands(specs: Iterable[ToolSpec], bin_dir: Path) -> list[Path]:
@@ -22,7 +25,8 @@ def install_app_commands(specs: Iterable[ToolSpec], bin_dir: Path) -> list[Path]
     written = []
     for name in command_names(s.to_dict() for s in specs):
         path = bin_dir / name
-        path.write_text(f'#!/bin/sh\nexec {sys.executable} -m {GAIA2_CLI_MODULE} {name} "$@"\n', encoding="utf-8")
+        path.write_text(f'#!/bin/sh\nPYTHONPATH={SOURCE_ROOT} exec {sys.executable} -m {GAIA2_CLI_MODULE} {name} "$@"\n',
+                        encoding="utf-8")
         path.chmod(0o755)
         written.append(path)
     return written

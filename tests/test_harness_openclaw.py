@@ -1,0 +1,116 @@
+"""OpenClaw (npm `openclaw`) as the agent under test, end to end in its own image.
+
+The fake provider on the host speaks chat completions (SSE, as OpenClaw streams) and scripts
+OpenClaw's own shell tool, `exec`, running the app commands; ARE's judge decides. Every turn is
+`openclaw agent --local --session-id gaia2`, so turn 2 must carry turn 1's history.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.viewer import Site
+from gaia2_runner.viewer.trace_parsers import read_trace
+
+pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(1800)]
+
+HOST = "host.containers.internal"
+SCENARIOS = Path(__file__).resolve().parents[1] / "examples" / "scenarios"
+SECRET = "sk-test-OPENCLAW-SECRET"
+ANSWER = "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 at Smile Dental, 12 Rue Oberkampf, Paris."
+
+
+def add_event(start: str) -> str:
+    return shlex.join(["calendar", "add-event", "--title", "Dentist appointment",
+                       "--start-datetime", f"2024-10-03 {start}:00", "--end-datetime", "2024-10-03 15:00:00",
+                       "--location", "Smile Dental, 12 Rue Oberkampf, Paris"])
+
+
+SEND_EMAIL = shlex.join(["emails", "send-email", "--recipients", '["maria.garcia@example.com"]',
+                         "--subject", "Offsite agenda",
+                         "--content", "Hi Maria, the offsite agenda will be ready by Thursday. Sam"])
+
+
+def exec_call(command: str) -> dict:
+    return {"tool_calls": [{"name": "exec", "arguments": {"command": command}}]}
+
+
+@pytest.fixture(scope="module")
+def image(harness_image):
+    return harness_image("openclaw")
+
+
+def run(backend, image: str, fake, scenario: str, out: Path):
+    env = {"GAIA2_AGENT_PROVIDER": "openai-compat", "GAIA2_AGENT_MODEL": "fake-model",
+           "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}/v1", "GAIA2_AGENT_API_KEY": SECRET}
+    result = run_scenario(SCENARIOS / f"{scenario}.json", image, out, backend=backend, extra_env=env, timeout=600)
+    run_dir = out / result.scenario_id
+    return result, run_dir, (run_dir / "agent.log").read_text(errors="replace")
+
+
+def app_calls(run_dir: Path) -> list[dict]:
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines() if line.strip()]
+    return [e for e in events if e["kind"] == "tool_call"]
+
+
+def trace(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_right_solution_through_exec_is_judged_success_and_traced(backend, image, fake, tmp_path):
+    fake.set_script({"chat": [exec_call(add_event("14:00")), {"text": ANSWER}]})
+    result, run_dir, log = run(backend, image, fake, "demo_calendar_add_event", tmp_path)
+    assert (result.status, result.success) == ("completed", True), (result.error, log[-3000:])
+    assert [c["function"] for c in app_calls(run_dir)] == ["add_calendar_event", "send_message_to_user"]
+    assert (run_dir / "agent_response.txt").read_text() == ANSWER
+    requests = fake.llm_requests()
+    assert len(requests) == 2 and all(r["path"] == "/v1/chat/completions" for r in requests)
+    first = requests[0]["body"]
+    assert first["stream"] is True and [t["function"]["name"] for t in first["tools"]] == ["exec"]
+    assert "## /gaia2/agent/AGENTS.md" in first["messages"][0]["content"]  # the rules reach the model
+    tool_result = requests[1]["body"]["messages"][-1]
+    assert tool_result["role"] == "tool" and '"status": "success"' in str(tool_result["content"]), tool_result
+    assert {r["headers"]["authorization"] for r in requests} == {f"Bearer {SECRET}"}
+    # One trace line per model request, each the raw SSE stream as relayed; the trace page shows both.
+    lines = trace(run_dir)
+    assert len(lines) == 2 and all(line["http_status"] == 200 for line in lines)
+    assert all(line["raw_response"].startswith("data: ") for line in lines)
+    assert lines[0]["url"].endswith("/v1/chat/completions")
+    calls = read_trace(run_dir / "trace.jsonl")
+    assert [c.response.tool_calls[0].name for c in calls[:1]] == ["exec"] and calls[1].response.text == ANSWER
+    assert all(not c.warnings for c in calls), [c.warnings for c in calls]
+    Site(tmp_path).refresh()
+    page = (run_dir / "trace.html").read_text()
+    assert "calendar add-event" in page and "Smile Dental" in page
+    for path in run_dir.rglob("*"):
+        if path.is_file():
+            assert SECRET not in path.read_text(errors="replace"), path
+
+
+def test_wrong_time_is_judged_a_failure(backend, image, fake, tmp_path):
+    fake.set_script({"chat": [exec_call(add_event("15:00")), {"text": ANSWER}]})
+    result, run_dir, log = run(backend, image, fake, "demo_calendar_add_event", tmp_path)
+    assert result.status in ("completed", "failed") and result.success is False, (result.error, log[-3000:])
+    assert [c["function"] for c in app_calls(run_dir)] == ["add_calendar_event", "send_message_to_user"]
+
+
+def test_second_user_message_continues_the_same_session(backend, image, fake, tmp_path):
+    fake.set_script({"chat": [
+        {"text": "Maria Garcia's email address is maria.garcia@example.com."},
+        exec_call(SEND_EMAIL),
+        {"text": "I emailed Maria (maria.garcia@example.com) with the subject 'Offsite agenda'."},
+    ]})
+    result, run_dir, log = run(backend, image, fake, "demo_multi_turn_email", tmp_path)
+    assert (result.status, result.success) == ("completed", True), (result.error, log[-3000:])
+    requests = fake.llm_requests()
+    assert len(requests) == 3
+    turn2 = requests[1]["body"]["messages"]
+    said = [json.dumps(m.get("content")) for m in turn2]
+    assert any("What is Maria Garcia" in s for s in said) and any("maria.garcia@example.com." in s for s in said)
+    assert "Offsite agenda" in said[-1]
+    assert [c["function"] for c in app_calls(run_dir)] == ["send_message_to_user", "send_email", "send_message_to_user"]
