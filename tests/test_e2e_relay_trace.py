@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 HOST = "host.containers.internal"
 SCENARIO = Path(__file__).resolve().parents[1] / "examples" / "scenarios" / "demo_calendar_add_event.json"
 SECRET = "sk-relay-e2e-SECRET-987654"
-REPLY = {"text": "Booking it.", "tool_calls": [{"name": "shell", "arguments": {"cmd": "calendarapp add_calendar_event"}}]}
+REPLY = {"text": "Booking it.", "tool_calls": [{"name": "shell", "arguments": {"cmd": "calendar add-event"}}]}
 ANSWER = "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 at Smile Dental, 12 Rue Oberkampf, Paris."
 
 # Shared by every scripted agent: call the relay, print what came back, solve the scenario.
@@ -43,12 +43,14 @@ def call(path, body=None, method="POST"):
         status, raw = e.code, e.read()
     print("CALL", path.split("?")[0], status, hashlib.sha256(raw).hexdigest(), flush=True)
     return raw
-def solve():
-    subprocess.run(["calendarapp", "add_calendar_event", "--title", "Dentist appointment",
-                    "--start_datetime", "2024-10-03 14:00:00", "--end_datetime", "2024-10-03 15:00:00",
-                    "--location", "Smile Dental, 12 Rue Oberkampf, Paris"], check=True, capture_output=True)
-    subprocess.run(["agentuserinterface", "send_message_to_user", "--content", os.environ["ANSWER"]], check=True,
+def reply(text):
+    subprocess.run(["/opt/gaia2/venv/bin/python", "-m", "gaia2_container.runtimes.reply", text], check=True,
                    capture_output=True)
+def solve():
+    subprocess.run(["calendar", "add-event", "--title", "Dentist appointment",
+                    "--start-datetime", "2024-10-03 14:00:00", "--end-datetime", "2024-10-03 15:00:00",
+                    "--location", "Smile Dental, 12 Rue Oberkampf, Paris"], check=True, capture_output=True)
+    reply(os.environ["ANSWER"])
 """
 
 FORMATS = COMMON + r"""
@@ -91,6 +93,15 @@ for n in range(20):  # 80 MiB of bodies: more than the 64 MiB the record keeps
 for n in range(300):
     call("/v1/chat/completions", {"model": "qwen", "n": n, "messages": [{"role": "user", "content": "hi"}]})
 solve()
+"""
+
+# Some harnesses answer the user with their provider's error text (OpenClaw exits 0 with it).
+ERROR_AS_ANSWER = COMMON + r"""
+call("/v1/chat/completions", {"model": "qwen", "messages": [{"role": "user", "content": "hi"}]})
+call("/v1/chat/completions", {"model": "qwen", "messages": [{"role": "user", "content": "hi"}]})
+subprocess.run(["calendar", "add-event", "--title", "Dentist appointment", "--start-datetime",
+                "2024-10-03 14:00:00", "--end-datetime", "2024-10-03 15:00:00"], check=True, capture_output=True)
+reply("503 Service Unavailable")
 """
 
 
@@ -176,3 +187,15 @@ def test_a_flood_is_capped_and_the_run_still_ends_with_a_verdict(backend, images
     assert lines[-1]["type"] == "truncated" and all(line["type"] == "llm_call" for line in lines[:-1])
     assert lines[0]["truncated"] == ["request"] and lines[0]["body_bytes"]["request"] > 4 << 20
     assert len(lines) < 320
+
+
+def test_an_answer_sent_while_the_provider_fails_is_no_verdict(backend, images, fake, tmp_path: Path) -> None:
+    """The relay saw the provider fail twice in a row, then the agent wrote to the user: that text
+    is no model's answer. An infrastructure error (rerun with --retry), never a judged failure."""
+    fake.set_script({"chat": [{"status": 503, "message": "overloaded", "repeat": 5}]})
+    result, out, log = run(backend, fake, tmp_path, ERROR_AS_ANSWER)
+    assert (result.status, result.success) == ("error", None), (result.error, log)
+    assert f"provider error: HTTP 503 from http://{HOST}:{fake.port}/v1/chat/completions" in result.error
+    assert "the agent's message to the user came after it: '503 Service Unavailable'" in result.error
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert not [e for e in events if e["kind"] == "agent_message"]  # it never reached ARE

@@ -113,6 +113,12 @@ class Session:
             raise KeyError(name)
         if self.done.is_set():
             return {"ok": False, "error": "the scenario is over: no more tool calls are accepted"}
+        if name == SEND_TO_USER and self.provider_witness is not None and (down := self.provider_witness()):
+            # The model could not have written this: its provider was failing (some harnesses print
+            # the provider's error as their answer). No verdict, as for an agent that stops then.
+            self._finish(status="error", error=f"{down} (seen by the model relay); the agent's message "
+                         f"to the user came after it: {str(args.get('content', ''))[:200]!r}")
+            return {"ok": False, "error": "the scenario is over: the model provider was failing"}
         with self._call_lock:
             if self._final_started:  # being judged: what is judged must not change under the judge
                 return {"ok": False, "error": "the scenario is over: no more tool calls are accepted"}
