@@ -124,8 +124,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path.startswith("/_fake/requests"):
             self._send_json(200, {"requests": self.fake.requests})
-        else:
-            self._send_json(404, {"error": "not found"})
+            return
+        # Side requests (model listings, capability probes) are logged too, so tests see them.
+        self.fake.record({"time": time.time(), "method": "GET", "path": self.path, "route": None,
+                          "headers": {k.lower(): v for k, v in self.headers.items()}, "body": None})
+        self._send_json(404, {"error": "not found"})
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
