@@ -58,3 +58,18 @@ def fake(tmp_path: Path):
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def harness_image(backend, images):
+    """`harness_image("codex")`: build that CLI harness's image (and the Node image) when missing or
+    stale, once per session; returns its tag."""
+    from gaia2_runner.config.harnesses import get_harness
+    from gaia2_runner.sandbox.images import ensure_images
+
+    def build(name: str) -> str:
+        harness = get_harness(name)
+        ensure_images(backend, log=lambda line: None, harnesses=[harness], defaults=False)
+        return harness.image
+
+    return build

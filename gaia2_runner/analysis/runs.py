@@ -76,7 +76,7 @@ def describe(path: Path) -> RunInfo:
         info.command = _str(config.get("command"))
         info.image = _str(config.get("image")) or _str(agent.get("image"))
         info.model = _str(agent.get("model")) or _str(agent.get("provider"))
-        info.harness = _str(agent.get("runtime")) or _str(agent.get("provider"))
+        info.harness = _str(agent.get("harness")) or _str(agent.get("runtime")) or _str(agent.get("provider"))
         info.judge = "/".join(x for x in (_str(judge.get("provider")), _str(judge.get("model"))) if x) or None
         info.started_at = _str(config.get("started_at"))
         info.pass_at = _int(config.get("pass_at")) or 1

@@ -2,8 +2,9 @@
 and only it imports typer and rich."""
 
 from gaia2_runner.cli import (  # noqa: F401 - register commands
-    analysis_commands,
     aggregate_command,
+    analysis_commands,
+    check_image_command,
     clean_command,
     commands_run,
     commands_view,

@@ -33,7 +33,8 @@ def _exit_code(result: DatasetOutcome | int) -> int:
 @with_settings(settings_named(exclude=TARGET_ONLY + ("retry", "shard", "hosts")))
 def run(
     scenario: str = typer.Option(..., "--scenario", help="Gaia2 scenario JSON file."),
-    image: str = typer.Option(..., "--image", help=f"Image to run, e.g. {ORACLE_IMAGE}."),
+    image: Optional[str] = typer.Option(None, "--image",
+                                        help=f"Image to run, e.g. {ORACLE_IMAGE} (default: the --agent's image)."),
     output_dir: str = typer.Option(..., "--output-dir", help="Artifacts go to OUTPUT_DIR/<scenario_id>/."),
     env_file: Optional[str] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
@@ -46,6 +47,8 @@ def run(
     starting afresh. Exit code 0 when the judge gave a verdict (pass or fail), 1 when there is
     none (error, timeout, crash), 2 for a usage problem.
     """
+    if image is None and not settings.get("harness"):
+        raise Gaia2Error("run needs --agent NAME or --image IMAGE (e.g. --agent oracle)")
     config = build_config(None, {**settings, "scenario": scenario, "image": image, "output_dir": output_dir},
                           env_file)
     result = launch(config, command="run", out=out, err=err, dry_run=dry_run, fresh=True, overwrite=overwrite,

@@ -35,7 +35,7 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
         ("config", str(config.source) if config.source else "(flags only)"),
         ("target", f"{source}" + (f" @ {target.revision}" if target.revision else "")),
         ("selection", _selection(config)),
-        ("image", agent.image),
+        ("image", agent.image + (f" (agent {agent.harness})" if agent.harness else "")),
         ("agent", agent.provider + (f" / {agent.model}" if agent.model else "")
          + (f" at {agent.base_url}" if agent.base_url else "")),
         ("judge", judge_text),

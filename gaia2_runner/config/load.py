@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gaia2_runner import contract
+from gaia2_runner.config.harnesses import apply_harness
 from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.schema import (
     BY_KEY,
@@ -108,7 +109,7 @@ def apply_overrides(config: RunConfig, overrides: Mapping[str, Any]) -> RunConfi
         if setting.kind == "options" and isinstance(value, (list, tuple)):
             value = _parse_options(value)
         if setting.kind == "env" and isinstance(value, (list, tuple)):
-            value = _parse_env(value)
+            value = parse_env(value)
         if setting.kind == "hosts":
             if not value:
                 continue  # no --host given: the config file decides
@@ -117,7 +118,7 @@ def apply_overrides(config: RunConfig, overrides: Mapping[str, Any]) -> RunConfi
             value = str(value)
         values[name] = value
         origins[name] = setting.flag
-    merged = _apply(replace(config, origins=origins), values, origins, base=Path.cwd())
+    merged = apply_harness(_apply(replace(config, origins=origins), values, origins, base=Path.cwd()))
     validate(merged)
     return merged
 
@@ -135,7 +136,7 @@ def _parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return options
 
 
-def _parse_env(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
+def parse_env(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
     env: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")

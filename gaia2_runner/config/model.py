@@ -29,6 +29,7 @@ class TargetConfig:
 
 @dataclass(frozen=True)
 class AgentConfig:
+    harness: str | None = None  # --agent NAME (config/harnesses.py): sets image, provider and runtime
     image: str = ORACLE_IMAGE
     provider: str = "oracle"
     model: str | None = None

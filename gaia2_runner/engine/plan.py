@@ -125,9 +125,10 @@ def plan_run(config: RunConfig, *, retry: bool = False, command: str = "run-data
 
 
 def check_image(plan: RunPlan, backend: PodmanBackend) -> None:
-    image = plan.config.agent.image
+    image, harness = plan.config.agent.image, plan.config.agent.harness
     if not backend.image_exists(image):
-        raise Gaia2Error(f"image {image} not found: build it (gaia2-runner images build) or pull it")
+        how = f"images build --agent {harness}" if harness else "images build"
+        raise Gaia2Error(f"image {image} not found: build it (gaia2-runner {how}) or pull it")
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any, Iterable
 from gaia2_runner import __version__
 from gaia2_runner.config import RunConfig, redacted
 from gaia2_runner.output.atomic import write_json_atomic
+from gaia2_runner.config.harnesses import get_harness
 from gaia2_runner.output.layout import RUN_CONFIG_FILE
 
 
@@ -26,6 +27,7 @@ def run_record(config: RunConfig, *, command: str, run_index: int, pass_at: int,
         "runner_version": __version__,
         "command": command,
         "image": config.agent.image,
+        **({"harness": harness_record(config.agent.harness)} if config.agent.harness else {}),
         "run_index": run_index,
         "pass_at": pass_at,
         "retry": retry,
@@ -36,6 +38,12 @@ def run_record(config: RunConfig, *, command: str, run_index: int, pass_at: int,
         "scenarios": listed,
         **({"shard": shard} if shard else {}),
     }
+
+
+def harness_record(name: str) -> dict[str, Any]:
+    """Which agent, from which package at which pinned version (config/harnesses.py)."""
+    harness = get_harness(name)
+    return {"name": harness.name, "package": harness.package, "version": harness.version}
 
 
 def write_run_record(run_dir: Path, record: dict[str, Any]) -> Path:

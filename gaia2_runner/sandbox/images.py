@@ -12,8 +12,9 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
+from gaia2_runner.config.harnesses import Harness
 from gaia2_runner.config.schema import AGENT_IMAGE, ORACLE_IMAGE
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.resources import checkout_candidates
@@ -22,6 +23,9 @@ from podman import api as podman_api
 from podman.errors import APIError
 
 RUNTIME_BASE_IMAGE = "localhost/gaia2-runtime-base:latest"
+NODE_IMAGE = "localhost/gaia2-runtime-node:latest"  # the runtime base + Node.js, for npm harnesses
+HARNESSES_DIR = "harnesses"  # containers/harnesses/<name>/{Containerfile,profile.toml}
+NODE_CONTAINERFILE = f"{HARNESSES_DIR}/node/Containerfile"
 DEFAULT_BASE_IMAGE = "python:3.12-slim"
 SYSTEM_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 BUILD_CA_NAME = "build-ca.pem"
@@ -42,14 +46,21 @@ def default_base_image() -> str:
     return os.environ.get("GAIA2_BASE_IMAGE") or DEFAULT_BASE_IMAGE
 
 
-def image_specs(base_image: str | None = None) -> list[ImageSpec]:
-    """The images in build order: each may start FROM the one before."""
-    return [
-        ImageSpec(RUNTIME_BASE_IMAGE, "Containerfile.base",
-                  {"BASE_IMAGE": base_image or default_base_image()}),
-        ImageSpec(ORACLE_IMAGE, "Containerfile.oracle", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}),
-        ImageSpec(AGENT_IMAGE, "Containerfile.agent", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}),
-    ]
+def image_specs(base_image: str | None = None, harnesses: Sequence[Harness] = (),
+                defaults: bool = True) -> list[ImageSpec]:
+    """The images in build order (each may start FROM one before it): the runtime base, the
+    default set (oracle, built-in LLM agent) and, for CLI harnesses, the Node image and theirs."""
+    specs = [ImageSpec(RUNTIME_BASE_IMAGE, "Containerfile.base", {"BASE_IMAGE": base_image or default_base_image()})]
+    if defaults:
+        specs += [ImageSpec(ORACLE_IMAGE, "Containerfile.oracle", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}),
+                  ImageSpec(AGENT_IMAGE, "Containerfile.agent", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE})]
+    cli = [h for h in harnesses if not h.builtin]
+    if any(h.base == "node" for h in cli):
+        specs.append(ImageSpec(NODE_IMAGE, NODE_CONTAINERFILE, {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}))
+    for h in cli:
+        parent = NODE_IMAGE if h.base == "node" else RUNTIME_BASE_IMAGE
+        specs.append(ImageSpec(h.image, h.containerfile, {"HARNESS_BASE": parent, "VERSION": str(h.version)}))
+    return specs
 
 
 def containers_dir() -> Path:
@@ -64,15 +75,26 @@ def containers_dir() -> Path:
     )
 
 
-def source_digest(context: Path) -> str:
-    """Digest of everything the images are built from, so stale images are rebuilt automatically."""
+def source_digest(context: Path, harness: str | None = None) -> str:
+    """Digest of what an image is built from, so stale images are rebuilt automatically: the
+    runtime for the base images; plus the Node image's and its own directory for a harness."""
     digest = hashlib.sha256()
+    own = {f"{HARNESSES_DIR}/node", f"{HARNESSES_DIR}/{harness}"} if harness else set()
     for path in sorted(p for p in context.rglob("*") if p.is_file()):
         rel = path.relative_to(context).as_posix()
         if rel == BUILD_CA_NAME or "__pycache__" in path.parts:
             continue
+        parts = rel.split("/")
+        if parts[0] == HARNESSES_DIR and "/".join(parts[:2]) not in own:
+            continue
         digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
+
+
+def spec_digest(context: Path, spec: ImageSpec) -> str:
+    parts = spec.containerfile.split("/")
+    harness = parts[1] if parts[0] == HARNESSES_DIR and parts[1] != "node" else None
+    return source_digest(context, harness)
 
 
 def image_is_current(backend: PodmanBackend, tag: str, digest: str) -> bool:
@@ -191,8 +213,11 @@ def build_images(
     only_missing: bool = False,
     log: LogFn | None = None,
     on_image: Callable[[str, str], None] | None = None,
+    harnesses: Sequence[Harness] = (),
+    defaults: bool = True,
 ) -> list[str]:
-    """Build the runtime base and oracle images; return the tags actually built.
+    """Build the runtime base, the default set (unless `defaults` is False) and the images of
+    `harnesses`; return the tags actually built.
 
     With `only_missing`, an image is built when it is absent, built from other sources (its
     source-digest label differs from containers/ now), or when an image it starts from was just
@@ -202,11 +227,15 @@ def build_images(
     backend = backend or PodmanBackend.connect()
     try:
         context = containers_dir()
-        specs = image_specs(base_image)
-        digest = source_digest(context)
-        todo = specs if not only_missing else [s for s in specs if not image_is_current(backend, s.tag, digest)]
-        if only_missing and todo and todo[0] is specs[0]:
-            todo = specs  # a new runtime base invalidates everything built on it
+        specs = image_specs(base_image, harnesses, defaults)
+        digests = {s.tag: spec_digest(context, s) for s in specs}
+        todo = specs
+        if only_missing:
+            todo = [s for s in specs if not image_is_current(backend, s.tag, digests[s.tag])]
+            if todo and todo[0] is specs[0]:
+                todo = specs  # a new runtime base invalidates everything built on it
+            elif any(s.tag == NODE_IMAGE for s in todo):
+                todo = [s for s in specs if s in todo or s.containerfile.startswith(HARNESSES_DIR + "/")]
         if not todo:
             return []
         write_build_ca(context, ca_bundle)
@@ -215,7 +244,7 @@ def build_images(
             if on_image:
                 on_image(spec.tag, "start")
             try:
-                build_image(backend, spec, context, nocache=nocache, log=log, digest=digest)
+                build_image(backend, spec, context, nocache=nocache, log=log, digest=digests[spec.tag])
             except BaseException:
                 if on_image:
                     on_image(spec.tag, "failed")
@@ -231,8 +260,8 @@ def build_images(
 
 def ensure_images(backend: PodmanBackend | None = None, base_image: str | None = None,
                   ca_bundle: str | Path | None = None, log: LogFn | None = None,
-                  on_image: Callable[[str, str], None] | None = None) -> list[str]:
+                  on_image: Callable[[str, str], None] | None = None,
+                  harnesses: Sequence[Harness] = (), defaults: bool = True) -> list[str]:
     """Build only the images that are missing or stale; return the tags built (empty when none)."""
-    return build_images(backend, base_image, ca_bundle, only_missing=True, log=log, on_image=on_image)
-
-
+    return build_images(backend, base_image, ca_bundle, only_missing=True, log=log, on_image=on_image,
+                        harnesses=harnesses, defaults=defaults)

@@ -24,6 +24,7 @@ _PRIVATE_NAMES = frozenset({contract.ENV_ADAPTER_TOKEN})
 BUILTIN_RUNTIMES = {
     "oracle": "gaia2_container.runtimes.oracle",
     "agent": "gaia2_container.runtimes.llm",
+    "harness": "gaia2_container.runtimes.harness",  # a CLI harness image (its profile.toml)
 }
 
 
@@ -36,7 +37,7 @@ def agent_command(runtime: str) -> list[str] | None:
         return [sys.executable, "-m", BUILTIN_RUNTIMES[runtime]]
     if runtime in ("none", ""):
         return None  # an external agent drives the tool API (tests, custom images)
-    raise SystemExit(f"unknown GAIA2_RUNTIME {runtime!r}: use 'oracle', 'agent', 'none' or set GAIA2_AGENT_COMMAND")
+    raise SystemExit(f"unknown GAIA2_RUNTIME {runtime!r}: use 'oracle', 'agent', 'harness', 'none' or set GAIA2_AGENT_COMMAND")
 
 
 def agent_environment(base: dict[str, str] | None = None) -> dict[str, str]:

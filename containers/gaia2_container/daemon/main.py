@@ -20,6 +20,7 @@ from .http_api import serve
 from .loader import ScenarioLoadError, load_scenario
 from .recorder import EventRecorder
 from .relay import start_for_agent
+from ..runtimes.harness.profile import DEFAULT_BASE_URLS as HARNESS_BASE_URLS
 from .routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .process_clock import ProcessClock, fakes_agent
 from .session import Session
@@ -116,12 +117,14 @@ def main() -> int:
     agent = None
     command = agent_command(runtime)
     if command is not None:
+        custom = bool(os.environ.get(contract.ENV_AGENT_COMMAND))
+        harness = runtime == "harness" and not custom
         relay, relay_env = start_for_agent(os.environ, record=lambda o: recorder.record(
             "provider_call", session.sim_time(), url=o.url, http_status=o.status, error=o.error,
-            duration_ms=round(o.duration_s * 1000, 1)))
+            duration_ms=round(o.duration_s * 1000, 1)), defaults=HARNESS_BASE_URLS if harness else None)
         if relay is not None:
             session.provider_witness = relay.provider_unavailable
-        if fakes_agent(bool(os.environ.get(contract.ENV_AGENT_COMMAND)), os.environ):
+        if fakes_agent(custom or harness, os.environ):
             process_clock = ProcessClock(session.sim_time)
             process_clock.prepare()
             session.on_time = process_clock.update

@@ -76,6 +76,6 @@ class ProcessClock:
 
 
 def fakes_agent(custom_command: bool, environ: dict[str, str] | os._Environ) -> bool:
-    """CLI agents (GAIA2_AGENT_COMMAND) get the simulated clock; the built-in runtimes (oracle,
+    """CLI agents (GAIA2_AGENT_COMMAND, harness images) get the simulated clock; the built-in runtimes (oracle,
     LLM loop) read simulated time from the tool API and keep real clocks for HTTP dates."""
     return custom_command and environ.get(ENV_REAL_CLOCK, "") not in ("1", "true", "yes")

@@ -147,16 +147,18 @@ def serve_relay(relay: Relay, host: str, port: int) -> ThreadingHTTPServer:
     return server
 
 
-def start_for_agent(environ: dict[str, str] | Any, record: Callable[[Outcome], None] | None = None
-                    ) -> tuple[Relay | None, dict[str, str]]:
+def start_for_agent(environ: dict[str, str] | Any, record: Callable[[Outcome], None] | None = None,
+                    defaults: dict[str, str] | None = None) -> tuple[Relay | None, dict[str, str]]:
     """Start the relay in front of the agent's configured provider; returns it and the variables
-    that point the agent at it ((None, {}) when the agent names no provider)."""
+    that point the agent at it ((None, {}) when the agent names no provider). `defaults`: the
+    upstream per provider without a base URL (the built-in LLM runtime's when None)."""
     provider = (environ.get(contract.ENV_AGENT_PROVIDER) or "").strip().lower()
     if not provider:
         return None, {}
-    from ..runtimes.llm.settings import DEFAULT_BASE_URLS
+    if defaults is None:
+        from ..runtimes.llm.settings import DEFAULT_BASE_URLS as defaults
 
-    upstream = (environ.get(contract.ENV_AGENT_BASE_URL) or DEFAULT_BASE_URLS.get(provider, "")).strip().rstrip("/")
+    upstream = (environ.get(contract.ENV_AGENT_BASE_URL) or defaults.get(provider, "")).strip().rstrip("/")
     if not upstream:
         return None, {}
     relay = Relay(upstream, record)

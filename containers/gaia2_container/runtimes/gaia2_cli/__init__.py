@@ -1,0 +1,1 @@
+"""Meta's gaia2-cli agent surface: the app commands and the instructions a CLI harness sees."""

@@ -1,0 +1,47 @@
+"""`check-image IMAGE`: the container contract, point by point, for an image of one's own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from gaia2_runner.cli.base import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
+from gaia2_runner.cli.commands_run import examples_dir
+from gaia2_runner.config.load import parse_env
+from gaia2_runner.engine.image_check import check_image
+from gaia2_runner.sandbox.podman import PodmanBackend
+from rich.table import Table
+from rich.text import Text
+
+DEFAULT_SCENARIO = "demo_calendar_add_event.json"
+MARKS = {True: "[green]ok[/]", False: "[red]NO[/]", None: "[yellow]--[/]"}
+
+
+@app.command("check-image")
+@friendly
+def check_image_command(
+    image: str = typer.Argument(..., help="Image to check, e.g. localhost/my-agent:dev."),
+    scenario: Optional[Path] = typer.Option(None, "--scenario",
+                                            help=f"Scenario to run (default: the demo {DEFAULT_SCENARIO})."),
+    env: Optional[List[str]] = typer.Option(None, "--env", help="Container variable KEY=VALUE (repeatable), "
+                                            "e.g. GAIA2_AGENT_PROVIDER=… for an agent image."),
+    timeout: float = typer.Option(180.0, "--timeout", help="Seconds to wait for a final status."),
+    health_timeout: float = typer.Option(60.0, "--health-timeout", help="Seconds to wait for /health."),
+) -> None:
+    """Run IMAGE on one scenario as a run would and report which points of the container contract
+    (docs/container-contract.md) it honours. Exit code 0 when every point holds."""
+    path = scenario or examples_dir() / DEFAULT_SCENARIO
+    with PodmanBackend.connect() as backend:
+        points = check_image(image, path, backend, parse_env(env or []), timeout, health_timeout,
+                             progress=lambda message: err.print(Text(message, style="dim")))
+    table = Table(box=None, pad_edge=False)
+    table.add_column("", width=2)
+    table.add_column("contract point", overflow="fold")
+    table.add_column("found", overflow="fold", max_width=36)
+    for point in points:
+        table.add_row(MARKS[point.ok], point.name, point.detail)
+    out.print(table)
+    failed = sum(1 for p in points if p.ok is not True)
+    out.print(Text(f"{image}: {len(points) - failed}/{len(points)} points hold", style="bold"))
+    raise typer.Exit(EXIT_OK if not failed else EXIT_NO_VERDICT)

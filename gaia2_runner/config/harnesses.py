@@ -1,0 +1,121 @@
+"""The agents `--agent NAME` selects: the built-in oracle and LLM loop, and the CLI harnesses.
+
+A CLI harness is described by `containers/harnesses/<name>/profile.toml`, the one file both sides
+read: the host takes the image facts from it (package, pinned version, base, wire protocol,
+providers), the container's turn driver how to run a turn (docs/agents.md).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from gaia2_runner.config.model import RunConfig
+from gaia2_runner.config.schema import AGENT_IMAGE, KNOWN_PROVIDERS, ORACLE_IMAGE
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.resources import checkout_candidates
+
+HARNESS_RUNTIME = "harness"  # GAIA2_RUNTIME of every harness image (its turn driver)
+BASES = ("node", "python")
+WIRES = ("anthropic", "openai-responses", "gemini", "openai-chat")
+
+
+@dataclass(frozen=True)
+class Harness:
+    name: str
+    title: str
+    image: str
+    providers: tuple[str, ...]  # the first is the default
+    runtime: str
+    package: str | None = None  # "npm:<pkg>" / "pypi:<pkg>"; None for the built-in agents
+    version: str | None = None
+    base: str | None = None  # "node" or "python"
+    wire: str | None = None
+
+    @property
+    def builtin(self) -> bool:
+        return self.package is None
+
+    @property
+    def containerfile(self) -> str:
+        """Relative to containers/ (the build context)."""
+        return f"harnesses/{self.name}/Containerfile"
+
+
+BUILTIN = {
+    "oracle": Harness("oracle", "Oracle (replays the ground truth)", ORACLE_IMAGE, ("oracle",), "oracle"),
+    "llm": Harness("llm", "gaia2-runner's tool-calling loop", AGENT_IMAGE, KNOWN_PROVIDERS[1:], "agent",
+                   wire="provider's own"),
+}
+
+
+def harness_image(name: str) -> str:
+    return f"localhost/gaia2-{name}:latest"
+
+
+def harnesses_dir() -> Path | None:
+    for containers in checkout_candidates("containers", "GAIA2_CONTAINERS_DIR"):
+        if (containers / "harnesses").is_dir():
+            return containers / "harnesses"
+    return None
+
+
+def _load(path: Path) -> Harness:
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise Gaia2Error(f"{path}: cannot read the harness profile: {exc}") from None
+    name = path.parent.name
+    providers = doc.get("providers")
+    checks = {
+        "name": doc.get("name") == name,
+        "package": isinstance(doc.get("package"), str) and doc["package"].partition(":")[0] in ("npm", "pypi"),
+        "version": isinstance(doc.get("version"), str) and bool(doc["version"]),
+        "base": doc.get("base") in BASES,
+        "wire": doc.get("wire") in WIRES,
+        "providers": isinstance(providers, list) and bool(providers) and all(p in KNOWN_PROVIDERS[1:] for p in providers),
+    }
+    bad = [key for key, ok in checks.items() if not ok]
+    if bad:
+        raise Gaia2Error(f"{path}: invalid {', '.join(bad)} (docs/agents.md lists the profile fields)")
+    return Harness(name, str(doc.get("title") or name), harness_image(name), tuple(providers), HARNESS_RUNTIME,
+                   doc["package"], doc["version"], doc["base"], doc["wire"])
+
+
+def all_harnesses() -> dict[str, Harness]:
+    """Built-in agents first, then every profile under containers/harnesses/, by name."""
+    found = dict(BUILTIN)
+    root = harnesses_dir()
+    if root is not None:
+        for profile in sorted(root.glob("*/profile.toml")):
+            found[profile.parent.name] = _load(profile)
+    return found
+
+
+def get_harness(name: str, where: str = "--agent") -> Harness:
+    known = all_harnesses()
+    if name not in known:
+        raise Gaia2Error(f"{where}: unknown agent {name!r}: use one of {', '.join(known)}")
+    return known[name]
+
+
+def apply_harness(config: RunConfig) -> RunConfig:
+    """Fill image, provider and runtime from `--agent NAME`; what the user set explicitly stays
+    (their own image of a harness, an explicit runtime), a provider it cannot speak is an error."""
+    agent = config.agent
+    if not agent.harness:
+        return config
+    harness = get_harness(agent.harness, config.where("harness"))
+    given = config.origins
+    provider = agent.provider if "provider" in given else harness.providers[0]
+    if provider not in harness.providers:
+        speaks = f" (it speaks {harness.wire})" if harness.wire else ""
+        raise Gaia2Error(f"{config.where('provider')}: agent {harness.name!r} cannot use provider {provider!r}"
+                         f"{speaks}: use {', '.join(harness.providers)}")
+    return replace(config, agent=replace(
+        agent,
+        image=agent.image if "image" in given else harness.image,
+        provider=provider,
+        runtime=agent.runtime if "runtime" in given else harness.runtime,
+    ))
