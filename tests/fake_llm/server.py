@@ -8,7 +8,8 @@ route (`chat`, `responses`, `anthropic`, `gemini`) or `default` for any route (a
     {"text": "..."}                                          a plain answer
     {"tool_calls": [{"name": "...", "arguments": {...}}]}   tool calls (optionally with "text")
     {"status": 429, "retry_after": 1, "message": "..."}     an HTTP error (optionally "repeat": n)
-Every request (method, path, headers, JSON body, route) is appended to the log, so tests can
+Every request (method, path, headers, JSON body, route; GETs such as model listings too, with route
+None and a 404) is appended to the log, so tests can
 check what a client sent. POST /_fake/script replaces the script; GET /_fake/requests lists them.
 """
 
