@@ -1,6 +1,6 @@
 """The two ways an agent reaches the apps, each driven by a scripted agent in a real container.
 
-- CLI agents: one shell command per app on PATH (`calendarapp add_calendar_event --title ...`).
+- CLI agents: Meta's gaia2-cli commands on PATH (`calendar add-event --title ...`).
 - Function-calling agents: the JSON tool schema from `GET /tools` and `POST /call`.
 
 Both scripted agents run as the unprivileged agent user through GAIA2_AGENT_COMMAND and must be
@@ -28,13 +28,14 @@ ANSWER = (
 
 CLI_AGENT = f"""
 set -e
-calendarapp --help | grep -q add_calendar_event
-calendarapp add_calendar_event --help | grep -q -- --start_datetime
-calendarapp add_calendar_event --title 'Dentist appointment' \\
-  --start_datetime '2024-10-03 14:00:00' --end_datetime '2024-10-03 15:00:00' \\
+calendar --help | grep -q add-event
+calendar add-event --help | grep -q -- --start-datetime
+calendar add-event --title 'Dentist appointment' \\
+  --start-datetime '2024-10-03 14:00:00' --end-datetime '2024-10-03 15:00:00' \\
   --location 'Smile Dental, 12 Rue Oberkampf, Paris' > /tmp/created.json
-calendarapp no_such_function 2> /tmp/err.txt || grep -q 'no function' /tmp/err.txt
-agentuserinterface send_message_to_user --content {shlex.quote(ANSWER)}
+grep -q '"status": "success"' /tmp/created.json
+calendar no_such_function 2> /tmp/err.txt || grep -q 'No such command' /tmp/err.txt
+/opt/gaia2/venv/bin/python -m gaia2_container.runtimes.reply {shlex.quote(ANSWER)}
 """
 
 # A function-calling agent in miniature: schema in, JSON calls out, task read from the inbox.

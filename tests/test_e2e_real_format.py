@@ -51,7 +51,7 @@ print("DESC", by["Chats__post_chat_message"]["description"])
 print("APP", by["Chats__post_chat_message"]["app"], by["Chats__post_chat_message"]["function"])
 print("CLI-CHATS", subprocess.run(["chats", "--help"], capture_output=True, text=True).stdout)
 print("CLI-MESSAGES", subprocess.run(["messages", "--help"], capture_output=True, text=True).stdout)
-print("CLI-CONTACTS", subprocess.run(["internalcontacts", "--help"], capture_output=True, text=True).stdout)
+print("CLI-CONTACTS", subprocess.run(["internal-contacts", "--help"], capture_output=True, text=True).stdout)
 """
 
 
@@ -69,9 +69,11 @@ def test_noise_shows_augmented_tools_to_the_agent(images, tmp_path: Path):
     assert "AgentUserInterface__send_message_to_user" in tools  # ARE never renames AUI / SystemApp
     assert "DESC Posts a chat message to one person (noise-mode description)." in log
     assert "APP Chats post_chat_message" in log
-    assert "post_chat_message" in log.split("CLI-CHATS", 1)[1].split("CLI-MESSAGES", 1)[0]
-    assert "deliver_text" in log.split("CLI-MESSAGES", 1)[1].split("CLI-CONTACTS", 1)[0]
-    assert "get_contacts" in log.split("CLI-CONTACTS", 1)[1]
+    # The commands show the renamed tools by their public names (Meta's names would give them away).
+    chats_help = log.split("CLI-CHATS", 1)[1].split("CLI-MESSAGES", 1)[0]
+    assert "post-chat-message" in chats_help and "  send-message " not in chats_help
+    assert "deliver-text" in log.split("CLI-MESSAGES", 1)[1].split("CLI-CONTACTS", 1)[0]
+    assert "get-contacts" in log.split("CLI-CONTACTS", 1)[1]
     assert result.success is False  # the probe did nothing: judged, not an infrastructure error
 
 

@@ -20,10 +20,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 SCENARIO = Path(__file__).resolve().parents[1] / "examples" / "scenarios" / "demo_calendar_add_event.json"
 # Right tool, title, place and end; starts an hour early.
 LATE_AGENT = """
-calendarapp add_calendar_event --title 'Dentist appointment' \\
-  --start_datetime '2024-10-03 13:00:00' --end_datetime '2024-10-03 15:00:00' \\
+calendar add-event --title 'Dentist appointment' \\
+  --start-datetime '2024-10-03 13:00:00' --end-datetime '2024-10-03 15:00:00' \\
   --location 'Smile Dental, 12 Rue Oberkampf, Paris' >/dev/null
-agentuserinterface send_message_to_user --content 'Booked.'
+/opt/gaia2/venv/bin/python -m gaia2_container.runtimes.reply 'Booked.'
 """
 REASON = "add_calendar_event.start_datetime: expected 2024-10-03 14:00:00, got 2024-10-03 13:00:00"
 

@@ -42,8 +42,8 @@ ln /gaia2/input/scenario.json hard-scenario 2>&1; ln /etc/shadow hard-shadow 2>&
 ln -s TRACE_TARGET trace.jsonl
 if ! ln ERROR_TARGET agent_error.txt 2>/dev/null; then ln -s ERROR_TARGET agent_error.txt; fi
 ls -l "$HOME"
-calendarapp add_calendar_event --title "key $GAIA2_AGENT_API_KEY" --start_datetime '2024-10-03 14:00:00' \\
-  --end_datetime '2024-10-03 15:00:00' >/dev/null
+calendar add-event --title "key $GAIA2_AGENT_API_KEY" --start-datetime '2024-10-03 14:00:00' \\
+  --end-datetime '2024-10-03 15:00:00' >/dev/null
 exit 3
 """
 

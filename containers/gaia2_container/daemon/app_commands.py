@@ -1,4 +1,8 @@
-"""One shell command per app on the agent's PATH, for CLI agents (`calendarapp --help`)."""
+"""The gaia2-cli commands on the agent's PATH (`calendar add-event --title ...`), for CLI agents.
+
+One launcher per app instance of the scenario that is a command (runtimes/gaia2_cli/surface.py
+names them as Meta's gaia2-cli does); the CLI asks the daemon for the tool list at run time.
+"""
 
 from __future__ import annotations
 
@@ -6,23 +10,19 @@ import sys
 from pathlib import Path
 from typing import Iterable
 
+from ..runtimes.gaia2_cli.surface import command_names
 from .toolbox import ToolSpec
 
-APP_CLI_MODULE = "gaia2_container.runtimes.app_cli"
-
-
-def command_name(app: str) -> str:
-    """`CalendarApp` -> `calendarapp`: lower case, and nothing a shell would interpret."""
-    return "".join(ch for ch in app.lower() if ch.isalnum() or ch in "-_")
+GAIA2_CLI_MODULE = "gaia2_container.runtimes.gaia2_cli"
 
 
 def install_app_commands(specs: Iterable[ToolSpec], bin_dir: Path) -> list[Path]:
-    """Write tiny launchers; the CLI itself asks the daemon for the tool list at run time."""
+    """Write tiny launchers, one per command; names are [a-z0-9-] only (nothing a shell interprets)."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for app in sorted({s.app for s in specs}):
-        path = bin_dir / command_name(app)
-        path.write_text(f'#!/bin/sh\nexec {sys.executable} -m {APP_CLI_MODULE} {app} "$@"\n', encoding="utf-8")
+    for name in command_names(s.to_dict() for s in specs):
+        path = bin_dir / name
+        path.write_text(f'#!/bin/sh\nexec {sys.executable} -m {GAIA2_CLI_MODULE} {name} "$@"\n', encoding="utf-8")
         path.chmod(0o755)
         written.append(path)
     return written

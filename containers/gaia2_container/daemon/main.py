@@ -19,7 +19,7 @@ from .are_dump import write_are_trace
 from .http_api import serve
 from .loader import ScenarioLoadError, load_scenario
 from .recorder import EventRecorder
-from .relay import start_for_agent
+from .relay import Relay, start_for_agent
 from ..runtimes.harness.profile import DEFAULT_BASE_URLS as HARNESS_BASE_URLS
 from .routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .process_clock import ProcessClock, fakes_agent
@@ -115,13 +115,15 @@ def main() -> int:
     install_app_commands(session.toolbox.specs() if session.toolbox else [], contract.BIN_PATH)
 
     agent = None
+    relay = None
     command = agent_command(runtime)
     if command is not None:
         custom = bool(os.environ.get(contract.ENV_AGENT_COMMAND))
         harness = runtime == "harness" and not custom
         relay, relay_env = start_for_agent(os.environ, record=lambda o: recorder.record(
             "provider_call", session.sim_time(), url=o.url, http_status=o.status, error=o.error,
-            duration_ms=round(o.duration_s * 1000, 1)), defaults=HARNESS_BASE_URLS if harness else None)
+            duration_ms=round(o.duration_s * 1000, 1)), defaults=HARNESS_BASE_URLS if harness else None,
+            trace_path=_relay_trace_path(runtime))
         if relay is not None:
             session.provider_witness = relay.provider_unavailable
         if fakes_agent(custom or harness, os.environ):
@@ -139,8 +141,7 @@ def main() -> int:
     if agent is not None:
         agent.stop(grace_s=3.0)
     verdict = dict(session.verdict or {"status": "error", "error": "session ended without a verdict"})
-    # Read as the agent, never through its links (agent_files); capped.
-    copy_agent_file(contract.TRACE_FILE, contract.OUTPUT_PATH / contract.TRACE_FILE, TRACE_CAP_BYTES)
+    _finish_trace(relay)
     (contract.OUTPUT_PATH / contract.AGENT_RESPONSE_FILE).write_text(verdict.get("agent_response") or "", encoding="utf-8")
     write_are_trace(session, runtime, contract.OUTPUT_PATH / contract.ARE_TRACE_FILE)
     recorder.close()
@@ -148,6 +149,26 @@ def main() -> int:
     status.update(**verdict)
     log.info("finished: status=%s judgment=%s error=%s", verdict["status"], verdict.get("judgment"), verdict.get("error"))
     return _linger(state, watchdog, finished)
+
+
+def _relay_trace_path(runtime: str) -> Any:
+    """Where the relay records the agent's model calls: the run's trace.jsonl, except for the
+    built-in LLM runtime, which writes a richer trace of the same calls itself (attempts, usage)."""
+    if runtime == "agent" and not os.environ.get(contract.ENV_AGENT_COMMAND):
+        return None
+    return contract.OUTPUT_PATH / contract.TRACE_FILE
+
+
+def _finish_trace(relay: Relay | None) -> None:
+    """The relay's record is the trace when it recorded anything: the agent's own
+    $HOME/trace.jsonl then is not collected, so it can neither replace nor hide the record.
+    Otherwise (the built-in LLM runtime, no relay, a relay never used) the agent's file is copied,
+    read as the agent, never through its links (agent_files), capped."""
+    if relay is not None and relay.trace is not None and relay.trace.close():
+        log.info("trace.jsonl: %d calls recorded by the model relay; $HOME/%s not collected",
+                 relay.trace.lines, contract.TRACE_FILE)
+        return
+    copy_agent_file(contract.TRACE_FILE, contract.OUTPUT_PATH / contract.TRACE_FILE, TRACE_CAP_BYTES)
 
 
 def _cut_short(state: DaemonState, final: str, reason: str) -> None:

@@ -3,7 +3,10 @@
 It runs in the daemon (root), so the agent can use it but not alter it or what it records. It is
 the runner's own witness of provider failures: an agent that exits saying "the provider is down"
 is believed only when the relay saw the provider fail (docs/container-contract.md). Bodies are
-passed through byte for byte (streams included), in both directions.
+passed through byte for byte (streams included), in both directions, except that the relay asks
+the provider for an uncompressed answer (`Accept-Encoding: identity`) so that its record is
+readable. With a `RelayTrace` it also records every call into the run's trace.jsonl
+(relay_trace.py).
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ from typing import Any, Callable
 import httpx
 
 from .. import contract
+from .relay_trace import Capture, RelayTrace
 
 log = logging.getLogger("gaia2.relay")
 
 # Hop-by-hop headers (RFC 9110 7.6.1) and those the relay recomputes.
 _DROP_REQUEST = {"host", "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade",
-                 "transfer-encoding", "content-length"}
-_DROP_RESPONSE = _DROP_REQUEST | {"content-length"}
+                 "transfer-encoding", "content-length", "accept-encoding"}
+_DROP_RESPONSE = _DROP_REQUEST - {"accept-encoding"}
 # A failure of the provider, not of the request: server errors, overload, rate limits.
 UNAVAILABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529})
 # How many failures in a row, at the end, count as "the provider is unavailable".
@@ -54,9 +58,10 @@ class Relay:
     """Forwards every request under its root to `upstream` + the same path and query."""
 
     def __init__(self, upstream: str, record: Callable[[Outcome], None] | None = None,
-                 timeout_s: float = 600.0) -> None:
+                 timeout_s: float = 600.0, trace: RelayTrace | None = None) -> None:
         self.upstream = upstream.rstrip("/")
         self.record = record
+        self.trace = trace
         self.client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=30.0), follow_redirects=False)
         self._outcomes: deque[Outcome] = deque(maxlen=64)
         self._lock = threading.Lock()
@@ -90,10 +95,19 @@ class Relay:
             # the request elsewhere, and a host the agent picks could fake a provider outage.
             handler.send_error(400, "the relay forwards paths below the configured endpoint only")
             return
-        body = handler.rfile.read(length) if length else b""
+        chunked = "chunked" in (handler.headers.get("Transfer-Encoding") or "").lower()
+        body = _read_chunked(handler) if chunked else handler.rfile.read(length) if length else b""
+        if body is None:
+            handler.send_error(413 if chunked else 400, "request too large or badly chunked for the relay")
+            return
         url = self.upstream + handler.path
         headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in _DROP_REQUEST]
+        headers.append(("Accept-Encoding", "identity"))  # a readable record; httpx would ask for gzip
         started = time.monotonic()
+        wall_started = time.time()
+        sent = Capture()
+        sent.add(body)
+        received = Capture()
         try:
             request = self.client.build_request(method, url, headers=headers, content=body)
             response = self.client.send(request, stream=True)
@@ -104,6 +118,7 @@ class Relay:
         except httpx.HTTPError as exc:
             outcome = Outcome(url, None, f"{type(exc).__name__}: {exc}"[:300], time.monotonic() - started)
             self._remember(outcome)
+            self._trace(handler.path, url, wall_started, outcome, sent, received, None)
             handler.send_response(502)
             handler.send_header("Content-Type", "application/json")
             handler.end_headers()
@@ -116,13 +131,51 @@ class Relay:
                     handler.send_header(key, value)
             handler.end_headers()
             for chunk in response.iter_raw():  # raw: compressed bodies stay compressed, as sent
+                received.add(chunk)
                 handler.wfile.write(chunk)
                 handler.wfile.flush()
+            broke = None
         except (httpx.HTTPError, OSError) as exc:
             log.warning("relay stream from %s broke: %s", url, exc)
+            broke = f"stream broke: {type(exc).__name__}: {exc}"[:300]
         finally:
             response.close()
-            self._remember(Outcome(url, response.status_code, None, time.monotonic() - started))
+            outcome = Outcome(url, response.status_code, None, time.monotonic() - started)
+            self._remember(outcome)
+        self._trace(handler.path, url, wall_started, outcome, sent, received,
+                    response.headers.get("content-encoding"), broke)
+
+    def _trace(self, path: str, url: str, wall_started: float, outcome: Outcome, sent: Capture,
+               received: Capture, content_encoding: str | None, broke: str | None = None) -> None:
+        if self.trace is None:
+            return
+        try:
+            self.trace.record(url=url, path=path, started=wall_started, latency_ms=outcome.duration_s * 1000,
+                              http_status=outcome.status, request=sent, response=received,
+                              content_encoding=content_encoding, error=outcome.error or broke)
+        except Exception:  # noqa: BLE001 - recording must never break the agent's call
+            log.exception("recording a relay call in the trace failed")
+
+
+def _read_chunked(handler: "RelayHandler") -> bytes | None:
+    """A request body sent with `Transfer-Encoding: chunked` (no Content-Length), at most
+    MAX_REQUEST_BYTES; None when it is larger or malformed."""
+    parts: list[bytes] = []
+    total = 0
+    try:
+        while True:
+            size = int(handler.rfile.readline(1024).split(b";")[0].strip(), 16)
+            if size == 0:
+                while handler.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(parts)
+            total += size
+            if size < 0 or total > MAX_REQUEST_BYTES:
+                return None
+            parts.append(handler.rfile.read(size))
+            handler.rfile.readline(1024)
+    except ValueError:
+        return None
 
 
 class RelayHandler(BaseHTTPRequestHandler):
@@ -148,10 +201,12 @@ def serve_relay(relay: Relay, host: str, port: int) -> ThreadingHTTPServer:
 
 
 def start_for_agent(environ: dict[str, str] | Any, record: Callable[[Outcome], None] | None = None,
-                    defaults: dict[str, str] | None = None) -> tuple[Relay | None, dict[str, str]]:
+                    defaults: dict[str, str] | None = None, trace_path: Any = None
+                    ) -> tuple[Relay | None, dict[str, str]]:
     """Start the relay in front of the agent's configured provider; returns it and the variables
     that point the agent at it ((None, {}) when the agent names no provider). `defaults`: the
-    upstream per provider without a base URL (the built-in LLM runtime's when None)."""
+    upstream per provider without a base URL (the built-in LLM runtime's when None). With
+    `trace_path` it records every call there (`relay.trace`)."""
     provider = (environ.get(contract.ENV_AGENT_PROVIDER) or "").strip().lower()
     if not provider:
         return None, {}
@@ -161,7 +216,8 @@ def start_for_agent(environ: dict[str, str] | Any, record: Callable[[Outcome], N
     upstream = (environ.get(contract.ENV_AGENT_BASE_URL) or defaults.get(provider, "")).strip().rstrip("/")
     if not upstream:
         return None, {}
-    relay = Relay(upstream, record)
+    trace = RelayTrace(trace_path, provider) if trace_path is not None else None
+    relay = Relay(upstream, record, trace=trace)
     serve_relay(relay, "127.0.0.1", contract.RELAY_PORT)
     return relay, {contract.ENV_AGENT_BASE_URL: f"http://127.0.0.1:{contract.RELAY_PORT}",
                    contract.ENV_AGENT_PUBLIC_BASE_URL: upstream}

@@ -36,7 +36,8 @@ def json_type(arg_type: str) -> str:
 class ToolSpec:
     """One tool as the agent sees it. `name`, `function` and `description` are ARE's public ones
     (`AppTool._public_name`, renamed in noise mode); `app` is the app's instance name (`Chats`,
-    never the class); `are_function` is the app method ARE logs, whatever the agent calls it."""
+    never the class); `are_function` is the app method ARE logs, whatever the agent calls it;
+    `app_class` is the app's ARE class (`MessagingAppV2`), which the gaia2-cli surface maps by."""
 
     name: str
     app: str
@@ -45,6 +46,7 @@ class ToolSpec:
     write: bool
     args: list[dict[str, Any]]
     are_function: str = ""
+    app_class: str = ""
 
     def schema(self) -> dict[str, Any]:
         properties: dict[str, Any] = {}
@@ -67,6 +69,8 @@ class ToolSpec:
             "write": self.write,
             "args": self.args,
             "parameters": self.schema(),
+            "are_function": self.are_function,
+            "app_class": self.app_class,
         }
 
 
@@ -88,6 +92,7 @@ class Toolbox:
                 app=tool.app_name,
                 function=public.split("__", 1)[1] if "__" in public else public,
                 are_function=are_function,
+                app_class=_class_name(tool),
                 description=(description or "").strip(),
                 write=bool(tool.write_operation),
                 args=[
@@ -110,6 +115,14 @@ class Toolbox:
 
     def call(self, name: str, args: dict[str, Any]) -> Any:
         return self._tools[name](**args)
+
+
+def _class_name(tool: Any) -> str:
+    name = getattr(tool, "class_name", None)
+    if isinstance(name, str) and name:
+        return name
+    instance = getattr(tool, "class_instance", None)
+    return type(instance).__name__ if instance is not None else ""
 
 
 def _is_plain(value: Any) -> bool:

@@ -2,5 +2,6 @@
 
 They run as the unprivileged agent user and reach the scenario only over the daemon's tool API,
 so none of them imports ARE: `oracle` replays the ground truth, `llm` is the tool-calling LLM
-agent, and `app_cli` is the per-app shell command the daemon puts on the agent's PATH.
+agent, and `gaia2_cli` is the gaia2-cli command surface (`calendar add-event ...`) the daemon puts on the
+agent's PATH.
 """

@@ -31,6 +31,10 @@ def parse_line(line: str) -> LlmCall:
 
 
 def _parse_entry(entry: dict[str, Any]) -> LlmCall:
+    if entry.get("type") == "truncated":  # the relay's marker: the trace reached its size cap
+        return LlmCall(seq=as_int(entry.get("seq")), timestamp=_num(entry.get("timestamp")),
+                       response=ParsedResponse(format="none"),
+                       warnings=[_str(entry.get("message")) or "the trace was cut here: later calls are not recorded"])
     call = LlmCall(
         seq=as_int(entry.get("seq")), timestamp=_num(entry.get("timestamp")), url=_str(entry.get("url")),
         provider=_str(entry.get("provider")), model=_str(entry.get("model")), latency_ms=_num(entry.get("latency_ms")),

@@ -69,7 +69,24 @@ def parse_document(doc: dict[str, Any]) -> ParsedResponse:
         return _error_only(doc)
     if any(k in doc for k in ("text", "tool_calls", "reasoning")):
         return _normalised(doc)
+    other = _not_an_answer(doc)
+    if other is not None:
+        return ParsedResponse(format="other", text=other)
     return ParsedResponse(warnings=["response of an unknown format"])
+
+
+def _not_an_answer(doc: dict[str, Any]) -> str | None:
+    """Side requests a harness makes through the relay that are no model answer: model lists
+    (`GET /v1/models`, Gemini's `models`) and token counts (Anthropic `count_tokens`, Gemini
+    `countTokens`). Described in a line, without warning; their counts are not usage."""
+    listed = doc.get("data") if isinstance(doc.get("data"), list) else doc.get("models")
+    if isinstance(listed, list) and (doc.get("object") == "list" or set(doc) <= {"data", "models", "has_more", "first_id",
+                                                                                  "last_id", "nextPageToken", "object"}):
+        return f"[not a model answer: a list of {len(listed)} models]"
+    count = as_int(doc.get("input_tokens") if "input_tokens" in doc else doc.get("totalTokens"))
+    if count is not None and set(doc) <= {"input_tokens", "totalTokens", "cachedContentTokenCount", "promptTokensDetails"}:
+        return f"[not a model answer: a token count, {count} tokens]"
+    return None
 
 
 def _error_only(doc: dict[str, Any]) -> ParsedResponse:
