@@ -33,8 +33,8 @@ def shell(command: str) -> dict:
 
 
 def add_event(start: str, end: str) -> dict:
-    return shell("calendarapp add_calendar_event --title 'Dentist appointment' "
-                 f"--start_datetime '{start}' --end_datetime '{end}' "
+    return shell("calendar add-event --title 'Dentist appointment' "
+                 f"--start-datetime '{start}' --end-datetime '{end}' "
                  "--location 'Smile Dental, 12 Rue Oberkampf, Paris'")
 
 
@@ -75,10 +75,11 @@ def test_hermes_solves_the_scenario_with_its_shell_tool(backend, hermes_image, f
     first = requests[0]["body"]
     assert {t["function"]["name"] for t in first["tools"]} == {"terminal", "process"}  # -t terminal only
     system = first["messages"][0]["content"]
-    assert "## AGENTS.md" in system and "calendarapp" in system.lower()  # the rules, as Hermes loads them
+    assert "## AGENTS.md" in system and "- `calendar`" in system  # gaia2-cli's rules, as Hermes loads them
     # The tool's output went back to the model: the app's answer to the command.
     tool_msg = requests[1]["body"]["messages"][-1]
     assert tool_msg["role"] == "tool" and '"exit_code": 0' in tool_msg["content"]
+    assert "success" in tool_msg["content"]
     # Only the relay was ever asked for anything, with the key in its header, never into the output.
     assert {r["headers"].get("authorization") for r in requests} == {f"Bearer {SECRET}"}
     for path in out.rglob("*"):
@@ -94,7 +95,7 @@ def test_wrong_time_is_judged_a_failure(backend, hermes_image, fake, tmp_path):
 
 
 def test_second_user_message_continues_the_same_conversation(backend, hermes_image, fake, tmp_path):
-    send = shell("emailclientv2 send_email --recipients '[\"maria.garcia@example.com\"]' "
+    send = shell("emails send-email --recipients '[\"maria.garcia@example.com\"]' "
                  f"--subject 'Offsite agenda' --content {shlex.quote(BODY)}")
     fake.set_script({"chat": [{"text": TURN1}, send, {"text": TURN2}]})
     result, out = run(backend, hermes_image, fake, "demo_multi_turn_email", tmp_path)
@@ -114,18 +115,24 @@ def test_second_user_message_continues_the_same_conversation(backend, hermes_ima
 
 
 def test_trace_has_every_model_call_and_the_viewer_lists_them(backend, hermes_image, fake, tmp_path):
-    from gaia2_runner.viewer import build
+    from gaia2_runner.viewer import Site
+    from gaia2_runner.viewer.trace_parsers import parse_line
 
     fake.set_script({"chat": [add_event("2024-10-03 14:00:00", "2024-10-03 15:00:00"), {"text": ANSWER}]})
     result, out = run(backend, hermes_image, fake, "demo_calendar_add_event", tmp_path)
     assert result.success is True, explain(result, out)
-    trace_file = out / "trace.jsonl"
-    if not trace_file.exists():
-        pytest.skip("the relay does not record trace.jsonl yet (relay helper's part of issue 12)")
-    lines = [json.loads(line) for line in trace_file.read_text().splitlines() if line.strip()]
-    chats = [line for line in lines if str(line.get("url", "")).endswith("/chat/completions")]
+    raw = (out / "trace.jsonl").read_text().splitlines()
+    lines = [json.loads(line) for line in raw]
+    # One line per request the harness sent through the relay, side requests (Hermes's model-list
+    # probes for pricing) included, in the order the fake provider saw them.
+    assert [line["url"].split(str(fake.port))[1] for line in lines] == [r["path"] for r in fake.requests]
+    chats = [i for i, line in enumerate(lines) if line["url"].endswith("/chat/completions")]
     assert len(chats) == len(chat_requests(fake)) == 2
-    assert all("data: " in str(line.get("raw_response", "")) for line in chats)  # the SSE stream, kept raw
-    build(tmp_path)
+    assert [lines[i]["request"] for i in chats] == [r["body"] for r in chat_requests(fake)]
+    assert all(lines[i]["raw_response"].rstrip().endswith("data: [DONE]") for i in chats)  # streams kept whole
+    calls = [parse_line(line) for line in raw]
+    assert [t.name for t in calls[chats[0]].response.tool_calls] == ["terminal"]
+    assert calls[chats[1]].response.text == ANSWER
+    Site(tmp_path).refresh()
     page = (out / "trace.html").read_text()
-    assert page.count("chat/completions") >= 2
+    assert "fake-model" in page and "Dentist appointment" in page
