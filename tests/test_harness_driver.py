@@ -69,6 +69,9 @@ def test_read_reply_from_a_file(tmp_path):
 
 def test_batch_prompt_keeps_user_words_and_labels_notifications():
     assert batch_prompt([{"sender": "user", "content": "Book it"}]) == "Book it"
+    are_worded = ("Received at: 2024-10-01 09:00:04\nSender: User\nMessage: Thanks.\nSend it to \"Maria\"\n"
+                  "Already read: True\nRead at: 2024-10-01 09:00:04")
+    assert batch_prompt([{"sender": "user", "content": are_worded}]) == 'Thanks.\nSend it to "Maria"'
     assert batch_prompt([{"sender": "system", "content": "New\nemail"}]) == "[Notification] New email"
     text = batch_prompt([{"sender": "user", "content": "Hi"}, {"sender": "system", "content": "a"},
                          {"sender": "system", "content": "b"}])

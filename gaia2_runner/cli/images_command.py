@@ -64,12 +64,15 @@ def images_build(
         None, "--agent", help="Build this agent's image (repeatable; `images list` names them) instead of the default set."),
 ) -> None:
     """Build localhost/gaia2-runtime-base, localhost/gaia2-oracle and localhost/gaia2-agent, or
-    with --agent the images of those agents (a CLI harness: its pinned package from npm or PyPI)."""
+    with --agent the images of those agents (a CLI harness: its pinned package from npm or PyPI;
+    only what is missing or stale, everything with --force)."""
     load_env_file(None, Path.cwd())  # GAIA2_BASE_IMAGE / GAIA2_CA_BUNDLE may come from .env
     chosen = [get_harness(name) for name in agents or []]
     defaults = not chosen or any(h.builtin for h in chosen)
-    built = build_with_display(base_image, ca_bundle, force, only_missing=False, harnesses=chosen, defaults=defaults)
-    out.print(Text(f"built: {', '.join(built)} (base image {base_image or default_base_image()})"))
+    # An agent's image: only what is missing or stale (the runtime base takes minutes), unless --force.
+    built = build_with_display(base_image, ca_bundle, force, only_missing=bool(chosen) and not force,
+                               harnesses=chosen, defaults=defaults)
+    out.print(Text(f"built: {', '.join(built) or 'nothing (all current)'} (base image {base_image or default_base_image()})"))
 
 
 @images_app.command("list")

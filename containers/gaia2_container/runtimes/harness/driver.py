@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -31,10 +32,21 @@ STDOUT_CAP = 16 << 20
 RELAY_URL = f"http://127.0.0.1:{contract.RELAY_PORT}"
 
 
+# How ARE's notification system words a user message (what its own agents read); gaia2-cli gives a
+# harness the user's words alone.
+_ARE_USER_MESSAGE = re.compile(r"\AReceived at: [^\n]*\nSender: [^\n]*\nMessage: (.*)\nAlready read: [^\n]*(\nRead at: [^\n]*)?\Z",
+                               re.DOTALL)
+
+
+def user_words(content: str) -> str:
+    match = _ARE_USER_MESSAGE.match(content)
+    return match.group(1) if match else content
+
+
 def batch_prompt(items: list[dict[str, Any]]) -> str:
     """One turn's text from new inbox items: the user's words as they are, then app notifications
     (`[Notification] …`, or `[Notifications]` with one `- …` line each), as gaia2-cli sends them."""
-    users = [str(i.get("content", "")) for i in items if i.get("sender", "user") == "user"]
+    users = [user_words(str(i.get("content", ""))) for i in items if i.get("sender", "user") == "user"]
     notes = [" ".join(str(i.get("content", "")).split()) for i in items if i.get("sender", "user") != "user"]
     parts = list(users)
     if len(notes) == 1:
