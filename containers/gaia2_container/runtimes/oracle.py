@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from .tools_client import ToolApiError, call_tool, request
+from .tools_client import ToolApiError, call_tool, request, scenario_over
 
 log = logging.getLogger("gaia2.oracle")
 
@@ -153,21 +153,14 @@ def main() -> int:
             if request("GET", "/inbox?after=999999")["done"]:
                 break
     except ToolApiError as exc:
-        if request_done():
+        if scenario_over():
             return 0
         print(f"oracle: {exc}", file=sys.stderr)
         return 1
     # Stay until the daemon has judged the last turn, so exiting never races the verdict.
-    while not request_done():
+    while not scenario_over():
         time.sleep(0.2)
     return 0
-
-
-def request_done() -> bool:
-    try:
-        return bool(request("GET", "/inbox?after=999999", timeout=2.0)["done"])
-    except ToolApiError:
-        return True
 
 
 def _drop_action(plan: list[dict[str, Any]], which: str) -> list[dict[str, Any]]:

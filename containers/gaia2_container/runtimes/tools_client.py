@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
+import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from .. import contract
@@ -37,3 +41,34 @@ def list_tools(base_url: str | None = None) -> list[dict[str, Any]]:
 
 def call_tool(tool: str, args: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
     return request("POST", "/call", {"tool": tool, "args": args}, base_url=base_url)
+
+
+def wait_for_tools(limit_s: float = 120.0) -> list[dict[str, Any]]:
+    """The tool list, once the daemon serves it (a runtime may start before the scenario loads)."""
+    deadline = time.monotonic() + limit_s
+    while True:
+        try:
+            return list_tools()
+        except ToolApiError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def scenario_over() -> bool:
+    """Whether the daemon says the scenario is over (an unreachable daemon: it is)."""
+    try:
+        return bool(request("GET", "/inbox?after=999999", timeout=2.0)["done"])
+    except ToolApiError:
+        return True
+
+
+def give_up(code: int, message: str, who: str) -> int:
+    """Say why a runtime stops, on its log and in $HOME/agent_error.txt (which the daemon adds to
+    the run's error as a note); returns `code` for the exit."""
+    print(f"{who}: {message}", file=sys.stderr, flush=True)
+    try:
+        (Path(os.environ.get("HOME", ".")) / contract.AGENT_ERROR_FILE).write_text(message + "\n", encoding="utf-8")
+    except OSError:
+        pass
+    return code

@@ -20,7 +20,7 @@ from typing import Any
 
 from ... import contract
 from ..gaia2_cli.instructions import render_instructions
-from ..tools_client import ToolApiError, call_tool, list_tools, request
+from ..tools_client import ToolApiError, call_tool, give_up, request, scenario_over, wait_for_tools
 from .profile import Profile, ProfileError, load, read_reply, render
 
 log = logging.getLogger("gaia2.harness")
@@ -30,6 +30,7 @@ SEND_TO_USER = "AgentUserInterface__send_message_to_user"
 POLL_S = 0.2
 STDOUT_CAP = 16 << 20
 RELAY_URL = f"http://127.0.0.1:{contract.RELAY_PORT}"
+WHO = "harness"
 
 
 # How ARE's notification system words a user message (what its own agents read); gaia2-cli gives a
@@ -173,26 +174,6 @@ class Driver:
         return None
 
 
-def _wait_for_daemon(limit_s: float = 120.0) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + limit_s
-    while True:
-        try:
-            return list_tools()
-        except ToolApiError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
-
-
-def _fail(code: int, message: str) -> int:
-    print(f"harness: {message}", flush=True)
-    try:
-        (Path(os.environ.get("HOME", ".")) / contract.AGENT_ERROR_FILE).write_text(message + "\n", encoding="utf-8")
-    except OSError:
-        pass
-    return code
-
-
 def settings_values(home: Path) -> dict[str, Any]:
     """The placeholders every turn shares."""
     return {
@@ -211,30 +192,23 @@ def main() -> int:
         profile = load()
         values = settings_values(home)
         turns = Turns(profile, values, home)
-        tools = _wait_for_daemon()
+        tools = wait_for_tools()
         sim_time = request("GET", "/time").get("sim_time")
         instructions = render_instructions(tools, sim_time, exec_tool=profile.exec_tool, home=str(home))
         values.update(instructions=instructions, instructions_path=str(home / (profile.instructions_file or "AGENTS.md")))
         turns.prepare(instructions)
     except ProfileError as exc:
-        return _fail(EXIT_SETTINGS, f"profile error: {exc}")
+        return give_up(EXIT_SETTINGS, f"profile error: {exc}", WHO)
     except ToolApiError as exc:
-        return _fail(EXIT_DAEMON, f"tool API error: {exc}")
+        return give_up(EXIT_DAEMON, f"tool API error: {exc}", WHO)
     log.info("harness %s ready: %d tools", profile.name, len(tools))
     try:
         why = Driver(turns).run()
     except ToolApiError as exc:
-        if _scenario_over():
+        if scenario_over():
             return 0
-        return _fail(EXIT_DAEMON, f"tool API error: {exc}")
+        return give_up(EXIT_DAEMON, f"tool API error: {exc}", WHO)
     if why:
-        return _fail(EXIT_NO_REPLY, why)
+        return give_up(EXIT_NO_REPLY, why, WHO)
     log.info("scenario over")
     return 0
-
-
-def _scenario_over() -> bool:
-    try:
-        return bool(request("GET", "/inbox?after=999999", timeout=2.0)["done"])
-    except ToolApiError:
-        return True

@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from ...contract import AGENT_ERROR_FILE, TRACE_FILE
-from ..tools_client import ToolApiError, call_tool, list_tools, request
+from ...contract import TRACE_FILE
+from ..tools_client import ToolApiError, call_tool, give_up, request, scenario_over, wait_for_tools
 from .context import trim
 from .messages import Message, Tool, ToolCall
 from .prompt import SEND_TO_USER, inbox_text, system_prompt
@@ -132,40 +131,20 @@ class Agent:
                 return
 
 
-def _wait_for_daemon(limit_s: float = 120.0) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + limit_s
-    while True:
-        try:
-            return list_tools()
-        except ToolApiError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
-
-
-def _fail(code: int, message: str) -> int:
-    print(f"agent: {message}", file=sys.stderr, flush=True)
-    try:
-        (Path(os.environ.get("HOME", ".")) / AGENT_ERROR_FILE).write_text(message + "\n", encoding="utf-8")
-    except OSError:
-        pass
-    return code
-
-
 def main() -> int:
     logging.basicConfig(level=os.environ.get("GAIA2_LOG_LEVEL", "INFO"), format="%(asctime)s agent: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its request lines would only repeat the trace
     try:
         settings = Settings.from_env()
     except SettingsError as exc:
-        return _fail(EXIT_SETTINGS, f"settings error: {exc}")
+        return give_up(EXIT_SETTINGS, f"settings error: {exc}", "agent")
     redact = Redactor(settings.api_key)
     opts = settings.options
     trace = TraceWriter(Path(os.environ.get("HOME", ".")) / TRACE_FILE, redact, settings.provider, settings.model)
     transport = Transport(trace, redact, opts.request_timeout_s, RetryPolicy(opts.max_retries, opts.retry_base_s, opts.retry_max_s),
                           shown=(settings.base_url, settings.public_base_url))
     try:
-        specs = _wait_for_daemon()
+        specs = wait_for_tools()
         tools = [Tool(t["name"], t.get("description") or "", t["parameters"]) for t in specs]
         sim_time = request("GET", "/time").get("sim_time")
         provider = make_provider(settings, transport)
@@ -174,19 +153,12 @@ def main() -> int:
         log.info("provider %s, model %s, %d tools", settings.provider, settings.model, len(tools))
         agent.run()
     except ProviderError as exc:
-        return _fail(EXIT_PROVIDER, f"provider error: {redact(str(exc))}")
+        return give_up(EXIT_PROVIDER, f"provider error: {redact(str(exc))}", "agent")
     except ToolApiError as exc:
-        if _scenario_over():
+        if scenario_over():
             return 0
-        return _fail(EXIT_DAEMON, f"tool API error: {exc}")
+        return give_up(EXIT_DAEMON, f"tool API error: {exc}", "agent")
     finally:
         transport.close()
     log.info("scenario over")
     return 0
-
-
-def _scenario_over() -> bool:
-    try:
-        return bool(request("GET", "/inbox?after=999999", timeout=2.0)["done"])
-    except ToolApiError:
-        return True
