@@ -14,17 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.engine.scenario_run import run_scenario
+from harness_support import CALENDAR_ANSWER, HOST, add_event_command, app_functions, explain, run_harness
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
-HOST = "host.containers.internal"
-SCENARIOS = Path(__file__).resolve().parents[1] / "examples" / "scenarios"
 MODEL = "gemini-2.5-flash"
 KEY = "AIza-test-KEY-123"
 STREAM_PATH = f"/v1beta/models/{MODEL}:streamGenerateContent?alt=sse"
-ANSWER = ("Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
-          "at Smile Dental, 12 Rue Oberkampf, Paris.")
+ANSWER = CALENDAR_ANSWER
 
 
 def shell(command: str) -> dict:
@@ -34,9 +31,8 @@ def shell(command: str) -> dict:
 
 
 def add_event(start: str) -> dict:
-    return shell("calendar add-event --title 'Dentist appointment' "
-                 f"--start-datetime '2024-10-03 {start}' --end-datetime '2024-10-03 15:00:00' "
-                 "--location 'Smile Dental, 12 Rue Oberkampf, Paris'")
+    """gaia2-cli's command surface, as Meta's harness images offer it."""
+    return shell(add_event_command(start))
 
 
 @pytest.fixture(scope="module")
@@ -47,18 +43,10 @@ def image(harness_image):
 def run(backend, image: str, scenario: str, out: Path, fake, **extra: str) -> tuple:
     env = {"GAIA2_AGENT_PROVIDER": "gemini", "GAIA2_AGENT_MODEL": MODEL,
            "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}", "GAIA2_AGENT_API_KEY": KEY, **extra}
-    result = run_scenario(SCENARIOS / scenario, image, out, backend=backend, extra_env=env, timeout=300)
-    return result, out / result.scenario_id
+    return run_harness(backend, image, scenario, out, env, timeout=300)
 
 
-def explain(result, out: Path) -> tuple:
-    log = out / "agent.log"
-    return result.status, result.error, result.failure_reasons, log.read_text()[-4000:] if log.exists() else ""
-
-
-def tool_calls(out: Path) -> list[str]:
-    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if line.strip()]
-    return [e["function"] for e in events if e["kind"] == "tool_call"]
+tool_calls = app_functions
 
 
 def texts(contents: list[dict]) -> list[str]:
