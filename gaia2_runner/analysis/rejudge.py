@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import ARE_TRACE_FILE, REJUDGE_FILE, REJUDGE_SUMMARY_FILE, RESULT_FILE
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
+from gaia2_runner.sandbox.container_logs import exit_text
 from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.text import now_iso, one_line
 from gaia2_runner.viewer import safe_io
@@ -124,19 +124,18 @@ def _rejudge_one(backend: PodmanBackend, image: str, env: dict[str, str], scrub:
         image, None, env, scenario_id, command=["rejudge"],
         extra_files={f"{contract.INPUT_DIR}/{ARE_TRACE_FILE}": data})
     try:
-        deadline = time.monotonic() + JUDGE_TIMEOUT_S
-        while not handle.has_exited() and time.monotonic() < deadline:  # "initialized" is not "done"
-            time.sleep(0.2)
+        exited = handle.wait_exited(JUDGE_TIMEOUT_S)
         with tempfile.TemporaryDirectory(prefix="gaia2-rejudge-") as tmp:
             extract_output(handle.get_archive(contract.OUTPUT_DIR), Path(tmp), scrub=scrub)
             path = Path(tmp) / REJUDGE_FILE
             doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-        exited = handle.has_exited()
+        why = "" if isinstance(doc, dict) or not exited else exit_text(handle)
     finally:
         handle.cleanup()
     if not isinstance(doc, dict):
-        return _record(directory, Rejudged(rel, scenario_id, old, None, error="the judge container wrote no verdict"
-                                           if exited else f"the judge took longer than {JUDGE_TIMEOUT_S:.0f}s"), {})
+        return _record(directory, Rejudged(rel, scenario_id, old, None, error=(
+            f"the judge container wrote no verdict (exit {why})" if exited
+            else f"the judge took longer than {JUDGE_TIMEOUT_S:.0f}s")), {})
     new = doc.get("success") if isinstance(doc.get("success"), bool) else None
     error = one_line(str(doc["error"])) if doc.get("error") else None
     return _record(directory, Rejudged(rel, scenario_id, old, new, reason=one_line(str(doc.get("reason") or "")),

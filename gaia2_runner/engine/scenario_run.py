@@ -24,7 +24,9 @@ from gaia2_runner.sandbox.adapter import (
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.artifacts import extract_output, write_text
 from gaia2_runner.output.layout import CONTAINER_LOG_FILE, scenario_dir_name
+from gaia2_runner.sandbox.container_logs import exit_text
 from gaia2_runner.sandbox.podman import (
+    STOPPED_GRACE_S,
     ContainerHandle,
     PodmanBackend,
     deferred_interrupts,
@@ -287,15 +289,10 @@ class _Run:
     def _mark_crashed(self, when: str) -> None:
         result, handle = self.result, self.handle
         assert handle is not None
-        code = handle.exit_code()
-        last = ""
-        try:
-            lines = [ln for ln in handle.logs().splitlines() if ln.strip()]
-            last = lines[-1] if lines else ""
-        except Exception:  # noqa: BLE001 - the container may be gone already
-            pass
+        handle.wait_exited(STOPPED_GRACE_S + 2)  # podman's cleanup done: the archive holds what it wrote
+        code, _, last = exit_text(handle).partition(": ")
         result.status, result.success = "crashed", None
-        result.error = one_line(f"container exited with code {code} {when}" + (f": {last}" if last else ""))
+        result.error = one_line(f"container exited with {code} {when}" + (f": {last}" if last else ""))
         result.failure_reasons.append(result.error)
 
     def _read_archive(self, handle: ContainerHandle) -> bytes | None:

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import struct
-from typing import Iterator
+from typing import Iterator, Protocol
+
+
+class _Exited(Protocol):
+    def logs(self) -> str: ...
+    def exit_code(self) -> int | None: ...
 
 
 def demux_logs(data: bytes | Iterator[bytes]) -> bytes:
@@ -20,3 +25,12 @@ def demux_logs(data: bytes | Iterator[bytes]) -> bytes:
         out += data[index + 8:index + 8 + length]
         index += 8 + length
     return bytes(out)
+
+
+def exit_text(handle: _Exited) -> str:
+    """"code N: <last log line>": what a container that ended early leaves to explain itself."""
+    try:
+        lines = [ln for ln in handle.logs().splitlines() if ln.strip()]
+    except Exception:  # noqa: BLE001 - the container may be gone already: the code alone
+        lines = []
+    return " ".join((f"code {handle.exit_code()}" + (f": {lines[-1]}" if lines else "")).split())

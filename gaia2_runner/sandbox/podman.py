@@ -34,6 +34,7 @@ from podman import PodmanClient
 from podman.errors import APIError, NotFound
 
 DEFAULT_URL = "unix:///run/podman/podman.sock"
+STOPPED_GRACE_S = 10.0  # ContainerHandle.wait_exited: podman's cleanup after the process ends
 # Every scenario container gets its own user-mode network stack: no bridge shared with other
 # containers, the host's loopback (where adapter ports are published) out of reach, outbound
 # traffic (model providers, host.containers.internal) leaving as if from the host.
@@ -291,14 +292,14 @@ class ContainerHandle:
             )
 
     def state(self) -> dict[str, Any] | None:
-        """podman's State block ({} when the container is gone, None when podman does not answer:
-        then nobody knows, and a container is not taken for dead because its API is down)."""
+        """podman's State block ({} when the container is gone; None when podman does not answer
+        or errs: nobody knows, and a container is not taken for dead because its API is down)."""
         try:
             self.container.reload()
         except NotFound:
             return {}
-        except APIError as exc:
-            return None if unreachable(exc) else {}
+        except APIError:
+            return None
         return self.container.attrs.get("State") or {}
 
     def is_running(self) -> bool:
@@ -307,11 +308,21 @@ class ContainerHandle:
             return True  # unknown: the adapter API, which answers on its own, decides
         return bool(state.get("Running")) or state.get("Status") in ("running", "created", "configured", "initialized")
 
-    def has_exited(self) -> bool:
-        """The main process ended for sure (podman says exited/stopped, or the container is gone)."""
-        state = self.state()
-        return state is not None and (not state or (not state.get("Running")
-                                                    and state.get("Status") in ("exited", "stopped")))
+    def wait_exited(self, timeout: float) -> bool:
+        """Wait until podman is done with the container ("exited", or gone); False at `timeout`.
+        "stopped" (the process ended, podman still cleaning up) is not done: a copy out of the
+        container then can find its output directory empty. It counts after STOPPED_GRACE_S."""
+        deadline, stopped_at = time.monotonic() + timeout, None
+        while time.monotonic() < deadline:
+            state = self.state()
+            if state is not None and (not state or state.get("Status") == "exited"):
+                return True
+            if state and state.get("Status") == "stopped":
+                stopped_at = stopped_at or time.monotonic()
+                if time.monotonic() - stopped_at >= STOPPED_GRACE_S:
+                    return True
+            time.sleep(0.2)
+        return False
 
     def exit_code(self) -> int | None:
         state = self.state()
