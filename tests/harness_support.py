@@ -21,9 +21,17 @@ def add_event_command(start: str, end: str = "15:00:00") -> str:
             "--location 'Smile Dental, 12 Rue Oberkampf, Paris'")
 
 
-def run_harness(backend, image: str, scenario: str, out: Path, agent_env: dict[str, str], timeout: float = 240):
-    """Run one demo scenario with a harness image; (result, its output directory)."""
-    result = run_scenario(SCENARIOS / scenario, image, out, backend=backend, extra_env=agent_env, timeout=timeout)
+def agent_env(provider: str, fake, key: str, path: str = "", **extra: str) -> dict[str, str]:
+    """The agent settings that point a harness at the fake provider, as the container sees the host."""
+    return {"GAIA2_AGENT_PROVIDER": provider, "GAIA2_AGENT_MODEL": "fake-model",
+            "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}{path}", "GAIA2_AGENT_API_KEY": key, **extra}
+
+
+def run_harness(backend, image: str, scenario: str, out: Path, agent_env: dict[str, str], timeout: float = 240,
+                **kwargs):
+    """Run one demo scenario (name, with or without .json) with a harness image; (result, its directory)."""
+    path = SCENARIOS / (scenario if scenario.endswith(".json") else f"{scenario}.json")
+    result = run_scenario(path, image, out, backend=backend, extra_env=agent_env, timeout=timeout, **kwargs)
     return result, out / result.scenario_id
 
 
@@ -33,7 +41,12 @@ def explain(result, out: Path) -> tuple:
     return result.status, result.error, result.failure_reasons, log.read_text()[-4000:] if log.exists() else ""
 
 
-def app_functions(out: Path) -> list[str]:
-    """The app functions the agent called, in order (events.jsonl)."""
+def tool_calls(out: Path) -> list[dict]:
+    """The app tool calls the agent made, in order (events.jsonl)."""
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if line.strip()]
-    return [e["function"] for e in events if e["kind"] == "tool_call"]
+    return [e for e in events if e["kind"] == "tool_call"]
+
+
+def app_functions(out: Path) -> list[str]:
+    """The app functions the agent called, in order."""
+    return [e["function"] for e in tool_calls(out)]

@@ -15,18 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.viewer import Site
+from harness_support import CALENDAR_ANSWER as ANSWER, HOST, agent_env, app_functions, explain, run_harness, tool_calls
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
-HOST = "host.containers.internal"
-SCENARIOS = Path(__file__).resolve().parents[1] / "examples" / "scenarios"
 SECRET = "sk-test-CODEX-SECRET-7731"
 EVENT = {"title": "Dentist appointment", "start_datetime": "2024-10-03 14:00:00",
          "end_datetime": "2024-10-03 15:00:00", "location": "Smile Dental, 12 Rue Oberkampf, Paris"}
-ANSWER = ("Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
-          "at Smile Dental, 12 Rue Oberkampf, Paris.")
 MARIA = "maria.garcia@example.com"
 EMAIL_TEXT = "Hi Maria, the offsite agenda will be ready by Thursday. Sam"
 
@@ -48,16 +44,7 @@ def codex_image(harness_image) -> str:
 
 
 def run(backend, image: str, scenario: str, out: Path, fake, key: str = SECRET):
-    env = {"GAIA2_AGENT_PROVIDER": "openai", "GAIA2_AGENT_MODEL": "fake-model",
-           "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}/v1", "GAIA2_AGENT_API_KEY": key}
-    result = run_scenario(SCENARIOS / scenario, image, out, runtime="harness", backend=backend,
-                          extra_env=env, timeout=240)
-    return result, out / result.scenario_id
-
-
-def tool_calls(out: Path) -> list[dict]:
-    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if line.strip()]
-    return [e for e in events if e["kind"] == "tool_call"]
+    return run_harness(backend, image, scenario, out, agent_env("openai", fake, key, "/v1"), runtime="harness")
 
 
 def inputs(request: dict) -> list[dict]:
@@ -72,9 +59,8 @@ def texts(request: dict, role: str) -> list[str]:
 def test_codex_solves_the_calendar_scenario_and_the_trace_shows_every_call(backend, codex_image, fake, tmp_path):
     fake.set_script({"responses": [add_event(), {"text": ANSWER}]})
     result, out = run(backend, codex_image, "demo_calendar_add_event.json", tmp_path, fake)
-    log = (out / "agent.log").read_text(errors="replace")
-    assert (result.status, result.success) == ("completed", True), (result.error, result.failure_reasons, log[-3000:])
-    assert [c["function"] for c in tool_calls(out)] == ["add_calendar_event", "send_message_to_user"]
+    assert (result.status, result.success) == ("completed", True), explain(result, out)
+    assert app_functions(out) == ["add_calendar_event", "send_message_to_user"]
     assert (out / "agent_response.txt").read_text() == ANSWER
     requests = fake.llm_requests()
     # Only the Responses API, streamed, and nothing else reached the provider (no model listing,
@@ -116,8 +102,8 @@ def test_codex_solves_the_calendar_scenario_and_the_trace_shows_every_call(backe
 def test_wrong_start_time_is_judged_a_failure(backend, codex_image, fake, tmp_path):
     fake.set_script({"responses": [add_event(start_datetime="2024-10-03 15:00:00"), {"text": ANSWER}]})
     result, out = run(backend, codex_image, "demo_calendar_add_event.json", tmp_path, fake)
-    assert result.status in ("completed", "failed") and result.success is False, (result.status, result.error)
-    assert [c["function"] for c in tool_calls(out)] == ["add_calendar_event", "send_message_to_user"]
+    assert result.status in ("completed", "failed") and result.success is False, explain(result, out)
+    assert app_functions(out) == ["add_calendar_event", "send_message_to_user"]
 
 
 def test_second_user_message_resumes_the_same_conversation(backend, codex_image, fake, tmp_path):
@@ -128,8 +114,7 @@ def test_second_user_message_resumes_the_same_conversation(backend, codex_image,
     fake.set_script({"responses": [shell("contacts search-contacts --query 'Maria Garcia'"), {"text": turn1},
                                    shell(send), {"text": turn2}]})
     result, out = run(backend, codex_image, "demo_multi_turn_email.json", tmp_path, fake)
-    log = (out / "agent.log").read_text(errors="replace")
-    assert (result.status, result.success) == ("completed", True), (result.error, result.failure_reasons, log[-3000:])
+    assert (result.status, result.success) == ("completed", True), explain(result, out)
     requests = fake.llm_requests()
     assert len(requests) == 4
     # Turn 2 (`codex exec resume --last`) is the same conversation: its first request carries

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness_support import CALENDAR_ANSWER, HOST, add_event_command, app_functions, explain, run_harness
+from harness_support import CALENDAR_ANSWER, add_event_command, agent_env, app_functions, explain, run_harness
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -41,8 +41,7 @@ def image(harness_image):
 
 
 def run(backend, image: str, scenario: str, out: Path, fake, **extra: str) -> tuple:
-    env = {"GAIA2_AGENT_PROVIDER": "gemini", "GAIA2_AGENT_MODEL": MODEL,
-           "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}", "GAIA2_AGENT_API_KEY": KEY, **extra}
+    env = agent_env("gemini", fake, KEY, **{"GAIA2_AGENT_MODEL": MODEL, **extra})
     return run_harness(backend, image, scenario, out, env, timeout=300)
 
 

@@ -13,15 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.engine.scenario_run import run_scenario
+from harness_support import (CALENDAR_ANSWER as ANSWER, add_event_command, agent_env, app_functions, explain,
+                             run_harness, tool_calls)
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(900)]
 
-HOST = "host.containers.internal"
-SCENARIOS = Path(__file__).resolve().parents[1] / "examples" / "scenarios"
 SECRET = "sk-hermes-SECRET-123"
-ANSWER = ("Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
-          "at Smile Dental, 12 Rue Oberkampf, Paris.")
 TURN1 = "Maria Garcia's email address is maria.garcia@example.com."
 TURN2 = "I emailed Maria (maria.garcia@example.com) with the subject 'Offsite agenda'."
 BODY = "Hi Maria, the offsite agenda will be ready by Thursday. Sam"
@@ -32,43 +29,24 @@ def shell(command: str) -> dict:
     return {"tool_calls": [{"name": "terminal", "arguments": {"command": command}}]}
 
 
-def add_event(start: str, end: str) -> dict:
-    return shell("calendar add-event --title 'Dentist appointment' "
-                 f"--start-datetime '{start}' --end-datetime '{end}' "
-                 "--location 'Smile Dental, 12 Rue Oberkampf, Paris'")
-
-
 @pytest.fixture(scope="module")
 def hermes_image(harness_image):
     return harness_image("hermes")
 
 
 def run(backend, image: str, fake, scenario: str, out: Path):
-    env = {"GAIA2_AGENT_PROVIDER": "openai-compat", "GAIA2_AGENT_MODEL": "fake-model",
-           "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}/v1", "GAIA2_AGENT_API_KEY": SECRET}
-    result = run_scenario(SCENARIOS / f"{scenario}.json", image, out, backend=backend, extra_env=env, timeout=600)
-    return result, out / result.scenario_id
+    return run_harness(backend, image, scenario, out, agent_env("openai-compat", fake, SECRET, "/v1"), timeout=600)
 
 
 def chat_requests(fake) -> list[dict]:
     return [r for r in fake.llm_requests() if r["route"] == "chat"]
 
 
-def tool_calls(out: Path) -> list[dict]:
-    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if line.strip()]
-    return [e for e in events if e["kind"] == "tool_call"]
-
-
-def explain(result, out: Path) -> str:
-    log = out / "agent.log"
-    return f"{result.status}: {result.error}\n{log.read_text()[-4000:] if log.exists() else 'no agent.log'}"
-
-
 def test_hermes_solves_the_scenario_with_its_shell_tool(backend, hermes_image, fake, tmp_path):
-    fake.set_script({"chat": [add_event("2024-10-03 14:00:00", "2024-10-03 15:00:00"), {"text": ANSWER}]})
+    fake.set_script({"chat": [shell(add_event_command("14:00:00")), {"text": ANSWER}]})
     result, out = run(backend, hermes_image, fake, "demo_calendar_add_event", tmp_path)
     assert (result.status, result.success) == ("completed", True), explain(result, out)
-    assert [c["function"] for c in tool_calls(out)] == ["add_calendar_event", "send_message_to_user"]
+    assert app_functions(out) == ["add_calendar_event", "send_message_to_user"]
     assert (out / "agent_response.txt").read_text() == ANSWER  # stdout of `hermes chat -Q` is the reply
     requests = chat_requests(fake)
     assert len(requests) == 2 and all(r["body"]["stream"] is True for r in requests)
@@ -88,10 +66,10 @@ def test_hermes_solves_the_scenario_with_its_shell_tool(backend, hermes_image, f
 
 
 def test_wrong_time_is_judged_a_failure(backend, hermes_image, fake, tmp_path):
-    fake.set_script({"chat": [add_event("2024-10-03 15:00:00", "2024-10-03 16:00:00"), {"text": ANSWER}]})
+    fake.set_script({"chat": [shell(add_event_command("15:00:00", "16:00:00")), {"text": ANSWER}]})
     result, out = run(backend, hermes_image, fake, "demo_calendar_add_event", tmp_path)
     assert result.status in ("completed", "failed") and result.success is False, explain(result, out)
-    assert [c["function"] for c in tool_calls(out)][0] == "add_calendar_event"
+    assert app_functions(out)[0] == "add_calendar_event"
 
 
 def test_second_user_message_continues_the_same_conversation(backend, hermes_image, fake, tmp_path):
@@ -118,7 +96,7 @@ def test_trace_has_every_model_call_and_the_viewer_lists_them(backend, hermes_im
     from gaia2_runner.viewer import Site
     from gaia2_runner.viewer.trace_parsers import parse_line
 
-    fake.set_script({"chat": [add_event("2024-10-03 14:00:00", "2024-10-03 15:00:00"), {"text": ANSWER}]})
+    fake.set_script({"chat": [shell(add_event_command("14:00:00")), {"text": ANSWER}]})
     result, out = run(backend, hermes_image, fake, "demo_calendar_add_event", tmp_path)
     assert result.success is True, explain(result, out)
     raw = (out / "trace.jsonl").read_text().splitlines()

@@ -14,17 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.viewer import build
+from harness_support import (CALENDAR_ANSWER, HOST, add_event_command, agent_env, app_functions, explain,
+                             run_harness)
 
 # The timeout covers a first build of the images in the fixture (about 12 min on a loaded 2-core machine).
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(1800)]
 
-HOST = "host.containers.internal"
-DEMOS = Path(__file__).resolve().parents[1] / "examples" / "scenarios"
 KEY = "sk-test-mini"
-CALENDAR_ANSWER = ("Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
-                   "at Smile Dental, 12 Rue Oberkampf, Paris.")
 EMAIL_ANSWER_1 = "Maria Garcia's email address is maria.garcia@example.com."
 EMAIL_ANSWER_2 = "I emailed Maria (maria.garcia@example.com) with the subject 'Offsite agenda'."
 EMAIL_TEXT = "Hi Maria, the offsite agenda will be ready by Thursday. Sam"
@@ -41,9 +38,7 @@ def submit(message: str) -> dict:
 
 
 def add_event(start: str) -> dict:
-    return bash("calendar add-event --title 'Dentist appointment' "
-                f"--start-datetime '2024-10-03 {start}' --end-datetime '2024-10-03 15:00:00' "
-                "--location 'Smile Dental, 12 Rue Oberkampf, Paris'", "I add the event.")
+    return bash(add_event_command(start), "I add the event.")
 
 
 @pytest.fixture(scope="module")
@@ -52,28 +47,15 @@ def image(harness_image):
 
 
 def run(backend, image: str, fake, out: Path, scenario: str):
-    env = {"GAIA2_AGENT_PROVIDER": "openai-compat", "GAIA2_AGENT_MODEL": "fake-model",
-           "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}/v1", "GAIA2_AGENT_API_KEY": KEY}
-    result = run_scenario(DEMOS / f"{scenario}.json", image, out, backend=backend, extra_env=env, timeout=600)
-    return result, out / result.scenario_id
-
-
-def why(result, out: Path) -> str:
-    log = out / "agent.log"
-    return f"{result.status} {result.error}\n{log.read_text(errors='replace')[-4000:] if log.is_file() else ''}"
-
-
-def tool_calls(out: Path) -> list[dict]:
-    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if line.strip()]
-    return [e for e in events if e["kind"] == "tool_call"]
+    return run_harness(backend, image, scenario, out, agent_env("openai-compat", fake, KEY, "/v1"), timeout=600)
 
 
 def test_mini_solves_the_calendar_task_and_the_trace_shows_every_call(backend, image, fake, tmp_path):
     fake.set_script({"chat": [add_event("14:00:00"), submit(CALENDAR_ANSWER)]})
     result, out = run(backend, image, fake, tmp_path / "out", "demo_calendar_add_event")
-    assert (result.status, result.success) == ("completed", True), why(result, out)
+    assert (result.status, result.success) == ("completed", True), explain(result, out)
     assert (out / "agent_response.txt").read_text() == CALENDAR_ANSWER
-    assert [c["function"] for c in tool_calls(out)] == ["add_calendar_event", "send_message_to_user"]
+    assert app_functions(out) == ["add_calendar_event", "send_message_to_user"]
 
     requests = fake.llm_requests()
     assert [r["path"] for r in requests] == ["/v1/chat/completions"] * 2
@@ -104,8 +86,8 @@ def test_mini_solves_the_calendar_task_and_the_trace_shows_every_call(backend, i
 def test_a_wrong_start_time_is_judged_a_failure(backend, image, fake, tmp_path):
     fake.set_script({"chat": [add_event("15:00:00"), submit(CALENDAR_ANSWER)]})
     result, out = run(backend, image, fake, tmp_path, "demo_calendar_add_event")
-    assert result.status in ("completed", "failed") and result.success is False, why(result, out)
-    assert [c["function"] for c in tool_calls(out)] == ["add_calendar_event", "send_message_to_user"]
+    assert result.status in ("completed", "failed") and result.success is False, explain(result, out)
+    assert app_functions(out) == ["add_calendar_event", "send_message_to_user"]
 
 
 def test_the_second_user_message_continues_the_same_conversation(backend, image, fake, tmp_path):
@@ -118,7 +100,7 @@ def test_the_second_user_message_continues_the_same_conversation(backend, image,
         submit(EMAIL_ANSWER_2),
     ]})
     result, out = run(backend, image, fake, tmp_path, "demo_multi_turn_email")
-    assert (result.status, result.success) == ("completed", True), why(result, out)
+    assert (result.status, result.success) == ("completed", True), explain(result, out)
     assert [t["success"] for t in json.loads((out / "daemon_status.json").read_text())["turns"]] == [True, True]
 
     requests = [r["body"]["messages"] for r in fake.llm_requests()]

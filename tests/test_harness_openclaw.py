@@ -13,24 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.viewer import Site
 from gaia2_runner.viewer.trace_parsers import read_trace
+from harness_support import CALENDAR_ANSWER as ANSWER, add_event_command, agent_env, app_functions, explain, run_harness
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(1800)]
 
-HOST = "host.containers.internal"
-SCENARIOS = Path(__file__).resolve().parents[1] / "examples" / "scenarios"
 SECRET = "sk-test-OPENCLAW-SECRET"
-ANSWER = "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 at Smile Dental, 12 Rue Oberkampf, Paris."
-
-
-def add_event(start: str) -> str:
-    return shlex.join(["calendar", "add-event", "--title", "Dentist appointment",
-                       "--start-datetime", f"2024-10-03 {start}:00", "--end-datetime", "2024-10-03 15:00:00",
-                       "--location", "Smile Dental, 12 Rue Oberkampf, Paris"])
-
-
 SEND_EMAIL = shlex.join(["emails", "send-email", "--recipients", '["maria.garcia@example.com"]',
                          "--subject", "Offsite agenda",
                          "--content", "Hi Maria, the offsite agenda will be ready by Thursday. Sam"])
@@ -46,16 +35,7 @@ def image(harness_image):
 
 
 def run(backend, image: str, fake, scenario: str, out: Path):
-    env = {"GAIA2_AGENT_PROVIDER": "openai-compat", "GAIA2_AGENT_MODEL": "fake-model",
-           "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}/v1", "GAIA2_AGENT_API_KEY": SECRET}
-    result = run_scenario(SCENARIOS / f"{scenario}.json", image, out, backend=backend, extra_env=env, timeout=600)
-    run_dir = out / result.scenario_id
-    return result, run_dir, (run_dir / "agent.log").read_text(errors="replace")
-
-
-def app_calls(run_dir: Path) -> list[dict]:
-    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines() if line.strip()]
-    return [e for e in events if e["kind"] == "tool_call"]
+    return run_harness(backend, image, scenario, out, agent_env("openai-compat", fake, SECRET, "/v1"), timeout=600)
 
 
 def trace(run_dir: Path) -> list[dict]:
@@ -63,10 +43,10 @@ def trace(run_dir: Path) -> list[dict]:
 
 
 def test_right_solution_through_exec_is_judged_success_and_traced(backend, image, fake, tmp_path):
-    fake.set_script({"chat": [exec_call(add_event("14:00")), {"text": ANSWER}]})
-    result, run_dir, log = run(backend, image, fake, "demo_calendar_add_event", tmp_path)
-    assert (result.status, result.success) == ("completed", True), (result.error, log[-3000:])
-    assert [c["function"] for c in app_calls(run_dir)] == ["add_calendar_event", "send_message_to_user"]
+    fake.set_script({"chat": [exec_call(add_event_command("14:00:00")), {"text": ANSWER}]})
+    result, run_dir = run(backend, image, fake, "demo_calendar_add_event", tmp_path)
+    assert (result.status, result.success) == ("completed", True), explain(result, run_dir)
+    assert app_functions(run_dir) == ["add_calendar_event", "send_message_to_user"]
     assert (run_dir / "agent_response.txt").read_text() == ANSWER
     requests = fake.llm_requests()
     assert len(requests) == 2 and all(r["path"] == "/v1/chat/completions" for r in requests)
@@ -93,10 +73,10 @@ def test_right_solution_through_exec_is_judged_success_and_traced(backend, image
 
 
 def test_wrong_time_is_judged_a_failure(backend, image, fake, tmp_path):
-    fake.set_script({"chat": [exec_call(add_event("15:00")), {"text": ANSWER}]})
-    result, run_dir, log = run(backend, image, fake, "demo_calendar_add_event", tmp_path)
-    assert result.status in ("completed", "failed") and result.success is False, (result.error, log[-3000:])
-    assert [c["function"] for c in app_calls(run_dir)] == ["add_calendar_event", "send_message_to_user"]
+    fake.set_script({"chat": [exec_call(add_event_command("15:00:00")), {"text": ANSWER}]})
+    result, run_dir = run(backend, image, fake, "demo_calendar_add_event", tmp_path)
+    assert result.status in ("completed", "failed") and result.success is False, explain(result, run_dir)
+    assert app_functions(run_dir) == ["add_calendar_event", "send_message_to_user"]
 
 
 def test_second_user_message_continues_the_same_session(backend, image, fake, tmp_path):
@@ -105,12 +85,12 @@ def test_second_user_message_continues_the_same_session(backend, image, fake, tm
         exec_call(SEND_EMAIL),
         {"text": "I emailed Maria (maria.garcia@example.com) with the subject 'Offsite agenda'."},
     ]})
-    result, run_dir, log = run(backend, image, fake, "demo_multi_turn_email", tmp_path)
-    assert (result.status, result.success) == ("completed", True), (result.error, log[-3000:])
+    result, run_dir = run(backend, image, fake, "demo_multi_turn_email", tmp_path)
+    assert (result.status, result.success) == ("completed", True), explain(result, run_dir)
     requests = fake.llm_requests()
     assert len(requests) == 3
     turn2 = requests[1]["body"]["messages"]
     said = [json.dumps(m.get("content")) for m in turn2]
     assert any("What is Maria Garcia" in s for s in said) and any("maria.garcia@example.com." in s for s in said)
     assert "Offsite agenda" in said[-1]
-    assert [c["function"] for c in app_calls(run_dir)] == ["send_message_to_user", "send_email", "send_message_to_user"]
+    assert app_functions(run_dir) == ["send_message_to_user", "send_email", "send_message_to_user"]

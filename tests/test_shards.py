@@ -5,9 +5,7 @@ fingerprint.json) exactly as a shard leaves them. tests/test_shards_e2e.py does 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,20 +19,9 @@ from gaia2_runner.output.layout import shard_dir
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.run_record import run_record, write_run_record
 from gaia2_runner.output.summary import summarize, write_summary
-from gaia2_runner.targets import ScenarioRef, scenario_ref
+from gaia2_runner.targets import ScenarioRef
 
-REPO = Path(__file__).resolve().parents[1]
-DEMO = sorted((REPO / "examples" / "scenarios").glob("*.json"))
-CLI = [sys.executable, "-m", "gaia2_runner.cli"]
-
-
-def two_splits(root: Path) -> Path:
-    """The demo scenarios as a dataset with two splits (5 in `alpha`, 4 in `beta`)."""
-    for index, path in enumerate(DEMO):
-        split = root / ("alpha" if index % 2 == 0 else "beta")
-        split.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, split / path.name)
-    return root
+from dataset_support import CLI, DEMO, two_splits
 
 
 def refs_named(names: list[tuple[str, str]]) -> list[ScenarioRef]:

@@ -9,34 +9,17 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from gaia2_runner.sandbox.images import ORACLE_IMAGE
+from dataset_support import CLI, REPO, oracle_config, stat_numbers, two_splits
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1500)]
 
-REPO = Path(__file__).resolve().parents[1]
-DEMO = sorted((REPO / "examples" / "scenarios").glob("*.json"))
-CLI = [sys.executable, "-m", "gaia2_runner.cli"]
-STAT_KEYS = ("scenarios", "runs", "verdict_runs", "successes", "infra_errors", "pass_at_k", "pass_hat_k")
-
-
-def two_splits(root: Path) -> Path:
-    for index, path in enumerate(DEMO):
-        split = root / ("alpha" if index % 2 == 0 else "beta")
-        split.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, split / path.name)
-    return root
-
 
 def config(path: Path, data: Path, out: Path, concurrency: int) -> Path:
-    path.write_text(f'[target]\ndataset_root = "{data}"\nsplits = "all"\n'
-                    f'[agent]\nimage = "{ORACLE_IMAGE}"\nprovider = "oracle"\n'
-                    f'[run]\noutput_dir = "{out}"\npass_at = 2\nconcurrency = {concurrency}\n')
-    return path
+    return oracle_config(path, data, out, target='splits = "all"\n', run=f"pass_at = 2\nconcurrency = {concurrency}\n")
 
 
 def cli(*args: str) -> subprocess.Popen:
@@ -52,9 +35,8 @@ def finish(proc: subprocess.Popen, timeout: float = 1200) -> tuple[int, str]:
 def numbers(summary: dict) -> dict:
     """Everything in summary.json that does not depend on timing."""
     def group(stats: dict) -> dict:
-        rate = stats["success_rate"]
-        return {**{k: stats[k] for k in STAT_KEYS}, "rate": (rate["value"], rate["std"], rate["per_run"]),
-                "pass_at_k_rate": stats["pass_at_k_rate"], "pass_hat_k_rate": stats["pass_hat_k_rate"]}
+        return {**stat_numbers(stats), "pass_at_k_rate": stats["pass_at_k_rate"],
+                "pass_hat_k_rate": stats["pass_hat_k_rate"]}
 
     return {"overall": group(summary["overall"]), "splits": {k: group(v) for k, v in summary["splits"].items()},
             "macro": summary["macro"]["value"], "micro": summary["micro"]["value"], "complete": summary["complete"],

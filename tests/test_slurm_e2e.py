@@ -7,50 +7,24 @@ tests/test_submit.py checks the scripts (`--dry-run`) and the refusals without S
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from gaia2_runner.sandbox.images import ORACLE_IMAGE
+from dataset_support import REPO, oracle_config, run_cli as cli, stat_numbers, two_splits
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1500)]
 
-REPO = Path(__file__).resolve().parents[1]
-DEMO = sorted((REPO / "examples" / "scenarios").glob("*.json"))
-CLI = [sys.executable, "-m", "gaia2_runner.cli"]
-STAT_KEYS = ("scenarios", "runs", "verdict_runs", "successes", "infra_errors", "pass_at_k", "pass_hat_k")
-
-
-def two_splits(root: Path) -> Path:
-    for index, path in enumerate(DEMO):
-        split = root / ("alpha" if index % 2 == 0 else "beta")
-        split.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, split / path.name)
-    return root
-
 
 def config(path: Path, data: Path, out: Path, concurrency: int = 1) -> Path:
-    path.write_text(f'[target]\ndataset_root = "{data}"\n[agent]\nimage = "{ORACLE_IMAGE}"\nprovider = "oracle"\n'
-                    f'[run]\noutput_dir = "{out}"\nconcurrency = {concurrency}\n')
-    return path
-
-
-def cli(*args: str, cwd: Path = REPO, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, timeout=timeout,
-                          env={**os.environ, "COLUMNS": "200"})
+    return oracle_config(path, data, out, run=f"concurrency = {concurrency}\n")
 
 
 def numbers(summary: dict) -> dict:
-    def group(stats: dict) -> dict:
-        rate = stats["success_rate"]
-        return {**{k: stats[k] for k in STAT_KEYS}, "rate": (rate["value"], rate["std"], rate["per_run"])}
-
-    return {"overall": group(summary["overall"]), "splits": {k: group(v) for k, v in summary["splits"].items()},
+    return {"overall": stat_numbers(summary["overall"]),
+            "splits": {k: stat_numbers(v) for k, v in summary["splits"].items()},
             "macro": summary["macro"]["value"], "complete": summary["complete"], "pass_at": summary["pass_at"]}
 
 

@@ -3,35 +3,9 @@ tests/test_slurm_e2e.py submits to a real single-node cluster."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-from gaia2_runner.sandbox.images import ORACLE_IMAGE
-
-REPO = Path(__file__).resolve().parents[1]
-DEMO = sorted((REPO / "examples" / "scenarios").glob("*.json"))
-CLI = [sys.executable, "-m", "gaia2_runner.cli"]
-
-
-def two_splits(root: Path) -> Path:
-    for index, path in enumerate(DEMO):
-        split = root / ("alpha" if index % 2 == 0 else "beta")
-        split.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, split / path.name)
-    return root
-
-
-def config(path: Path, data: Path, out: Path) -> Path:
-    path.write_text(f'[target]\ndataset_root = "{data}"\n[agent]\nimage = "{ORACLE_IMAGE}"\nprovider = "oracle"\n'
-                    f'[run]\noutput_dir = "{out}"\n')
-    return path
-
-
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, env={**os.environ, "COLUMNS": "200"})
+from dataset_support import oracle_config as config, run_cli as cli, two_splits
 
 
 def test_submit_dry_run_and_refusals(tmp_path: Path):

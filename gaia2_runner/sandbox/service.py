@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.sandbox.processes import stop_process
 from podman import PodmanClient
 from podman.errors import APIError
 
@@ -47,13 +48,7 @@ class PrivateService:
     directory: Path
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=5)
+        stop_process(self.process)
         shutil.rmtree(self.directory, ignore_errors=True)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.sandbox.processes import stop_process
 from gaia2_runner.text import one_line
 
 CONNECT_TIMEOUT_S = 20.0
@@ -101,11 +102,7 @@ class SshHost:
 
     def close(self) -> None:
         """End the master connection (its forwards with it) and remove the local socket."""
-        if self.process is not None and self.process.poll() is None:
-            subprocess.run(self._ssh("-O", "exit"), capture_output=True, timeout=30, check=False)
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=5)
+        if self.process is not None:
+            stop_process(self.process, lambda: subprocess.run(self._ssh("-O", "exit"), capture_output=True,
+                                                              timeout=30, check=False))
         shutil.rmtree(self.directory, ignore_errors=True)
