@@ -3,7 +3,12 @@ command, running one scenario with a harness image against the fake provider, an
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from gaia2_runner.engine.scenario_run import run_scenario
@@ -33,6 +38,50 @@ def run_harness(backend, image: str, scenario: str, out: Path, agent_env: dict[s
     path = SCENARIOS / (scenario if scenario.endswith(".json") else f"{scenario}.json")
     result = run_scenario(path, image, out, backend=backend, extra_env=agent_env, timeout=timeout, **kwargs)
     return result, out / result.scenario_id
+
+
+@dataclass
+class CliRun:
+    """What `gaia2-runner run --agent NAME` left: the process, result.json, the scenario directory."""
+
+    proc: subprocess.CompletedProcess
+    result: dict
+    out: Path
+    run_config: dict
+    root: Path
+
+    def explain(self) -> tuple:
+        log = self.out / "agent.log"
+        return self.proc.stdout, self.proc.stderr, log.read_text()[-4000:] if log.exists() else ""
+
+
+def run_cli(agent: str, scenario: str, out: Path, fake, key: str, path: str = "", model: str = "fake-model",
+            timeout: float = 900) -> CliRun:
+    """`gaia2-runner run --agent AGENT` as a user types it: the harness's default provider, the fake
+    provider as `--base-url` (and as the judge's), the key only in an environment variable."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", "run", "--agent", agent, "--model", model,
+         "--base-url", f"http://{HOST}:{fake.port}{path}", "--api-key-env", "HARNESS_TEST_KEY",
+         "--judge-provider", "openai-compat", "--judge-model", "fake-judge", "--judge-api-key-env", "HARNESS_TEST_KEY",
+         "--judge-base-url", f"http://{HOST}:{fake.port}/v1",
+         "--scenario", str(SCENARIOS / f"{scenario}.json"), "--output-dir", str(out)],
+        capture_output=True, text=True, timeout=timeout, env={**os.environ, "HARNESS_TEST_KEY": key, "COLUMNS": "200"})
+    found = sorted(out.rglob("result.json"))
+    result = json.loads(found[0].read_text()) if found else {}
+    configs = sorted(out.rglob("run_config.json"))
+    record = json.loads(configs[0].read_text()) if configs else {}
+    return CliRun(proc, result, found[0].parent if found else out, record, out)
+
+
+def assert_cli_wrong_answer_fails(run: CliRun, agent: str, key: str) -> None:
+    """A wrong solution through the CLI: a verdict (exit 0), a failure, the harness recorded, no key."""
+    assert run.proc.returncode == 0 and run.result.get("success") is False, run.explain()
+    assert run.result["status"] in ("completed", "failed"), run.explain()
+    assert run.run_config["harness"]["name"] == agent and run.run_config["harness"]["version"], run.run_config
+    for path in run.root.rglob("*"):
+        if path.is_file():
+            data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+            assert key.encode() not in data, path
 
 
 def explain(result, out: Path) -> tuple:

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.viewer import Site
-from harness_support import CALENDAR_ANSWER as ANSWER, HOST, agent_env, app_functions, explain, run_harness, tool_calls
+from harness_support import (CALENDAR_ANSWER as ANSWER, HOST, agent_env, app_functions,
+                             assert_cli_wrong_answer_fails, explain, run_cli, run_harness, tool_calls)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
@@ -101,9 +102,9 @@ def test_codex_solves_the_calendar_scenario_and_the_trace_shows_every_call(backe
 
 def test_wrong_start_time_is_judged_a_failure(backend, codex_image, fake, tmp_path):
     fake.set_script({"responses": [add_event(start_datetime="2024-10-03 15:00:00"), {"text": ANSWER}]})
-    result, out = run(backend, codex_image, "demo_calendar_add_event.json", tmp_path, fake)
-    assert result.status in ("completed", "failed") and result.success is False, explain(result, out)
-    assert app_functions(out) == ["add_calendar_event", "send_message_to_user"]
+    run = run_cli("codex", "demo_calendar_add_event", tmp_path / "out", fake, SECRET, "/v1")
+    assert_cli_wrong_answer_fails(run, "codex", SECRET)
+    assert app_functions(run.out) == ["add_calendar_event", "send_message_to_user"]
 
 
 def test_second_user_message_resumes_the_same_conversation(backend, codex_image, fake, tmp_path):

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from harness_support import CALENDAR_ANSWER, add_event_command, agent_env, app_functions, explain, run_harness
+from harness_support import (CALENDAR_ANSWER, add_event_command, agent_env, app_functions,
+                             assert_cli_wrong_answer_fails, explain, run_cli, run_harness)
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -79,9 +80,9 @@ def test_gemini_cli_solves_the_calendar_scenario(backend, image, fake, tmp_path)
 
 def test_wrong_start_time_is_judged_a_failure(backend, image, fake, tmp_path):
     fake.set_script({"gemini": [add_event("15:00:00"), {"text": ANSWER}]})
-    result, out = run(backend, image, "demo_calendar_add_event.json", tmp_path, fake)
-    assert result.status in ("completed", "failed") and result.success is False, explain(result, out)
-    assert tool_calls(out) == ["add_calendar_event", "send_message_to_user"]
+    run = run_cli("gemini-cli", "demo_calendar_add_event", tmp_path / "out", fake, KEY, model=MODEL)
+    assert_cli_wrong_answer_fails(run, "gemini-cli", KEY)
+    assert app_functions(run.out) == ["add_calendar_event", "send_message_to_user"]
 
 
 def test_second_user_message_is_a_new_turn_of_the_same_conversation(backend, image, fake, tmp_path):

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from harness_support import (CALENDAR_ANSWER as ANSWER, add_event_command, agent_env, app_functions, explain,
-                             run_harness, tool_calls)
+from harness_support import (CALENDAR_ANSWER as ANSWER, add_event_command, agent_env, app_functions,
+                             assert_cli_wrong_answer_fails, explain, run_cli, run_harness, tool_calls)
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(900)]
 
@@ -67,9 +67,9 @@ def test_hermes_solves_the_scenario_with_its_shell_tool(backend, hermes_image, f
 
 def test_wrong_time_is_judged_a_failure(backend, hermes_image, fake, tmp_path):
     fake.set_script({"chat": [shell(add_event_command("15:00:00", "16:00:00")), {"text": ANSWER}]})
-    result, out = run(backend, hermes_image, fake, "demo_calendar_add_event", tmp_path)
-    assert result.status in ("completed", "failed") and result.success is False, explain(result, out)
-    assert app_functions(out)[0] == "add_calendar_event"
+    run = run_cli("hermes", "demo_calendar_add_event", tmp_path / "out", fake, SECRET, "/v1")
+    assert_cli_wrong_answer_fails(run, "hermes", SECRET)
+    assert app_functions(run.out)[0] == "add_calendar_event"
 
 
 def test_second_user_message_continues_the_same_conversation(backend, hermes_image, fake, tmp_path):

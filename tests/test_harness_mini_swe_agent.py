@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.viewer import build
-from harness_support import (CALENDAR_ANSWER, HOST, add_event_command, agent_env, app_functions, explain,
-                             run_harness)
+from harness_support import (CALENDAR_ANSWER, HOST, add_event_command, agent_env, app_functions,
+                             assert_cli_wrong_answer_fails, explain, run_cli, run_harness)
 
 # The timeout covers a first build of the images in the fixture (about 12 min on a loaded 2-core machine).
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(1800)]
@@ -85,9 +85,9 @@ def test_mini_solves_the_calendar_task_and_the_trace_shows_every_call(backend, i
 
 def test_a_wrong_start_time_is_judged_a_failure(backend, image, fake, tmp_path):
     fake.set_script({"chat": [add_event("15:00:00"), submit(CALENDAR_ANSWER)]})
-    result, out = run(backend, image, fake, tmp_path, "demo_calendar_add_event")
-    assert result.status in ("completed", "failed") and result.success is False, explain(result, out)
-    assert app_functions(out) == ["add_calendar_event", "send_message_to_user"]
+    run = run_cli("mini-swe-agent", "demo_calendar_add_event", tmp_path / "out", fake, KEY, "/v1")
+    assert_cli_wrong_answer_fails(run, "mini-swe-agent", KEY)
+    assert app_functions(run.out) == ["add_calendar_event", "send_message_to_user"]
 
 
 def test_the_second_user_message_continues_the_same_conversation(backend, image, fake, tmp_path):

@@ -15,7 +15,8 @@ import pytest
 
 from gaia2_runner.viewer import Site
 from gaia2_runner.viewer.trace_parsers import read_trace
-from harness_support import CALENDAR_ANSWER as ANSWER, add_event_command, agent_env, app_functions, explain, run_harness
+from harness_support import (CALENDAR_ANSWER as ANSWER, add_event_command, agent_env, app_functions,
+                             assert_cli_wrong_answer_fails, explain, run_cli, run_harness)
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(1800)]
 
@@ -74,9 +75,9 @@ def test_right_solution_through_exec_is_judged_success_and_traced(backend, image
 
 def test_wrong_time_is_judged_a_failure(backend, image, fake, tmp_path):
     fake.set_script({"chat": [exec_call(add_event_command("15:00:00")), {"text": ANSWER}]})
-    result, run_dir = run(backend, image, fake, "demo_calendar_add_event", tmp_path)
-    assert result.status in ("completed", "failed") and result.success is False, explain(result, run_dir)
-    assert app_functions(run_dir) == ["add_calendar_event", "send_message_to_user"]
+    run = run_cli("openclaw", "demo_calendar_add_event", tmp_path / "out", fake, SECRET, "/v1")
+    assert_cli_wrong_answer_fails(run, "openclaw", SECRET)
+    assert app_functions(run.out) == ["add_calendar_event", "send_message_to_user"]
 
 
 def test_second_user_message_continues_the_same_session(backend, image, fake, tmp_path):
