@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -79,3 +80,23 @@ def test_a_real_outage_is_witnessed(relay) -> None:
         assert "HTTP 503" in (witness.provider_unavailable() or "")
         assert http.post("/chat", json={}).status_code == 200  # recovered
     assert witness.provider_unavailable() is None
+
+
+def test_failures_the_agents_own_flood_provoked_are_no_outage(relay, monkeypatch) -> None:
+    """An agent failing its task could flood the provider into 429s, then answer: without this rule
+    the run would become an infrastructure error, and `--retry` would give it a second try."""
+    from gaia2_container.daemon import relay as relay_module
+
+    witness, base = relay
+    with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
+        for _ in range(relay_module.BURST_LIMIT):
+            assert http.post("/chat", json={}).status_code == 200
+        for _ in range(5):  # the flood's own rate limits
+            assert http.post("/status/429", json={}).status_code == 429
+        assert witness.provider_unavailable() is None
+        # Once the flood is over (a short window here), failures are evidence again.
+        monkeypatch.setattr(relay_module, "BURST_WINDOW_S", 0.5)
+        time.sleep(0.6)
+        assert http.post("/status/429", json={}).status_code == 429
+        assert http.post("/status/429", json={}).status_code == 429
+        assert "HTTP 429" in (witness.provider_unavailable() or "")

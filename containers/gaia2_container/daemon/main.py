@@ -122,7 +122,7 @@ def main() -> int:
         harness = runtime == "harness" and not custom
         relay, relay_env = start_for_agent(os.environ, record=lambda o: recorder.record(
             "provider_call", session.sim_time(), url=o.url, http_status=o.status, error=o.error,
-            duration_ms=round(o.duration_s * 1000, 1)), defaults=HARNESS_BASE_URLS if harness else None,
+            duration_ms=round(o.duration_s * 1000, 1), burst=o.bursting), defaults=HARNESS_BASE_URLS if harness else None,
             trace_path=_relay_trace_path(runtime))
         if relay is not None:
             session.provider_witness = relay.provider_unavailable

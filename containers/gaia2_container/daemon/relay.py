@@ -34,6 +34,12 @@ _DROP_RESPONSE = _DROP_REQUEST - {"accept-encoding"}
 UNAVAILABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529})
 # How many failures in a row, at the end, count as "the provider is unavailable".
 UNAVAILABLE_STREAK = 2
+# A flood provokes rate limits and overload: failures of a request sent after more than BURST_LIMIT
+# requests in BURST_WINDOW_S are the agent's doing, never evidence of an outage (an agent must not
+# turn a run it is failing into an infrastructure error, and so a --retry). A harness's own loop,
+# one model call at a time with backoff on errors, stays far below it.
+BURST_LIMIT = 60
+BURST_WINDOW_S = 120.0
 MAX_REQUEST_BYTES = 64 << 20
 
 
@@ -43,10 +49,11 @@ class Outcome:
     status: int | None  # None: the provider could not be reached
     error: str | None
     duration_s: float
+    bursting: bool = False  # sent during the agent's own flood (BURST_LIMIT)
 
     @property
     def unavailable(self) -> bool:
-        return self.status is None or self.status in UNAVAILABLE_STATUSES
+        return not self.bursting and (self.status is None or self.status in UNAVAILABLE_STATUSES)
 
     def describe(self) -> str:
         if self.status is None:
@@ -64,6 +71,7 @@ class Relay:
         self.trace = trace
         self.client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=30.0), follow_redirects=False)
         self._outcomes: deque[Outcome] = deque(maxlen=64)
+        self._sent: deque[float] = deque(maxlen=BURST_LIMIT + 1)  # when the last requests were sent
         self._lock = threading.Lock()
 
     def provider_unavailable(self) -> str | None:
@@ -74,6 +82,13 @@ class Relay:
         if len(last) == UNAVAILABLE_STREAK and all(o.unavailable for o in last):
             return last[-1].describe()
         return None
+
+    def _note_sent(self) -> bool:
+        """Count one request; whether it comes in a flood (more than BURST_LIMIT in the window)."""
+        now = time.monotonic()
+        with self._lock:
+            self._sent.append(now)
+            return len(self._sent) > BURST_LIMIT and now - self._sent[0] <= BURST_WINDOW_S
 
     def _remember(self, outcome: Outcome) -> None:
         with self._lock:
@@ -103,6 +118,7 @@ class Relay:
         url = self.upstream + handler.path
         headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in _DROP_REQUEST]
         headers.append(("Accept-Encoding", "identity"))  # a readable record; httpx would ask for gzip
+        bursting = self._note_sent()
         started = time.monotonic()
         wall_started = time.time()
         sent = Capture()
@@ -116,7 +132,7 @@ class Relay:
             handler.send_error(400, f"relay: bad request: {type(exc).__name__}")
             return
         except httpx.HTTPError as exc:
-            outcome = Outcome(url, None, f"{type(exc).__name__}: {exc}"[:300], time.monotonic() - started)
+            outcome = Outcome(url, None, f"{type(exc).__name__}: {exc}"[:300], time.monotonic() - started, bursting)
             self._remember(outcome)
             self._trace(handler.path, url, wall_started, outcome, sent, received, None)
             handler.send_response(502)
@@ -140,7 +156,7 @@ class Relay:
             broke = f"stream broke: {type(exc).__name__}: {exc}"[:300]
         finally:
             response.close()
-            outcome = Outcome(url, response.status_code, None, time.monotonic() - started)
+            outcome = Outcome(url, response.status_code, None, time.monotonic() - started, bursting)
             self._remember(outcome)
         self._trace(handler.path, url, wall_started, outcome, sent, received,
                     response.headers.get("content-encoding"), broke)
