@@ -1,7 +1,9 @@
 /* The agent's process clock: CLOCK_REALTIME shifted to the scenario's simulated time.
  *
- * Preloaded (LD_PRELOAD) into a GAIA2_AGENT_COMMAND agent by the daemon (daemon/process_clock.py),
- * which keeps the file named by GAIA2_SIMCLOCK_FILE at "<simulated - real seconds>" ("-65123456.250").
+ * Preloaded into every dynamic program of the image (/etc/ld.so.preload, Containerfile.base: some
+ * harnesses strip LD_PRELOAD from the shells they spawn) but a no-op in any process without
+ * GAIA2_SIMCLOCK_FILE, which the daemon (daemon/process_clock.py) sets for the agent only and keeps
+ * at "<simulated - real seconds>" ("-65123456.250"): the daemon's own clock stays the machine's.
  * Only the calendar clock moves: clock_gettime(CLOCK_REALTIME*), gettimeofday() and time() (and the
  * absolute deadlines of timed waits move back, below); monotonic
  * clocks, sleeps and timeouts are the kernel's, untouched (libfaketime 0.9.10, Debian bookworm's,
@@ -37,12 +39,24 @@ static long long parse_ns(const char *s) {
     return neg ? -(sec * NS + frac) : sec * NS + frac;
 }
 
+/* Looked up once per process: the daemon, which has no GAIA2_SIMCLOCK_FILE, pays one getenv. */
+static const char *clock_file(void) {
+    static int looked;
+    static const char *path;
+    if (!looked) {
+        path = getenv("GAIA2_SIMCLOCK_FILE");
+        if (path != NULL && *path == '\0') path = NULL;
+        looked = 1;
+    }
+    return path;
+}
+
 static long long offset_ns(void) {
-    const char *path = getenv("GAIA2_SIMCLOCK_FILE");
+    const char *path = clock_file();
     char buf[64];
     ssize_t n;
     int fd;
-    if (path == NULL || *path == '\0') return 0;
+    if (path == NULL) return 0;
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     n = read(fd, buf, sizeof buf - 1);
@@ -103,7 +117,7 @@ time_t time(time_t *out) {
 static const struct timespec *real_deadline(const struct timespec *abstime, struct timespec *out) {
     struct timespec now, mono;
     long long off, a, r, m, t, d;
-    if (abstime == NULL) return abstime;
+    if (abstime == NULL || clock_file() == NULL) return abstime;
     init_real();
     if (real_clock_gettime(CLOCK_REALTIME, &now) != 0 || real_clock_gettime(CLOCK_MONOTONIC, &mono) != 0) return abstime;
     off = offset_ns();

@@ -129,6 +129,8 @@ def test_an_agent_cannot_drive_the_clock(images, tmp_path: Path):
 CLOCK_AGENT = r"""
 echo "DATE $(date -u '+%F %H:%M')"
 echo "PY $(python3 -c 'import time; print(int(time.time()))')"
+echo "NOPRELOAD $(env -u LD_PRELOAD date -u '+%F')"
+echo "LOGIN $(bash -lc 'command -v calendar; date -u +%F' | tr '\n' ' ')"
 echo "OWNER $(stat -c '%U %a' /gaia2/clock) $(stat -c '%U %a' /gaia2/clock/offset)"
 echo +0 > /gaia2/clock/offset 2>/dev/null && echo "WROTE" || echo "WRITE DENIED"
 rm -f /gaia2/clock/offset 2>/dev/null; test -e /gaia2/clock/offset && echo "KEPT"
@@ -147,6 +149,10 @@ def test_cli_agent_sees_the_scenario_time_and_cannot_change_it(images, tmp_path:
     assert "DATE 2024-10-01 09:0" in log, log  # the scenario's day, not the machine's
     seen = int(log.split("PY ")[1].split()[0])
     assert START <= seen < START + 120, log  # Python's clock too (libsimclock under time.time())
+    # A harness that drops LD_PRELOAD for its shell (OpenClaw's exec) still gets the scenario's day
+    # (/etc/ld.so.preload), and a login shell, whose /etc/profile resets PATH, still has the app commands.
+    assert "NOPRELOAD 2024-10-01" in log, log
+    assert "LOGIN /gaia2/bin/calendar 2024-10-01" in log, log
     assert "OWNER root 755 root 644" in log, log
     assert "WRITE DENIED" in log and "KEPT" in log and "MOVE DENIED" in log, log
     after = int(log.split("AFTER ")[1].split()[0])

@@ -120,3 +120,15 @@ def test_reply_on_exit_0_drops_the_error_report_of_a_failed_turn(tmp_path, stric
     reply, why = Turns(profile, {"home": str(home)}, home).run("x")
     assert reply == expected
     assert ("exit code 1" in why) is strict
+
+
+def test_a_keyless_endpoint_still_gets_a_key_for_harnesses_that_insist(monkeypatch, tmp_path):
+    """Gemini CLI and litellm refuse to start without a key; a local endpoint ignores the one they get."""
+    from gaia2_container.runtimes.harness.driver import NO_KEY, settings_values
+
+    monkeypatch.delenv("GAIA2_AGENT_API_KEY", raising=False)
+    assert settings_values(tmp_path)["api_key"] == NO_KEY
+    monkeypatch.setenv("GAIA2_AGENT_API_KEY", "")
+    assert settings_values(tmp_path)["api_key"] == NO_KEY
+    monkeypatch.setenv("GAIA2_AGENT_API_KEY", "sk-real")
+    assert settings_values(tmp_path)["api_key"] == "sk-real"

@@ -95,3 +95,14 @@ def test_second_user_message_continues_the_same_session(backend, image, fake, tm
     assert any("What is Maria Garcia" in s for s in said) and any("maria.garcia@example.com." in s for s in said)
     assert "Offsite agenda" in said[-1]
     assert app_functions(run_dir) == ["send_message_to_user", "send_email", "send_message_to_user"]
+
+
+def test_exec_shell_sees_the_scenario_date(backend, image, fake, tmp_path):
+    """OpenClaw's exec drops LD_PRELOAD from the shells it spawns; the image's /etc/ld.so.preload keeps
+    the simulated clock there (the agent's GAIA2_SIMCLOCK_FILE gets through), so `date` shows the
+    scenario's day, as in Meta's VMs, and not the machine's."""
+    fake.set_script({"chat": [exec_call("echo PRELOAD=${LD_PRELOAD:-none}; date -u +DATE=%F"), {"text": "ok"}]})
+    result, run_dir = run(backend, image, fake, "demo_calendar_add_event", tmp_path)
+    assert result.status in ("completed", "failed"), explain(result, run_dir)
+    shown = json.dumps(fake.llm_requests()[1]["body"]["messages"][-1])
+    assert "PRELOAD=none" in shown and "DATE=2024-10-01" in shown, shown

@@ -1,9 +1,11 @@
 """The agent's process clock shows the scenario's simulated time (containers/simclock.c).
 
 A CLI agent that runs `date` or `datetime.now()` should see the scenario's day (2024-10-15 for a
-scenario starting then), not the machine's. The daemon starts the agent with libsimclock preloaded
-and keeps one root-owned, world-readable file current with the offset between simulated and real
-time; the library re-reads it on every calendar-clock call, so the agent follows
+scenario starting then), not the machine's. libsimclock is preloaded into every program of the
+image (/etc/ld.so.preload, and LD_PRELOAD for the agent) but shifts the clock only in processes with
+GAIA2_SIMCLOCK_FILE, which the daemon gives the agent (a harness that strips LD_PRELOAD from its
+shell, as OpenClaw's exec tool does, passes that one on). The daemon keeps that root-owned,
+world-readable file current with the offset between simulated and real time; the library re-reads it on every calendar-clock call, so the agent follows
 `wait_for_notification` jumps and `--time-speed` at once. Monotonic clocks, sleeps and timeouts stay
 the kernel's. (Debian bookworm's libfaketime 0.9.10 was the first choice; left with a real monotonic
 clock it makes Python 3.11+'s time.sleep fail with EINVAL, and faking monotonic time too hangs

@@ -30,6 +30,9 @@ SEND_TO_USER = "AgentUserInterface__send_message_to_user"
 POLL_S = 0.2
 STDOUT_CAP = 16 << 20
 RELAY_URL = f"http://127.0.0.1:{contract.RELAY_PORT}"
+# A keyless endpoint (a local vLLM or Ollama) still needs a key for Gemini CLI, litellm and others,
+# which refuse to start without one; the endpoint ignores it.
+NO_KEY = "gaia2-no-key"
 WHO = "harness"
 
 
@@ -178,7 +181,7 @@ def settings_values(home: Path) -> dict[str, Any]:
     """The placeholders every turn shares."""
     return {
         "model": os.environ.get(contract.ENV_AGENT_MODEL, ""),
-        "api_key": os.environ.get(contract.ENV_AGENT_API_KEY, ""),
+        "api_key": os.environ.get(contract.ENV_AGENT_API_KEY) or NO_KEY,
         # The relay (daemon/relay.py) stands in for the provider's base URL.
         "base_url": os.environ.get(contract.ENV_AGENT_BASE_URL, RELAY_URL).rstrip("/"),
         "home": str(home),
