@@ -84,3 +84,8 @@ def test_oracle_passes_with_noise(images, tmp_path: Path):
     ok_calls = [(e["app"], e["function"], e["tool"]) for e in _events(out) if e["kind"] == "tool_call" and e["ok"]]
     assert ("Chats", "send_message", "Chats__post_chat_message") in ok_calls
     assert ("Messages", "send_message", "Messages__deliver_text") in ok_calls
+    # ARE's random ENV events (EnvEventsConfig, from the scenario's augmentation data) fired too.
+    noise = [e for e in _events(out) if e["kind"] == "env_event" and e["event_id"].startswith("env_expansion_")]
+    assert noise and all(e["ok"] for e in noise), noise
+    noise_texts = {"Traffic is bad today.", "Did you see the game?", "Bought bread.", "Call me later."}
+    assert {e["args"]["content"] for e in noise} <= noise_texts
