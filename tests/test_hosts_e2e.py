@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.sandbox.images import ORACLE_IMAGE, RUNTIME_BASE_IMAGE
-from gaia2_runner.sandbox.podman import DEFAULT_URL, free_port
+from gaia2_runner.sandbox.podman import DEFAULT_URL
+from gaia2_runner.sandbox.ports import free_port
 from gaia2_runner.sandbox.service import ping
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]

@@ -13,7 +13,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import tarfile
 import threading
 import time
@@ -27,6 +26,7 @@ from gaia2_runner.sandbox.service import INSTALL_HINT, PrivateService, ping, sta
 from gaia2_runner.sandbox.container_logs import demux_logs
 from gaia2_runner.sandbox.leftovers import Leftover, sweep_orphans
 from gaia2_runner.sandbox.ownership import container_labels
+from gaia2_runner.sandbox.ports import free_port
 from gaia2_runner.sandbox.ssh_tunnel import SshHost
 from gaia2_runner.text import safe_name
 import requests
@@ -40,11 +40,6 @@ STOPPED_GRACE_S = 10.0  # ContainerHandle.wait_exited: podman's cleanup after th
 # traffic (model providers, host.containers.internal) leaving as if from the host.
 NETWORK_MODE = "slirp4netns"
 NETWORK_OPTIONS = {"slirp4netns": ["allow_host_loopback=false"]}
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now (the kernel picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @contextlib.contextmanager

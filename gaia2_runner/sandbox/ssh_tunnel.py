@@ -22,18 +22,11 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.sandbox.ports import free_port
 from gaia2_runner.sandbox.processes import stop_process
 from gaia2_runner.text import one_line
 
 CONNECT_TIMEOUT_S = 20.0
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class SshHost:
