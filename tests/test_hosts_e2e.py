@@ -3,7 +3,7 @@ the test session's podman service and a second podman service with its own stora
 The oracle image is removed from the second host first, so the runner must build it there. Once
 runs are in flight on the second host its service is killed (SIGKILL): every scenario still gets
 a verdict, and the runs that were on the dead host are recorded as infrastructure errors naming
-it (`rescheduled_from`) and rerun on the first host."""
+it (`rescheduled_from`) and rerun on the first host. `clean --host` sweeps the second host."""
 
 from __future__ import annotations
 
@@ -185,3 +185,28 @@ def test_an_ssh_host_runs_scenarios_through_one_ssh_connection(images, sshd, tmp
     over_ssh = [r for r in records if r["host"] == ssh_url]
     assert over_ssh and all(r["status"] == "completed" for r in over_ssh)
     assert not list(Path(tempfile.gettempdir()).glob("gaia2-ssh-*/control"))  # the master is gone
+
+
+def test_clean_host_removes_a_dead_runners_container_on_another_host(images, second_host, tmp_path: Path):
+    """`clean --host URL` sweeps another podman host: a container this machine's runner left there
+    (the runner is gone) is removed; plain `clean` only sees this machine's podman."""
+    from gaia2_runner.sandbox.ownership import LABEL_PID, LABEL_START_TIME, container_labels
+
+    url, _ = second_host
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    labels = {**container_labels("clean-host-test", None), LABEL_PID: str(gone.pid), LABEL_START_TIME: "1"}
+    name = f"gaia2-clean-host-{os.getpid()}"
+    podman("create", "--name", name, *[f"--label={k}={v}" for k, v in labels.items()], RUNTIME_BASE_IMAGE,
+           check=True, capture_output=True)
+    env = {**os.environ, "COLUMNS": "200"}
+    here = subprocess.run([*CLI, "clean", "--dry-run"], capture_output=True, text=True, env=env, timeout=120)
+    assert here.returncode == 0 and name not in here.stdout, here.stdout + here.stderr
+    swept = subprocess.run([*CLI, "clean", "--host", url], capture_output=True, text=True, env=env, timeout=120)
+    assert swept.returncode == 0, swept.stdout + swept.stderr
+    line = next(ln for ln in swept.stdout.splitlines() if name in ln)
+    assert line.startswith("remove") and "runner gone" in line and f"pid {gone.pid}" in line
+    assert podman("container", "exists", name).returncode == 1
+    bad = subprocess.run([*CLI, "clean", "--host", "nope"], capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: --host: 'nope' is not a podman API URL")
+    assert "Traceback" not in bad.stderr

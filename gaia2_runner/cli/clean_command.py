@@ -11,6 +11,7 @@ import sys
 
 import typer
 from gaia2_runner.cli.base import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
+from gaia2_runner.config.load import parse_hosts
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.leftovers import Leftover, remove_containers, runner_containers
 from gaia2_runner.sandbox.ownership import ALIVE, DEAD, OTHER_HOST
@@ -40,13 +41,27 @@ def clean_cmd(
                               "(or whose owner cannot be checked); asks first unless --yes."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask before removing containers of live runners."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Only list what would be removed."),
+    host: list[str] = typer.Option([], "--host", help="podman API URL to clean, as in [run] hosts (repeatable; "
+                                   "default: this machine's, or CONTAINER_HOST)."),
 ) -> None:
     """Remove scenario containers left behind by runners that are gone (killed, crashed, rebooted).
 
     Without --all only containers whose runner is gone for sure are removed: the owner labels name
-    the runner's host, pid and process start time. Exit code 1 when some removal failed.
+    the runner's host, pid and process start time (a runner of this machine is checked here, even
+    for containers it started on another --host). Exit code 1 when some removal failed.
     """
-    with PodmanBackend.connect() as backend:
+    urls = [url for url, _ in parse_hosts(host, 1)] or [None]
+    failed = False
+    for url in urls:
+        if len(urls) > 1:
+            out.print(Text(f"{url}:", style="bold"))
+        failed = _clean_host(url, all_=all_, yes=yes, dry_run=dry_run) or failed
+    raise typer.Exit(EXIT_NO_VERDICT if failed else EXIT_OK)
+
+
+def _clean_host(url: str | None, *, all_: bool, yes: bool, dry_run: bool) -> bool:
+    """List and (unless dry_run) remove one host's containers; whether a removal failed."""
+    with PodmanBackend.connect(url) as backend:
         items = runner_containers(backend.client)
         chosen = [item for item in items if all_ or item.orphaned]
         kept = [item for item in items if item not in chosen]
@@ -60,13 +75,13 @@ def clean_cmd(
                            "--all removes them too", style="dim"))
         if dry_run or not chosen:
             out.print(f"{len(chosen)} container(s) {'would be removed' if dry_run else 'to remove'}")
-            raise typer.Exit(EXIT_OK)
+            return False
         _confirm([item for item in chosen if not item.orphaned], yes)
         removed, errors = remove_containers(backend.client, chosen)
     for message in errors:
         err.print(Text(f"error: cannot remove {message}", style="red"), soft_wrap=True)
     out.print(f"removed {len(removed)} container(s)")
-    raise typer.Exit(EXIT_NO_VERDICT if errors else EXIT_OK)
+    return bool(errors)
 
 
 def _confirm(live: list[Leftover], yes: bool) -> None:
