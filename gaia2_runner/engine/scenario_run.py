@@ -289,7 +289,6 @@ class _Run:
     def _mark_crashed(self, when: str) -> None:
         result, handle = self.result, self.handle
         assert handle is not None
-        handle.wait_exited(STOPPED_GRACE_S + 2)  # podman's cleanup done: the archive holds what it wrote
         code, _, last = exit_text(handle).partition(": ")
         result.status, result.success = "crashed", None
         result.error = one_line(f"container exited with {code} {when}" + (f": {last}" if last else ""))
@@ -318,6 +317,8 @@ class _Run:
         result, handle = self.result, self.handle
         start = time.monotonic()
         if handle is not None:
+            if not handle.is_running():  # it ended on its own: let podman's cleanup finish first,
+                handle.wait_exited(STOPPED_GRACE_S + 2)  # or the archive may miss what it wrote
             archive = self._read_archive(handle)
             if archive is not None:
                 extraction = extract_output(archive, self.dest, scrub=self.scrub)
