@@ -55,17 +55,20 @@ class CliRun:
         return self.proc.stdout, self.proc.stderr, log.read_text()[-4000:] if log.exists() else ""
 
 
-def run_cli(agent: str, scenario: str, out: Path, fake, key: str, path: str = "", model: str = "fake-model",
+def run_cli(agent: str, scenario: str, out: Path, fake, key: str | None, path: str = "", model: str = "fake-model",
             timeout: float = 900) -> CliRun:
     """`gaia2-runner run --agent AGENT` as a user types it: the harness's default provider, the fake
-    provider as `--base-url` (and as the judge's), the key only in an environment variable."""
+    provider as `--base-url` (and as the judge's), the key only in an environment variable (None:
+    a keyless endpoint, as a local vLLM is)."""
+    keyed = ["--api-key-env", "HARNESS_TEST_KEY"] if key is not None else []
     proc = subprocess.run(
         [sys.executable, "-m", "gaia2_runner.cli", "run", "--agent", agent, "--model", model,
-         "--base-url", f"http://{HOST}:{fake.port}{path}", "--api-key-env", "HARNESS_TEST_KEY",
-         "--judge-provider", "openai-compat", "--judge-model", "fake-judge", "--judge-api-key-env", "HARNESS_TEST_KEY",
+         "--base-url", f"http://{HOST}:{fake.port}{path}", *keyed,
+         "--judge-provider", "openai-compat", "--judge-model", "fake-judge",
          "--judge-base-url", f"http://{HOST}:{fake.port}/v1",
          "--scenario", str(SCENARIOS / f"{scenario}.json"), "--output-dir", str(out)],
-        capture_output=True, text=True, timeout=timeout, env={**os.environ, "HARNESS_TEST_KEY": key, "COLUMNS": "200"})
+        capture_output=True, text=True, timeout=timeout,
+        env={**os.environ, "HARNESS_TEST_KEY": key or "", "COLUMNS": "200"})
     found = sorted(out.rglob("result.json"))
     result = json.loads(found[0].read_text()) if found else {}
     configs = sorted(out.rglob("run_config.json"))
@@ -73,12 +76,12 @@ def run_cli(agent: str, scenario: str, out: Path, fake, key: str, path: str = ""
     return CliRun(proc, result, found[0].parent if found else out, record, out)
 
 
-def assert_cli_wrong_answer_fails(run: CliRun, agent: str, key: str) -> None:
+def assert_cli_wrong_answer_fails(run: CliRun, agent: str, key: str | None) -> None:
     """A wrong solution through the CLI: a verdict (exit 0), a failure, the harness recorded, no key."""
     assert run.proc.returncode == 0 and run.result.get("success") is False, run.explain()
     assert run.result["status"] in ("completed", "failed"), run.explain()
     assert run.run_config["harness"]["name"] == agent and run.run_config["harness"]["version"], run.run_config
-    for path in run.root.rglob("*"):
+    for path in run.root.rglob("*") if key else ():
         if path.is_file():
             data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
             assert key.encode() not in data, path

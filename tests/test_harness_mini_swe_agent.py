@@ -83,11 +83,13 @@ def test_mini_solves_the_calendar_task_and_the_trace_shows_every_call(backend, i
     assert KEY not in page and all(KEY not in p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())
 
 
-def test_a_wrong_start_time_is_judged_a_failure(backend, image, fake, tmp_path):
+def test_a_wrong_start_time_is_judged_a_failure_on_a_keyless_endpoint(backend, image, fake, tmp_path):
+    """A local endpoint without a key (vLLM, Ollama): litellm insists on one, so it gets a placeholder."""
     fake.set_script({"chat": [add_event("15:00:00"), submit(CALENDAR_ANSWER)]})
-    run = run_cli("mini-swe-agent", "demo_calendar_add_event", tmp_path / "out", fake, KEY, "/v1")
-    assert_cli_wrong_answer_fails(run, "mini-swe-agent", KEY)
+    run = run_cli("mini-swe-agent", "demo_calendar_add_event", tmp_path / "out", fake, None, "/v1")
+    assert_cli_wrong_answer_fails(run, "mini-swe-agent", None)
     assert app_functions(run.out) == ["add_calendar_event", "send_message_to_user"]
+    assert {r["headers"].get("authorization") for r in fake.llm_requests()} == {"Bearer gaia2-no-key"}
 
 
 def test_the_second_user_message_continues_the_same_conversation(backend, image, fake, tmp_path):
