@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,13 +40,15 @@ static long long parse_ns(const char *s) {
     return neg ? -(sec * NS + frac) : sec * NS + frac;
 }
 
-/* Looked up once per process: the daemon, which has no GAIA2_SIMCLOCK_FILE, pays one getenv. */
+/* Looked up once per process (the daemon, which has no GAIA2_SIMCLOCK_FILE, pays one lookup) and
+ * copied (a program may rewrite its environment block). secure_getenv: a setuid program, which
+ * /etc/ld.so.preload reaches too, never opens a path the agent named. */
 static const char *clock_file(void) {
     static int looked;
     static const char *path;
     if (!looked) {
-        path = getenv("GAIA2_SIMCLOCK_FILE");
-        if (path != NULL && *path == '\0') path = NULL;
+        const char *value = secure_getenv("GAIA2_SIMCLOCK_FILE");
+        path = (value != NULL && *value != '\0') ? strdup(value) : NULL;
         looked = 1;
     }
     return path;

@@ -202,6 +202,13 @@ def test_clean_host_removes_a_dead_runners_container_on_another_host(images, sec
     env = {**os.environ, "COLUMNS": "200"}
     here = subprocess.run([*CLI, "clean", "--dry-run"], capture_output=True, text=True, env=env, timeout=120)
     assert here.returncode == 0 and name not in here.stdout, here.stdout + here.stderr
+    # A host that does not answer is reported and skipped; the others are still cleaned.
+    missing = f"unix://{tmp_path / 'nobody.sock'}"
+    both = subprocess.run([*CLI, "clean", "--dry-run", "--host", missing, "--host", url], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert both.returncode == 1 and f"would remove   {name}" in both.stdout, both.stdout + both.stderr
+    errors = [ln for ln in both.stderr.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1 and missing in errors[0] and "Traceback" not in both.stderr, both.stderr
     swept = subprocess.run([*CLI, "clean", "--host", url], capture_output=True, text=True, env=env, timeout=120)
     assert swept.returncode == 0, swept.stdout + swept.stderr
     line = next(ln for ln in swept.stdout.splitlines() if name in ln)

@@ -129,7 +129,7 @@ def _rejudge_one(backend: PodmanBackend, image: str, env: dict[str, str], scrub:
             extract_output(handle.get_archive(contract.OUTPUT_DIR), Path(tmp), scrub=scrub)
             path = Path(tmp) / REJUDGE_FILE
             doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-        why = "" if isinstance(doc, dict) or not exited else exit_text(handle)
+        why = "" if isinstance(doc, dict) or not exited else one_line(scrub.text(exit_text(handle)))
     finally:
         handle.cleanup()
     if not isinstance(doc, dict):

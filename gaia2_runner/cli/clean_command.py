@@ -55,7 +55,13 @@ def clean_cmd(
     for url in urls:
         if len(urls) > 1:
             out.print(Text(f"{url}:", style="bold"))
-        failed = _clean_host(url, all_=all_, yes=yes, dry_run=dry_run) or failed
+        try:
+            failed = _clean_host(url, all_=all_, yes=yes, dry_run=dry_run) or failed
+        except Gaia2Error as exc:
+            if len(urls) == 1:
+                raise
+            err.print(Text(f"error: {url}: {exc.message}", style="red"), soft_wrap=True)  # the next host still
+            failed = True
     raise typer.Exit(EXIT_NO_VERDICT if failed else EXIT_OK)
 
 
@@ -76,7 +82,8 @@ def _clean_host(url: str | None, *, all_: bool, yes: bool, dry_run: bool) -> boo
         if dry_run or not chosen:
             out.print(f"{len(chosen)} container(s) {'would be removed' if dry_run else 'to remove'}")
             return False
-        _confirm([item for item in chosen if not item.orphaned], yes)
+        if not _confirm([item for item in chosen if not item.orphaned], yes):
+            return True
         removed, errors = remove_containers(backend.client, chosen)
     for message in errors:
         err.print(Text(f"error: cannot remove {message}", style="red"), soft_wrap=True)
@@ -84,13 +91,14 @@ def _clean_host(url: str | None, *, all_: bool, yes: bool, dry_run: bool) -> boo
     return bool(errors)
 
 
-def _confirm(live: list[Leftover], yes: bool) -> None:
+def _confirm(live: list[Leftover], yes: bool) -> bool:
     """Containers of live runners go only with --yes or a yes on a terminal."""
     if not live or yes:
-        return
+        return True
     question = f"{len(live)} of these belong to runners that may still run: remove them anyway?"
     if not sys.stdin.isatty():
         raise Gaia2Error(f"{question} Add --yes to confirm (stdin is not a terminal)")
     if not typer.confirm(question, default=False):
         err.print("nothing removed")
-        raise typer.Exit(EXIT_NO_VERDICT)
+        return False
+    return True

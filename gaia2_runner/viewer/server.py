@@ -198,6 +198,7 @@ class Handler(SimpleHTTPRequestHandler):
 class ViewerServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 64  # a browser opens several connections at once; the default 5 resets some
 
     def handle_error(self, request: object, client_address: object) -> None:
         """A browser that goes away mid-response is normal; nothing else should happen, and if it

@@ -78,8 +78,7 @@ class FakeLLM:
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server((host, port), handler)
         self.port = self.httpd.server_address[1]
 
     def start(self) -> int:
@@ -102,6 +101,11 @@ class FakeLLM:
 
     def llm_requests(self) -> list[dict]:
         return [r for r in self.requests if r["route"]]
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # clients in parallel: the default accept queue of 5 resets some
 
 
 class _Handler(BaseHTTPRequestHandler):

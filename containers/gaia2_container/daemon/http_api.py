@@ -110,6 +110,14 @@ def int_param(query: dict[str, list[str]], name: str, default: int) -> int:
     return int(values[0])  # ValueError is turned into 400 by callers
 
 
+class DaemonServer(ThreadingHTTPServer):
+    """A thread per connection and a deep accept queue: an agent may open many connections at once
+    (parallel subagents, concurrent commands), and with the default queue of 5 some were reset."""
+
+    daemon_threads = True
+    request_queue_size = 128
+
+
 def serve(
     host: str, port: int, routes: dict[tuple[str, str], Route], state: Any, name: str,
     token: str | None = None, public_routes: frozenset[tuple[str, str]] = frozenset(),
@@ -120,8 +128,7 @@ def serve(
     attrs = {"routes": routes, "daemon_state": state, "token": token, "public_routes": public_routes,
              "on_request": staticmethod(on_request) if on_request is not None else None}
     handler = type(f"{name}Handler", (JsonHandler,), attrs)
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
+    server = DaemonServer((host, port), handler)
     threading.Thread(target=server.serve_forever, name=f"http-{name}", daemon=True).start()
     log.info("%s API listening on %s:%s", name, host, port)
     return server

@@ -16,12 +16,13 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
 
 import httpx
 
 from .. import contract
+from .http_api import DaemonServer
 from .relay_trace import Capture, RelayTrace
 
 log = logging.getLogger("gaia2.relay")
@@ -34,12 +35,15 @@ _DROP_RESPONSE = _DROP_REQUEST - {"accept-encoding"}
 UNAVAILABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529})
 # How many failures in a row, at the end, count as "the provider is unavailable".
 UNAVAILABLE_STREAK = 2
-# A flood provokes rate limits and overload: failures of a request sent after more than BURST_LIMIT
-# requests in BURST_WINDOW_S are the agent's doing, never evidence of an outage (an agent must not
-# turn a run it is failing into an infrastructure error, and so a --retry). A harness's own loop,
-# one model call at a time with backoff on errors, stays far below it.
-BURST_LIMIT = 60
+# A flood provokes rate limits: once the agent has sent more than BURST_LIMIT requests within
+# BURST_WINDOW_S (at once or one after another), a rate limit (429) is its own doing for the rest of
+# the run, never evidence of an outage: an agent must not turn a run it is failing into an
+# infrastructure error, and so a --retry. Server errors and an unreachable provider still count
+# (a flood does not crash a provider, and a fast honest loop must still see its server die). Not a
+# proof: docs/container-contract.md says what it leaves open.
+BURST_LIMIT = 30
 BURST_WINDOW_S = 120.0
+RATE_LIMITED = frozenset({429})
 MAX_REQUEST_BYTES = 64 << 20
 
 
@@ -49,11 +53,13 @@ class Outcome:
     status: int | None  # None: the provider could not be reached
     error: str | None
     duration_s: float
-    bursting: bool = False  # sent during the agent's own flood (BURST_LIMIT)
+    bursting: bool = False  # sent after the agent's own flood (BURST_LIMIT)
 
     @property
     def unavailable(self) -> bool:
-        return not self.bursting and (self.status is None or self.status in UNAVAILABLE_STATUSES)
+        if self.bursting and self.status in RATE_LIMITED:
+            return False
+        return self.status is None or self.status in UNAVAILABLE_STATUSES
 
     def describe(self) -> str:
         if self.status is None:
@@ -72,6 +78,7 @@ class Relay:
         self.client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=30.0), follow_redirects=False)
         self._outcomes: deque[Outcome] = deque(maxlen=64)
         self._sent: deque[float] = deque(maxlen=BURST_LIMIT + 1)  # when the last requests were sent
+        self._flooded = False
         self._lock = threading.Lock()
 
     def provider_unavailable(self) -> str | None:
@@ -84,11 +91,14 @@ class Relay:
         return None
 
     def _note_sent(self) -> bool:
-        """Count one request; whether it comes in a flood (more than BURST_LIMIT in the window)."""
+        """Count one request; whether the agent has flooded (more than BURST_LIMIT in the window,
+        now or earlier in the run: a rate limit can outlast a pause)."""
         now = time.monotonic()
         with self._lock:
             self._sent.append(now)
-            return len(self._sent) > BURST_LIMIT and now - self._sent[0] <= BURST_WINDOW_S
+            if len(self._sent) > BURST_LIMIT and now - self._sent[0] <= BURST_WINDOW_S:
+                self._flooded = True
+            return self._flooded
 
     def _remember(self, outcome: Outcome) -> None:
         with self._lock:
@@ -207,10 +217,9 @@ class RelayHandler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _handle
 
 
-def serve_relay(relay: Relay, host: str, port: int) -> ThreadingHTTPServer:
+def serve_relay(relay: Relay, host: str, port: int) -> DaemonServer:
     handler = type("BoundRelayHandler", (RelayHandler,), {"relay": relay})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
+    server = DaemonServer((host, port), handler)
     threading.Thread(target=server.serve_forever, name="relay", daemon=True).start()
     log.info("model relay on %s:%s -> %s", host, port, relay.upstream)
     return server
