@@ -51,8 +51,7 @@ class CliRun:
     root: Path
 
     def explain(self) -> tuple:
-        log = self.out / "agent.log"
-        return self.proc.stdout, self.proc.stderr, log.read_text()[-4000:] if log.exists() else ""
+        return self.proc.stdout, self.proc.stderr, agent_log_tail(self.out)
 
 
 def run_cli(agent: str, scenario: str, out: Path, fake, key: str | None, path: str = "", model: str = "fake-model",
@@ -89,8 +88,13 @@ def assert_cli_wrong_answer_fails(run: CliRun, agent: str, key: str | None) -> N
 
 def explain(result, out: Path) -> tuple:
     """What an assertion message needs when a harness run went wrong."""
+    return result.status, result.error, result.failure_reasons, agent_log_tail(out)
+
+
+def agent_log_tail(out: Path) -> str:
+    """The end of a run's agent.log ("" when there is none)."""
     log = out / "agent.log"
-    return result.status, result.error, result.failure_reasons, log.read_text()[-4000:] if log.exists() else ""
+    return log.read_text()[-4000:] if log.exists() else ""
 
 
 def tool_calls(out: Path) -> list[dict]:

@@ -7,7 +7,7 @@ import socket
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import httpx
@@ -15,6 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "containers"))
 
+from gaia2_container.daemon.http_api import DaemonServer  # noqa: E402
 from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
 
 pytestmark = pytest.mark.redteam
@@ -35,14 +36,9 @@ class Provider(BaseHTTPRequestHandler):
         self.wfile.write(b"{}")
 
 
-class ProviderServer(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128  # the flood test's requests reach it at once through the relay
-
-
 @pytest.fixture
 def relay():
-    provider = ProviderServer(("127.0.0.1", 0), Provider)
+    provider = DaemonServer(("127.0.0.1", 0), Provider)  # its deep queue: the flood arrives at once
     threading.Thread(target=provider.serve_forever, daemon=True).start()
     witness = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1")
     server = serve_relay(witness, "127.0.0.1", 0)
