@@ -135,7 +135,10 @@ fi
 
 mkdir -p "$sock_dir"
 [ -S "$sock" ] && rm -f "$sock"
-setsid nohup podman system service --time=0 "unix://$sock" >"$service_log" 2>&1 </dev/null &
+# From /: the service (and every conmon it spawns) keeps its working directory for good, and one
+# inside a checkout that is later deleted makes each container start fail ("Failed to get working
+# directory", exit status 1).
+(cd / && exec setsid nohup podman system service --time=0 "unix://$sock" >"$service_log" 2>&1 </dev/null) &
 echo $! > "$pidfile"
 for _ in $(seq 1 75); do ping && break; sleep 0.2; done
 ping || die "podman API service did not answer on unix://$sock within 15 s; see $service_log"

@@ -85,6 +85,7 @@ def start_private_service(podman_bin: str | None = None, wait: float = 15.0) -> 
         command,
         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
         start_new_session=True,  # Ctrl-C on the terminal must not kill it before we clean up
+        cwd=directory,  # conmon inherits it: a working directory deleted later fails every container start
     )
     log.close()
     service = PrivateService(process=process, url=url, directory=directory)
