@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
+from gaia2_runner.sandbox.podman import ContainerHandle
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"
@@ -88,14 +89,10 @@ def run_in_runtime_image(backend, files: dict[str, bytes], script: str, out_path
         if not container.put_archive("/", _tar(files)):
             raise RuntimeError("cannot copy the generator into the container")
         container.start()
-        deadline = time.monotonic() + limit_s
-        while time.monotonic() < deadline:
-            container.reload()
-            if container.status in ("exited", "stopped"):
-                break
-            time.sleep(1.0)
-        else:
+        # "stopped" is not enough: podman's cleanup may still hide what the script wrote.
+        if not ContainerHandle(container, container.name, 0, backend).wait_exited(limit_s):
             return None, "", b""
+        container.reload()
         code = int(container.attrs["State"]["ExitCode"])
         logs = b"".join(container.logs(stdout=True, stderr=True)).decode(errors="replace")
         stream, _ = container.get_archive(out_path)

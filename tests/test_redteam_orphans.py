@@ -29,6 +29,7 @@ import pytest
 from gaia2_runner import contract
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_PID
+from gaia2_runner.sandbox.podman import ContainerHandle
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -134,6 +135,12 @@ def kill_and_time_survival(runner: subprocess.Popen, container, bound: float) ->
     return time.monotonic() - killed
 
 
+def wait_exited(backend, container) -> None:
+    """Until podman is done with the container: read in its "stopped" state (process gone, cleanup
+    running), the output directory can come back empty (seen here once in CI)."""
+    assert ContainerHandle(container, container.name, 0, backend).wait_exited(60), container.name
+
+
 def output_file(container, name: str) -> str:
     stream, _ = container.get_archive(f"{contract.OUTPUT_DIR}/{name}")
     with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
@@ -154,6 +161,7 @@ def test_killed_runner_leaves_a_stopped_container_that_clean_removes(images, bac
     record_property("survival_after_kill9_s", round(survived, 1))
 
     # It wrote its final files on the way out, and the agent never got the token.
+    wait_exited(backend, container)
     status = json.loads(output_file(container, contract.STATUS_FILE))
     assert status["status"] == "error" and "runner gone" in status["error"], status
     agent_log = output_file(container, contract.AGENT_LOG_FILE)
@@ -237,6 +245,7 @@ def test_container_exits_at_its_deadline_even_if_nobody_collects(images, backend
         while handle.is_running():
             assert time.monotonic() - started < 12 + 30, "container outlived its deadline"
             time.sleep(0.2)
+        assert handle.wait_exited(60)
         status = json.loads(output_file(handle.container, contract.STATUS_FILE))
         assert status["status"] == "error" and "deadline of 12s" in status["error"], status
         assert handle.exit_code() == 0
