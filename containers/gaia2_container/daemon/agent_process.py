@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import contract
+from .processes import kill_user_processes
 
 log = logging.getLogger("gaia2.agent")
 
@@ -103,12 +104,24 @@ class AgentProcess:
             self.on_exit(code)
 
     def stop(self, grace_s: float) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        """End the runtime (SIGTERM, SIGKILL after `grace_s`), then whatever it left running."""
+        if self.proc is not None and self.proc.poll() is None:
+            self._stopping = True
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.kill_all()
+
+    def kill_all(self) -> None:
+        """SIGKILL every process of the agent user, the runtime's strays included (background
+        jobs, a daemonized server, a fork bomb). Nothing when the agent has no user of its own."""
+        uid = agent_identity().get("user")
+        if uid is None or self.proc is None:
             return
         self._stopping = True
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=grace_s)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        killed = kill_user_processes(uid, keep_unreaped=frozenset({self.proc.pid}))
+        if killed:
+            log.info("killed %d process(es) of the agent user", killed)

@@ -17,6 +17,7 @@ from typing import Any, Callable
 from urllib.parse import parse_qs, urlparse
 
 from ..jsonable import to_jsonable
+from .connections import AGENT_CONNECTIONS, ConnectionBudget
 
 log = logging.getLogger("gaia2.http")
 
@@ -112,10 +113,34 @@ def int_param(query: dict[str, list[str]], name: str, default: int) -> int:
 
 class DaemonServer(ThreadingHTTPServer):
     """A thread per connection and a deep accept queue: an agent may open many connections at once
-    (parallel subagents, concurrent commands), and with the default queue of 5 some were reset."""
+    (parallel subagents, concurrent commands), and with the default queue of 5 some were reset.
+
+    The agent's connections are bounded over all the servers of the process (`connections`), and
+    when no thread can be started (the container's pids used up), a connection that is not the
+    agent's is served in the accepting thread itself: the runner's polls always get an answer."""
 
     daemon_threads = True
     request_queue_size = 128
+    budget: ConnectionBudget = AGENT_CONNECTIONS
+    inline_timeout_s = 10.0  # a connection served inline may hold the accepting thread this long
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.budget.admit(request):
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except RuntimeError:  # "can't start new thread"
+            if self.budget.is_agents(request):
+                self.shutdown_request(request)
+                return
+            log.warning("no thread for a connection: served inline")
+            request.settimeout(self.inline_timeout_s)
+            self.process_request_thread(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        self.budget.release(request)
+        super().shutdown_request(request)
 
 
 def serve(

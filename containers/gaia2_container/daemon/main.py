@@ -133,6 +133,7 @@ def main() -> int:
             relay_env = {**relay_env, **process_clock.agent_env()}
         agent = AgentProcess(command, contract.OUTPUT_PATH / contract.AGENT_LOG_FILE, on_exit=session.agent_exited,
                              env_overrides=relay_env)
+        session.make_room = agent.kill_all
         agent.start()
     state.ready.set()
     log.info("ready: runtime=%s turns=%s", runtime, session.nb_turns)

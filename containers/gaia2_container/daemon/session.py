@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from ..jsonable import to_jsonable
 from .judge_hooks import agent_error_reason, clean_rationale, listen_to_turns
+from .processes import start_thread
 from .recorder import EventRecorder
 from .sim_clock import SimClock
 from .status import StatusBoard
@@ -60,6 +61,8 @@ class Session:
         self.clock = clock or SimClock()
         # Called after every tool call and monitor step: keeps the agent's process clock current.
         self.on_time: Callable[[], None] | None = None
+        # Frees the pids the agent holds, when the judge finds none to start a thread with.
+        self.make_room: Callable[[], None] | None = None
         self._sync_lock = threading.Lock()  # the monitor and the manual clock both mirror ARE's log
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -249,7 +252,7 @@ class Session:
             self._final_started = True
             self._end_reason, self._end_note = end_reason, note
         log.info("final judgment: %s", why)
-        threading.Thread(target=self._final_judgment, name="final-judge", daemon=True).start()
+        start_thread(self._final_judgment, "final-judge", self.make_room)
 
     def _final_judgment(self) -> None:
         self.status.update(status="judging")

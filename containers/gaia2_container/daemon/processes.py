@@ -1,0 +1,84 @@
+"""The daemon's share of the container's pids, against an agent that takes them all.
+
+The container has one pid budget (podman's pids limit) for the daemon's threads and the agent's
+processes. An agent that forks until none is left must not leave the daemon unable to judge it:
+the run would end without a verdict, an infrastructure error that `--retry` runs again. So the
+daemon can stop every process of the agent's user without starting one, and starts the judge
+inline when no thread can be had.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+log = logging.getLogger("gaia2.agent")
+
+PROC = Path("/proc")
+
+
+def processes_of(uid: int, proc: Path = PROC) -> dict[int, tuple[str, int]]:
+    """pid -> (state letter, parent pid) of the processes (this pid namespace) of real uid `uid`."""
+    found = {}
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
+            if int(fields["Uid"].split()[0]) == uid:
+                found[int(entry.name)] = (fields["State"].split()[0], int(fields["PPid"]))
+        except (OSError, KeyError, ValueError):
+            continue  # gone meanwhile
+    return found
+
+
+def kill_user_processes(uid: int, keep_unreaped: frozenset[int] = frozenset(), rounds: int = 100) -> int:
+    """SIGKILL every process of `uid`, each stopped first so that none forks a replacement while
+    the others are found, then reap those left to this process (the daemon is the container's
+    pid 1: orphans end up its children, and a zombie still holds its pid). `keep_unreaped`: the
+    children whose exit status someone else waits for. Starts no process (there may be no pid
+    left). Returns how many were killed."""
+    if uid == 0:
+        raise ValueError("refusing to kill every process of root")
+    seen: set[int] = set()
+    for _ in range(rounds):
+        fresh = [pid for pid in processes_of(uid) if pid not in seen]
+        if not fresh:
+            break
+        for pid in fresh:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+        seen.update(fresh)
+    for pid in [*seen, *processes_of(uid)]:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        left = {pid: ppid for pid, (state, ppid) in processes_of(uid).items() if pid not in keep_unreaped}
+        for pid, ppid in left.items():
+            if ppid == os.getpid():
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, os.WNOHANG)
+        if not left:
+            break
+        time.sleep(0.05)
+    return len(seen)
+
+
+def start_thread(target: Callable[[], None], name: str, make_room: Callable[[], None] | None = None) -> None:
+    """Run `target` in a daemon thread; when no thread can be started (the pids are used up),
+    call `make_room` (stop the agent) and run `target` in the calling thread."""
+    try:
+        threading.Thread(target=target, name=name, daemon=True).start()
+        return
+    except RuntimeError as exc:
+        log.warning("no thread for %s (%s): the agent's processes are stopped, it runs inline", name, exc)
+    if make_room is not None:
+        make_room()
+    target()

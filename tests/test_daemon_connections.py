@@ -1,0 +1,132 @@
+"""The daemon's bound on the agent's open connections, over real loopback sockets, no container.
+
+Here the test process plays both sides: a budget told that this process's uid is the agent's
+refuses its connections past the limit; told another uid is, it never refuses one (the runner's
+connections). When no thread can be started, a connection that is not the agent's is still
+answered, in the accepting thread."""
+
+from __future__ import annotations
+
+import os
+import socket
+import socketserver
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+import httpx
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "containers"))
+
+from gaia2_container.daemon.connections import ConnectionBudget, socket_owner  # noqa: E402
+from gaia2_container.daemon.http_api import DaemonServer  # noqa: E402
+
+pytestmark = pytest.mark.redteam
+LIMIT = 4
+
+
+class Hello(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.send_response(200)
+        self.send_header("Content-Length", "5")
+        self.end_headers()
+        self.wfile.write(b"hello")
+
+
+def serve(budget: ConnectionBudget):
+    server = type("Bounded", (DaemonServer,), {"budget": budget})(("127.0.0.1", 0), Hello)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture
+def servers():
+    started = []
+    yield lambda budget: started.append(serve(budget)) or started[-1]
+    for server in started:
+        server.shutdown()
+        server.server_close()
+
+
+def held(port: int, count: int) -> list[socket.socket]:
+    return [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(count)]
+
+
+def closed_by_server(conn: socket.socket, wait_s: float = 5.0) -> bool:
+    """True when the server closes the connection (reads EOF) within `wait_s`."""
+    conn.settimeout(wait_s)
+    try:
+        return conn.recv(1) == b""
+    except TimeoutError:
+        return False
+    except OSError:
+        return True
+
+
+def until(predicate, wait_s: float = 5.0) -> bool:
+    deadline = time.monotonic() + wait_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def get(port: int) -> str:
+    return httpx.get(f"http://127.0.0.1:{port}/", timeout=5, trust_env=False).text
+
+
+def test_the_owner_of_a_loopback_peer_is_read_from_the_kernel():
+    listener = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(listener.getsockname())
+    conn, _ = listener.accept()
+    try:
+        assert socket_owner(conn.getpeername(), conn.getsockname()) == os.getuid()
+        assert socket_owner(("127.0.0.1", 1), conn.getsockname()) is None
+    finally:
+        for sock in (client, conn, listener):
+            sock.close()
+
+
+def test_the_agent_holds_no_more_than_the_limit_and_gets_a_slot_back_when_it_closes_one(servers):
+    budget = ConnectionBudget(limit=LIMIT, agent_uid=os.getuid())
+    port = servers(budget).server_address[1]
+    first = held(port, LIMIT)
+    extra = held(port, 3)
+    assert all(closed_by_server(c) for c in extra)  # accepted in order: the first ones are in
+    assert budget.refused == 3 and budget.open == LIMIT
+    first.pop().close()
+    assert until(lambda: budget.open < LIMIT)  # the handler thread sees the EOF and lets go
+    assert get(port) == "hello"
+    for conn in first + extra:
+        conn.close()
+
+
+def test_connections_that_are_not_the_agents_are_never_refused(servers):
+    budget = ConnectionBudget(limit=LIMIT, agent_uid=os.getuid() + 1)
+    port = servers(budget).server_address[1]
+    crowd = held(port, LIMIT * 3)
+    assert until(lambda: budget.open == len(crowd)) and budget.refused == 0
+    assert get(port) == "hello"
+    for conn in crowd:
+        conn.close()
+
+
+def test_without_threads_the_runner_is_answered_inline_and_the_agent_is_not(servers, monkeypatch):
+    def no_thread(*_args: object) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(socketserver.ThreadingMixIn, "process_request", no_thread)
+    runner_port = servers(ConnectionBudget(agent_uid=os.getuid() + 1)).server_address[1]
+    assert get(runner_port) == "hello"
+    agent_port = servers(ConnectionBudget(agent_uid=os.getuid())).server_address[1]
+    with pytest.raises(httpx.HTTPError):
+        get(agent_port)
