@@ -1,11 +1,13 @@
-"""Red team: an agent that exhausts the daemon's connections cannot turn its failure into an
-infrastructure error.
+"""Red team: an agent that exhausts what it shares with the daemon cannot turn its failure into
+an infrastructure error.
 
-A real runner and container. The scripted agent opens as many connections as its file limit
+Real runners and containers. One scripted agent opens as many connections as its file limit
 allows to the tool API and to the adapter port, holds them for longer than the daemon's idle
 watchdog (which takes a runner whose polls stop arriving for gone), then gives a wrong answer. The
 daemon refuses the agent's connections past its bound, so the runner's polls keep getting
 through, and the run ends with a verdict: failed, not an error `--retry` would run again.
+Another forks until it can fork no more and waits for the time limit: judged (timeout), and none
+of its processes outlives the run.
 """
 
 from __future__ import annotations
@@ -57,18 +59,41 @@ req = urllib.request.Request(base + "/call", json.dumps({{"tool": "AgentUserInte
 print("ANSWERED", urllib.request.urlopen(req, timeout=30).status, flush=True)
 time.sleep(3600)  # and it keeps the rest
 """
-COMMAND = f"python3 -c \"import base64; exec(base64.b64decode('{base64.b64encode(AGENT.encode()).decode()}'))\""
+FORK_BOMB = """
+import os, time
+forked = 0
+while True:
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(3600)
+        os._exit(0)
+    forked += 1
+print("FORKED", forked, flush=True)
+time.sleep(3600)
+"""
 
 
-def test_a_flood_of_connections_ends_in_a_verdict_not_an_infrastructure_error(images, tmp_path):
+def command(script: str) -> str:
+    return f"python3 -c \"import base64; exec(base64.b64decode('{base64.b64encode(script.encode()).decode()}'))\""
+
+
+def run(tmp_path: Path, script: str, timeout_s: int) -> tuple[subprocess.CompletedProcess, dict, str, Path]:
+    """The runner on the calendar demo with `script` as the agent: its result, agent.log, output."""
     env = {**os.environ, contract.ENV_IDLE_TIMEOUT: str(IDLE_S)}
     proc = subprocess.run(
         [sys.executable, "-m", "gaia2_runner.cli", "run", "--scenario", str(SCENARIO), "--image", ORACLE_IMAGE,
-         "--output-dir", str(tmp_path), "--timeout", "120", "--env", f"GAIA2_AGENT_COMMAND={COMMAND}"],
+         "--output-dir", str(tmp_path), "--timeout", str(timeout_s), "--env", f"GAIA2_AGENT_COMMAND={command(script)}"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=400)
     out = tmp_path / SCENARIO.stem
-    agent_log = (out / "agent.log").read_text()
     result = json.loads((out / "result.json").read_text())
+    return proc, result, (out / "agent.log").read_text(), out
+
+
+def test_a_flood_of_connections_ends_in_a_verdict_not_an_infrastructure_error(images, tmp_path):
+    proc, result, agent_log, out = run(tmp_path, AGENT, 120)
     assert result["status"] == "failed" and result["success"] is False, (result, agent_log[-2000:], proc.stderr)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -77,3 +102,12 @@ def test_a_flood_of_connections_ends_in_a_verdict_not_an_infrastructure_error(im
     assert flood["alive"] <= AGENTS_MAX, flood
     assert "ANSWERED 200" in agent_log
     assert "refused the agent's connection" in (out / "container.log").read_text()
+
+
+def test_a_fork_bomb_is_judged_and_leaves_no_process_behind(images, tmp_path):
+    proc, result, agent_log, out = run(tmp_path, FORK_BOMB, 20)
+    assert (result["status"], result["success"]) == ("timeout", False), (result, agent_log[-2000:], proc.stderr)
+    forked = int(agent_log.split("FORKED ", 1)[1].split()[0])
+    assert forked >= 200, agent_log[-2000:]
+    killed = int((out / "container.log").read_text().split("killed ", 1)[1].split()[0])
+    assert killed >= forked, agent_log[-2000:]  # every child (the agent itself got SIGTERM first)
