@@ -7,6 +7,7 @@ through one `Scrubber` holding the run's secret values.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import time
@@ -312,6 +313,19 @@ class _Run:
                 return None
         return None
 
+    def _final_status_from_file(self) -> None:
+        """The adapter API gave no final status in time, but the daemon may have written one (its
+        last file): that verdict stands, and the unanswered polls are kept as a note."""
+        result = self.result
+        try:
+            doc = json.loads((self.dest / contract.STATUS_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if isinstance(doc, dict) and doc.get("status") in contract.FINAL_STATUSES:
+            unanswered, result.error = result.error, None
+            result.apply_status(doc)
+            result.failure_reasons.append(f"{unanswered}; the verdict is the daemon's {contract.STATUS_FILE}")
+
     def _collect_and_clean(self) -> None:
         """Archive + logs in one pass, then stop/remove; always write result.json."""
         result, handle = self.result, self.handle
@@ -323,6 +337,8 @@ class _Run:
             if archive is not None:
                 extraction = extract_output(archive, self.dest, scrub=self.scrub)
                 result.failure_reasons.extend(f"artifact skipped: {s}" for s in extraction.skipped)
+                if result.status == "unresponsive":
+                    self._final_status_from_file()
             try:
                 log_text = handle.logs()
             except Exception as exc:  # noqa: BLE001
