@@ -12,12 +12,12 @@ import socket
 import socketserver
 import sys
 import threading
-import time
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import httpx
 import pytest
+from polling import until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "containers"))
 
@@ -69,15 +69,6 @@ def closed_by_server(conn: socket.socket, wait_s: float = 5.0) -> bool:
         return False
     except OSError:
         return True
-
-
-def until(predicate, wait_s: float = 5.0) -> bool:
-    deadline = time.monotonic() + wait_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def get(port: int) -> str:

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from polling import until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "containers"))
 
@@ -57,15 +58,6 @@ def as_agent(script: str, nproc: int) -> subprocess.Popen:
                             stdout=subprocess.PIPE, text=True, cwd="/")
     assert proc.stdout.readline().strip() == "ready"
     return proc
-
-
-def until(predicate, wait_s: float = 20) -> bool:
-    deadline = time.monotonic() + wait_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def gone_but_zombies(wait_s: float = 10) -> dict:
