@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import socket
 import threading
+import time
 from pathlib import Path
 
 from .agent_process import agent_identity
@@ -25,21 +26,27 @@ log = logging.getLogger("gaia2.http")
 
 AGENT_CONNECTIONS_MAX = 128  # open at once, over all the daemon's servers
 TCP_TABLE = Path("/proc/net/tcp")
+TABLE_FRESH_S = 1.0  # how long one read of the table answers for the connections it lists
+
+
+def read_owners(table: Path = TCP_TABLE) -> dict[tuple[str, str], int]:
+    """(local endpoint, remote endpoint) -> owner uid of every IPv4 TCP socket in the table."""
+    try:
+        lines = table.read_text().splitlines()[1:]
+    except OSError:
+        return {}
+    owners = {}
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 7:
+            owners[(fields[1], fields[2])] = int(fields[7])
+    return owners
 
 
 def socket_owner(peer: tuple[str, int], local: tuple[str, int], table: Path = TCP_TABLE) -> int | None:
     """The uid owning the peer's end of an IPv4 TCP connection to this network namespace (None:
     not listed, e.g. a peer outside the namespace or one already gone)."""
-    want = (_hex_address(peer), _hex_address(local))
-    try:
-        lines = table.read_text().splitlines()[1:]
-    except OSError:
-        return None
-    for line in lines:
-        fields = line.split()
-        if len(fields) > 7 and (fields[1], fields[2]) == want:
-            return int(fields[7])
-    return None
+    return read_owners(table).get((_hex_address(peer), _hex_address(local)))
 
 
 def _hex_address(address: tuple[str, int]) -> str:
@@ -61,6 +68,8 @@ class ConnectionBudget:
         self.refused = 0
         self._open: set[int] = set()
         self._lock = threading.Lock()
+        self._owners: dict[tuple[str, str], int] = {}
+        self._read_at = 0.0
 
     @classmethod
     def for_this_container(cls) -> ConnectionBudget:
@@ -72,9 +81,14 @@ class ConnectionBudget:
         if self.agent_uid is None:
             return False
         try:
-            return socket_owner(conn.getpeername()[:2], conn.getsockname()[:2], self.table) == self.agent_uid
+            key = (_hex_address(conn.getpeername()[:2]), _hex_address(conn.getsockname()[:2]))
         except (OSError, ValueError):
             return False  # not an IPv4 TCP peer: not one the agent could have opened here
+        # One read of the table serves a whole flood (the queued connections are in it already);
+        # it is read again for a connection it lacks, and once it is older than TABLE_FRESH_S.
+        if key not in self._owners or time.monotonic() - self._read_at > TABLE_FRESH_S:
+            self._owners, self._read_at = read_owners(self.table), time.monotonic()
+        return self._owners.get(key) == self.agent_uid
 
     def admit(self, conn: socket.socket) -> bool:
         """Count `conn` in, or False (refused: the caller closes it)."""
