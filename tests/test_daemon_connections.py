@@ -60,19 +60,21 @@ def held(port: int, count: int) -> list[socket.socket]:
     return [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(count)]
 
 
-def closed_by_server(conn: socket.socket, wait_s: float = 5.0) -> bool:
-    """True when the server closes the connection (reads EOF) within `wait_s`."""
+def refused(conn: socket.socket, wait_s: float = 5.0) -> bool:
+    """True when the server answers 503 and closes the connection within `wait_s`."""
     conn.settimeout(wait_s)
+    data = b""
     try:
-        return conn.recv(1) == b""
-    except TimeoutError:
-        return False
+        while chunk := conn.recv(4096):
+            data += chunk
     except OSError:
-        return True
+        return False
+    return data.startswith(b"HTTP/1.1 503 ")
 
 
 def get(port: int) -> str:
-    return httpx.get(f"http://127.0.0.1:{port}/", timeout=5, trust_env=False).text
+    resp = httpx.get(f"http://127.0.0.1:{port}/", timeout=5, trust_env=False)
+    return resp.text if resp.status_code == 200 else str(resp.status_code)
 
 
 def test_the_owner_of_a_loopback_peer_is_read_from_the_kernel():
@@ -92,7 +94,7 @@ def test_the_agent_holds_no_more_than_the_limit_and_gets_a_slot_back_when_it_clo
     port = servers(budget).server_address[1]
     first = held(port, LIMIT)
     extra = held(port, 3)
-    assert all(closed_by_server(c) for c in extra)  # accepted in order: the first ones are in
+    assert all(refused(c) for c in extra)  # accepted in order: the first ones are in
     assert budget.refused == 3 and budget.open == LIMIT
     first.pop().close()
     assert until(lambda: budget.open < LIMIT)  # the handler thread sees the EOF and lets go
@@ -119,5 +121,26 @@ def test_without_threads_the_runner_is_answered_inline_and_the_agent_is_not(serv
     runner_port = servers(ConnectionBudget(agent_uid=os.getuid() + 1)).server_address[1]
     assert get(runner_port) == "hello"
     agent_port = servers(ConnectionBudget(agent_uid=os.getuid())).server_address[1]
-    with pytest.raises(httpx.HTTPError):
-        get(agent_port)
+    assert get(agent_port) == "503"
+
+
+def test_an_ipv6_socket_on_the_ipv4_listener_is_the_agents_too(servers):
+    """An AF_INET6 client of ::ffff:127.0.0.1 is listed in /proc/net/tcp6, not tcp."""
+    budget = ConnectionBudget(limit=LIMIT, agent_uid=os.getuid())
+    port = servers(budget).server_address[1]
+    first = held(port, LIMIT)
+    v6 = socket.socket(socket.AF_INET6)
+    v6.connect(("::ffff:127.0.0.1", port))
+    assert refused(v6) and budget.refused == 1
+    for conn in [*first, v6]:
+        conn.close()
+
+
+def test_a_local_peer_missing_from_the_tables_counts_as_the_agents(servers, tmp_path):
+    budget = ConnectionBudget(limit=LIMIT, agent_uid=os.getuid() + 1, tables=(tmp_path / "no-table",))
+    port = servers(budget).server_address[1]
+    first = held(port, LIMIT)
+    extra = held(port, 1)
+    assert refused(extra[0]) and budget.refused == 1
+    for conn in first + extra:
+        conn.close()

@@ -337,8 +337,8 @@ class _Run:
             if archive is not None:
                 extraction = extract_output(archive, self.dest, scrub=self.scrub)
                 result.failure_reasons.extend(f"artifact skipped: {s}" for s in extraction.skipped)
-                if result.status == "unresponsive":
-                    self._final_status_from_file()
+                if result.status == "unresponsive" and self.dest.resolve() / contract.STATUS_FILE in extraction.written:
+                    self._final_status_from_file()  # this run's file, not one a resumed run left
             try:
                 log_text = handle.logs()
             except Exception as exc:  # noqa: BLE001

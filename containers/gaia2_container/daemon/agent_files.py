@@ -35,6 +35,7 @@ from typing import Callable
 
 from .. import contract
 from .agent_process import agent_identity
+from .processes import OWN_CHILDREN
 
 log = logging.getLogger("gaia2.agent_files")
 
@@ -102,6 +103,7 @@ def collect(name: str, sink: Callable[[bytes], None], cap: int, timeout_s: float
         return result
     assert proc.stdout is not None
     deadline = time.monotonic() + timeout_s
+    OWN_CHILDREN.add(proc.pid)  # its exit code says what was read: nobody else reaps it
     try:
         fd = proc.stdout.fileno()
         while True:
@@ -130,6 +132,7 @@ def collect(name: str, sink: Callable[[bytes], None], cap: int, timeout_s: float
             code = proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             code = None
+        OWN_CHILDREN.discard(proc.pid)
     if result.refused is None and not result.truncated and code:
         if code == _MISSING:
             return result

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import contract
-from .processes import kill_user_processes
+from .processes import OWN_CHILDREN, kill_user_processes
 
 log = logging.getLogger("gaia2.agent")
 
@@ -93,12 +93,14 @@ class AgentProcess:
             cwd=str(contract.AGENT_HOME),
             **kwargs,
         )
+        OWN_CHILDREN.add(self.proc.pid)  # its exit status is _wait's
         log.info("agent runtime started: pid %s: %s", self.proc.pid, " ".join(self.command))
         threading.Thread(target=self._wait, name="agent-wait", daemon=True).start()
 
     def _wait(self) -> None:
         assert self.proc is not None
         code = self.proc.wait()
+        OWN_CHILDREN.discard(self.proc.pid)
         log.info("agent runtime exited with code %s", code)
         if not self._stopping:
             self.on_exit(code)
@@ -122,6 +124,6 @@ class AgentProcess:
         if uid is None or self.proc is None:
             return
         self._stopping = True
-        killed = kill_user_processes(uid, keep_unreaped=frozenset({self.proc.pid}))
+        killed = kill_user_processes(uid)
         if killed:
             log.info("killed %d process(es) of the agent user", killed)

@@ -6,16 +6,20 @@ connections until that process has no file descriptor (or the container no pid) 
 status polls would then go unanswered, the daemon's watchdog would take the runner for gone, and a
 run the agent was failing would end as an infrastructure error, which `--retry` runs again.
 
-Connections are told apart by the owner of the peer's socket, from the kernel's table of the
-container's network namespace (/proc/net/tcp): a socket the agent's uid owns is the agent's. The
-runner's connections reach the daemon through podman's port forwarder, whose sockets are not the
-agent's, and they are never refused.
+Connections are told apart by the owner of the peer's socket, from the kernel's tables of the
+container's network namespace (/proc/net/tcp and tcp6, where an IPv6 socket connected to an IPv4
+listener appears): a socket the agent's uid owns is the agent's, and so is a local peer missing
+from the tables. The runner's connections reach the daemon through podman's port forwarder, whose
+sockets are not the agent's, and they are never refused.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
+import os
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -25,34 +29,47 @@ from .agent_process import agent_identity
 log = logging.getLogger("gaia2.http")
 
 AGENT_CONNECTIONS_MAX = 128  # open at once, over all the daemon's servers
-TCP_TABLE = Path("/proc/net/tcp")
-TABLE_FRESH_S = 1.0  # how long one read of the table answers for the connections it lists
+TCP_TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
+TIME_WAIT, LISTEN = "06", "0A"  # the `st` column
+TABLE_FRESH_S = 1.0  # the longest one read of the tables answers for the connections it lists
+REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n"
+           b"Retry-After: 1\r\n\r\n")
+
+Endpoint = tuple[str, int]
+Row = tuple[int, int]  # owner uid, socket inode
 
 
-def read_owners(table: Path = TCP_TABLE) -> dict[tuple[str, str], int]:
-    """(local endpoint, remote endpoint) -> owner uid of every IPv4 TCP socket in the table."""
-    try:
-        lines = table.read_text().splitlines()[1:]
-    except OSError:
-        return {}
-    owners = {}
-    for line in lines:
-        fields = line.split()
-        if len(fields) > 7:
-            owners[(fields[1], fields[2])] = int(fields[7])
-    return owners
+def read_sockets(tables: tuple[Path, ...] = TCP_TABLES) -> dict[tuple[Endpoint, Endpoint], Row]:
+    """(local endpoint, remote endpoint) -> (owner uid, inode) of every TCP socket in the tables;
+    IPv4-mapped IPv6 endpoints are written as IPv4."""
+    sockets = {}
+    for table in tables:
+        try:
+            lines = table.read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            # TIME_WAIT and LISTEN rows own no connection (and say uid 0): never let one stand in.
+            if len(fields) > 9 and fields[3] not in (TIME_WAIT, LISTEN):
+                sockets[(_endpoint(fields[1]), _endpoint(fields[2]))] = (int(fields[7]), int(fields[9]))
+    return sockets
 
 
-def socket_owner(peer: tuple[str, int], local: tuple[str, int], table: Path = TCP_TABLE) -> int | None:
-    """The uid owning the peer's end of an IPv4 TCP connection to this network namespace (None:
-    not listed, e.g. a peer outside the namespace or one already gone)."""
-    return read_owners(table).get((_hex_address(peer), _hex_address(local)))
+def _endpoint(text: str) -> Endpoint:
+    """"0100007F:1F9A" (or 32 hex digits for IPv6: 32-bit words in host order) -> ("127.0.0.1", 8090)."""
+    address, port = text.split(":")
+    raw = b"".join(int(address[i:i + 8], 16).to_bytes(4, sys.byteorder) for i in range(0, len(address), 8))
+    ip = ipaddress.ip_address(raw)
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return str(mapped or ip), int(port, 16)
 
 
-def _hex_address(address: tuple[str, int]) -> str:
-    """"127.0.0.1", 8090 -> "0100007F:1F9A", as /proc/net/tcp writes IPv4 endpoints."""
-    host = int.from_bytes(socket.inet_aton(address[0]), "little")
-    return f"{host:08X}:{address[1]:04X}"
+def socket_owner(peer: Endpoint, local: Endpoint) -> int | None:
+    """The uid owning the peer's end of a TCP connection to this network namespace (None: not
+    listed, e.g. a peer outside the namespace or one already gone)."""
+    row = read_sockets().get((peer, local))
+    return row[0] if row else None
 
 
 class ConnectionBudget:
@@ -61,14 +78,14 @@ class ConnectionBudget:
     `limit`), while the runner's and the daemon's own always get in."""
 
     def __init__(self, limit: int = AGENT_CONNECTIONS_MAX, agent_uid: int | None = None,
-                 table: Path = TCP_TABLE) -> None:
+                 tables: tuple[Path, ...] = TCP_TABLES) -> None:
         self.limit = limit
         self.agent_uid = agent_uid
-        self.table = table
+        self.tables = tables
         self.refused = 0
         self._open: set[int] = set()
         self._lock = threading.Lock()
-        self._owners: dict[tuple[str, str], int] = {}
+        self._sockets: dict[tuple[Endpoint, Endpoint], Row] = {}
         self._read_at = 0.0
 
     @classmethod
@@ -81,14 +98,20 @@ class ConnectionBudget:
         if self.agent_uid is None:
             return False
         try:
-            key = (_hex_address(conn.getpeername()[:2]), _hex_address(conn.getsockname()[:2]))
+            peer, local = conn.getpeername()[:2], conn.getsockname()[:2]
+            inode = os.fstat(conn.fileno()).st_ino
         except (OSError, ValueError):
-            return False  # not an IPv4 TCP peer: not one the agent could have opened here
-        # One read of the table serves a whole flood (the queued connections are in it already);
-        # it is read again for a connection it lacks, and once it is older than TABLE_FRESH_S.
-        if key not in self._owners or time.monotonic() - self._read_at > TABLE_FRESH_S:
-            self._owners, self._read_at = read_owners(self.table), time.monotonic()
-        return self._owners.get(key) == self.agent_uid
+            return False  # not a TCP peer: not one the agent could have opened here
+        # One read of the tables serves a whole flood: the queued connections are in it already
+        # (our end without an inode until accepted). It is read again when it does not list our
+        # end of this connection, lists another socket there, or is older than TABLE_FRESH_S.
+        ours = self._sockets.get((local, peer))
+        if ours is None or ours[1] not in (0, inode) or time.monotonic() - self._read_at > TABLE_FRESH_S:
+            self._sockets, self._read_at = read_sockets(self.tables), time.monotonic()
+        row = self._sockets.get((peer, local))
+        if row is None:  # a local peer is in the tables while it is connected: gone, or hidden
+            return ipaddress.ip_address(peer[0]).is_loopback or peer[0] == local[0]
+        return row[0] == self.agent_uid
 
     def admit(self, conn: socket.socket) -> bool:
         """Count `conn` in, or False (refused: the caller closes it)."""
@@ -108,6 +131,15 @@ class ConnectionBudget:
     @property
     def open(self) -> int:
         return len(self._open)
+
+
+def refuse(conn: socket.socket) -> None:
+    """Tell a refused client why (503, once, without waiting for it to read) before it is closed."""
+    try:
+        conn.setblocking(False)
+        conn.send(REFUSAL)
+    except OSError:
+        pass
 
 
 AGENT_CONNECTIONS = ConnectionBudget.for_this_container()  # one per process: its fds are shared

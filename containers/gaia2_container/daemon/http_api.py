@@ -17,11 +17,14 @@ from typing import Any, Callable
 from urllib.parse import parse_qs, urlparse
 
 from ..jsonable import to_jsonable
-from .connections import AGENT_CONNECTIONS, ConnectionBudget
+from .connections import AGENT_CONNECTIONS, ConnectionBudget, refuse
 
 log = logging.getLogger("gaia2.http")
 
 MAX_BODY_BYTES = 8 << 20  # the largest tool call or notification body the daemon reads
+# A connection silent this long is closed: idle keep-alive pools would otherwise hold slots of the
+# agent's connection budget (connections.py) for good.
+IDLE_CONNECTION_S = 300.0
 
 Route = Callable[["JsonHandler", dict[str, list[str]], Any], tuple[int, Any]]
 
@@ -34,6 +37,7 @@ class JsonHandler(BaseHTTPRequestHandler):
     public_routes: frozenset[tuple[str, str]] = frozenset()
     on_request: Callable[[], None] | None = None  # told of every authorized request (the watchdog)
     protocol_version = "HTTP/1.1"
+    timeout = IDLE_CONNECTION_S
 
     def authorized(self) -> bool:
         """True when no token is required or the request carries the right one."""
@@ -126,12 +130,14 @@ class DaemonServer(ThreadingHTTPServer):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self.budget.admit(request):
+            refuse(request)
             self.shutdown_request(request)
             return
         try:
             super().process_request(request, client_address)
         except RuntimeError:  # "can't start new thread"
             if self.budget.is_agents(request):
+                refuse(request)
                 self.shutdown_request(request)
                 return
             log.warning("no thread for a connection: served inline")

@@ -3,8 +3,8 @@
 The container has one pid budget (podman's pids limit) for the daemon's threads and the agent's
 processes. An agent that forks until none is left must not leave the daemon unable to judge it:
 the run would end without a verdict, an infrastructure error that `--retry` runs again. So the
-daemon can stop every process of the agent's user without starting one, and starts the judge
-inline when no thread can be had.
+daemon can end every process of the agent's user without starting one, and runs the judge inline
+when no thread can be had.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ from typing import Callable
 log = logging.getLogger("gaia2.agent")
 
 PROC = Path("/proc")
+# Children the daemon started and waits for itself (subprocess.Popen): never reaped here, or their
+# Popen would lose the exit status.
+OWN_CHILDREN: set[int] = set()
 
 
 def processes_of(uid: int, proc: Path = PROC) -> dict[int, tuple[str, int]]:
@@ -38,36 +41,38 @@ def processes_of(uid: int, proc: Path = PROC) -> dict[int, tuple[str, int]]:
     return found
 
 
-def kill_user_processes(uid: int, keep_unreaped: frozenset[int] = frozenset(), rounds: int = 100) -> int:
-    """SIGKILL every process of `uid`, each stopped first so that none forks a replacement while
-    the others are found, then reap those left to this process (the daemon is the container's
-    pid 1: orphans end up its children, and a zombie still holds its pid). `keep_unreaped`: the
-    children whose exit status someone else waits for. Starts no process (there may be no pid
-    left). Returns how many were killed."""
+def kill_user_processes(uid: int) -> int:
+    """SIGKILL every process of `uid`, then reap those left to this process (the daemon is the
+    container's pid 1: orphans become its children, and a zombie still holds its pid). Starts no
+    process (there may be no pid left). Returns how many were found.
+
+    As the container's pid 1, one kill(-1) ends every other process at once (in a container the
+    daemon runs, they are all the agent's), and the kernel lets no fork complete past it.
+    Otherwise each found is killed, again until none is left: only a process not yet reached can
+    fork meanwhile, and a SIGKILL, unlike a SIGSTOP, cannot be undone by the others."""
     if uid == 0:
         raise ValueError("refusing to kill every process of root")
     seen: set[int] = set()
-    for _ in range(rounds):
-        fresh = [pid for pid in processes_of(uid) if pid not in seen]
-        if not fresh:
-            break
-        for pid in fresh:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGSTOP)
-        seen.update(fresh)
-    for pid in [*seen, *processes_of(uid)]:
+    if os.getpid() == 1:
+        seen |= set(processes_of(uid))
         with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 5
+            os.kill(-1, signal.SIGKILL)
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        left = {pid: ppid for pid, (state, ppid) in processes_of(uid).items() if pid not in keep_unreaped}
-        for pid, ppid in left.items():
-            if ppid == os.getpid():
+        # Zombies of the daemon's own children stay for their Popen to reap.
+        left = {pid: entry for pid, entry in processes_of(uid).items()
+                if not (pid in OWN_CHILDREN and entry[0] in "ZX")}
+        seen |= set(left)
+        for pid, (state, ppid) in left.items():
+            if state not in "ZX":
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            elif ppid == os.getpid():
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(pid, os.WNOHANG)
         if not left:
             break
-        time.sleep(0.05)
+        time.sleep(0.02)
     return len(seen)
 
 

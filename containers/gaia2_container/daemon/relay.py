@@ -22,7 +22,7 @@ from typing import Any, Callable
 import httpx
 
 from .. import contract
-from .http_api import DaemonServer
+from .http_api import IDLE_CONNECTION_S, DaemonServer
 from .relay_trace import Capture, RelayTrace
 
 log = logging.getLogger("gaia2.relay")
@@ -207,6 +207,7 @@ def _read_chunked(handler: "RelayHandler") -> bytes | None:
 class RelayHandler(BaseHTTPRequestHandler):
     relay: Relay
     protocol_version = "HTTP/1.0"  # the body ends when the connection closes: streams pass as they come
+    timeout = IDLE_CONNECTION_S  # an agent that neither sends nor reads for this long is let go
 
     def log_message(self, fmt: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), fmt % args)

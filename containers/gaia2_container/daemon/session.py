@@ -252,10 +252,10 @@ class Session:
             self._final_started = True
             self._end_reason, self._end_note = end_reason, note
         log.info("final judgment: %s", why)
+        self.status.update(status="judging")  # first: the runner waits longer for a judging run
         start_thread(self._final_judgment, "final-judge", self.make_room)
 
     def _final_judgment(self) -> None:
-        self.status.update(status="judging")
         try:
             self.env.pause()
         except Exception:  # noqa: BLE001 - pausing only freezes the clock for the judge
