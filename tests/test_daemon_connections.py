@@ -21,7 +21,7 @@ from polling import until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "containers"))
 
-from gaia2_container.daemon.connections import ConnectionBudget, socket_owner  # noqa: E402
+from gaia2_container.daemon.connections import ConnectionBudget, read_sockets  # noqa: E402
 from gaia2_container.daemon.http_api import DaemonServer  # noqa: E402
 
 pytestmark = pytest.mark.redteam
@@ -82,8 +82,9 @@ def test_the_owner_of_a_loopback_peer_is_read_from_the_kernel():
     client = socket.create_connection(listener.getsockname())
     conn, _ = listener.accept()
     try:
-        assert socket_owner(conn.getpeername(), conn.getsockname()) == os.getuid()
-        assert socket_owner(("127.0.0.1", 1), conn.getsockname()) is None
+        sockets = read_sockets()
+        assert sockets[(conn.getpeername(), conn.getsockname())][0] == os.getuid()
+        assert (("127.0.0.1", 1), conn.getsockname()) not in sockets
     finally:
         for sock in (client, conn, listener):
             sock.close()

@@ -65,13 +65,6 @@ def _endpoint(text: str) -> Endpoint:
     return str(mapped or ip), int(port, 16)
 
 
-def socket_owner(peer: Endpoint, local: Endpoint) -> int | None:
-    """The uid owning the peer's end of a TCP connection to this network namespace (None: not
-    listed, e.g. a peer outside the namespace or one already gone)."""
-    row = read_sockets().get((peer, local))
-    return row[0] if row else None
-
-
 class ConnectionBudget:
     """Counts the open connections of every server in the process; once `limit` are open, a new
     one is looked up and refused when the agent owns it (so the agent never holds more than

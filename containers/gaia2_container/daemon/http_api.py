@@ -126,23 +126,27 @@ class DaemonServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
     budget: ConnectionBudget = AGENT_CONNECTIONS
-    inline_timeout_s = 10.0  # a connection served inline may hold the accepting thread this long
+    # How long a connection served inline may wait on its client, for handlers without a timeout
+    # of their own (the daemon's have IDLE_CONNECTION_S, which applies instead).
+    inline_timeout_s = 10.0
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self.budget.admit(request):
-            refuse(request)
-            self.shutdown_request(request)
+            self._refuse(request)
             return
         try:
             super().process_request(request, client_address)
         except RuntimeError:  # "can't start new thread"
             if self.budget.is_agents(request):
-                refuse(request)
-                self.shutdown_request(request)
+                self._refuse(request)
                 return
             log.warning("no thread for a connection: served inline")
             request.settimeout(self.inline_timeout_s)
             self.process_request_thread(request, client_address)
+
+    def _refuse(self, request: Any) -> None:
+        refuse(request)
+        self.shutdown_request(request)
 
     def shutdown_request(self, request: Any) -> None:
         self.budget.release(request)
