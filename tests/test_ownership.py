@@ -7,6 +7,8 @@ tests/test_redteam_orphans.py.
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import json
 import os
 import signal
 import socket
@@ -21,7 +23,17 @@ from gaia2_runner import contract
 from gaia2_runner.engine.scenario_run import contract_env, idle_timeout
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox import ownership
-from gaia2_runner.sandbox.ownership import ALIVE, DEAD, OTHER_HOST, UNKNOWN, Owner, owner_state
+from gaia2_runner.sandbox.leftovers import SWEEP_ENV, sweep_wanted
+from gaia2_runner.sandbox.ownership import (
+    ALIVE,
+    DEAD,
+    OTHER_BOOT,
+    OTHER_HOST,
+    OTHER_NAMESPACE,
+    UNKNOWN,
+    Owner,
+    owner_state,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "containers"))
 from gaia2_container.daemon.agent_process import agent_environment  # noqa: E402
@@ -51,16 +63,75 @@ def test_a_running_runner_is_alive_and_the_checks_are_strict():
     assert owner_state(dataclasses.replace(me, host=me.host + "-elsewhere")) == OTHER_HOST
     # The same pid with another start time: the pid was reused, the owner is gone.
     assert owner_state(dataclasses.replace(me, start_time=str(int(me.start_time) + 1))) == DEAD
-    # Another boot: every process of that boot is gone.
-    assert owner_state(dataclasses.replace(me, boot_id="0" * 36)) == DEAD
+    # Another boot id: this machine rebooted, or another machine has the same name: nobody can tell.
+    assert owner_state(dataclasses.replace(me, boot_id="0" * 36)) == OTHER_BOOT
+    # Another pid or time namespace (a runner in a container): its pid and start time mean nothing here.
+    assert owner_state(dataclasses.replace(me, namespaces="pid:[1] time:[2]")) == OTHER_NAMESPACE
+    # A label missing (an older runner, or one without /proc) is never taken for a dead owner.
+    for field in ("boot_id", "start_time", "namespaces"):
+        assert owner_state(dataclasses.replace(me, **{field: ""})) == UNKNOWN, field
+    assert Owner.from_labels({**me.labels(), ownership.LABEL_PID: "-1"}) is None
+
+
+def test_an_unreadable_proc_makes_every_owner_uncertain(monkeypatch):
+    me = ownership.current_owner()
+    gone = dataclasses.replace(me, pid=_free_pid())
+    assert owner_state(gone) == DEAD
+    monkeypatch.setattr(ownership, "_proc_is_ours", lambda: False)  # /proc of another namespace, or none
+    assert owner_state(gone) == UNKNOWN
+
+
+def _free_pid() -> int:
+    """A pid no process has now (a child that exited and was reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_runner_in_another_pid_namespace_is_never_taken_for_dead():
+    """A real process in its own pid namespace (as a runner in a container is): its pid (1 or 2
+    there) names another process here, or none; either way its containers are not leftovers."""
+    code = ("import json; from gaia2_runner.sandbox import ownership; "
+            "print(json.dumps(ownership.container_labels('x', None)))")
+    done = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", code],
+                          capture_output=True, text=True, timeout=60, check=True)
+    owner = Owner.from_labels(json.loads(done.stdout))
+    assert owner is not None and owner.pid < 10 and owner.namespaces != ownership.current_owner().namespaces
+    assert owner_state(owner) == OTHER_NAMESPACE  # the old check said DEAD: pid 1 or 2 is another process here
+
+
+@pytest.mark.parametrize(("setting", "env", "wanted"), [
+    (None, {}, True), (None, {SWEEP_ENV: "0"}, False), (None, {SWEEP_ENV: "off"}, False),
+    (None, {SWEEP_ENV: "1"}, True), (True, {SWEEP_ENV: "0"}, True), (False, {}, False)])
+def test_the_sweep_setting_wins_over_the_variable(setting, env, wanted):
+    assert sweep_wanted(setting, env) is wanted
+
+
+def test_a_bad_sweep_variable_is_one_error():
+    with pytest.raises(Gaia2Error, match=f"{SWEEP_ENV}='maybe': use 0"):
+        sweep_wanted(None, {SWEEP_ENV: "maybe"})
+
+
+def test_no_sweep_flag_and_toml_reach_the_run_settings(tmp_path):
+    from gaia2_runner.cli.options import settings_named, with_settings
+    from gaia2_runner.config import load_config
+
+    seen = []
+    command = with_settings(settings_named("run"))(lambda settings: seen.append(settings["sweep"]))
+    command(**{name: False for name in inspect.signature(command).parameters})
+    command(**{name: name == "sweep" for name in inspect.signature(command).parameters})
+    assert seen == [None, False]  # not given: the config or GAIA2_SWEEP decides; --no-sweep: off
+    toml = tmp_path / "run.toml"
+    toml.write_text("[run]\nsweep = false\n")
+    assert load_config(toml).run.sweep is False
 
 
 def test_an_exited_runner_is_dead_even_before_its_parent_reaps_it():
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         stat = Path(f"/proc/{child.pid}/stat").read_text()
-        owner = Owner(host=socket.gethostname(), boot_id=ownership.current_owner().boot_id, pid=child.pid,
-                      start_time=stat[stat.rindex(")") + 2:].split()[19], invocation="x")
+        owner = dataclasses.replace(ownership.current_owner(), pid=child.pid,
+                                    start_time=stat[stat.rindex(")") + 2:].split()[19])
         assert owner_state(owner) == ALIVE
         os.kill(child.pid, signal.SIGKILL)
         while Path(f"/proc/{child.pid}/stat").read_text().split(") ")[1][0] != "Z":

@@ -14,7 +14,7 @@ from gaia2_runner.cli.base import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, 
 from gaia2_runner.config.load import parse_hosts
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.leftovers import Leftover, remove_containers, runner_containers
-from gaia2_runner.sandbox.ownership import ALIVE, DEAD, OTHER_HOST
+from gaia2_runner.sandbox.ownership import ALIVE, DEAD, OTHER_BOOT, OTHER_HOST, OTHER_NAMESPACE, UNKNOWN
 from gaia2_runner.sandbox.podman import PodmanBackend
 from rich.text import Text
 
@@ -22,6 +22,9 @@ WHY = {
     DEAD: "runner gone",
     ALIVE: "runner alive",
     OTHER_HOST: "runner on another host",
+    OTHER_BOOT: "runner of an earlier boot, or of another machine with this name",
+    OTHER_NAMESPACE: "runner in another pid namespace (a container?), cannot be checked from here",
+    UNKNOWN: "owner cannot be checked (labels missing or /proc unreadable)",
 }
 
 
@@ -29,7 +32,7 @@ def describe(item: Leftover, action: str) -> str:
     """One line per container: what happens to it and why."""
     owner = item.owner
     who = f"{owner.host} pid {owner.pid}" if owner else "no owner labels"
-    why = WHY.get(item.owner_state, "owner unknown")
+    why = WHY[item.owner_state]
     where = f" -> {item.output_dir}" if item.output_dir else ""
     return f"{action:<14} {item.name}  {item.scenario_id or '-'}  {item.state}  ({why}: {who}){where}"
 
@@ -46,9 +49,10 @@ def clean_cmd(
 ) -> None:
     """Remove scenario containers left behind by runners that are gone (killed, crashed, rebooted).
 
-    Without --all only containers whose runner is gone for sure are removed: the owner labels name
-    the runner's host, pid and process start time (a runner of this machine is checked here, even
-    for containers it started on another --host). Exit code 1 when some removal failed.
+    Without --all only containers whose runner is provably gone are removed: the owner labels name
+    the runner's host, boot, pid namespace, pid and process start time, and all but the pid must
+    match this process's (a runner of this machine is checked here, even for containers it
+    started on another --host). Exit code 1 when some removal failed.
     """
     urls = [url for url, _ in parse_hosts(host, 1)] or [None]
     failed = False

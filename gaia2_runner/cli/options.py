@@ -53,11 +53,12 @@ def with_settings(settings: list[Setting], help_overrides: dict[str, str] | None
         taken = {p.name for p in own}
         added = [_option(s, overrides.get(s.name)) for s in settings if s.name not in taken]
         names = [p.name for p in added]
+        negative = {s.name for s in settings if s.negative}
 
         @functools.wraps(fn)
         def command(**kwargs: Any) -> Any:
             values = {name: kwargs.pop(name) for name in names}
-            values = {k: (None if v is False else v) for k, v in values.items()}
+            values = {k: (None if v is False else False if k in negative else v) for k, v in values.items()}
             return fn(settings=values, **kwargs)
 
         params = own + added

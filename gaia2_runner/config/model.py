@@ -64,6 +64,7 @@ class RunSettings:
     log_level: str = "INFO"
     shard: str | None = None  # "I/N": slice I of N of the planned scenarios (config/load.py parse_shard)
     hosts: list[str] = field(default_factory=list)  # podman API URLs, "URL=N" for N slots (parse_hosts)
+    sweep: bool | None = None  # remove dead runners' containers first; None: $GAIA2_SWEEP, else on
 
 
 @dataclass(frozen=True)

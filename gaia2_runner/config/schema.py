@@ -29,6 +29,11 @@ class Setting:
     def flag(self) -> str:
         return self.flag_name or "--" + self.name.replace("_", "-")
 
+    @property
+    def negative(self) -> bool:
+        """A bool whose flag turns it off (`--no-sweep` sets sweep = false)."""
+        return self.kind == "bool" and self.flag.startswith("--no-")
+
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("scenario", "target", "scenario", "path", "One scenario JSON file."),
@@ -77,6 +82,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("log_level", "run", "log_level", "str", "INFO, or DEBUG to log every scenario."),
     Setting("shard", "run", "shard", "str",
             "Run only slice I of N (I/N, e.g. 2/8) of the planned scenarios; merge with `aggregate`."),
+    Setting("sweep", "run", "sweep", "bool",
+            "Before the first container, remove containers of runners that are provably gone (default: on; "
+            "also GAIA2_SWEEP=0). --no-sweep turns it off.", flag_name="--no-sweep"),
     Setting("hosts", "run", "hosts", "hosts",
             "Podman API URL to run on (repeatable; URL=N gives it N slots, default: concurrency each).",
             flag_name="--host"),

@@ -18,6 +18,7 @@ from typing import Callable
 
 from gaia2_runner.config import RunConfig, parse_hosts
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.sandbox.leftovers import sweep_wanted
 from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.sandbox.service import ping
 
@@ -50,20 +51,29 @@ def connect_first(config: RunConfig) -> PodmanBackend:
     """The first host of `[run] hosts` that answers (the one that plans and checks), else the
     usual single connection (CONTAINER_HOST, the default socket or a private service)."""
     specs = host_specs(config)
+    sweep_wanted(config.run.sweep)  # a bad GAIA2_SWEEP is one error before any connection
     if not specs:
-        return PodmanBackend.connect()
+        return _swept_as_configured(PodmanBackend.connect(), config)
     failures = []
     for url, _slots in specs:
         try:
-            return PodmanBackend.connect(url)
+            return _swept_as_configured(PodmanBackend.connect(url), config)
         except Gaia2Error as exc:
             failures.append(exc.message)
     raise Gaia2Error(f"{config.where('hosts')}: no podman host answers: {'; '.join(failures)}")
 
 
+def _swept_as_configured(backend: PodmanBackend, config: RunConfig) -> PodmanBackend:
+    """Whether this run sweeps leftovers before its first container: `[run] sweep`, else
+    $GAIA2_SWEEP (a bad value is one error before anything starts)."""
+    backend.sweep = sweep_wanted(config.run.sweep)
+    return backend
+
+
 def connect_hosts(config: RunConfig, first: PodmanBackend, warn: Callable[[str], None]) -> list[Host]:
     """Every host of the config that answers now (a silent one is left out with a warning)."""
     specs = host_specs(config)
+    _swept_as_configured(first, config)
     if not specs:
         return [Host(first.url, max(1, int(config.run.concurrency or 1)), first, own=False)]
     hosts: list[Host] = []
@@ -72,7 +82,7 @@ def connect_hosts(config: RunConfig, first: PodmanBackend, warn: Callable[[str],
             hosts.append(Host(url, slots, first, own=False))
             continue
         try:
-            hosts.append(Host(url, slots, PodmanBackend.connect(url)))
+            hosts.append(Host(url, slots, _swept_as_configured(PodmanBackend.connect(url), config)))
         except Gaia2Error as exc:
             warn(f"host left out: {exc.message}")
     return hosts

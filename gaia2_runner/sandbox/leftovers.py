@@ -3,12 +3,16 @@
 A container stops by itself once its runner is gone (the daemon's watchdog), but it is not removed:
 its logs and /gaia2/output stay for `podman logs` / `podman cp` until the next invocation that
 starts containers (`PodmanBackend` sweeps once, before its first container) or `gaia2-runner clean`
-removes it. Containers of live runners are never touched unless asked for (`clean --all`).
+removes it. Only containers whose runner is provably gone are swept (ownership.owner_state);
+containers of live runners, or of runners nobody can check from here, are never touched unless
+asked for (`clean --all`). The sweep can be turned off: `--no-sweep`, `[run] sweep = false`, or
+GAIA2_SWEEP=0 in the environment (the setting wins over the variable).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -24,6 +28,18 @@ from gaia2_runner.sandbox.ownership import (
 from podman.errors import APIError, NotFound
 
 STOP_TIMEOUT_S = 2
+SWEEP_ENV = "GAIA2_SWEEP"  # 0/false/no/off: invocations never remove leftovers by themselves
+_OFF, _ON = ("0", "false", "no", "off"), ("1", "true", "yes", "on", "")
+
+
+def sweep_wanted(setting: bool | None, env: "os._Environ[str] | dict[str, str] | None" = None) -> bool:
+    """Whether an invocation sweeps: the setting when given, else $GAIA2_SWEEP, else yes."""
+    if setting is not None:
+        return setting
+    raw = (os.environ if env is None else env).get(SWEEP_ENV, "").strip().lower()
+    if raw not in _OFF + _ON:
+        raise Gaia2Error(f"{SWEEP_ENV}={raw[:40]!r}: use 0 (never remove leftovers by itself) or 1 (the default)")
+    return raw not in _OFF
 
 
 @dataclass(frozen=True)
@@ -36,7 +52,7 @@ class Leftover:
     scenario_id: str
     output_dir: str
     owner: Owner | None
-    owner_state: str  # ownership.ALIVE, DEAD, OTHER_HOST or UNKNOWN
+    owner_state: str  # one of ownership's states: ALIVE, DEAD, OTHER_HOST, …
 
     @property
     def orphaned(self) -> bool:

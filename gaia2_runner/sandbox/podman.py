@@ -24,7 +24,7 @@ from gaia2_runner import contract
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.service import INSTALL_HINT, PrivateService, ping, start_private_service
 from gaia2_runner.sandbox.container_logs import demux_logs
-from gaia2_runner.sandbox.leftovers import Leftover, sweep_orphans
+from gaia2_runner.sandbox.leftovers import Leftover, sweep_orphans, sweep_wanted
 from gaia2_runner.sandbox.ownership import container_labels
 from gaia2_runner.sandbox.ports import free_port
 from gaia2_runner.sandbox.ssh_tunnel import SshHost
@@ -73,6 +73,7 @@ class PodmanBackend:
         self.api_url = tunnel.url if tunnel else url  # what answers pings
         self._live: dict[str, ContainerHandle] = {}
         self._swept: list[Leftover] | None = None
+        self.sweep: bool | None = None  # None: $GAIA2_SWEEP decides (leftovers.sweep_wanted)
         self._sweep_lock = threading.Lock()
         # Set when the runner gave this host up (engine/hosts.py): waits for it end at once.
         self.lost = threading.Event()
@@ -153,11 +154,12 @@ class PodmanBackend:
                 handle.cleanup(timeout=timeout)
 
     def sweep_orphans(self) -> list[Leftover]:
-        """Remove containers of runners that died on this host, once per backend (later calls
-        return what the first removed). Runs before this backend's first container starts."""
+        """Remove containers of runners that are provably gone, once per backend (later calls
+        return what the first removed). Runs before this backend's first container starts,
+        unless the sweep is off (`sweep`, else $GAIA2_SWEEP)."""
         with self._sweep_lock:
             if self._swept is None:
-                self._swept = sweep_orphans(self.client)
+                self._swept = sweep_orphans(self.client) if sweep_wanted(self.sweep) else []
             return self._swept
 
     def image_exists(self, ref: str) -> bool:
