@@ -47,6 +47,9 @@ ENV_ADAPTER_PORT = "GAIA2_ADAPTER_PORT"
 ENV_ADAPTER_TOKEN = "GAIA2_ADAPTER_TOKEN"  # bearer token for the adapter API, never given to the agent
 ENV_AGENT_COMMAND = "GAIA2_AGENT_COMMAND"  # overrides the built-in runtime
 ENV_NOISE = "GAIA2_NOISE"  # "1": ARE's noise mode (tool augmentation + random ENV events), as --noise
+# Tokens (input + output) the agent's model calls may use per scenario, counted by the model
+# relay, which refuses calls past it (--max-tokens); unset: no budget.
+ENV_TOKEN_BUDGET = "GAIA2_TOKEN_BUDGET"
 ENV_TOOLS_URL = "GAIA2_TOOLS_URL"  # set by the daemon in the agent's environment
 AGENT_ENV_PREFIX = "GAIA2_AGENT_"  # agent settings, forwarded by the runner
 JUDGE_ENV_PREFIX = "GAIA2_JUDGE_"  # judge settings, never visible to the agent
@@ -88,6 +91,9 @@ OUTPUT_FILES = (EVENTS_FILE, STATUS_FILE, AGENT_RESPONSE_FILE, TRACE_FILE, DAEMO
 # Written by a runtime into its $HOME (AGENT_DIR), not OUTPUT_DIR: one line saying why it gave up,
 # which the daemon appends to the error of the run.
 AGENT_ERROR_FILE = "agent_error.txt"
+# Also in $HOME: one line the daemon adds, as "agent note: ...", to the note of a judged run (e.g. the
+# built-in LLM agent's "the model never produced a parsable tool call"); never a verdict or an error.
+AGENT_NOTE_FILE = "agent_note.txt"
 
 # ---- resolved in this container: the values above unless the environment overrides them --------
 # Read once at import, as the daemon and the runtimes always have; the overrides serve tests and

@@ -8,6 +8,9 @@ route (`chat`, `responses`, `anthropic`, `gemini`) or `default` for any route (a
     {"text": "..."}                                          a plain answer
     {"tool_calls": [{"name": "...", "arguments": {...}}]}   tool calls (optionally with "text")
     {"status": 429, "retry_after": 1, "message": "..."}     an HTTP error (optionally "repeat": n)
+An empty {"text": ""} is a Chat Completions message with "content": null, as llama-server sends.
+With `reject_null_content` set (`--reject-null-content`), a chat request holding a message whose
+content is null gets HTTP 500, as llama-cpp-python's server answers it.
 Every request (method, path, headers, JSON body, route; GET and HEAD too) is appended to the log, so tests can
 check what a client sent. POST /_fake/script replaces the script; GET /_fake/requests lists them.
 """
@@ -76,6 +79,7 @@ class FakeLLM:
         self.script = Script(script or {})
         self.log_path = Path(log_path) if log_path else None
         self.requests: list[dict] = []
+        self.reject_null_content = False
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
         self.httpd = _Server((host, port), handler)
@@ -159,6 +163,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(404, {"error": f"fake_llm: no route for {self.path}"})
         if not isinstance(body, dict):
             return self._send_json(400, wire.error_body(route, 400, "body is not a JSON object"))
+        if route == "chat" and self.fake.reject_null_content and _has_null_content(body):
+            return self._send_json(500, wire.error_body(route, 500, "fake_llm: a message has null content"))
         reply = self.fake.script.next(route)
         if reply is None:
             return self._send_json(400, wire.error_body(route, 400, f"fake_llm: script exhausted for route {route}"))
@@ -193,6 +199,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
 
 
+def _has_null_content(body: dict) -> bool:
+    messages = body.get("messages")
+    return isinstance(messages, list) and any(isinstance(m, dict) and m.get("content", "") is None for m in messages)
+
+
 def _usage(body: dict, reply: dict) -> dict:
     """Deterministic token counts: roughly a token per four characters."""
     if "usage" in reply:
@@ -207,9 +218,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="0.0.0.0")
     parser.add_argument("--script", type=Path, help="JSON script of replies")
     parser.add_argument("--log", type=Path, help="append every request to this JSONL file")
+    parser.add_argument("--reject-null-content", action="store_true", help="answer 500 to a chat message with null content")
     args = parser.parse_args(argv)
     script = json.loads(args.script.read_text()) if args.script else {}
     fake = FakeLLM(script, args.log, args.host, args.port)
+    fake.reject_null_content = args.reject_null_content
     print(f"PORT {fake.port}", flush=True)
     try:
         fake.httpd.serve_forever()

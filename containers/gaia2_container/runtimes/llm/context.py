@@ -23,7 +23,7 @@ def trim(messages: list[Message], max_chars: int, keep_last: int = 2) -> int:
     protected = _protected(messages)
     shortened = 0
     for role in ("tool", "assistant", "user"):
-        candidates = [i for i, m in enumerate(messages) if m.role == role and i not in protected]
+        candidates = [i for i, m in enumerate(messages) if _kind(m) == role and i not in protected]
         for i in candidates[: max(0, len(candidates) - keep_last)]:
             m = messages[i]
             stub = TRIMMED.format(n=len(m.content))
@@ -36,6 +36,11 @@ def trim(messages: list[Message], max_chars: int, keep_last: int = 2) -> int:
             if total <= max_chars:
                 return shortened
     return shortened
+
+
+def _kind(m: Message) -> str:
+    """A user message carrying the result of a call written as text is trimmed as a tool result."""
+    return "tool" if m.role == "user" and m.name else m.role
 
 
 def _protected(messages: list[Message]) -> set[int]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .text_calls import TextCalls
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -28,7 +30,9 @@ class Message:
     content: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_call_id: str | None = None  # role "tool": the call this result answers
-    name: str | None = None  # role "tool": the tool's name (Gemini needs it)
+    # role "tool": the tool's name (Gemini needs it); role "user": set when the message carries the
+    # result of a call the model wrote as text (context trimming treats it as a tool result)
+    name: str | None = None
     is_error: bool = False  # role "tool": the tool raised
     raw: Any = None
     raw_provider: str | None = None
@@ -57,6 +61,11 @@ class Reply:
     usage: Usage
     stop_reason: str | None = None
     raw: Any = None
+    text_calls: TextCalls = field(default_factory=TextCalls)  # calls written in `text` (text_calls.py)
+
+    def trace_fields(self) -> dict[str, Any]:
+        """What the trace line adds about this reply: the calls recognised in its text."""
+        return {"text_tool_calls": self.text_calls.trace_entries()} if self.text_calls else {}
 
     def as_message(self, provider: str) -> Message:
         return Message("assistant", self.text, list(self.tool_calls), raw=self.raw, raw_provider=provider)

@@ -53,6 +53,7 @@ class TraceWriter:
         usage: dict[str, Any] | None = None,
         attempts: int = 1,
         error: str | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
         if self.path is None:
             return
@@ -73,6 +74,7 @@ class TraceWriter:
             }
             if error:
                 entry["error"] = error
+            entry.update(extra or {})  # e.g. text_tool_calls (TRACE_FORMAT.md)
             line = self.redact(json.dumps(entry, ensure_ascii=False))
             with self.path.open("a", encoding="utf-8") as fh:
                 fh.write(line + "\n")

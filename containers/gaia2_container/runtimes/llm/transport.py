@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import httpx
 
-from .messages import Usage
+from .messages import Reply
 from .trace import Redactor, TraceWriter, public_url
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
@@ -64,9 +64,12 @@ class Transport:
         self.sleep = sleep
         self.client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)))
 
-    def post(self, url: str, body: dict[str, Any], headers: dict[str, str],
-             usage_of: Callable[[Any], Usage]) -> Any:
-        """POST `body` as JSON and return the parsed JSON answer; raise ProviderError when it fails for good."""
+    def post(self, url: str, body: dict[str, Any], headers: dict[str, str], read: Callable[[Any], Reply]) -> Reply:
+        """POST `body` as JSON and return `read` of the JSON answer; raise ProviderError when it fails for good.
+
+        `read` runs before the trace line is written, so the line carries what was read from the
+        answer (usage, tool calls recognised in its text), and a body `read` cannot make sense of
+        is a provider error, not a crash of the loop."""
         started = time.time()
         t0 = time.perf_counter()
         attempt = 0
@@ -78,21 +81,22 @@ class Transport:
             self.sleep(self.retry.delay(attempt, retry_after))
             attempt += 1
         latency_ms = (time.perf_counter() - t0) * 1000
-        data, usage = None, None
+        reply: Reply | None = None
         if problem is None:
             try:
-                data = json.loads(text)
-                usage = usage_of(data).to_dict()
-            except (ValueError, TypeError, AttributeError, KeyError) as exc:
-                problem = f"unreadable response from {public_url(self._shown(url))}: {exc}"
+                reply = read(json.loads(text))
+            except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
+                problem = f"unreadable response from {public_url(self._shown(url))}: {type(exc).__name__}: {exc}"
         self.trace.record(url=self._shown(url), started=started, latency_ms=latency_ms, http_status=status, request=body,
-                          raw_response=text, usage=usage, attempts=attempt + 1, error=problem)
+                          raw_response=text, usage=reply.usage.to_dict() if reply else None, attempts=attempt + 1,
+                          error=problem, extra=reply.trace_fields() if reply else None)
         if problem is not None:
             if attempt:  # "HTTP 503 from URL after 3 attempts: body", the detail last
                 head, sep, detail = problem.partition(": ")
                 problem = f"{head} after {attempt + 1} attempts{sep}{detail}"
             raise ProviderError(self.redact(problem))
-        return data
+        assert reply is not None
+        return reply
 
     def _attempt(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int | None, str, str | None, float | None]:
         """One request: (status, body text, problem or None, Retry-After seconds)."""

@@ -35,8 +35,7 @@ class AnthropicProvider(ProviderBase):
 
     def complete(self, messages: list[Message], tools: list[Tool]) -> Reply:
         url = f"{self.settings.base_url}/messages"
-        data = self.transport.post(url, self.body(messages, tools), self.headers(), usage_of)
-        return from_wire(data)
+        return self.exchange(url, self.body(messages, tools), self.headers(), from_wire, tools)
 
 
 def _blocks(m: Message, provider: str) -> list[dict[str, Any]]:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from ..messages import Message, Reply, Tool
 from ..settings import Settings
+from ..text_calls import recognise
 from ..transport import Transport
 
 
@@ -26,6 +27,19 @@ class ProviderBase:
         self.settings = settings
         self.options = settings.options
         self.transport = transport
+
+    def exchange(self, url: str, body: dict[str, Any], headers: dict[str, str], from_wire: Callable[[Any], Reply],
+                 tools: list[Tool]) -> Reply:
+        """One request; a reply without native tool calls is searched for calls written as text."""
+        names = [t.name for t in tools]
+
+        def read(data: Any) -> Reply:
+            reply = from_wire(data)
+            if not reply.tool_calls:
+                reply.text_calls = recognise(reply.text, names)
+            return reply
+
+        return self.transport.post(url, body, headers, read)
 
     def with_extra(self, body: dict[str, Any]) -> dict[str, Any]:
         body.update(self.options.extra_body)

@@ -36,8 +36,7 @@ class GeminiProvider(ProviderBase):
     def complete(self, messages: list[Message], tools: list[Tool]) -> Reply:
         model = self.settings.model.removeprefix("models/")
         url = f"{self.settings.base_url}/models/{quote(model, safe='-._')}:generateContent"
-        data = self.transport.post(url, self.body(messages, tools), self.headers(), usage_of)
-        return from_wire(data)
+        return self.exchange(url, self.body(messages, tools), self.headers(), from_wire, tools)
 
 
 def clean_schema(schema: Any) -> Any:

@@ -44,15 +44,16 @@ class ChatCompletionsProvider(ProviderBase):
 
     def complete(self, messages: list[Message], tools: list[Tool]) -> Reply:
         url = f"{self.settings.base_url}/chat/completions"
-        data = self.transport.post(url, self.body(messages, tools), self.headers(), usage_of)
-        return from_wire(data)
+        return self.exchange(url, self.body(messages, tools), self.headers(), from_wire, tools)
 
 
 def to_wire(m: Message) -> dict[str, Any]:
     if m.role == "tool":
         return {"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content}
     if m.role == "assistant":
-        out: dict[str, Any] = {"role": "assistant", "content": m.content or None}
+        # "" never null: llama-cpp-python's server answers 500 to a null content (issue 20), and
+        # OpenAI, vLLM, Ollama and llama-server accept "" next to tool_calls.
+        out: dict[str, Any] = {"role": "assistant", "content": m.content or ""}
         if m.tool_calls:
             out["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}

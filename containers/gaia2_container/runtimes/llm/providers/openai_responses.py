@@ -36,8 +36,7 @@ class ResponsesProvider(ProviderBase):
 
     def complete(self, messages: list[Message], tools: list[Tool]) -> Reply:
         url = f"{self.settings.base_url}/responses"
-        data = self.transport.post(url, self.body(messages, tools), self.headers(), usage_of)
-        return from_wire(data)
+        return self.exchange(url, self.body(messages, tools), self.headers(), from_wire, tools)
 
 
 def to_items(messages: list[Message], provider: str) -> list[dict[str, Any]]:
