@@ -19,7 +19,8 @@ from .are_dump import write_are_trace
 from .http_api import serve
 from .loader import ScenarioLoadError, load_scenario
 from .recorder import EventRecorder
-from .relay import Relay, start_for_agent
+from .provider_ledger import ProviderLedger
+from .relay import Relay, runner_setup, start_for_agent
 from ..runtimes.harness.profile import DEFAULT_BASE_URLS as HARNESS_BASE_URLS
 from .routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .process_clock import ProcessClock, fakes_agent
@@ -122,10 +123,12 @@ def main() -> int:
         harness = runtime == "harness" and not custom
         relay, relay_env = start_for_agent(os.environ, record=lambda o: recorder.record(
             "provider_call", session.sim_time(), url=o.url, http_status=o.status, error=o.error,
-            duration_ms=round(o.duration_s * 1000, 1), burst=o.bursting), defaults=HARNESS_BASE_URLS if harness else None,
-            trace_path=_relay_trace_path(runtime))
+            duration_ms=round(o.duration_s * 1000, 1), burst=o.bursting, kind=o.kind),
+            defaults=HARNESS_BASE_URLS if harness else None, trace_path=_relay_trace_path(runtime),
+            ledger=_provider_ledger(session, status, builtin=runtime == "agent" and not custom))
         if relay is not None:
             session.provider_witness = relay.provider_unavailable
+            session.provider_note = relay.ledger.context_overflow
         if fakes_agent(custom or harness, os.environ):
             process_clock = ProcessClock(session.sim_time)
             process_clock.prepare()
@@ -150,6 +153,23 @@ def main() -> int:
     status.update(**verdict)
     log.info("finished: status=%s judgment=%s error=%s", verdict["status"], verdict.get("judgment"), verdict.get("error"))
     return _linger(state, watchdog, finished)
+
+
+def _provider_ledger(session: Session, status: StatusBoard, builtin: bool) -> ProviderLedger:
+    """The relay's ledger, acting on the run: a configuration fault ends it at once as an
+    infrastructure error, a call refused past the token budget has it judged, and its counts go
+    into the status (`provider`), where the runner reads rate limits, tokens and the fault."""
+    return ProviderLedger(
+        runner_setup(os.environ, builtin), token_budget=_token_budget(),
+        on_change=lambda summary: status.update(provider=summary),
+        on_fault=lambda reason: session.end("error", f"configuration fault: {reason} (seen by the model relay)"),
+        on_budget=session.out_of_budget)
+
+
+def _token_budget() -> int | None:
+    """GAIA2_TOKEN_BUDGET (the runner checked it); None when unset or not a positive integer."""
+    raw = os.environ.get(contract.ENV_TOKEN_BUDGET, "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else None
 
 
 def _relay_trace_path(runtime: str) -> Any:

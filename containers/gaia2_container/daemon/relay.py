@@ -11,18 +11,20 @@ readable. With a `RelayTrace` it also records every call into the run's trace.js
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
-from collections import deque
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
+from urllib.parse import parse_qsl
 
 import httpx
 
-from .. import contract
+from .. import budget, contract
 from .http_api import IDLE_CONNECTION_S, DaemonServer
+from .provider_faults import CREDENTIAL_HEADERS, Request, RunnerSetup, runner_params
+from .provider_ledger import BURST_LIMIT, BURST_WINDOW_S, UNAVAILABLE_STREAK, Outcome, ProviderLedger  # noqa: F401
 from .relay_trace import Capture, RelayTrace
 
 log = logging.getLogger("gaia2.relay")
@@ -31,78 +33,30 @@ log = logging.getLogger("gaia2.relay")
 _DROP_REQUEST = {"host", "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade",
                  "transfer-encoding", "content-length", "accept-encoding"}
 _DROP_RESPONSE = _DROP_REQUEST - {"accept-encoding"}
-# A failure of the provider, not of the request: server errors, overload, rate limits.
-UNAVAILABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529})
-# How many failures in a row, at the end, count as "the provider is unavailable".
-UNAVAILABLE_STREAK = 2
-# A flood provokes rate limits: once the agent has sent more than BURST_LIMIT requests within
-# BURST_WINDOW_S (at once or one after another), a rate limit (429) is its own doing for the rest of
-# the run, never evidence of an outage: an agent must not turn a run it is failing into an
-# infrastructure error, and so a --retry. Server errors and an unreachable provider still count
-# (a flood does not crash a provider, and a fast honest loop must still see its server die). Not a
-# proof: docs/container-contract.md says what it leaves open.
-BURST_LIMIT = 30
-BURST_WINDOW_S = 120.0
-RATE_LIMITED = frozenset({429})
 MAX_REQUEST_BYTES = 64 << 20
-
-
-@dataclass(frozen=True)
-class Outcome:
-    url: str
-    status: int | None  # None: the provider could not be reached
-    error: str | None
-    duration_s: float
-    bursting: bool = False  # sent after the agent's own flood (BURST_LIMIT)
-
-    @property
-    def unavailable(self) -> bool:
-        if self.bursting and self.status in RATE_LIMITED:
-            return False
-        return self.status is None or self.status in UNAVAILABLE_STATUSES
-
-    def describe(self) -> str:
-        if self.status is None:
-            return f"provider error: cannot reach {self.url}: {self.error}"
-        return f"provider error: HTTP {self.status} from {self.url}"
+USAGE_TAIL_BYTES = 64 << 10  # the end of a long stream, where its usage is reported
+BUDGET_REFUSAL_STATUS = 400  # final for every client: a refused call past the budget is not retried
 
 
 class Relay:
-    """Forwards every request under its root to `upstream` + the same path and query."""
+    """Forwards every request under its root to `upstream` + the same path and query, and keeps
+    the `ledger` of what the provider answered."""
 
     def __init__(self, upstream: str, record: Callable[[Outcome], None] | None = None,
-                 timeout_s: float = 600.0, trace: RelayTrace | None = None) -> None:
+                 timeout_s: float = budget.RELAY_TIMEOUT_S, trace: RelayTrace | None = None,
+                 ledger: ProviderLedger | None = None) -> None:
         self.upstream = upstream.rstrip("/")
         self.record = record
         self.trace = trace
-        self.client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=30.0), follow_redirects=False)
-        self._outcomes: deque[Outcome] = deque(maxlen=64)
-        self._sent: deque[float] = deque(maxlen=BURST_LIMIT + 1)  # when the last requests were sent
-        self._flooded = False
-        self._lock = threading.Lock()
+        self.ledger = ledger or ProviderLedger()
+        self.client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)),
+                                   follow_redirects=False)
 
     def provider_unavailable(self) -> str | None:
-        """Why the provider counts as unavailable, from what the relay itself saw (else None):
-        the last UNAVAILABLE_STREAK requests all failed for availability reasons."""
-        with self._lock:
-            last = list(self._outcomes)[-UNAVAILABLE_STREAK:]
-        if len(last) == UNAVAILABLE_STREAK and all(o.unavailable for o in last):
-            return last[-1].describe()
-        return None
-
-    def _note_sent(self) -> bool:
-        """Count one request; whether the agent has flooded (more than BURST_LIMIT in the window,
-        now or earlier in the run: a rate limit can outlast a pause)."""
-        now = time.monotonic()
-        with self._lock:
-            self._sent.append(now)
-            if len(self._sent) > BURST_LIMIT and now - self._sent[0] <= BURST_WINDOW_S:
-                self._flooded = True
-            return self._flooded
+        """The ledger's witness: why the provider counts as unavailable, else None."""
+        return self.ledger.provider_unavailable()
 
     def _remember(self, outcome: Outcome) -> None:
-        with self._lock:
-            self._outcomes.append(outcome)
         if self.record is not None:
             try:
                 self.record(outcome)
@@ -125,11 +79,15 @@ class Relay:
         if body is None:
             handler.send_error(413 if chunked else 400, "request too large or badly chunked for the relay")
             return
+        refused = self.ledger.refuse_for_budget()
+        if refused is not None:
+            _send_json(handler, BUDGET_REFUSAL_STATUS, {"error": {"type": "gaia2_token_budget_exhausted",
+                                                                  "message": f"gaia2 relay: {refused}"}})
+            return
         url = self.upstream + handler.path
         headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in _DROP_REQUEST]
         headers.append(("Accept-Encoding", "identity"))  # a readable record; httpx would ask for gzip
-        bursting = self._note_sent()
-        started = time.monotonic()
+        call = self.ledger.begin(_request_facts(handler, body))
         wall_started = time.time()
         sent = Capture()
         sent.add(body)
@@ -139,17 +97,16 @@ class Relay:
             response = self.client.send(request, stream=True)
         except (httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError) as exc:
             # The agent's request was malformed: its fault, never evidence against the provider.
+            self.ledger.abandon(call)
             handler.send_error(400, f"relay: bad request: {type(exc).__name__}")
             return
         except httpx.HTTPError as exc:
-            outcome = Outcome(url, None, f"{type(exc).__name__}: {exc}"[:300], time.monotonic() - started, bursting)
+            outcome = self.ledger.finish(call, url, None, f"{type(exc).__name__}: {exc}"[:300])
             self._remember(outcome)
             self._trace(handler.path, url, wall_started, outcome, sent, received, None)
-            handler.send_response(502)
-            handler.send_header("Content-Type", "application/json")
-            handler.end_headers()
-            handler.wfile.write(b'{"error": "relay: cannot reach the provider"}')
+            _send_json(handler, 502, {"error": "relay: cannot reach the provider"})
             return
+        tail = b""
         try:
             handler.send_response(response.status_code)
             for key, value in response.headers.multi_items():
@@ -158,6 +115,7 @@ class Relay:
             handler.end_headers()
             for chunk in response.iter_raw():  # raw: compressed bodies stay compressed, as sent
                 received.add(chunk)
+                tail = (tail + chunk)[-USAGE_TAIL_BYTES:]
                 handler.wfile.write(chunk)
                 handler.wfile.flush()
             broke = None
@@ -166,7 +124,8 @@ class Relay:
             broke = f"stream broke: {type(exc).__name__}: {exc}"[:300]
         finally:
             response.close()
-            outcome = Outcome(url, response.status_code, None, time.monotonic() - started, bursting)
+            answer = received.data + (b"\n" + tail if received.cut else b"")
+            outcome = self.ledger.finish(call, url, response.status_code, None, answer)
             self._remember(outcome)
         self._trace(handler.path, url, wall_started, outcome, sent, received,
                     response.headers.get("content-encoding"), broke)
@@ -181,6 +140,25 @@ class Relay:
                               content_encoding=content_encoding, error=outcome.error or broke)
         except Exception:  # noqa: BLE001 - recording must never break the agent's call
             log.exception("recording a relay call in the trace failed")
+
+
+def _request_facts(handler: "RelayHandler", body: bytes) -> Request:
+    """What the ledger needs to know of a request: its path, parsed body and credentials."""
+    try:
+        parsed = json.loads(body) if body[:1] in (b"{", b"[") else None
+    except (ValueError, RecursionError):
+        parsed = None
+    credentials = [v for k, v in handler.headers.items() if k.lower() in CREDENTIAL_HEADERS]
+    query = handler.path.partition("?")[2]
+    credentials += [v for k, v in parse_qsl(query, keep_blank_values=True) if k == "key"]
+    return Request(handler.path, parsed, tuple(credentials))
+
+
+def _send_json(handler: "RelayHandler", status: int, doc: Any) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.end_headers()
+    handler.wfile.write(json.dumps(doc).encode())
 
 
 def _read_chunked(handler: "RelayHandler") -> bytes | None:
@@ -226,13 +204,27 @@ def serve_relay(relay: Relay, host: str, port: int) -> DaemonServer:
     return server
 
 
+def runner_setup(environ: dict[str, str] | Any, builtin: bool) -> RunnerSetup:
+    """What the runner configured for the agent's provider, as the ledger checks requests against
+    it; `builtin`: the built-in LLM runtime, whose own request defaults the runner decides too."""
+    from ..runtimes.harness.driver import NO_KEY
+    from ..runtimes.llm.settings import Options
+
+    options = environ.get(contract.ENV_AGENT_OPTIONS)
+    defaults = {"max_tokens": Options().max_tokens} if builtin else None
+    return RunnerSetup(model=(environ.get(contract.ENV_AGENT_MODEL) or "").strip() or None,
+                       api_key=environ.get(contract.ENV_AGENT_API_KEY) or None,
+                       params=runner_params(options, defaults), keyless_placeholders=frozenset({NO_KEY}))
+
+
 def start_for_agent(environ: dict[str, str] | Any, record: Callable[[Outcome], None] | None = None,
-                    defaults: dict[str, str] | None = None, trace_path: Any = None
-                    ) -> tuple[Relay | None, dict[str, str]]:
+                    defaults: dict[str, str] | None = None, trace_path: Any = None,
+                    ledger: ProviderLedger | None = None) -> tuple[Relay | None, dict[str, str]]:
     """Start the relay in front of the agent's configured provider; returns it and the variables
     that point the agent at it ((None, {}) when the agent names no provider). `defaults`: the
     upstream per provider without a base URL (the built-in LLM runtime's when None). With
-    `trace_path` it records every call there (`relay.trace`)."""
+    `trace_path` it records every call there (`relay.trace`). A request waits for its answer at
+    most the scenario's call window (budget.py), so an unanswered one is recorded in time."""
     provider = (environ.get(contract.ENV_AGENT_PROVIDER) or "").strip().lower()
     if not provider:
         return None, {}
@@ -243,7 +235,8 @@ def start_for_agent(environ: dict[str, str] | Any, record: Callable[[Outcome], N
     if not upstream:
         return None, {}
     trace = RelayTrace(trace_path, provider) if trace_path is not None else None
-    relay = Relay(upstream, record, trace=trace)
+    timeout = budget.relay_timeout(budget.scenario_timeout(environ))
+    relay = Relay(upstream, record, timeout_s=timeout, trace=trace, ledger=ledger)
     serve_relay(relay, "127.0.0.1", contract.RELAY_PORT)
     return relay, {contract.ENV_AGENT_BASE_URL: f"http://127.0.0.1:{contract.RELAY_PORT}",
                    contract.ENV_AGENT_PUBLIC_BASE_URL: upstream}

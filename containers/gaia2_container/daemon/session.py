@@ -55,9 +55,11 @@ class Session:
         # completed (all turns, or ARE's clock ran out), agent_exit, timeout.
         self._end_reason = "completed"
         self._end_note: str | None = None
-        # The model relay's verdict on the provider (None: no relay, or the provider was fine).
+        # The model relay's verdict on the provider (None: no relay, or the provider was fine), and
+        # its note on the agent's own provider trouble (a context overflow), added to a judged end.
         self.provider_witness: Callable[[], str | None] | None = None
         # Simulated time: ARE's real-time loop, sped up, or (oracle) moved on demand (sim_clock.py).
+        self.provider_note: Callable[[], str | None] | None = None
         self.clock = clock or SimClock()
         # Called after every tool call and monitor step: keeps the agent's process clock current.
         self.on_time: Callable[[], None] | None = None
@@ -173,11 +175,16 @@ class Session:
         return [event.event_id for event in self.env.event_log.list_view()] if self.env is not None else []
 
     def end(self, status: str, error: str) -> None:
-        """Stop the run from outside (the watchdog: the runner is gone); no-op once a verdict exists."""
+        """Stop the run from outside (the watchdog: the runner is gone; the relay: a configuration
+        fault); no-op once a verdict exists."""
         self._finish(status=status, error=error)
 
     def agent_exited(self, code: int) -> None:
         """An agent that stops, whatever its exit code, is judged on what it did, as ARE judges an
+    def out_of_budget(self, note: str) -> None:
+        """The relay refused a call past the token budget: judged on what the agent did, as at the time limit."""
+        self._start_final_judgment("token budget", end_reason="timeout", note=note)
+
         agent that stops: giving up must never score better than failing. What the agent says
         about why (agent_error.txt) is kept as a note, never trusted as an infrastructure error."""
         self.agent_exit_code = code
@@ -249,6 +256,8 @@ class Session:
         with self._state_lock:
             if self._final_started:
                 return
+        if end_reason != "completed" and self.provider_note is not None and (seen := self.provider_note()):
+            note = f"{note}; {seen} (seen by the model relay)" if note else f"{seen} (seen by the model relay)"
             self._final_started = True
             self._end_reason, self._end_note = end_reason, note
         log.info("final judgment: %s", why)

@@ -36,6 +36,7 @@ class StatusBoard:
             "turns": [],
             "judgment": None,
             "error": None,
+            "provider": None,  # the model relay's account: counts, tokens, a configuration fault (provider_ledger.py)
         }
         self._write()
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
-from ... import contract
+from ... import budget, contract
 
 
 class SettingsError(Exception):
@@ -85,4 +85,13 @@ class Settings:
         if api_key is None and provider != "openai-compat":
             raise SettingsError(f"GAIA2_AGENT_API_KEY is not set (required for provider {provider})")
         public = (env.get(contract.ENV_AGENT_PUBLIC_BASE_URL) or base_url).strip().rstrip("/")
-        return cls(provider, model, base_url, api_key, Options.parse(env.get(contract.ENV_AGENT_OPTIONS)), public)
+        options = fit_to_scenario(Options.parse(env.get(contract.ENV_AGENT_OPTIONS)), env)
+        return cls(provider, model, base_url, api_key, options, public)
+
+
+def fit_to_scenario(options: Options, env: Mapping[str, str]) -> Options:
+    """Request timeout and retries fitted to the scenario's time limit (budget.py owns the arithmetic)."""
+    wanted = budget.CallBudget(options.request_timeout_s, options.max_retries, options.retry_max_s)
+    fitted = budget.fit_call(wanted, budget.scenario_timeout(env))
+    return replace(options, request_timeout_s=fitted.timeout_s, max_retries=fitted.max_retries,
+                   retry_max_s=fitted.retry_max_s)

@@ -1,0 +1,221 @@
+"""The relay's account of the agent's provider: every request's outcome, classified
+(provider_faults.py), the tokens used, and what the run concludes from them.
+
+It is the runner's witness (docs/container-contract.md, "Model relay"): the session asks it whether
+the provider was unavailable when the agent stopped, the daemon's status carries its counts (the
+job lowers its concurrency on rate limits and server errors, and sums costs from its tokens), and
+it decides when the run must end: at once on a configuration fault, judged when a call is refused
+past the token budget. Thread-safe: the relay serves each request on its own thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .provider_faults import (
+    CONFIGURATION,
+    CONTEXT_OVERFLOW,
+    OK,
+    RATE_LIMIT,
+    SERVER_ERROR,
+    UNANSWERED,
+    UNAVAILABLE_KINDS,
+    Request,
+    RunnerSetup,
+    classify,
+)
+from .usage import Tokens, tokens_of
+
+log = logging.getLogger("gaia2.provider")
+
+# How many failures in a row, at the end, count as "the provider is unavailable".
+UNAVAILABLE_STREAK = 2
+# A flood provokes rate limits: once the agent has sent more than BURST_LIMIT requests within
+# BURST_WINDOW_S (at once or one after another), a rate limit (429) is its own doing for the rest of
+# the run: never evidence of an outage, never a reason for the job to slow down. Server errors and
+# an unreachable provider still count (a flood does not crash a provider, and a fast honest loop
+# must still see its server die). Not a proof: docs/container-contract.md says what it leaves open.
+BURST_LIMIT = 30
+BURST_WINDOW_S = 120.0
+RECENT_OUTCOMES = 64
+
+
+@dataclass(frozen=True)
+class Outcome:
+    url: str
+    status: int | None  # None: no HTTP answer (unreachable, timed out)
+    error: str | None
+    duration_s: float
+    bursting: bool = False  # sent after the agent's own flood (BURST_LIMIT)
+    kind: str = OK  # provider_faults kind
+
+    @property
+    def unavailable(self) -> bool:
+        if self.bursting and self.kind == RATE_LIMIT:
+            return False
+        return self.kind in UNAVAILABLE_KINDS
+
+    def describe(self) -> str:
+        if self.status is None:
+            return f"provider error: cannot reach {self.url}: {self.error}"
+        return f"provider error: HTTP {self.status} from {self.url}"
+
+
+@dataclass
+class Call:
+    """One request in flight."""
+
+    started: float
+    request: Request
+    bursting: bool
+
+
+class ProviderLedger:
+    def __init__(self, setup: RunnerSetup | None = None, token_budget: int | None = None,
+                 on_change: Callable[[dict[str, Any]], None] | None = None,
+                 on_fault: Callable[[str], None] | None = None,
+                 on_budget: Callable[[str], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.setup = setup or RunnerSetup()
+        self.token_budget = token_budget
+        self.on_change, self.on_fault, self.on_budget = on_change, on_fault, on_budget
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._outcomes: deque[Outcome] = deque(maxlen=RECENT_OUTCOMES)
+        self._sent: deque[float] = deque(maxlen=BURST_LIMIT + 1)
+        self._flooded = False
+        self._pending: dict[int, Call] = {}
+        self._last_unanswered: tuple[float, float] | None = None  # (started, seconds waited)
+        self._answered = False  # any HTTP answer at all
+        self._succeeded = False  # any 2xx
+        self.counts = {"calls": 0, OK: 0, RATE_LIMIT: 0, SERVER_ERROR: 0, UNANSWERED: 0, "rate_limit_burst": 0,
+                       CONTEXT_OVERFLOW: 0, "agent": 0, CONFIGURATION: 0, "refused_budget": 0}
+        self.tokens = Tokens()
+        self.by_model: dict[str, dict[str, int]] = {}
+        self.fault: str | None = None
+        self.context_reason: str | None = None
+        self._budget_note: str | None = None
+
+    # ---- one request -------------------------------------------------------------------------
+    def begin(self, request: Request) -> Call:
+        """Count a request about to be sent; whether the agent has flooded (now or earlier)."""
+        now = self.clock()
+        with self._lock:
+            self._sent.append(now)
+            if len(self._sent) > BURST_LIMIT and now - self._sent[0] <= BURST_WINDOW_S:
+                self._flooded = True
+            call = Call(now, request, self._flooded)
+            self._pending[id(call)] = call
+            self.counts["calls"] += 1
+        return call
+
+    def abandon(self, call: Call) -> None:
+        """The request never left (the agent's malformed request): no outcome to account."""
+        with self._lock:
+            self._pending.pop(id(call), None)
+
+    def finish(self, call: Call, url: str, status: int | None, error: str | None, body: bytes = b"") -> Outcome:
+        """Classify and account one answer (or its absence); tell the run what follows."""
+        text = body[:65536].decode("utf-8", errors="replace")
+        with self._lock:
+            self._pending.pop(id(call), None)
+            verdict = classify(self.setup, call.request, status, text, self._succeeded, url)
+            duration = self.clock() - call.started
+            outcome = Outcome(url, status, error, duration, call.bursting, verdict.kind)
+            self._outcomes.append(outcome)
+            counted = "rate_limit_burst" if verdict.kind == RATE_LIMIT and call.bursting else verdict.kind
+            self.counts[counted] += 1
+            self._answered |= status is not None
+            self._succeeded |= verdict.kind == OK
+            if status is None:
+                self._last_unanswered = (call.started, duration)
+            if verdict.kind == OK:
+                self._count_tokens(call.request, tokens_of(body))
+            if verdict.kind == CONTEXT_OVERFLOW:
+                self.context_reason = verdict.reason
+            fault = verdict.reason if verdict.kind == CONFIGURATION and self.fault is None else None
+            if fault:
+                self.fault = fault
+        if fault:
+            log.error("configuration fault: %s", fault)
+            self._tell(self.on_fault, fault)
+        self._changed()
+        return outcome
+
+    def refuse_for_budget(self) -> str | None:
+        """Why a new request must not be sent (the token budget is spent), else None."""
+        with self._lock:
+            if self.token_budget is None or self.tokens.total < self.token_budget:
+                return None
+            self.counts["refused_budget"] += 1
+            first = self._budget_note is None
+            if first:
+                self._budget_note = (f"token budget exhausted: the agent's model calls used {self.tokens.total} "
+                                     f"tokens of the {self.token_budget} allowed per scenario (--max-tokens)")
+            note = self._budget_note
+        if first:
+            self._tell(self.on_budget, note)
+        self._changed()
+        return note
+
+    def _count_tokens(self, request: Request, used: Tokens) -> None:
+        self.tokens.add(used)
+        entry = self.by_model.setdefault(request.model() or "unknown", {"calls": 0, "input": 0, "output": 0, "cached": 0})
+        entry["calls"] += 1
+        entry["input"] += used.input
+        entry["output"] += used.output
+        entry["cached"] += used.cached
+
+    # ---- what the run concludes --------------------------------------------------------------
+    def provider_unavailable(self) -> str | None:
+        """Why the provider counts as unavailable, from what the relay itself saw (else None): it
+        never answered at all, or the last UNAVAILABLE_STREAK requests all failed for availability."""
+        now = self.clock()
+        with self._lock:
+            pending = sorted(self._pending.values(), key=lambda c: c.started)
+            unanswered = self.counts[UNANSWERED]
+            if not self._answered and (unanswered or pending):
+                waits = [(call.started, now - call.started) for call in pending[-1:]]
+                waits += [self._last_unanswered] if self._last_unanswered else []
+                newest = max(waits, key=lambda wait: wait[0])  # the call started last
+                return (f"the provider never answered ({unanswered + len(pending)} calls, "
+                        f"last after {newest[1]:.0f} s)")
+            recent = list(self._outcomes)[-UNAVAILABLE_STREAK:]
+        if len(recent) == UNAVAILABLE_STREAK and all(o.unavailable for o in recent):
+            return recent[-1].describe()
+        return None
+
+    def context_overflow(self) -> str | None:
+        """The last context overflow the relay saw (the agent's failure: a note, never an error)."""
+        with self._lock:
+            return self.context_reason
+
+    def summary(self) -> dict[str, Any]:
+        """For the daemon's status (`provider`): counts, tokens, the fault, the budget."""
+        with self._lock:
+            return {
+                **self.counts,
+                "tokens": {"input": self.tokens.input, "output": self.tokens.output, "cached": self.tokens.cached},
+                "by_model": {name: dict(entry) for name, entry in self.by_model.items()},
+                "fault": None if self.fault is None else {"kind": CONFIGURATION, "reason": self.fault},
+                "token_budget": self.token_budget,
+                "budget_exhausted": self._budget_note is not None,
+            }
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self._tell(self.on_change, self.summary())
+
+    @staticmethod
+    def _tell(callback: Callable[[Any], None] | None, value: Any) -> None:
+        if callback is None:
+            return
+        try:
+            callback(value)
+        except Exception:  # noqa: BLE001 - accounting must never break the agent's call
+            log.exception("acting on a provider outcome failed")
