@@ -34,6 +34,9 @@ ENV_ADAPTER_PORT = "GAIA2_ADAPTER_PORT"
 # adapter request, the daemon refuses requests without it and hides it from the agent.
 ENV_ADAPTER_TOKEN = "GAIA2_ADAPTER_TOKEN"
 ENV_NOISE = "GAIA2_NOISE"  # "1": ARE's noise mode (--noise)
+# Tokens (input + output) the agent's model calls may use per scenario, counted by the model
+# relay, which refuses calls past it (--max-tokens); unset: no budget.
+ENV_TOKEN_BUDGET = "GAIA2_TOKEN_BUDGET"
 AGENT_ENV_PREFIX = "GAIA2_AGENT_"
 JUDGE_ENV_PREFIX = "GAIA2_JUDGE_"
 

@@ -17,6 +17,7 @@ from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_env_file
 from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
 from gaia2_runner.engine.hosts import connect_first
+from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT
 from gaia2_runner.engine.observer import Observers
 from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
 from gaia2_runner.engine.scenario_run import env_secrets
@@ -74,6 +75,9 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
             observer = Observers([display, log, *live_index])
             outcome = run_plan(plan, backend=backend, observer=observer)
     show_outcome(outcome, out, per_scenario, index=plan.shard is None)
+    if outcome.stopped and outcome.stopped.get("kind") == CONFIGURATION_FAULT:  # the last word, as for bad input
+        err.print(Text(printable(f"error: {outcome.stopped['reason']}: fix the configuration, then rerun with "
+                                 "--retry"), style="red"), soft_wrap=True)
     if plan.shard:
         out.print(Text(printable(f"shard {plan.shard[0]}/{plan.shard[1]} done; once every shard is: "
                                  f"gaia2-runner aggregate {plan.output_dir}")))

@@ -32,6 +32,7 @@ from gaia2_runner.config.schema import (
     type_ok,
 )
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.pricing import price_of
 from gaia2_runner.inputs import check_path_text, read_text
 
 MAX_PASS_AT = 100  # k of pass@k; ARE reports k = 3
@@ -39,6 +40,7 @@ MAX_CONCURRENCY = 256
 MAX_TIMEOUT_S = 7 * 86400.0
 MAX_HEALTH_TIMEOUT_S = 3600.0
 MAX_SHARDS = 10_000
+MAX_TOKEN_BUDGET = 10**10
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -230,6 +232,7 @@ def validate(config: RunConfig) -> None:
             raise Gaia2Error(f"{config.where(name)}: {name} must be positive")
         if value > high:
             raise Gaia2Error(f"{config.where(name)}: {name} must be at most {high:g} seconds, got {value:g}")
+    validate_budgets(config)
     speed = r.time_speed
     if not (math.isfinite(speed) and contract.MIN_TIME_SPEED <= speed <= contract.MAX_TIME_SPEED):
         raise Gaia2Error(f"{config.where('time_speed')}: time_speed must be between {contract.MIN_TIME_SPEED:g} "
@@ -248,6 +251,25 @@ def validate(config: RunConfig) -> None:
         parse_hosts(r.hosts, r.concurrency, config.where("hosts"))
     if r.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise Gaia2Error(f"{config.where('log_level')}: log_level must be DEBUG, INFO, WARNING or ERROR")
+
+
+def validate_budgets(config: RunConfig) -> None:
+    """--max-tokens: a whole number of tokens; --cost-limit: positive USD, for a model the price table
+    knows (else the limit could never be reached); both need an agent that calls a model."""
+    r, agent = config.run, config.agent
+    if r.max_tokens is not None and not 1 <= r.max_tokens <= MAX_TOKEN_BUDGET:
+        raise Gaia2Error(f"{config.where('max_tokens')}: max_tokens must be 1 to {MAX_TOKEN_BUDGET} tokens per "
+                         f"scenario, got {r.max_tokens}")
+    if r.cost_limit is not None and not (math.isfinite(r.cost_limit) and r.cost_limit > 0):
+        raise Gaia2Error(f"{config.where('cost_limit')}: cost_limit must be a positive number of USD, got {r.cost_limit:g}")
+    for name in ("max_tokens", "cost_limit"):
+        if getattr(r, name) is not None and agent.provider == "oracle":
+            raise Gaia2Error(f"{config.where(name)}: {name} limits an agent's model calls, and the oracle makes "
+                             "none: drop it or choose an agent")
+    if r.cost_limit is not None and price_of(agent.model) is None:
+        raise Gaia2Error(f"{config.where('cost_limit')}: the price table has no price for the model "
+                         f"{printable_value(agent.model)}: add it to a file named by GAIA2_PRICES "
+                         "(layout of gaia2_runner/pricing/prices.toml) or drop cost_limit")
 
 
 def judge_overrides(overrides: Mapping[str, Any]) -> RunConfig:

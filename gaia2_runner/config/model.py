@@ -58,6 +58,8 @@ class RunSettings:
     time_speed: float = 1.0  # simulated seconds per wall second (agents; the oracle's clock is manual)
     concurrency: int = field(default_factory=default_concurrency)
     pass_at: int = 1
+    max_tokens: int | None = None  # token budget per scenario (GAIA2_TOKEN_BUDGET, counted by the relay)
+    cost_limit: float | None = None  # USD per job: no run starts once the finished ones cost this much
     retry: bool = False
     noise: bool = False  # ARE's noise mode (GAIA2_NOISE in the container)
     output_dir: Path | None = None

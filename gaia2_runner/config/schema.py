@@ -75,6 +75,12 @@ SETTINGS: tuple[Setting, ...] = (
             "Simulated seconds per wall second for agents (1 to 100, default 1: ARE's real time). "
             "The oracle never waits in real time, whatever this is."),
     Setting("pass_at", "run", "pass_at", "int", "Runs per scenario (the k of pass@k), in run_1/ … run_k/."),
+    Setting("max_tokens", "run", "max_tokens", "int",
+            "Token budget per scenario: input + output tokens of the agent's model calls, counted by the "
+            "model relay; past it further calls are refused and the run is judged on what it did (default: none)."),
+    Setting("cost_limit", "run", "cost_limit", "float",
+            "USD for the whole job at the price table's rates: once the finished runs cost this much, no "
+            "further scenario starts; what ran is kept (default: none)."),
     Setting("retry", "run", "retry", "bool", "Rerun only runs that ended without a verdict (infrastructure errors)."),
     Setting("noise", "run", "noise", "bool",
             "ARE's noise mode: random tool failures, augmented tool names/descriptions, random ENV events."),

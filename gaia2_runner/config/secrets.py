@@ -87,6 +87,8 @@ def container_env(config: RunConfig, environ: Mapping[str, str]) -> dict[str, st
     env.update(judge_env(config, environ))
     if config.run.noise:
         env[contract.ENV_NOISE] = "1"
+    if config.run.max_tokens is not None:
+        env[contract.ENV_TOKEN_BUDGET] = str(config.run.max_tokens)
     if config.run.time_speed != 1:  # the daemon's default is ARE's real time
         env[contract.ENV_TIME_SPEED] = repr(float(config.run.time_speed))
     env.update(agent.env)  # --env wins, as documented

@@ -26,6 +26,7 @@ from typing import Any, Iterator
 
 from gaia2_runner import __version__, contract
 from gaia2_runner.engine.hosts import Host, HostWatch, connect_first, connect_hosts, prepare_images, slot_order
+from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT, JobLimits, mark_stopped, on_stop_message
 from gaia2_runner.engine.jobs import Job, collect_records, record_for
 from gaia2_runner.engine.observer import RunObserver
 from gaia2_runner.engine.plan import RunPlan, check_image, claim_output_dir
@@ -58,12 +59,16 @@ class DatasetOutcome:
     reused: int
     interrupted: bool = False
     noise: bool = False  # ARE's noise mode was on (the report says so)
+    stopped: dict[str, str] | None = None  # why the job stopped launching runs (engine/job_limits.py)
 
     @property
     def exit_code(self) -> int:
-        """130 after Ctrl-C, 1 when some run has no verdict (infra error or no result), else 0."""
+        """130 after Ctrl-C, 2 after a configuration fault (fix it, then --retry), 1 when some run
+        has no verdict (infra error or no result), else 0."""
         if self.interrupted:
             return 130
+        if self.stopped and self.stopped.get("kind") == CONFIGURATION_FAULT:
+            return 2
         return 1 if self.summary.infra_errors or self.summary.missing_runs else 0
 
 
@@ -109,6 +114,7 @@ class _DatasetRun:
         self.watch = HostWatch(hosts, self._host_lost)
         self._all_done = threading.Event()
         self._remaining = 0
+        self.limits = JobLimits(1)  # replaced in execute() once the slots and the finished runs are known
         self.logs = {i: ResultsLog(d / RESULTS_LOG_FILE) for i, d in enumerate(plan.record_dirs, start=1)}
         self.scrub = Scrubber([*plan.secrets, *env_secrets(plan.env)])
         self.started_at = now_iso()
@@ -123,6 +129,9 @@ class _DatasetRun:
         self.observer.run_started(len(selection.todo), len(selection.done))
         workers = [threading.Thread(target=self._worker, args=(host,), name=f"gaia2-worker-{i}", daemon=True)
                    for i, host in enumerate(slot_order(self.hosts)[:len(self._queue)])]
+        self.limits = JobLimits(len(workers), self.plan.config.run.cost_limit, [data for _, data in selection.done])
+        if self.limits.stop is not None:
+            self.observer.warning(on_stop_message(self.limits.stop))
         self.watch.start()
         self._remaining = len(workers)
         if not workers:
@@ -148,7 +157,8 @@ class _DatasetRun:
         self._write_run_records(finished_at=now_iso())
         outcome = DatasetOutcome(self.plan.state_dir, self.plan.record_dirs, records, summary,
                                  ran=len(selection.todo), reused=len(selection.done), interrupted=interrupted,
-                                 noise=self.plan.config.run.noise)
+                                 noise=self.plan.config.run.noise,
+                                 stopped=self.limits.stop.to_dict() if self.limits.stop else None)
         self.observer.run_finished(outcome)
         return outcome
 
@@ -159,12 +169,13 @@ class _DatasetRun:
         send its runs back."""
         with self._wake:
             while not self.stop.is_set() and not host.lost:
-                if self._queue:
+                if self._queue and self.limits.admits(self._in_flight):
                     self._in_flight += 1
                     return self._queue.popleft()
                 if self._in_flight == 0:
                     return None
                 self._wake.wait(JOIN_POLL_S)
+                self._warn(self.limits.tick())
             return None
 
     def _job_done(self, job: Job, again: bool = False) -> None:
@@ -184,11 +195,14 @@ class _DatasetRun:
                     if host.lost and not self.stop.is_set():
                         self._reschedule(job, host, f"podman host {host.url} stopped answering during the run")
                         return
+                    if self.limits.halted:
+                        self._end_as_stopped(job)
                     self._job_done(job)
                     return  # run_scenario wrote an "interrupted" result.json and removed its container
                 if result is None:  # the host was given up before the container started
                     self._reschedule(job, host, f"podman host {host.url} stopped answering")
                     return
+                self._account(job, result)
                 self._job_done(job)
                 result = self._note_host(job, host, result)
                 try:
@@ -207,7 +221,7 @@ class _DatasetRun:
     def _interruptible(self, host: Host) -> Iterator[None]:
         ident = threading.get_ident()
         with self._lock:
-            if self.stop.is_set() or host.lost:
+            if self.stop.is_set() or host.lost or self.limits.halted:
                 raise KeyboardInterrupt
             self._active[ident] = host
         try:
@@ -308,7 +322,8 @@ class _DatasetRun:
                     scenario, plan.config.agent.image, job.parent_dir, timeout=plan.config.run.timeout,
                     health_timeout=plan.health_timeout, runtime=plan.env.get(contract.ENV_RUNTIME),
                     extra_env=plan.env, backend=host.backend, progress=self._say, secrets=plan.secrets,
-                    podman_wait=plan.podman_wait, filesystem_dir=plan.config.target.filesystem_dir)
+                    podman_wait=plan.podman_wait, filesystem_dir=plan.config.target.filesystem_dir,
+                    on_status=lambda doc: self._warn(self.limits.status_seen(job, doc)))
             return result.to_dict()
         except PodmanUnavailable:
             raise
@@ -318,6 +333,31 @@ class _DatasetRun:
             return self._error_result(job, f"cannot read {ref.path}: {exc.strerror or exc}")
         except Exception as exc:  # noqa: BLE001 - one broken run must not stop the others
             return self._error_result(job, f"runner error: {type(exc).__name__}: {exc}")
+
+    def _warn(self, message: str | None) -> None:
+        if message is not None:
+            self.observer.warning(message)
+
+    def _account(self, job: Job, result: dict[str, Any]) -> None:
+        """A finished run's cost and fault; a configuration fault stops the runs in flight."""
+        stop = self.limits.run_finished(job, result)
+        if stop is None:
+            return
+        self.observer.warning(on_stop_message(stop))
+        if stop.kind == CONFIGURATION_FAULT:
+            self._interrupt_workers()
+        with self._wake:
+            self._wake.notify_all()
+
+    def _end_as_stopped(self, job: Job) -> None:
+        """A run cut short by another run's configuration fault (job_limits.mark_stopped)."""
+        try:
+            record = mark_stopped(job, self.limits)
+            if record is not None:
+                self.logs[job.run_index].append(record_for(job, record))
+                self.observer.scenario_finished(job, record)
+        except Exception as exc:  # noqa: BLE001 - the end rebuild reads result.json again
+            self.observer.warning(f"cannot record the stopped run {job.ref.scenario_id}: {one_line(str(exc))}")
 
     def _say(self, message: str) -> None:
         if message.startswith("warning"):
@@ -370,5 +410,6 @@ class _DatasetRun:
             **({"shard": self.plan.shard_info} if self.plan.shard_info else {}),
             **({"hosts": [h.url for h in self.hosts]} if len(self.hosts) > 1 else {}),
             "interrupted": interrupted,
+            **self.limits.summary(),
             "statuses": dict(Counter(str(r.get("status")) for r in records)),
         }

@@ -91,6 +91,11 @@ def select(jobs: list[Job], retry: bool) -> Selection:
     return selection
 
 
+def holds_verdicts(jobs: list[Job]) -> bool:
+    """Whether any job's result has a verdict (success true or false)."""
+    return any(isinstance((read_result(job) or {}).get("success"), bool) for job in jobs)
+
+
 def record_for(job: Job, result: dict[str, Any]) -> dict[str, Any]:
     """A results.jsonl line: the result.json content plus where it belongs."""
     return {**result, "split": job.ref.split, "run_index": job.run_index}

@@ -133,12 +133,15 @@ def run_scenario(
     secrets: Iterable[str] = (),
     podman_wait: float = DEFAULT_PODMAN_WAIT_S,
     filesystem_dir: str | Path | None = None,
+    on_status: Callable[[dict], None] | None = None,
 ) -> ScenarioResult:
     """Evaluate one scenario file with `image`; artifacts go to `output_dir/<scenario_id>/`.
 
     `secrets` are values never to be written (RunPlan.secrets: keys, `--env` values); the
     container's `*_API_KEY` values are always added. Artifacts, container.log, result.json and the
     returned result are scrubbed of them.
+    `on_status` sees each status document the daemon serves while the run goes (the job's
+    adaptive concurrency reads the relay's counts there).
 
     A scenario whose Files app names data (`real_path`) gets `filesystem_dir` (default
     `<cache>/gaia2_filesystem`, fetched from the hub once when files are missing) mounted
@@ -168,6 +171,7 @@ def run_scenario(
         dest = Path(output_dir) / scenario_dir_name(scenario.scenario_id)
         scrub = Scrubber([*secrets, *env_secrets(env)])
         run = _Run(scenario, image, dest, env, backend, say, files, scrub, podman_wait)
+        run.on_status = on_status
         if scenario.data_files:
             try:
                 run.filesystem_dir = str(ensure_files(Path(filesystem_dir or default_filesystem_dir()),
@@ -198,6 +202,7 @@ class _Run:
         self.handle: ContainerHandle | None = None
         self.filesystem_dir: str | None = None  # mounted read-only at contract.FILESYSTEM_DIR
         self.preflight_error: str | None = None  # an infrastructure error found before starting
+        self.on_status: Callable[[dict], None] | None = None  # sees each live status document
         self.t0 = time.monotonic()
 
     def execute(self, run_timeout: float, health_timeout: float) -> ScenarioResult:
@@ -273,6 +278,8 @@ class _Run:
                 doc = None
             if doc is not None:
                 result.apply_status(doc)
+                if self.on_status is not None:
+                    self.on_status(doc)
                 if doc.get("status") in contract.FINAL_STATUSES:
                     return
                 if doc.get("status") == "judging":

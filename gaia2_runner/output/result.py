@@ -13,6 +13,7 @@ from typing import Any
 
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import result_path
+from gaia2_runner.output.provider_account import sanitize as sanitize_account
 from gaia2_runner.contract import FINAL_STATUSES, JUDGED_STATUSES
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.text import now_iso, one_line
@@ -53,6 +54,9 @@ class ScenarioResult:
     sim_elapsed: float | None = None
     turns: list[dict[str, Any]] = field(default_factory=list)
     timings: Timings = field(default_factory=Timings)
+    # The model relay's account: calls by outcome, tokens per model, a configuration fault
+    # (output/provider_account.py); None without a relay (the oracle).
+    provider: dict[str, Any] | None = None
     image: str | None = None
     runtime: str | None = None
     container_id: str | None = None
@@ -86,6 +90,7 @@ class ScenarioResult:
             self.status = status
         self._apply_sim_times(doc)
         daemon_error = one_line(str(doc["error"])) if doc.get("error") else None
+        self.provider = sanitize_account(doc.get("provider")) or self.provider
         if status == "failed":
             self.success = False
         elif status in JUDGED_STATUSES:

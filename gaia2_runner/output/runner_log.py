@@ -24,6 +24,8 @@ from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.text import one_line, printable
 
 VERDICT_WORDS = {True: "PASS", False: "FAIL"}
+# How a job that stopped launching runs is summed up (engine/job_limits.py's stop kinds).
+STOP_WORDS = {"cost_limit": "stopped at cost limit", "configuration_fault": "STOPPED: configuration fault"}
 
 
 def job_label(job: Any) -> str:
@@ -84,6 +86,9 @@ def summary_line(outcome: Any) -> str:
     expected = summary.expected_runs
     runs = f"{len(records)} runs" if expected in (None, len(records)) else f"{len(records)} of {expected} runs"
     state = "interrupted" if outcome.interrupted else "complete" if summary.complete else "INCOMPLETE"
+    stopped = getattr(outcome, "stopped", None) or {}
+    if not outcome.interrupted and stopped.get("kind") in STOP_WORDS:
+        state = STOP_WORDS[stopped["kind"]]
     parts = [f"{runs}: {words.count('PASS')} pass, {words.count('FAIL')} fail, {words.count('ERROR')} error",
              f"success {_pct(summary.overall.success_rate.value)}", state]
     if summary.job_duration_s is not None:

@@ -90,7 +90,7 @@ class ProviderLedger:
         self._sent: deque[float] = deque(maxlen=BURST_LIMIT + 1)
         self._flooded = False
         self._pending: dict[int, Call] = {}
-        self._last_unanswered: tuple[float, float] | None = None  # (started, seconds waited)
+        self._last_unanswered: tuple[float, float, str] | None = None  # (started, seconds waited, why)
         self._answered = False  # any HTTP answer at all
         self._succeeded = False  # any 2xx
         self.counts = {"calls": 0, OK: 0, RATE_LIMIT: 0, SERVER_ERROR: 0, UNANSWERED: 0, "rate_limit_burst": 0,
@@ -133,7 +133,7 @@ class ProviderLedger:
             self._answered |= status is not None
             self._succeeded |= verdict.kind == OK
             if status is None:
-                self._last_unanswered = (call.started, duration)
+                self._last_unanswered = (call.started, duration, error or "no answer")
             if verdict.kind == OK:
                 self._count_tokens(call.request, tokens_of(body))
             if verdict.kind == CONTEXT_OVERFLOW:
@@ -180,11 +180,11 @@ class ProviderLedger:
             pending = sorted(self._pending.values(), key=lambda c: c.started)
             unanswered = self.counts[UNANSWERED]
             if not self._answered and (unanswered or pending):
-                waits = [(call.started, now - call.started) for call in pending[-1:]]
+                waits = [(call.started, now - call.started, "still waiting") for call in pending[-1:]]
                 waits += [self._last_unanswered] if self._last_unanswered else []
-                newest = max(waits, key=lambda wait: wait[0])  # the call started last
+                _, waited, why = max(waits, key=lambda wait: wait[0])  # the call started last
                 return (f"the provider never answered ({unanswered + len(pending)} calls, "
-                        f"last after {newest[1]:.0f} s)")
+                        f"last after {waited:.0f} s: {why})")
             recent = list(self._outcomes)[-UNAVAILABLE_STREAK:]
         if len(recent) == UNAVAILABLE_STREAK and all(o.unavailable for o in recent):
             return recent[-1].describe()

@@ -1,0 +1,81 @@
+"""The model relay's account of one run (daemon status `provider`, result.json `provider`) and what
+the job reads from it: a configuration fault, pressure on the provider, tokens and cost.
+
+The daemon (root) writes the account; it is still input from a container, so only known keys with
+sane values are kept (`sanitize`). Which provider outcome is which kind is decided in the container
+(containers/gaia2_container/daemon/provider_faults.py); the host only reads the kinds' names here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gaia2_runner.pricing import call_cost
+from gaia2_runner.text import one_line
+
+# Counters of the relay's ledger (provider_ledger.py); the three that mean load on the provider.
+COUNTS = ("calls", "ok", "rate_limit", "server_error", "unanswered", "rate_limit_burst", "context_overflow",
+          "agent", "configuration", "refused_budget")
+PRESSURE = ("rate_limit", "server_error", "unanswered")  # not rate_limit_burst: the agent's own flood
+CONFIGURATION = "configuration"
+MAX_MODELS = 16
+MAX_COUNT = 10**12
+
+
+def _count(value: Any) -> int:
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+    return value if ok else 0
+
+
+def _tokens(doc: Any) -> dict[str, int]:
+    doc = doc if isinstance(doc, dict) else {}
+    return {key: _count(doc.get(key)) for key in ("input", "output", "cached")}
+
+
+def sanitize(doc: Any) -> dict[str, Any] | None:
+    """The known part of a daemon's `provider` document, else None."""
+    if not isinstance(doc, dict):
+        return None
+    account: dict[str, Any] = {key: _count(doc.get(key)) for key in COUNTS}
+    account["tokens"] = _tokens(doc.get("tokens"))
+    models = doc.get("by_model") if isinstance(doc.get("by_model"), dict) else {}
+    account["by_model"] = {one_line(str(name), limit=200): {**_tokens(entry), "calls": _count((entry or {}).get("calls"))}
+                           for name, entry in list(models.items())[:MAX_MODELS] if isinstance(entry, dict)}
+    fault = doc.get("fault")
+    if isinstance(fault, dict) and fault.get("kind") == CONFIGURATION and isinstance(fault.get("reason"), str):
+        account["fault"] = {"kind": CONFIGURATION, "reason": one_line(fault["reason"], limit=1000)}
+    else:
+        account["fault"] = None
+    budget = doc.get("token_budget")
+    account["token_budget"] = budget if _count(budget) else None
+    account["budget_exhausted"] = doc.get("budget_exhausted") is True
+    return account
+
+
+def configuration_fault(record: dict[str, Any]) -> str | None:
+    """Why a run (result.json content) ended on a configuration fault, else None."""
+    account = record.get("provider")
+    fault = account.get("fault") if isinstance(account, dict) else None
+    if record.get("success") is None and isinstance(fault, dict) and fault.get("kind") == CONFIGURATION:
+        return str(fault.get("reason") or "configuration fault")
+    return None
+
+
+def pressure(account: Any) -> int:
+    """Rate limits (not after the agent's own flood), server errors and unanswered calls so far."""
+    if not isinstance(account, dict):
+        return 0
+    return sum(_count(account.get(key)) for key in PRESSURE)
+
+
+def run_cost(record: dict[str, Any]) -> float | None:
+    """USD the run's model calls cost at the price table's rates; None when nothing is priced."""
+    account = record.get("provider")
+    models = account.get("by_model") if isinstance(account, dict) else None
+    if not isinstance(models, dict):
+        return None
+    costs = [call_cost(name, _count(entry.get("input")), _count(entry.get("output")), _count(entry.get("cached")))
+             for name, entry in models.items() if isinstance(entry, dict)]
+    priced = [cost for cost in costs if cost is not None and math.isfinite(cost)]
+    return sum(priced) if priced else None

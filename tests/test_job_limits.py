@@ -1,0 +1,165 @@
+"""The scheduler's limits: adaptive concurrency (engine/throttle.py), the stop on a configuration
+fault and at the cost limit (engine/job_limits.py), and the relay's account on the host
+(output/provider_account.py). No timing: the throttle's clock is a counter the test moves."""
+
+from __future__ import annotations
+
+import pytest
+
+from gaia2_runner.config import apply_overrides, load_config
+from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT, COST_LIMIT, JobLimits
+from gaia2_runner.engine.throttle import AdaptiveConcurrency
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.provider_account import configuration_fault, pressure, run_cost, sanitize
+from gaia2_runner.pricing import call_cost
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def throttle(maximum: int = 8) -> tuple[AdaptiveConcurrency, Clock]:
+    clock = Clock()
+    return AdaptiveConcurrency(maximum, clock=clock, cooldown_s=10, quiet_s=30), clock
+
+
+def test_concurrency_halves_under_pressure_once_per_cooldown_and_never_below_one() -> None:
+    limit, clock = throttle(8)
+    assert limit.pressure(0) is None and limit.limit == 8
+    assert limit.pressure(3) == ("the provider is pushing back (rate limits, server errors or no answer): "
+                                 "concurrency lowered from 8 to 4 of 8")
+    assert limit.pressure(5) is None and limit.limit == 4  # the same storm, seen by other runs
+    clock.now += 10
+    limit.pressure(1)
+    clock.now += 10
+    limit.pressure(1)
+    clock.now += 10
+    limit.pressure(1)
+    assert limit.limit == 1 and limit.lowest == 1
+    clock.now += 10
+    assert limit.pressure(1) is None and limit.limit == 1
+    assert limit.admits(0) and not limit.admits(1)
+
+
+def test_concurrency_recovers_step_by_step_after_quiet_spells() -> None:
+    limit, clock = throttle(4)
+    limit.pressure(1)
+    assert limit.limit == 2
+    clock.now += 29
+    assert limit.tick() is None  # not quiet long enough
+    clock.now += 1
+    assert limit.tick() == "the provider recovered: concurrency raised to 3 of 4"
+    assert limit.tick() is None  # one step per quiet spell
+    clock.now += 30
+    assert limit.tick() == "the provider recovered: concurrency raised to 4 of 4"
+    clock.now += 300
+    assert limit.tick() is None and limit.limit == 4 and limit.lowest == 2
+
+
+def test_new_pressure_during_recovery_restarts_the_quiet_spell() -> None:
+    limit, clock = throttle(4)
+    limit.pressure(1)
+    clock.now += 25
+    limit.pressure(1)  # past the cooldown: it halves again
+    assert limit.limit == 1
+    clock.now += 29
+    assert limit.tick() is None
+
+
+def account(rate_limit: int = 0, burst: int = 0, server: int = 0, unanswered: int = 0, **extra) -> dict:
+    return {"calls": 10, "rate_limit": rate_limit, "rate_limit_burst": burst, "server_error": server,
+            "unanswered": unanswered, **extra}
+
+
+def test_only_the_providers_pushback_counts_never_the_agents_flood() -> None:
+    assert pressure(account(rate_limit=2, server=1, unanswered=1)) == 4
+    assert pressure(account(burst=50)) == 0
+    assert pressure(None) == 0 and pressure({"rate_limit": -3, "server_error": True}) == 0
+
+
+def test_live_statuses_feed_the_throttle_by_their_increase() -> None:
+    limits = JobLimits(4, throttle=AdaptiveConcurrency(4, clock=Clock(), cooldown_s=0))
+    assert limits.status_seen("job-a", {"provider": account()}) is None
+    assert "lowered from 4 to 2" in (limits.status_seen("job-a", {"provider": account(rate_limit=1)}) or "")
+    assert limits.status_seen("job-a", {"provider": account(rate_limit=1)}) is None  # nothing new
+    assert limits.status_seen("job-b", {"provider": account(burst=40)}) is None  # a flood
+    assert limits.throttle.limit == 2
+
+
+def faulted(reason: str = "the provider does not know the model 'x'") -> dict:
+    return {"success": None, "status": "error",
+            "provider": sanitize({"calls": 1, "configuration": 1, "fault": {"kind": "configuration", "reason": reason}})}
+
+
+def test_a_configuration_fault_stops_the_job_once() -> None:
+    limits = JobLimits(2)
+    assert limits.run_finished("a", {"success": False, "provider": sanitize(account())}) is None
+    stop = limits.run_finished("b", faulted())
+    assert stop is not None and stop.kind == CONFIGURATION_FAULT and "does not know the model 'x'" in stop.reason
+    assert limits.halted and not limits.admits(0)
+    assert limits.run_finished("c", faulted("other")) is None  # told once
+    assert limits.summary()["stopped"]["kind"] == CONFIGURATION_FAULT
+
+
+def test_a_fault_in_a_judged_run_stops_nothing() -> None:
+    judged = {**faulted(), "success": False}  # a verdict: the fault cannot have been the run's end
+    assert configuration_fault(judged) is None
+    assert JobLimits(2).run_finished("a", judged) is None
+
+
+def priced(model: str = "gpt-4o", tokens_in: int = 1_000_000, tokens_out: int = 0) -> dict:
+    return {"success": False, "provider": sanitize({"by_model": {model: {"calls": 1, "input": tokens_in,
+                                                                          "output": tokens_out, "cached": 0}}})}
+
+
+def test_cost_of_a_run_from_the_relays_tokens() -> None:
+    assert run_cost(priced()) == pytest.approx(call_cost("gpt-4o", 1_000_000, 0))
+    assert run_cost(priced("no-such-model-anywhere")) is None
+    assert run_cost({"provider": None}) is None and run_cost({}) is None
+
+
+def test_the_cost_limit_stops_launching_and_counts_earlier_runs() -> None:
+    one = run_cost(priced())
+    assert one is not None and one > 0
+    limits = JobLimits(2, cost_limit=one * 2.5, finished=[priced()])
+    assert limits.stop is None and limits.spent == pytest.approx(one)
+    assert limits.run_finished("a", priced()) is None
+    stop = limits.run_finished("b", priced())
+    assert stop is not None and stop.kind == COST_LIMIT and stop.reason.startswith("stopped at cost limit")
+    assert not limits.admits(0) and not limits.halted  # runs in flight finish
+    already = JobLimits(2, cost_limit=one / 2, finished=[priced()])
+    assert already.stop is not None and already.stop.kind == COST_LIMIT  # a rerun starts nothing
+
+
+def test_sanitize_keeps_only_sane_values() -> None:
+    doc = sanitize({"calls": 3, "rate_limit": "x", "tokens": {"input": 5, "output": -1}, "by_model": {"m": {"input": 2}},
+                    "fault": {"kind": "other", "reason": "r"}, "token_budget": 0, "budget_exhausted": 1})
+    assert doc is not None and doc["calls"] == 3 and doc["rate_limit"] == 0
+    assert doc["tokens"] == {"input": 5, "output": 0, "cached": 0}
+    assert doc["by_model"] == {"m": {"input": 2, "output": 0, "cached": 0, "calls": 0}}
+    assert doc["fault"] is None and doc["token_budget"] is None and doc["budget_exhausted"] is False
+    assert sanitize("nope") is None
+
+
+def config(tmp_path, **overrides):
+    scenario = tmp_path / "s.json"
+    scenario.write_text("{}")
+    base = {"scenario": str(scenario), "output_dir": str(tmp_path / "out"), "provider": "openai",
+            "model": "gpt-4o", "judge_provider": "openai", "judge_model": "gpt-4o"}
+    return apply_overrides(load_config(None), {**base, **overrides})
+
+
+def test_budget_settings_are_checked(tmp_path) -> None:
+    assert config(tmp_path, max_tokens=5000, cost_limit=2.5).run.max_tokens == 5000
+    for overrides, words in (({"max_tokens": 0}, "max_tokens must be 1 to"),
+                             ({"cost_limit": -1.0}, "cost_limit must be a positive number"),
+                             ({"cost_limit": float("inf")}, "cost_limit must be a positive number"),
+                             ({"cost_limit": 1.0, "model": "unpriced-model-xyz"}, "no price for the model"),
+                             ({"max_tokens": 10, "provider": "oracle"}, "the oracle makes none")):
+        with pytest.raises(Gaia2Error, match=words) as caught:
+            config(tmp_path, **overrides)
+        assert "\n" not in caught.value.message
