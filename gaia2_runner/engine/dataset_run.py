@@ -29,6 +29,7 @@ from gaia2_runner.engine.hosts import Host, HostWatch, connect_first, connect_ho
 from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT, JobLimits, mark_stopped, on_stop_message
 from gaia2_runner.engine.jobs import Job, collect_records, record_for
 from gaia2_runner.engine.observer import RunObserver
+from gaia2_runner.engine.image_pin import ImagePin
 from gaia2_runner.engine.plan import RunPlan, check_image, claim_output_dir
 from gaia2_runner.engine.scenario_run import env_secrets, run_scenario
 from gaia2_runner.errors import Gaia2Error
@@ -87,8 +88,10 @@ def run_plan(plan: RunPlan, *, backend: PodmanBackend | None = None,
             hosts = prepare_images(hosts, plan.config.agent.image, observer.warning)
         else:
             check_image(plan, backend)
-        claim_output_dir(plan, hosts[0].backend)
-        return _DatasetRun(plan, hosts, observer).execute()
+        pin = claim_output_dir(plan, hosts[0].backend)
+        if pin.note():
+            observer.warning(pin.note())
+        return _DatasetRun(plan, hosts, observer, pin).execute()
     finally:
         for host in hosts:
             if host.own:
@@ -100,8 +103,9 @@ def run_plan(plan: RunPlan, *, backend: PodmanBackend | None = None,
 class _DatasetRun:
     """One invocation: runs the selected jobs on worker threads, then rebuilds the outputs."""
 
-    def __init__(self, plan: RunPlan, hosts: list[Host], observer: RunObserver) -> None:
+    def __init__(self, plan: RunPlan, hosts: list[Host], observer: RunObserver, pin: ImagePin | None = None) -> None:
         self.plan, self.hosts, self.observer = plan, hosts, observer
+        self.pin = pin  # the image by id, as the run started with it (engine/image_pin.py)
         self.backend = hosts[0].backend
         self.jobs = plan.jobs()
         self.stop = threading.Event()
@@ -319,7 +323,8 @@ class _DatasetRun:
                                     data_files=ref.data_files)
             with self._interruptible(host):
                 result = run_scenario(
-                    scenario, plan.config.agent.image, job.parent_dir, timeout=plan.config.run.timeout,
+                    scenario, self.pin.ref_on(host.backend) if self.pin else plan.config.agent.image,
+                    job.parent_dir, image_name=plan.config.agent.image, timeout=plan.config.run.timeout,
                     health_timeout=plan.health_timeout, runtime=plan.env.get(contract.ENV_RUNTIME),
                     extra_env=plan.env, backend=host.backend, progress=self._say, secrets=plan.secrets,
                     podman_wait=plan.podman_wait, filesystem_dir=plan.config.target.filesystem_dir,
@@ -392,7 +397,8 @@ class _DatasetRun:
             record = run_record(
                 self.plan.config, command=self.plan.command, run_index=run_index, pass_at=self.plan.pass_at,
                 retry=self.plan.retry, started_at=self.started_at, finished_at=finished_at,
-                scenarios=[(j.ref.scenario_id, j.ref.split, j.ref.path) for j in jobs], shard=self.plan.shard_info)
+                scenarios=[(j.ref.scenario_id, j.ref.split, j.ref.path) for j in jobs], shard=self.plan.shard_info,
+                image_id=self.pin.image_id if self.pin else None)
             write_run_record(record_dir, self.scrub.value(record))
 
     def _summary_header(self, records: list[dict[str, Any]], interrupted: bool) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from gaia2_runner import contract
 from gaia2_runner.config import RunConfig, container_env, parse_hosts, parse_shard, secret_values
+from gaia2_runner.engine.image_pin import ImagePin, pin_image, short_id
 from gaia2_runner.engine.jobs import Job, Selection, all_jobs, select
 from gaia2_runner.engine.shards import plan_identity, shard_refs
 from gaia2_runner.engine.scenario_run import idle_timeout
@@ -139,6 +140,7 @@ class FingerprintCheck:
     old: dict | None
     diffs: list[str]
     unverifiable: bool  # results there, but no fingerprint (an older runner wrote them)
+    pin: ImagePin | None = None  # the image this run executes (engine/image_pin.py)
 
     @property
     def refused(self) -> bool:
@@ -149,35 +151,49 @@ class FingerprintCheck:
             return "results there have no fingerprint (written by an older gaia2-runner)"
         if self.old is None:
             return "new output directory"
-        return f"differs: {'; '.join(self.diffs)}" if self.diffs else "matches the results there"
+        pin = self.pin
+        if pin is not None and pin.gone:
+            return f"the image it started with, {short_id(pin.recorded)}, is gone ({pin.tag} now names " \
+                   f"{short_id(pin.current)})"
+        if self.diffs:
+            return f"differs: {'; '.join(self.diffs)}"
+        kept = f" (keeps its image {short_id(pin.recorded)}; {pin.tag} now names {short_id(pin.current)})" \
+            if pin is not None and pin.moved else ""
+        return "matches the results there" + kept
 
 
 def compare_fingerprint(plan: RunPlan, backend: PodmanBackend) -> FingerprintCheck:
-    new = fingerprint(plan.config, image_id=backend.image_id(plan.config.agent.image),
-                      runtime=plan.env.get(contract.ENV_RUNTIME),
+    """The recorded setup against this plan's; the image counts by the id the run pinned when it
+    started, as long as that image exists (a rebuilt tag neither blocks nor changes a resumed run)."""
+    paths = (plan.state_dir, plan.output_dir) if plan.shard is not None else (plan.output_dir,)
+    olds = [doc for doc in map(read_fingerprint, paths) if doc]
+    pin = pin_image(plan.config.agent.image, olds, backend, fresh=plan.overwrite)
+    new = fingerprint(plan.config, image_id=pin.image_id, runtime=plan.env.get(contract.ENV_RUNTIME),
                       scenarios=[(r.split, r.scenario_id, r.sha256) for r in plan.refs])
     if plan.shard is not None:
-        return _compare_shard(plan, new)
-    old = read_fingerprint(plan.output_dir)
-    if old is None:
-        return FingerprintCheck(new, None, [], unverifiable=has_results(plan.output_dir))
-    return FingerprintCheck(new, old, differences(old, new), unverifiable=False)
+        return _compare_shard(plan, new, olds, pin)
+    if not olds:
+        return FingerprintCheck(new, None, [], unverifiable=has_results(plan.output_dir), pin=pin)
+    return FingerprintCheck(new, olds[0], differences(olds[0], new), unverifiable=False, pin=pin)
 
 
-def _compare_shard(plan: RunPlan, new: dict) -> FingerprintCheck:
+def _compare_shard(plan: RunPlan, new: dict, olds: list[dict], pin: ImagePin) -> FingerprintCheck:
     """A shard answers to its own fingerprint and to the root's (an unsharded run or `aggregate`
     wrote it); without either, results already in its scenario directories are unverifiable."""
-    olds = [doc for doc in (read_fingerprint(plan.state_dir), read_fingerprint(plan.output_dir)) if doc]
     if not olds:
         found = any(job.result_path.is_file() for job in plan.jobs())
-        return FingerprintCheck(new, None, [], unverifiable=found)
+        return FingerprintCheck(new, None, [], unverifiable=found, pin=pin)
     diffs = [d for old in olds for d in differences(old, new)]
-    return FingerprintCheck(new, olds[0], list(dict.fromkeys(diffs)), unverifiable=False)
+    return FingerprintCheck(new, olds[0], list(dict.fromkeys(diffs)), unverifiable=False, pin=pin)
 
 
-def claim_output_dir(plan: RunPlan, backend: PodmanBackend) -> None:
-    """Refuse to mix results of different setups; with `overwrite`, discard the old ones first."""
+def claim_output_dir(plan: RunPlan, backend: PodmanBackend) -> ImagePin:
+    """Refuse to mix results of different setups; with `overwrite`, discard the old ones first.
+    Returns the image pin the run executes."""
     check = compare_fingerprint(plan, backend)
+    assert check.pin is not None
+    if check.pin.gone and not plan.overwrite:
+        raise Gaia2Error(check.pin.gone_message(plan.output_dir))
     if check.refused and not plan.overwrite:
         raise Gaia2Error(f"{plan.output_dir} holds results of another setup ({check.describe()}): "
                          "use a new --output-dir, or pass --overwrite to discard them")
@@ -190,3 +206,4 @@ def claim_output_dir(plan: RunPlan, backend: PodmanBackend) -> None:
             clear_outputs(plan.state_dir)
             (plan.output_dir / FINGERPRINT_FILE).unlink(missing_ok=True)
     write_fingerprint(plan.state_dir, check.new)
+    return check.pin

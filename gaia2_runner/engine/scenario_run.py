@@ -133,9 +133,13 @@ def run_scenario(
     secrets: Iterable[str] = (),
     podman_wait: float = DEFAULT_PODMAN_WAIT_S,
     filesystem_dir: str | Path | None = None,
+    image_name: str | None = None,
     on_status: Callable[[dict], None] | None = None,
 ) -> ScenarioResult:
     """Evaluate one scenario file with `image`; artifacts go to `output_dir/<scenario_id>/`.
+
+    `image_name` is what result.json names when `image` is a pinned image id (the tag the run was
+    asked for, engine/image_pin.py).
 
     `secrets` are values never to be written (RunPlan.secrets: keys, `--env` values); the
     container's `*_API_KEY` values are always added. Artifacts, container.log, result.json and the
@@ -171,6 +175,7 @@ def run_scenario(
         dest = Path(output_dir) / scenario_dir_name(scenario.scenario_id)
         scrub = Scrubber([*secrets, *env_secrets(env)])
         run = _Run(scenario, image, dest, env, backend, say, files, scrub, podman_wait)
+        run.result.image = image_name or image
         run.on_status = on_status
         if scenario.data_files:
             try:

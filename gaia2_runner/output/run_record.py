@@ -19,14 +19,16 @@ from gaia2_runner.output.layout import RUN_CONFIG_FILE
 def run_record(config: RunConfig, *, command: str, run_index: int, pass_at: int, retry: bool,
                started_at: str, finished_at: str | None,
                scenarios: Iterable[tuple[str, str | None, Path]],
-               shard: dict[str, Any] | None = None) -> dict[str, Any]:
+               shard: dict[str, Any] | None = None, image_id: str | None = None) -> dict[str, Any]:
     """The document for one run directory; `scenarios` are (scenario_id, split, path) triples;
-    `shard` (engine/shards.py plan_identity) when a shard wrote it."""
+    `shard` (engine/shards.py plan_identity) when a shard wrote it; `image_id` the image the run
+    is pinned to (engine/image_pin.py): what its containers run, whatever `image` names now."""
     listed = [{"scenario_id": sid, "split": split, "path": str(path)} for sid, split, path in scenarios]
     return {
         "runner_version": __version__,
         "command": command,
         "image": config.agent.image,
+        "image_id": image_id,
         **({"harness": harness_record(config.agent.harness)} if config.agent.harness else {}),
         "run_index": run_index,
         "pass_at": pass_at,
