@@ -40,7 +40,7 @@ def test_rows_carry_verdict_tokens_tool_errors_and_simulated_time(tmp_path: Path
     assert rows["s2"].tool_errors == 1 and rows["s1"].tool_errors == 0
     assert rows["s2"].sim_start == 1_000_000.0 and rows["s2"].sim_end == 1_000_060.5 and rows["s2"].sim_elapsed_s == 60.5
     assert rows["s1"].tokens_in and rows["s1"].tokens_out and rows["s1"].llm_calls == 2
-    assert rows["s2"].reason == "turn 0: the agent booked the wrong day" and rows["s3"].reason
+    assert rows["s2"].reason == "turn 1: the agent booked the wrong day" and rows["s3"].reason
     assert all(r.split == "search" and r.run == 1 for r in rows.values())
     assert tuple(rows["s1"].to_dict()) == COLUMNS
 
@@ -54,7 +54,7 @@ def test_compare_counts_flips_and_gives_a_paired_standard_error(tmp_path: Path) 
     assert result.overall.delta == 0.0
     assert math.isclose(result.overall.se, math.sqrt(2 / 3) / 2)
     assert [(f.scenario_id, f.direction) for f in result.flips] == [("s2", "broke"), ("s3", "fixed")]
-    assert result.flips[0].b_reason == "turn 0: the agent booked the wrong day"
+    assert result.flips[0].b_reason == "turn 1: the agent booked the wrong day"
     assert result.unchanged == 2 and result.only_a == [("search", "s5")] and result.only_b == [("search", "s6")]
 
 

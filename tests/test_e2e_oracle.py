@@ -75,7 +75,7 @@ def test_multi_turn_and_env_events_are_delivered(images, tmp_path: Path):
     log = events(out)
     user_msgs = [e for e in log if e["kind"] == "notification" and e["sender"] == "user"]
     assert len(user_msgs) == 2, "the second turn's user message reaches the agent after turn 1"
-    assert [t["turn"] for t in result.turns] == [0, 1]
+    assert [t["turn_number"] for t in result.turns] == [1, 2]
 
     result = run_scenario(DEMO_DIR / "demo_env_message_pickup.json", ORACLE_IMAGE, tmp_path)
     fired = [e for e in events(tmp_path / result.scenario_id) if e["kind"] == "env_event" and e["event_type"] == "ENV"]

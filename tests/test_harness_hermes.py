@@ -78,7 +78,7 @@ def test_second_user_message_continues_the_same_conversation(backend, hermes_ima
     fake.set_script({"chat": [{"text": TURN1}, send, {"text": TURN2}]})
     result, out = run(backend, hermes_image, fake, "demo_multi_turn_email", tmp_path)
     assert (result.status, result.success) == ("completed", True), explain(result, out)
-    assert [t["turn"] for t in result.turns] == [0, 1]
+    assert [t["turn_number"] for t in result.turns] == [1, 2]
     requests = chat_requests(fake)
     assert len(requests) == 3
     turn2 = requests[1]["body"]["messages"]

@@ -50,7 +50,7 @@ def test_records_the_failing_argument_and_returns_the_judges_own_answers() -> No
     trace = JudgeTrace()
     oracle = Event("o1", "Emails__send_email", {"recipients": ["maria.garcia@x.com"], "subject": "Hi"}, Kind())
     agent = Event("a1", "Emails__send_email", {"recipients": ["maria@x.com"], "subject": "Hi"}, Kind())
-    judge = type("Judge", (), {"state": State()})()
+    judge = type("Judge", (), {"state": State(turn_idx=-1)})()
     tool_judge = object()
 
     def checker(owner, x_agent, x_oracle, **kwargs):
@@ -68,6 +68,7 @@ def test_records_the_failing_argument_and_returns_the_judges_own_answers() -> No
         return Result(matched)
 
     def judge_call(owner, env):
+        owner.state.turn_idx += 1  # ARE's update_state: the judged turn
         counts = traced(trace, "check_tool_call_counts", lambda o, *a: Result(True))(owner, {"Emails__send_email": 1}, 0,
                                                                                      {"Emails__send_email": 1}, 0, 1)
         assert counts.success
@@ -77,7 +78,7 @@ def test_records_the_failing_argument_and_returns_the_judges_own_answers() -> No
     assert verdict == Result(False)  # ARE's answer, untouched
     (turn,) = trace.take()
     assert trace.take() == []
-    assert turn["turn"] == 0 and turn["success"] is False and turn["counts"]["ok"] is True
+    assert turn["turn_number"] == 1 and turn["success"] is False and turn["counts"]["ok"] is True
     (event,) = turn["oracle_events"]
     assert event["matched"] is False and event["args"] == {"recipients": ["maria.garcia@x.com"], "subject": "Hi"}
     checks = event["attempts"][0]["checks"]
@@ -113,3 +114,63 @@ def test_a_judge_that_raises_still_raises() -> None:
 ])
 def test_reason_lines(turn: dict[str, Any], reason: str) -> None:
     assert reason_line(turn) == reason
+
+
+class EventType:
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+
+@dataclass
+class TurnState:
+    """ARE's judge state for one judged turn: its oracle events and the agent's, with their types."""
+
+    turn_idx: int = -1
+    nb_turns: int = 2
+    current_turn_oracle_events: list[Event] = field(default_factory=list)
+    current_turn_agent_events: list[Event] = field(default_factory=list)
+
+
+def judged_with_counts(agent: dict[str, int], oracle: dict[str, int], oracle_events: list[Event]) -> dict[str, Any]:
+    """One turn judged the way GraphPerEventJudge does when its count precheck fails."""
+    trace = JudgeTrace()
+    judge = type("Judge", (), {"state": TurnState(turn_idx=0, current_turn_oracle_events=oracle_events)})()
+
+    def judge_call(owner, env):
+        owner.state.turn_idx += 1
+        return traced(trace, "check_tool_call_counts", lambda o, *a: Result(False))(owner, agent, 0, oracle, 0, 1)
+
+    assert traced(trace, "judge", judge_call)(judge, None) == Result(False)
+    (turn,) = trace.take()
+    return turn
+
+
+def test_the_users_own_message_is_never_a_missing_agent_call() -> None:
+    user = Event("u2", "AgentUserInterface__send_message_to_agent", {"content": "now send it"}, EventType("USER"))
+    email = Event("o2", "Emails__send_email", {}, EventType("AGENT"))
+    turn = judged_with_counts({}, {user.tool_name: 1, email.tool_name: 1}, [user, email])
+    assert turn["turn_number"] == 2  # ARE's turn_idx 1, counted from 1
+    assert turn["counts"]["differing"][user.tool_name] == {"expected": 1, "made": 0, "by": "user"}
+    assert turn["reason"] == "tool calls differ: send_email ×0 (expected ×1)"
+    only_user = judged_with_counts({}, {user.tool_name: 1}, [user])
+    assert only_user["reason"] == ("events not made by the agent differ in this turn: "
+                                   "user's send_message_to_agent ×0 (expected ×1)")
+    env = Event("e1", "Chats__create_and_add_message", {}, EventType("ENV"))
+    assert "environment's create_and_add_message" in judged_with_counts({}, {env.tool_name: 1}, [env])["reason"]
+
+
+def test_a_validation_ares_refuses_names_the_turn_the_agent_stopped_in() -> None:
+    """ARE's validate() before the last turn began: it judges nothing ("Validation called at turn -1
+    but nb_turns is 2"); the turn is the one the agent was in, counted from 1."""
+    trace = JudgeTrace()
+    judge = type("Judge", (), {"state": TurnState(turn_idx=-1, nb_turns=2)})()
+    refusal = Result(False)
+    assert traced(trace, "judge", lambda owner: refusal)(judge) is refusal  # ARE's answer, untouched
+    (turn,) = trace.take()
+    assert turn["turn_number"] == 1 and turn["success"] is False
+    assert turn["reason"] == ("the agent stopped in turn 1 of 2: ARE judges a scenario only after its last "
+                              "turn, which never began")
+    judge.state.turn_idx = 0  # turn 1 was judged; the agent stopped in turn 2 of 3
+    judge.state.nb_turns = 3
+    traced(trace, "judge", lambda owner: refusal)(judge)
+    assert trace.take()[0]["reason"].startswith("the agent stopped in turn 2 of 3:")

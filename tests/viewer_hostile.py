@@ -71,16 +71,16 @@ def good(slot: Path, rng: random.Random, state: str = "pass") -> Path:
 
 # ---- wrong values for every field of every file ---------------------------------------------------
 RESULT_FIELDS = [(), ("scenario_id",), ("success",), ("status",), ("error",), ("failure_reasons",), ("failure_reasons", 0),
-                 ("judgment",), ("judgment", "success"), ("judgment", "rationale"), ("judgment", "failed_turn"),
+                 ("judgment",), ("judgment", "success"), ("judgment", "rationale"), ("judgment", "failed_turn"), ("judgment", "failed_turn_number"),
                  ("agent_actions",), ("turns",), ("turns", 0), ("turns", 0, "success"), ("turns", 0, "rationale"),
-                 ("turns", 0, "turn"), ("timings",), ("timings", "total_s"), ("image",), ("started_at",)]
-STATUS_FIELDS = [(), ("scenario_id",), ("status",), ("turn_index",), ("nb_turns",), ("started_at",), ("agent_actions",),
+                 ("turns", 0, "turn"), ("turns", 0, "turn_number"), ("timings",), ("timings", "total_s"), ("image",), ("started_at",)]
+STATUS_FIELDS = [(), ("scenario_id",), ("status",), ("turn_index",), ("turn_number",), ("nb_turns",), ("started_at",), ("agent_actions",),
                  ("turns",), ("judgment",), ("error",), ("agent_response",)]
 # (index of the event in viewer_synth.events: 0 USER env event, 1 notification, 2 tool call, -1 judgment, -2 message)
 EVENT_FIELDS = [(0, ()), (0, ("kind",)), (0, ("wall_time",)), (0, ("args",)), (0, ("args", "content")), (0, ("event_type",)),
                 (0, ("app",)), (1, ("content",)), (1, ("sender",)), (2, ("args",)), (2, ("result",)), (2, ("ok",)),
-                (2, ("error",)), (2, ("duration_ms",)), (2, ("function",)), (-1, ("turn",)), (-1, ("success",)),
-                (-1, ("rationale",)), (-2, ("content",)), (-2, ("turn",))]
+                (2, ("error",)), (2, ("duration_ms",)), (2, ("function",)), (-1, ("turn",)), (-1, ("turn_number",)), (-1, ("success",)),
+                (-1, ("rationale",)), (-2, ("content",)), (-2, ("turn",)), (-2, ("turn_number",))]
 TRACE_FIELDS = [(), ("seq",), ("timestamp",), ("url",), ("provider",), ("model",), ("latency_ms",), ("http_status",),
                 ("attempts",), ("error",), ("request",), ("request", "messages"), ("request", "messages", 0),
                 ("request", "messages", 0, "content"), ("request", "tools"), ("raw_response",), ("response",),

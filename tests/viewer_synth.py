@@ -79,8 +79,8 @@ def events(task: str, n_calls: int, tool_result: Any = "ok", answer: str = "Book
                     "write": False, "ok": True, "result": tool_result, "error": None, "duration_ms": 1.2})
     evs.append({"kind": "tool_call", "app": "AgentUserInterface", "function": "send_message_to_user",
                 "args": {"content": answer}, "write": True, "ok": True, "result": None, "error": None, "duration_ms": 0.5})
-    evs.append({"kind": "agent_message", "content": answer, "turn": 0})
-    evs.append({"kind": "judgment", "turn": 0, "success": True, "rationale": "matches the oracle", "error": None})
+    evs.append({"kind": "agent_message", "content": answer, "turn_number": 1})
+    evs.append({"kind": "judgment", "turn_number": 1, "success": True, "rationale": "matches the oracle", "error": None})
     for seq, ev in enumerate(evs):
         ev.update(seq=seq, wall_time=t + 2.5 * seq + 0.1, sim_time=sim + seq)
     return evs
@@ -89,9 +89,9 @@ def events(task: str, n_calls: int, tool_result: Any = "ok", answer: str = "Book
 def result_doc(scenario_id: str, success: bool | None, status: str = "completed", actions: int = 3) -> dict[str, Any]:
     return {"scenario_id": scenario_id, "success": success, "status": status,
             "error": None if success is not None else "scenario timed out inside the container",
-            "failure_reasons": [] if success else ["turn 0: the agent booked the wrong day"],
-            "judgment": {"success": success, "rationale": "", "failed_turn": None} if success is not None else None,
-            "agent_actions": actions, "turns": [{"turn": 0, "success": success, "rationale": "r", "error": None}],
+            "failure_reasons": [] if success else ["turn 1: the agent booked the wrong day"],
+            "judgment": {"success": success, "rationale": "", "failed_turn_number": None} if success is not None else None,
+            "agent_actions": actions, "turns": [{"turn_number": 1, "success": success, "rationale": "r", "error": None}],
             "timings": {"start_s": 0.3, "ready_s": 4.0, "run_s": 20.0, "collect_s": 0.1, "total_s": 24.4},
             "image": "localhost/gaia2-agent:latest", "runtime": "agent", "container_id": "c0ffee",
             "started_at": "2026-01-01T00:00:00+00:00", "finished_at": "2026-01-01T00:00:24+00:00"}
@@ -111,7 +111,7 @@ def write_scenario(directory: Path, scenario_id: str, rng: random.Random, *, sta
         write_jsonl(directory / "trace.jsonl", trace_lines(n_calls, rng, task, fmts))
     (directory / "agent.log").write_text("agent started\n")
     (directory / "daemon_status.json").write_text(json.dumps({"scenario_id": scenario_id, "status": "running" if state == "running" else "completed",
-                                                              "turn_index": 0, "nb_turns": 1, "started_at": 1.0, "agent_actions": 2}))
+                                                              "turn_number": 1, "nb_turns": 1, "started_at": 1.0, "agent_actions": 2}))
     if state != "running":
         success = {"pass": True, "fail": False, "error": None}[state]
         (directory / "result.json").write_text(json.dumps(result_doc(scenario_id, success, "timeout" if success is None else "completed")))

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from gaia2_runner.output.turns import failed_turn_number
 from gaia2_runner.viewer import scenario as scenario_files
 from gaia2_runner.viewer.scan import find_scenarios
 from gaia2_runner.viewer.trace_parsers.model import as_int, as_num
@@ -80,7 +81,7 @@ def _row(data: scenario_files.ScenarioData) -> RunRow:
         tokens_in=base.tokens_in, tokens_out=base.tokens_out, wall_s=base.duration_s, tool_errors=base.tool_errors,
         cost_usd=None if base.cost is None else round(base.cost, 6),
         turns=len(turns) if isinstance(turns, list) else None,
-        failed_turn=_int(judgment.get("failed_turn")),
+        failed_turn=failed_turn_number(judgment),
         started_at=_str(result.get("started_at")), image=_str(result.get("image")),
         runtime=_str(result.get("runtime")), dir=ref.rel,
     )

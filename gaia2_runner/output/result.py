@@ -16,6 +16,7 @@ from gaia2_runner.output.layout import result_path
 from gaia2_runner.output.provider_account import sanitize as sanitize_account
 from gaia2_runner.contract import FINAL_STATUSES, JUDGED_STATUSES
 from gaia2_runner.output.scrub import Scrubber
+from gaia2_runner.output.turns import turn_number
 from gaia2_runner.text import now_iso, one_line
 
 # What result.json may say. The runner decides the last three, all without a verdict: crashed (the
@@ -134,9 +135,7 @@ def failure_reasons(doc: dict[str, Any]) -> list[str]:
     for turn in doc.get("turns") or []:
         if isinstance(turn, dict) and turn.get("success") is False:
             why = one_line(str(turn.get("reason") or turn.get("rationale") or "no rationale given"))
-            number = turn.get("turn")
-            label = number + 1 if isinstance(number, int) and not isinstance(number, bool) else "?"
-            reasons.append(f"turn {label}: {why}")
+            reasons.append(f"turn {turn_number(turn) or '?'}: {why}")
     judgment = doc.get("judgment")
     if isinstance(judgment, dict) and judgment.get("success") is False:
         rationale = one_line(str(judgment.get("rationale") or ""))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from gaia2_runner.output.turns import failed_turn_number, turn_number
+
 from .scenario import Row, ScenarioData, call_cost_of, failure_reasons, text_of
 from .trace_parsers import LlmCall
 from .trace_parsers.model import as_num, pretty
@@ -48,7 +50,7 @@ def judge_diffs(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                          "args": _side_by_side(oracle, closest)})
         counts = detail.get("counts") if isinstance(detail.get("counts"), dict) else {}
         differing = counts.get("differing") if isinstance(counts.get("differing"), dict) else {}
-        turns.append({"turn": as_num(detail.get("turn")), "success": detail.get("success") is True,
+        turns.append({"turn": turn_number(detail), "success": detail.get("success") is True,
                       "reason": text_of(detail.get("reason")), "oracle": rows,
                       "counts": [(text_of(k), v) for k, v in differing.items() if isinstance(v, dict)]})
     return turns
@@ -77,7 +79,7 @@ def timeline(data: ScenarioData) -> list[dict[str, Any]]:
         if event.get("kind") == "judge_detail":  # shown in the verdict, as expected vs actual
             continue
         items.append({"type": "event", "kind": str(event.get("kind") or "?"), "t": _float(event.get("wall_time")),
-                      "order": (1, index), "e": event, **sim_clock(event.get("sim_time"))})
+                      "order": (1, index), "e": event, "turn": turn_number(event), **sim_clock(event.get("sim_time"))})
     cumulative_in = cumulative_out = 0
     for index, call in enumerate(data.calls):
         usage = call.response.usage
@@ -136,10 +138,11 @@ def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]],
     result = data.result or {}
     doc = data.status_doc or {}
     turns = _dicts(result.get("turns")) or _dicts(doc.get("turns"))
-    judgments = {pretty(e.get("turn")): e for e in data.events if e.get("kind") == "judgment"}
+    judgments = {pretty(turn_number(e)): e for e in data.events if e.get("kind") == "judgment"}
     judgment = result.get("judgment") or doc.get("judgment")
     calls: list[LlmCall] = data.calls
-    turns = turns or list(judgments.values())
+    # Numbered from 1 whatever the runner that wrote them (output/turns.py reads older runs too).
+    turns = [{**t, "number": turn_number(t)} for t in turns or list(judgments.values())]
     return {
         "row": row,
         "result": result,
@@ -149,6 +152,7 @@ def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]],
         "sim_span": sim_span(result),
         "turns": turns,
         "judgment": judgment if isinstance(judgment, dict) else None,
+        "failed_turn": failed_turn_number(judgment),
         "verdict": verdict_texts(judgment, turns, failure_reasons(result)),
         "diffs": [d for d in judge_diffs(data.events) if not d["success"]],
         "prev_page": neighbours[0],

@@ -18,6 +18,7 @@ from gaia2_runner.output.layout import (
     STATUS_FILE,
     TRACE_FILE,
 )
+from gaia2_runner.output.turns import current_turn_number
 from gaia2_runner.pricing import call_cost
 from . import safe_io
 from .safe_io import real_dir
@@ -181,8 +182,7 @@ def row_of(data: ScenarioData) -> Row:
     elif data.result_problem:
         row.status, row.reason = "error", short(data.result_problem, 500)
     elif doc.get("started_at"):
-        turn = as_int(doc.get("turn_index")) or 0
-        row.reason = f"turn {turn + 1}/{as_int(doc.get('nb_turns')) or '?'}"
+        row.reason = f"turn {current_turn_number(doc) or 1}/{as_int(doc.get('nb_turns')) or '?'}"
     row.llm_calls = len(data.calls)
     for call in data.calls:
         usage = call.response.usage

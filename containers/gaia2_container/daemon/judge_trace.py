@@ -5,6 +5,12 @@ ARE's judges accept a `tracer` in their config and call it around every step the
 (`injected_traceable`). We pass an observer there: it records arguments and results and returns
 what ARE returned, so the verdict is still ARE's own. The record feeds the failure diff (result,
 index, terminal, trace page) and is written to events.jsonl as one `judge_detail` line per turn.
+
+Turns are numbered from 1 here (`turn_number`; ARE's `turn_idx` counts from 0). When ARE refuses to
+validate because the scenario's last turn never began (its "Validation called at turn -1" after an
+agent stopped early), the turn is the one the agent stopped in and the reason says so. Tool-count
+differences in events the agent did not make (the user's `send_message_to_agent`, ENV events) are
+never listed as missing agent calls.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ SEND_TO_USER = "AgentUserInterface__send_message_to_user"
 # Checkers that take (x_agent, x_oracle): an argument compared with its expected value.
 TIME_CHECKER = "event_time_checker"
 COUNT_CHECK = "check_tool_call_counts"
+NOT_AGENT = {"USER": "user", "ENV": "environment"}  # ARE's event types of events the agent does not make
 EQUALITY_PREFILTER = "equality_checker"
 
 
@@ -86,6 +93,7 @@ class JudgeTrace:
         if kind == "judge" and hasattr(owner, "state"):
             self._local.turn = {"oracle_events": [], "counts": None}
             self._local.match = self._local.attempt = None
+            self._local.turn_idx = getattr(owner.state, "turn_idx", None)  # ARE advances it when it judges
         elif kind.startswith("matching_") and self._turn is not None and args:
             oracle = args[0]
             self._local.match = {"oracle_event_id": oracle.event_id, "tool": getattr(oracle, "tool_name", None),
@@ -108,13 +116,16 @@ class JudgeTrace:
             return
         if kind == "judge" and hasattr(owner, "state"):
             state = owner.state
-            turn.update(turn=getattr(state, "turn_idx", None), success=bool(getattr(result, "success", False)))
-            turn["reason"] = reason_line(turn) if not turn["success"] else ""
+            index, nb_turns = getattr(state, "turn_idx", None), getattr(state, "nb_turns", None)
+            judged = index != getattr(self._local, "turn_idx", None)  # else ARE refused to validate
+            number = (index + 1 if judged else index + 2) if isinstance(index, int) else None
+            turn.update(turn_number=number, success=bool(getattr(result, "success", False)))
+            turn["reason"] = "" if turn["success"] else reason_line(turn) if judged else stopped_reason(number, nb_turns)
             with self._lock:
                 self._turns.append(turn)
             self._local.turn = None
         elif kind == COUNT_CHECK:
-            turn["counts"] = _counts(args, kwargs, result)
+            turn["counts"] = _counts(args, kwargs, result, _not_agent_tools(owner))
         elif kind.startswith("matching_") and getattr(self._local, "match", None) is not None:
             match = self._local.match
             match["matched"] = bool(getattr(result, "success", False))
@@ -155,11 +166,36 @@ def _check(kind: str, kwargs: dict[str, Any], args: tuple[Any, ...], ok: bool) -
     return check
 
 
-def _counts(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> dict[str, Any] | None:
+def _not_agent_tools(judge: Any) -> dict[str, str]:
+    """Tool name -> who made it ("user", "environment") for the events of the judged turn that are
+    not the agent's: ARE's count precheck counts them too (its event filter keeps ENV and USER)."""
+    state = getattr(judge, "state", None)
+    found: dict[str, str] = {}
+    agent_tools: set[str] = set()
+    for name in ("current_turn_oracle_events", "current_turn_agent_events"):
+        try:
+            events = list(getattr(state, name, None) or [])
+        except Exception:  # noqa: BLE001 - ARE's property indexes by turn: observing never raises
+            events = []
+        for event in events:
+            kind = getattr(getattr(event, "event_type", None), "value", None)
+            tool = getattr(event, "tool_name", None)
+            if not tool:
+                continue
+            if kind in NOT_AGENT:
+                found.setdefault(tool, NOT_AGENT[kind])
+            else:
+                agent_tools.add(tool)
+    return {tool: who for tool, who in found.items() if tool not in agent_tools}
+
+
+def _counts(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any,
+            not_agent: dict[str, str] | None = None) -> dict[str, Any] | None:
     names = ("agent_counter", "agent_aui_count", "oracle_counter", "oracle_aui_count")
     values = dict(zip(names, args)) | {k: v for k, v in kwargs.items() if k in names}
     agent, oracle = dict(values.get("agent_counter") or {}), dict(values.get("oracle_counter") or {})
-    differing = {tool: {"expected": oracle.get(tool, 0), "made": agent.get(tool, 0)}
+    differing = {tool: {"expected": oracle.get(tool, 0), "made": agent.get(tool, 0),
+                        **({"by": (not_agent or {})[tool]} if tool in (not_agent or {}) else {})}
                  for tool in sorted(set(agent) | set(oracle)) if agent.get(tool, 0) != oracle.get(tool, 0)}
     return {"ok": bool(getattr(result, "success", False)), "differing": differing,
             "messages_to_user": {"expected": values.get("oracle_aui_count"), "made": values.get("agent_aui_count")}}
@@ -179,11 +215,17 @@ def reason_line(turn: dict[str, Any]) -> str:
     """The one-line why of a failed turn, e.g. `send_email.recipients: expected a@x, got b@x`."""
     counts = turn.get("counts")
     if counts and not counts.get("ok"):
-        parts = [f"{_short(tool)} ×{c['made']} (expected ×{c['expected']})" for tool, c in counts["differing"].items()]
+        mine = {tool: c for tool, c in counts["differing"].items() if not c.get("by")}
+        parts = [f"{_short(tool)} ×{c['made']} (expected ×{c['expected']})" for tool, c in mine.items()]
         users = counts.get("messages_to_user") or {}
         if not parts and users.get("made") != users.get("expected"):
             parts = [f"send_message_to_user ×{users.get('made')} (expected ×{users.get('expected')})"]
-        return "tool calls differ: " + (", ".join(parts[:3]) or "counts") + ("…" if len(parts) > 3 else "")
+        if not parts:  # only events the agent does not make: its turn did not line up with the oracle's
+            others = [f"{c['by']}'s {_short(tool)} ×{c['made']} (expected ×{c['expected']})"
+                      for tool, c in counts["differing"].items()]
+            return "events not made by the agent differ in this turn: " + ", ".join(others[:3]) + \
+                ("…" if len(others) > 3 else "")
+        return "tool calls differ: " + ", ".join(parts[:3]) + ("…" if len(parts) > 3 else "")
     failed = next((m for m in turn.get("oracle_events", []) if m.get("matched") is False), None)
     if failed is None:
         return ""
@@ -201,6 +243,14 @@ def reason_line(turn: dict[str, Any]) -> str:
     if bad.get("soft"):
         return f"{name}: rejected by ARE's {bad['checker']} (LLM check)"
     return f"{name}.{bad.get('arg') or '?'}: expected {_shown(bad.get('oracle'))}, got {_shown(bad.get('agent'))}"
+
+
+def stopped_reason(number: int | None, nb_turns: Any) -> str:
+    """Why ARE refused to validate: the scenario's last turn never began (ARE's own words, e.g.
+    "Validation called at turn -1 but nb_turns is 2", stay in the rationale)."""
+    total = f" of {nb_turns}" if isinstance(nb_turns, int) else ""
+    return f"the agent stopped in turn {number if number is not None else '?'}{total}: ARE judges a " \
+           "scenario only after its last turn, which never began"
 
 
 def _secs(value: Any) -> str:

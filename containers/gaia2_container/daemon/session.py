@@ -208,12 +208,11 @@ class Session:
     def _on_agent_message(self, content: str) -> None:
         with self._state_lock:
             index = len(self.outbox)
-            turn = index
-            self.outbox.append(
-                {"index": index, "content": content, "sim_time": self.sim_time(), "wall_time": time.time(), "turn": turn}
-            )
-        self.recorder.record("agent_message", self.sim_time(), content=content, turn=turn)
-        self.status.update(turn_index=min(index + 1, self.nb_turns - 1))
+            number = index + 1  # turns are numbered from 1 in everything we publish
+            self.outbox.append({"index": index, "content": content, "sim_time": self.sim_time(),
+                                "wall_time": time.time(), "turn_number": number})
+        self.recorder.record("agent_message", self.sim_time(), content=content, turn_number=number)
+        self.status.update(turn_number=min(number + 1, self.nb_turns))
         if index + 1 >= self.nb_turns:
             self._start_final_judgment("last turn ended")
 
@@ -227,7 +226,9 @@ class Session:
 
     def _record_turn(self, turn: int, success: bool | None, rationale: str, error: str | None,
                      reason: str | None = None) -> None:
-        entry = {"turn": turn, "success": success, "rationale": rationale, "error": error, "judged_at": time.time()}
+        """`turn` is ARE's index (from 0); what is recorded counts from 1 (`turn_number`)."""
+        entry = {"turn_number": turn + 1, "success": success, "rationale": rationale, "error": error,
+                 "judged_at": time.time()}
         reason = self._judge_details() if reason is None else reason
         if reason and success is False:
             entry["reason"] = reason
@@ -237,9 +238,9 @@ class Session:
     def _on_turn_judged(self, turn: int, success: bool | None, rationale: str, error: str | None) -> None:
         self._record_turn(turn, success, rationale, error)
         if error is not None:
-            self._finish(status="error", error=f"judge failed on turn {turn}: {error}")
+            self._finish(status="error", error=f"judge failed on turn {turn + 1}: {error}")
         elif success is False and turn < self.nb_turns - 1:
-            judgment = {"success": False, "rationale": rationale, "failed_turn": turn}
+            judgment = {"success": False, "rationale": rationale, "failed_turn_number": turn + 1}
             reason = self.status.snapshot()["turns"][-1].get("reason")
             if reason:
                 judgment["reason"] = reason
@@ -269,6 +270,7 @@ class Session:
             self.env.pause()
         except Exception:  # noqa: BLE001 - pausing only freezes the clock for the judge
             pass
+        turn = self._turn_in_progress()
         try:
             with self._call_lock:  # a tool call in flight finishes before the judge looks
                 result = self.scenario.validate(self.env)
@@ -282,11 +284,11 @@ class Session:
         elif result.success is None:
             self._finish(status="error", error="scenario has no oracle events: nothing to judge it against")
         else:
-            failed_turn = None if result.success else self._first_failed_turn()
             turns = self.status.snapshot()["turns"]
-            if not turns or turns[-1]["turn"] != self.nb_turns - 1:
-                self._record_turn(self.nb_turns - 1, bool(result.success), rationale, None, reason)
-            judgment = {"success": bool(result.success), "rationale": rationale, "failed_turn": failed_turn}
+            if not turns or turns[-1]["turn_number"] != turn + 1:
+                self._record_turn(turn, bool(result.success), rationale, None, reason)
+            failed_turn = None if result.success else self._first_failed_turn()
+            judgment = {"success": bool(result.success), "rationale": rationale, "failed_turn_number": failed_turn}
             if reason and not result.success:
                 judgment["reason"] = reason
             self._finish(
@@ -296,10 +298,19 @@ class Session:
             )
 
     def _first_failed_turn(self) -> int | None:
+        """The number (from 1) of the first rejected turn."""
         for turn in self.status.snapshot()["turns"]:
             if turn["success"] is False:
-                return turn["turn"]
-        return self.nb_turns - 1
+                return turn["turn_number"]
+        return self._turn_in_progress() + 1
+
+    def _turn_in_progress(self) -> int:
+        """ARE's index (from 0) of the turn the agent is in: the one after the last ARE judged. An
+        agent that stops early is in an earlier turn than the last (ARE then refuses to validate)."""
+        judged = getattr(getattr(self.judge, "state", None), "turn_idx", None)
+        if not isinstance(judged, int):
+            return self.nb_turns - 1
+        return max(0, min(judged + 1, self.nb_turns - 1))
 
     def _finish(self, status: str, judgment: dict[str, Any] | None = None, error: str | None = None) -> None:
         """Fix the verdict (first one wins) and stop the clock; main() publishes it once files are flushed."""

@@ -23,7 +23,7 @@ class StatusBoard:
             "scenario_id": scenario_id,
             "status": "starting",
             "runtime": runtime,
-            "turn_index": 0,
+            "turn_number": 1,  # the turn the agent is in, from 1
             "nb_turns": None,
             "sim_time": None,
             "sim_start": None,  # simulated time when the scenario started (epoch seconds)
