@@ -94,6 +94,7 @@ class ScenarioResult:
         self.provider = sanitize_account(doc.get("provider")) or self.provider
         if status == "failed":
             self.success = False
+            self.note = daemon_error  # e.g. the agent's own note (agent_note.txt): not an error
         elif status in JUDGED_STATUSES:
             verdict = (self.judgment or {}).get("success")
             self.success = verdict if isinstance(verdict, bool) else None

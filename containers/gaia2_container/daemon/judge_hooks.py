@@ -1,5 +1,6 @@
 """How the session hears from ARE's judge and from a runtime that gave up, without changing either:
-a per-turn listener on the judge, ARE's rationale cleaned for people, the runtime's own last word."""
+a per-turn listener on the judge, ARE's rationale cleaned for people, the runtime's own last word
+and its note."""
 
 from __future__ import annotations
 
@@ -16,6 +17,20 @@ def agent_error_reason(limit: int = 500) -> str:
     data = read_agent_file(contract.AGENT_ERROR_FILE, ERROR_CAP_BYTES)
     lines = data.decode("utf-8", errors="replace").splitlines()
     return lines[0][:limit].strip() if lines else ""
+
+
+def with_agent_note(note: str | None, limit: int = 300) -> str | None:
+    """`note` plus the first line of $HOME/agent_note.txt, labelled "agent note:", for a judged end.
+
+    The agent writes that file (e.g. the built-in LLM agent: its model never made a readable tool
+    call), so it is only ever a note next to ARE's verdict: read as the agent like agent_error.txt,
+    one line, cut at `limit` characters, never a status, a verdict or an infrastructure error."""
+    data = read_agent_file(contract.AGENT_NOTE_FILE, ERROR_CAP_BYTES)
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    said = lines[0][:limit].strip() if lines else ""
+    if not said:
+        return note
+    return f"{note}; agent note: {said}" if note else f"agent note: {said}"
 
 
 def clean_rationale(value: Any) -> str:

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from ..jsonable import to_jsonable
-from .judge_hooks import agent_error_reason, clean_rationale, listen_to_turns
+from .judge_hooks import agent_error_reason, clean_rationale, listen_to_turns, with_agent_note
 from .processes import start_thread
 from .recorder import EventRecorder
 from .sim_clock import SimClock
@@ -244,7 +244,7 @@ class Session:
             reason = self.status.snapshot()["turns"][-1].get("reason")
             if reason:
                 judgment["reason"] = reason
-            self._finish(status="failed", judgment=judgment)
+            self._finish(status="failed", judgment=judgment, error=with_agent_note(None))
 
     def _start_final_judgment(self, why: str, end_reason: str = "completed", note: str | None = None) -> None:
         if end_reason != "completed" and self.provider_witness is not None:
@@ -294,7 +294,7 @@ class Session:
             self._finish(
                 status=self._end_reason,
                 judgment=judgment,
-                error=self._end_note,
+                error=with_agent_note(self._end_note),
             )
 
     def _first_failed_turn(self) -> int | None:
