@@ -60,5 +60,5 @@ def test_run_with_a_provider_but_no_key_fails_before_starting(write_scenario, tm
     monkeypatch.chdir(tmp_path)  # no .env here
     res = invoke(["run", "--scenario", str(write_scenario()), "--image", "img", "--output-dir", str(tmp_path),
                   "--provider", "anthropic", "--model", "m", "--judge-model", "j", "--judge-provider", "openai-compat",
-                  "--judge-base-url", "http://127.0.0.1:9/v1"])
+                  "--judge-base-url", "http://host.containers.internal:9/v1"])
     assert_one_error_line(res, "needs an API key: set ANTHROPIC_API_KEY")

@@ -47,7 +47,7 @@ limit = 3
 image = "localhost/gaia2-agent:latest"
 provider = "openai-compat"
 model = "m"
-base_url = "http://127.0.0.1:8000/v1"
+base_url = "http://host.containers.internal:8000/v1"
 options = { max_steps_per_turn = 5 }
 
 [judge]

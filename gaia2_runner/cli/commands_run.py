@@ -19,7 +19,8 @@ from gaia2_runner.targets import scenario_ref
 
 RETRY_HELP = "Also rerun runs that ended without a verdict (start failure, timeout, crash)."
 ENV_FILE_HELP = "dotenv file with API keys (default: .env next to the config or in the current directory)."
-DRY_RUN_HELP = "Check everything and print the plan without starting a container."
+DRY_RUN_HELP = ("Check everything, the model endpoints too (one short container, unless --no-preflight), "
+                "and print the plan; no scenario starts.")
 OVERWRITE_HELP = "Discard results of another setup (image, model, judge, scenarios…) found in the output directory."
 TARGET_ONLY = ("dataset", "dataset_root", "splits", "subset", "limit", "revision")
 
@@ -68,7 +69,7 @@ def examples_dir() -> Path:
 
 @app.command()
 @friendly
-@with_settings(settings_named("run", exclude=("retry", "output_dir", "shard", "hosts")))
+@with_settings(settings_named("run", exclude=("retry", "output_dir", "shard", "hosts", "preflight")))
 def demo(
     output_dir: str = typer.Option("demo-results", "--output-dir",
                                     help="Artifacts go to OUTPUT_DIR/<scenario_id>/."),
@@ -124,11 +125,13 @@ def run_config_cmd(
     overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
     shard: Optional[str] = typer.Option(None, "--shard", help=BY_NAME["shard"].help),
     hosts: Optional[List[str]] = typer.Option(None, "--host", help=BY_NAME["hosts"].help + " Replaces [run] hosts."),
+    no_preflight: bool = typer.Option(False, BY_NAME["preflight"].flag, help=BY_NAME["preflight"].help),
 ) -> None:
     """Run what a TOML config describes; rerunning it resumes where it stopped.
 
     Exit codes as for run-dataset.
     """
-    config = build_config(config_path, {"retry": True if retry else None, "shard": shard, "hosts": hosts}, env_file)
+    config = build_config(config_path, {"retry": True if retry else None, "shard": shard, "hosts": hosts,
+                                        "preflight": False if no_preflight else None}, env_file)
     raise typer.Exit(_exit_code(launch(config, command="run-config", out=out, err=err, retry=retry,
                                        dry_run=dry_run, overwrite=overwrite)))

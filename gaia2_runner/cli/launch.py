@@ -1,8 +1,9 @@
 """From settings to a finished run: the one path behind run, demo, run-dataset and run-config.
 
 Order matters: .env is loaded, the config is built and every check that needs no podman runs
-(targets, scenario files, API keys), then podman is reached and the image checked, and only then
-does a container start. A dry run stops after the checks and prints the plan.
+(targets, scenario files, API keys), then podman is reached, the image checked and the model
+endpoints tried from one short container (engine/preflight.py), and only then does a scenario
+start. A dry run stops after the checks, endpoints included, and prints the plan.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from gaia2_runner.engine.hosts import connect_first
 from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT
 from gaia2_runner.engine.observer import Observers
 from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
+from gaia2_runner.engine.preflight import PreflightReport, check_endpoints
 from gaia2_runner.engine.scenario_run import env_secrets
 from gaia2_runner.inputs import check_path_text
 from gaia2_runner.output.layout import INDEX_FILE, RESULTS_LOG_FILE, RUNNER_LOG_FILE, SUMMARY_FILE
@@ -65,6 +67,8 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
             selection, total = plan.selection(), len(plan.refs) * plan.pass_at
             out.print(f"{len(selection.todo)} of {total} runs would start "
                       f"({len(selection.done)} already have a result)")
+            backend.sweep = False  # a dry run removes nothing, not even dead runners' containers
+            show_preflight(check_endpoints(plan, backend), out)
             return 0
         show_swept(backend.sweep_orphans(), err)
         verbose = str(config.run.log_level or "INFO").upper() == "DEBUG"
@@ -82,6 +86,16 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
         out.print(Text(printable(f"shard {plan.shard[0]}/{plan.shard[1]} done; once every shard is: "
                                  f"gaia2-runner aggregate {plan.output_dir}")))
     return outcome
+
+
+def show_preflight(report: PreflightReport, out: Console) -> None:
+    """What the endpoint check found (a dry run; a real run shows only its warnings)."""
+    if report.skipped:
+        out.print(Text(printable(f"preflight: skipped, {report.skipped}")))
+    for line in report.checked:
+        out.print(Text(printable(f"preflight: {line}")))
+    for line in report.warnings:
+        out.print(Text(printable(f"warning: {line}"), style="yellow"), soft_wrap=True)
 
 
 def show_swept(removed: list[Leftover], err: Console) -> None:

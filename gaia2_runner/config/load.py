@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gaia2_runner import contract
+from gaia2_runner.config.endpoints import check_not_loopback
 from gaia2_runner.config.harnesses import apply_harness
 from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.schema import (
@@ -299,6 +300,9 @@ def validate_judge(config: RunConfig) -> None:
             # Credentials in a URL would end up in logs and records, and silently replace the key.
             raise Gaia2Error(f"{config.where(name)}: the URL holds credentials (user:password@): remove them "
                              "and give the key with api_key_env (or judge api_key_env)")
+        check_not_loopback(url, config.where(name))  # the user's URL: the relay's own is set in the container
+    for var in (contract.ENV_AGENT_BASE_URL, contract.ENV_JUDGE_BASE_URL):
+        check_not_loopback(config.agent.env.get(var), f"{config.where('env')} {var}")
 
 
 def parse_shard(value: str, where: str = "--shard") -> tuple[int, int]:

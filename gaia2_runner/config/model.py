@@ -67,6 +67,7 @@ class RunSettings:
     shard: str | None = None  # "I/N": slice I of N of the planned scenarios (config/load.py parse_shard)
     hosts: list[str] = field(default_factory=list)  # podman API URLs, "URL=N" for N slots (parse_hosts)
     sweep: bool | None = None  # remove dead runners' containers first; None: $GAIA2_SWEEP, else on
+    preflight: bool = True  # check the model endpoints from a container first (engine/preflight.py)
 
 
 @dataclass(frozen=True)

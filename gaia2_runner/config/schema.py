@@ -91,6 +91,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("sweep", "run", "sweep", "bool",
             "Before the first container, remove containers of runners that are provably gone (default: on; "
             "also GAIA2_SWEEP=0). --no-sweep turns it off.", flag_name="--no-sweep"),
+    Setting("preflight", "run", "preflight", "bool",
+            "Before the first scenario, send one tiny request to the agent's and the judge's model endpoints "
+            "from a container (default: on; also with --dry-run). --no-preflight skips it, for endpoints "
+            "slow to wake up.", flag_name="--no-preflight"),
     Setting("hosts", "run", "hosts", "hosts",
             "Podman API URL to run on (repeatable; URL=N gives it N slots, default: concurrency each).",
             flag_name="--host"),

@@ -31,6 +31,7 @@ from gaia2_runner.engine.jobs import Job, collect_records, record_for
 from gaia2_runner.engine.observer import RunObserver
 from gaia2_runner.engine.image_pin import ImagePin
 from gaia2_runner.engine.plan import RunPlan, check_image, claim_output_dir
+from gaia2_runner.engine.preflight import check_before_run
 from gaia2_runner.engine.scenario_run import env_secrets, run_scenario
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.atomic import write_json_atomic
@@ -88,9 +89,12 @@ def run_plan(plan: RunPlan, *, backend: PodmanBackend | None = None,
             hosts = prepare_images(hosts, plan.config.agent.image, observer.warning)
         else:
             check_image(plan, backend)
+        preflight = check_before_run(plan, hosts[0].backend)  # a dead endpoint ends the job here, nothing written
         pin = claim_output_dir(plan, hosts[0].backend)
         if pin.note():
             observer.warning(pin.note())
+        for warning in preflight.warnings:
+            observer.warning(warning)
         return _DatasetRun(plan, hosts, observer, pin).execute()
     finally:
         for host in hosts:

@@ -13,6 +13,11 @@ With `reject_null_content` set (`--reject-null-content`), a chat request holding
 content is null gets HTTP 500, as llama-cpp-python's server answers it.
 Every request (method, path, headers, JSON body, route; GET and HEAD too) is appended to the log, so tests can
 check what a client sent. POST /_fake/script replaces the script; GET /_fake/requests lists them.
+
+The runner's preflight probes (a body holding PREFLIGHT_MARKER, containers/gaia2_container/preflight.py)
+stay out of the script and the log, so scripted conversations are unchanged: each takes the next
+reply of the `preflight` list when there is one (to script a fault), else it is answered as a
+working model would (a call of the tool it offers, or "OK"); they are kept in `probes`.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ except ImportError:  # run as a script
     import wire  # type: ignore[no-redef]
 
 ROUTES = ("chat", "responses", "anthropic", "gemini")
+PREFLIGHT_MARKER = b"gaia2-runner preflight"  # the container's preflight.PROBE_MARKER (a test checks)
 
 
 def route_of(path: str) -> tuple[str | None, bool]:
@@ -79,6 +85,7 @@ class FakeLLM:
         self.script = Script(script or {})
         self.log_path = Path(log_path) if log_path else None
         self.requests: list[dict] = []
+        self.probes: list[dict] = []  # the runner's preflight requests (not in `requests`)
         self.reject_null_content = False
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
@@ -157,6 +164,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake.set_script(body)
             return self._send_json(200, {"ok": True})
         route, stream_path = route_of(self.path)
+        if route is not None and isinstance(body, dict) and PREFLIGHT_MARKER in raw:
+            return self._probe(route, body, stream_path)
         self.fake.record({"time": time.time(), "method": "POST", "path": self.path, "route": route,
                           "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
         if route is None:
@@ -168,6 +177,21 @@ class _Handler(BaseHTTPRequestHandler):
         reply = self.fake.script.next(route)
         if reply is None:
             return self._send_json(400, wire.error_body(route, 400, f"fake_llm: script exhausted for route {route}"))
+        self._serve(route, reply, body, stream_path)
+
+    def _probe(self, route: str, body: dict, stream_path: bool) -> None:
+        with self.fake._lock:
+            self.fake.probes.append({"time": time.time(), "path": self.path, "route": route, "body": body,
+                                     "headers": {k.lower(): v for k, v in self.headers.items()}})
+        scripted = self.fake.script.queues.get("preflight")
+        with self.fake.script.lock:
+            reply = scripted.pop(0) if scripted else None
+        if reply is None:
+            tool = _first_tool(body)
+            reply = {"tool_calls": [{"name": tool, "arguments": {}}]} if tool else {"text": "OK"}
+        self._serve(route, reply, body, stream_path)
+
+    def _serve(self, route: str, reply: dict, body: dict, stream_path: bool) -> None:
         time.sleep(float(reply.get("delay_s", 0)))
         if reply.get("status"):
             status = int(reply["status"])
@@ -202,6 +226,18 @@ class _Handler(BaseHTTPRequestHandler):
 def _has_null_content(body: dict) -> bool:
     messages = body.get("messages")
     return isinstance(messages, list) and any(isinstance(m, dict) and m.get("content", "") is None for m in messages)
+
+
+def _first_tool(body: dict) -> str | None:
+    """The name of the first tool a request offers, in any of the four wire formats."""
+    for tool in body.get("tools") or []:
+        if not isinstance(tool, dict):
+            continue
+        declared = tool.get("functionDeclarations") or [tool.get("function") or tool]
+        name = declared[0].get("name") if declared and isinstance(declared[0], dict) else None
+        if name:
+            return str(name)
+    return None
 
 
 def _usage(body: dict, reply: dict) -> dict:
