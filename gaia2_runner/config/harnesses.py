@@ -47,6 +47,10 @@ BUILTIN = {
     "oracle": Harness("oracle", "Oracle (replays the ground truth)", ORACLE_IMAGE, ("oracle",), "oracle"),
     "llm": Harness("llm", "gaia2-runner's tool-calling loop", AGENT_IMAGE, KNOWN_PROVIDERS[1:], "agent",
                    wire="provider's own"),
+    # ARE's own default agent, as `are-benchmark gaia2-run` runs it (docs/are-default-agent.md);
+    # the agent image holds ARE, so only the runtime differs.
+    "are-default": Harness("are-default", "ARE's default agent (gaia2-run's scaffold)", AGENT_IMAGE,
+                           ("openai-compat", "openai", "openrouter"), "are-default", wire="chat completions (LiteLLM)"),
 }
 
 

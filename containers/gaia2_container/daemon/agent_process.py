@@ -26,6 +26,7 @@ BUILTIN_RUNTIMES = {
     "oracle": "gaia2_container.runtimes.oracle",
     "agent": "gaia2_container.runtimes.llm",
     "harness": "gaia2_container.runtimes.harness",  # a CLI harness image (its profile.toml)
+    "are-default": "gaia2_container.runtimes.are_default",  # ARE's own default agent (gaia2-run's)
 }
 
 
@@ -38,7 +39,7 @@ def agent_command(runtime: str) -> list[str] | None:
         return [sys.executable, "-m", BUILTIN_RUNTIMES[runtime]]
     if runtime in ("none", ""):
         return None  # an external agent drives the tool API (tests, custom images)
-    raise SystemExit(f"unknown GAIA2_RUNTIME {runtime!r}: use 'oracle', 'agent', 'harness', 'none' or set GAIA2_AGENT_COMMAND")
+    raise SystemExit(f"unknown GAIA2_RUNTIME {runtime!r}: use {', '.join(map(repr, BUILTIN_RUNTIMES))}, 'none' or set GAIA2_AGENT_COMMAND")
 
 
 def agent_environment(base: dict[str, str] | None = None) -> dict[str, str]:

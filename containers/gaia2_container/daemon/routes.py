@@ -115,6 +115,8 @@ def _time(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     st: DaemonState = h.daemon_state
     clock = st.session.clock if st.session else None
     return 200, {"sim_time": st.session.sim_time() if st.session else None, "wall_time": time.time(),
+                 # The scenario's own start time (ARE's default agent dates its system prompt by it).
+                 "start_time": getattr(st.session.scenario, "start_time", None) if st.session else None,
                  "clock": clock.mode if clock else None, "time_speed": clock.speed if clock else None}
 
 

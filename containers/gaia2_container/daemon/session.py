@@ -58,8 +58,8 @@ class Session:
         # The model relay's verdict on the provider (None: no relay, or the provider was fine), and
         # its note on the agent's own provider trouble (a context overflow), added to a judged end.
         self.provider_witness: Callable[[], str | None] | None = None
-        # Simulated time: ARE's real-time loop, sped up, or (oracle) moved on demand (sim_clock.py).
         self.provider_note: Callable[[], str | None] | None = None
+        # Simulated time: ARE's real-time loop, sped up, or (oracle) moved on demand (sim_clock.py).
         self.clock = clock or SimClock()
         # Called after every tool call and monitor step: keeps the agent's process clock current.
         self.on_time: Callable[[], None] | None = None
@@ -130,10 +130,11 @@ class Session:
             started = time.perf_counter()
             sim_before = self.sim_time()
             try:
-                result = to_jsonable(self.toolbox.call(name, args))
-                outcome: dict[str, Any] = {"ok": True, "result": result}
+                raw = self.toolbox.call(name, args)
+                # `text`: str() of what the app returned, which is what ARE's own agent observes.
+                outcome: dict[str, Any] = {"ok": True, "result": to_jsonable(raw), "text": _as_text(raw)}
             except Exception as exc:  # noqa: BLE001 - tool errors are the agent's to see
-                outcome = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+                outcome = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "message": _as_text(exc)}
             duration_ms = round((time.perf_counter() - started) * 1000, 2)
         self.recorder.record(
             "tool_call",
@@ -179,12 +180,12 @@ class Session:
         fault); no-op once a verdict exists."""
         self._finish(status=status, error=error)
 
-    def agent_exited(self, code: int) -> None:
-        """An agent that stops, whatever its exit code, is judged on what it did, as ARE judges an
     def out_of_budget(self, note: str) -> None:
         """The relay refused a call past the token budget: judged on what the agent did, as at the time limit."""
         self._start_final_judgment("token budget", end_reason="timeout", note=note)
 
+    def agent_exited(self, code: int) -> None:
+        """An agent that stops, whatever its exit code, is judged on what it did, as ARE judges an
         agent that stops: giving up must never score better than failing. What the agent says
         about why (agent_error.txt) is kept as a note, never trusted as an infrastructure error."""
         self.agent_exit_code = code
@@ -196,12 +197,13 @@ class Session:
         self._start_final_judgment("agent runtime exited", end_reason="agent_exit", note=note)
 
     # ---- internals ----------------------------------------------------------------------
-    def _push_inbox(self, sender: str, content: str, kind: str) -> int:
+    def _push_inbox(self, sender: str, content: str, kind: str, timestamp: float | None = None) -> int:
+        """`timestamp`: the simulated time ARE stamped the message with (its notification's own)."""
         with self._state_lock:
             index = len(self.inbox)
-            self.inbox.append(
-                {"index": index, "sender": sender, "content": content, "sim_time": self.sim_time(), "wall_time": time.time()}
-            )
+            now = self.sim_time()
+            self.inbox.append({"index": index, "sender": sender, "content": content, "sim_time": now,
+                               "timestamp": now if timestamp is None else timestamp, "wall_time": time.time()})
         self.recorder.record("notification", self.sim_time(), sender=sender, content=content, source=kind)
         return index
 
@@ -254,11 +256,11 @@ class Session:
             if unavailable:
                 self._finish(status="error", error=f"{unavailable} (seen by the model relay); {note}")
                 return
+        if end_reason != "completed" and self.provider_note is not None and (seen := self.provider_note()):
+            note = f"{note}; {seen} (seen by the model relay)" if note else f"{seen} (seen by the model relay)"
         with self._state_lock:
             if self._final_started:
                 return
-        if end_reason != "completed" and self.provider_note is not None and (seen := self.provider_note()):
-            note = f"{note}; {seen} (seen by the model relay)" if note else f"{seen} (seen by the model relay)"
             self._final_started = True
             self._end_reason, self._end_note = end_reason, note
         log.info("final judgment: %s", why)
@@ -384,9 +386,9 @@ class Session:
         now = datetime.fromtimestamp(self.env.time_manager.time(), tz=timezone.utc)
         for message in self.env.notification_system.message_queue.get_by_timestamp(now):
             if message.message_type == MessageType.USER_MESSAGE:
-                self._push_inbox("user", message.message, kind="scenario")
+                self._push_inbox("user", message.message, kind="scenario", timestamp=message.timestamp.timestamp())
             elif message.message_type == MessageType.ENVIRONMENT_NOTIFICATION:
-                self._push_inbox("system", message.message, kind="scenario")
+                self._push_inbox("system", message.message, kind="scenario", timestamp=message.timestamp.timestamp())
 
     def _check_limits(self) -> None:
         if self.done.is_set() or self._final_started:
@@ -398,6 +400,13 @@ class Session:
         elif self.env.thread is not None and not self.env.thread.is_alive():
             # ARE's clock ran out (scenario duration) or a turn was rejected: judge what happened.
             self._start_final_judgment("environment stopped")
+
+
+def _as_text(value: Any) -> str:
+    try:
+        return str(value)
+    except Exception as exc:  # noqa: BLE001 - an app object whose __str__ fails
+        return f"<unprintable {type(value).__name__}: {type(exc).__name__}>"
 
 
 def event_app_name(event: Any) -> str | None:

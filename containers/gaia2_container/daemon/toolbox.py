@@ -47,6 +47,10 @@ class ToolSpec:
     args: list[dict[str, Any]]
     are_function: str = ""
     app_class: str = ""
+    # As ARE's own agent builds its tool from the AppTool (runtimes/are_default): the return type
+    # string and the public description unstripped.
+    return_type: str | None = None
+    are_description: str | None = None
 
     def schema(self) -> dict[str, Any]:
         properties: dict[str, Any] = {}
@@ -71,6 +75,8 @@ class ToolSpec:
             "parameters": self.schema(),
             "are_function": self.are_function,
             "app_class": self.app_class,
+            "return_type": self.return_type,
+            "are_description": self.are_description,
         }
 
 
@@ -94,6 +100,8 @@ class Toolbox:
                 are_function=are_function,
                 app_class=_class_name(tool),
                 description=(description or "").strip(),
+                return_type=None if tool.return_type is None else str(tool.return_type),
+                are_description=getattr(tool, "_public_description", None),
                 write=bool(tool.write_operation),
                 args=[
                     {
