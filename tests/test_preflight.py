@@ -155,6 +155,12 @@ def test_a_dead_endpoint_and_an_unusable_setting(fake):
     assert agent["probe"]["status"] == 200 and agent["tools"] == "optional"
 
 
+def test_are_s_default_agent_gets_no_tool_probe(fake):
+    agent = inside.run(_env(fake, runtime="are-default"), 10)["agent"]
+    assert agent["tools"] == "none" and agent["tools_probe"] is None and len(fake.probes) == 1
+    assert fake.probes[0]["path"] == "/v1/chat/completions"
+
+
 def test_an_openai_wire_judge_is_checked_with_its_engine_s_settings(fake):
     env = {"GAIA2_JUDGE_PROVIDER": "openai-compat", "GAIA2_JUDGE_MODEL": "fake-judge",
            "GAIA2_JUDGE_BASE_URL": f"http://127.0.0.1:{fake.port}/v1"}

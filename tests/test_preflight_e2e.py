@@ -135,15 +135,15 @@ def test_a_healthy_server_lets_the_run_proceed_as_before(images, backend, fake, 
     assert containers_created(backend, since, tmp_path / "out") == [PREFLIGHT_ID, "demo_calendar_add_event"]
 
 
-def test_a_model_that_answers_tools_with_text_is_a_warning_and_no_preflight_skips_it(images, backend, fake,
+def test_a_model_that_answers_tools_with_text_is_a_warning_and_no_preflight_skips_it(images, backend, judge, fake,
                                                                                      tmp_path):
     fake.set_script({"preflight": [{"text": "OK"}, {"text": "```json\n{\"name\": \"x\"}\n```"}]})
-    dry, _ = gaia2_run(tmp_path / "out", url(fake), url(fake), "--dry-run")
+    dry, _ = gaia2_run(tmp_path / "out", url(fake), url(judge), "--dry-run")
     assert dry.returncode == 0, dry.stdout + dry.stderr
     assert "tool calls: text only" in dry.stdout and "text-format agents can still work" in dry.stdout
     assert not (tmp_path / "out").exists()
 
     probes = len(fake.probes)
-    skipped, _ = gaia2_run(tmp_path / "out", url(free_port()), url(fake), "--dry-run", "--no-preflight")
+    skipped, _ = gaia2_run(tmp_path / "out", url(free_port()), url(judge), "--dry-run", "--no-preflight")
     assert skipped.returncode == 0 and "preflight: skipped, turned off (--no-preflight)" in skipped.stdout
     assert len(fake.probes) == probes

@@ -56,6 +56,7 @@ WIRES = {
     "gemini": (GeminiProvider, "/v1beta"),
 }
 BUILTIN_AGENT_RUNTIMES = ("agent", "harness")  # agents that call tools natively: a refusal is fatal
+TEXT_ACTION_RUNTIMES = ("are-default",)  # ARE's default agent writes its actions as text: no tool probe
 # LiteLLM providers (judge_engine.LITELLM_PROVIDERS values) that speak OpenAI Chat Completions,
 # with LiteLLM's default base URL for each.
 JUDGE_OPENAI_URLS = {"openai": "https://api.openai.com/v1", "openrouter": "https://openrouter.ai/api/v1"}
@@ -158,7 +159,8 @@ def agent_setup(env: Mapping[str, str], transport: OneShot) -> tuple[Any, Endpoi
     custom = bool(env.get(contract.ENV_AGENT_COMMAND))
     model = (env.get(contract.ENV_AGENT_MODEL) or "").strip()
     wire = harness_wire() if runtime == "harness" and not custom else None
-    tools = "required" if runtime in BUILTIN_AGENT_RUNTIMES and not custom else "optional"
+    tools = "optional" if custom else "required" if runtime in BUILTIN_AGENT_RUNTIMES else \
+        "none" if runtime in TEXT_ACTION_RUNTIMES else "optional"
     try:
         if wire in WIRES:  # the relay forwards to GAIA2_AGENT_BASE_URL or the SDK's own root
             base = (env.get(contract.ENV_AGENT_BASE_URL) or HARNESS_BASE_URLS.get(provider, "")).strip().rstrip("/")
@@ -193,7 +195,7 @@ def check_agent(env: Mapping[str, str], deadline: float, redact: Callable[[str],
     llm, endpoint = setup
     endpoint.probe = _ask(lambda: llm.complete([Message("user", TEXT_PROMPT)], []))
     endpoint.url = public_url(transport.url)
-    if endpoint.probe.ok:
+    if endpoint.probe.ok and endpoint.tools != "none":
         tool = Tool(PROBE_TOOL, "Answers pong. Call it when asked to.", {"type": "object", "properties": {}})
         endpoint.tools_probe = _ask(lambda: llm.complete([Message("user", TOOL_PROMPT)], [tool]), tools=True)
     return endpoint
