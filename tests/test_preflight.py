@@ -93,14 +93,6 @@ def test_the_fake_provider_knows_the_probe_marker():
     assert PREFLIGHT_MARKER == inside.PROBE_MARKER.encode()
 
 
-@pytest.fixture
-def fake():
-    server = FakeLLM()
-    server.start()
-    yield server
-    server.stop()
-
-
 def _env(fake: FakeLLM, provider: str = "openai-compat", path: str = "/v1", runtime: str = "agent",
          **extra: str) -> dict[str, str]:
     return {"GAIA2_RUNTIME": runtime, "GAIA2_AGENT_PROVIDER": provider, "GAIA2_AGENT_MODEL": "fake-model",
