@@ -156,6 +156,7 @@ def test_one_call_with_its_retries_fits_the_scenario_limit(limit: float, wanted:
     fitted = budget.fit_call(wanted, limit)
     assert fitted.worst_case_s() <= budget.call_window(limit)
     assert fitted.timeout_s <= wanted.timeout_s and fitted.max_retries <= wanted.max_retries
+    assert fitted.max_retries >= min(wanted.max_retries, budget.MIN_RETRIES)  # a 429 is retried
     assert budget.relay_timeout(limit) <= limit * budget.CALL_WINDOW_SHARE
     if wanted.worst_case_s() <= budget.call_window(limit):
         assert fitted == wanted  # what fits is left alone

@@ -20,6 +20,8 @@ from . import contract
 CALL_WINDOW_SHARE = 0.75  # one model call with all its retries fits in this share of the scenario limit
 BACKOFF_SHARE = 0.25  # at most this share of that window is spent waiting between attempts
 MIN_REQUEST_TIMEOUT_S = 60.0  # rather fewer retries than attempts shorter than this (slow local models)
+MIN_RETRIES = 2  # ... but never fewer: a rate limit must not end a call at once, and the relay's
+                 # witness of an outage needs two failures in a row (provider_ledger.UNAVAILABLE_STREAK)
 RELAY_TIMEOUT_S = 600.0  # the relay's wait for an answer when the scenario has no time limit
 
 
@@ -53,7 +55,7 @@ def call_window(limit_s: float | None) -> float | None:
 
 def fit_call(wanted: CallBudget, limit_s: float | None) -> CallBudget:
     """`wanted` when it fits the scenario limit, else the nearest that does: waits first shrink to
-    their share, then retries go (down to none) while attempts would be shorter than
+    their share, then retries go (down to MIN_RETRIES) while attempts would be shorter than
     MIN_REQUEST_TIMEOUT_S, then the attempts themselves shorten to fit."""
     window = call_window(limit_s)
     if window is None or wanted.worst_case_s() <= window:
@@ -62,7 +64,7 @@ def fit_call(wanted: CallBudget, limit_s: float | None) -> CallBudget:
     while True:
         wait = min(wanted.retry_max_s, window * BACKOFF_SHARE / retries) if retries else 0.0
         timeout = min(wanted.timeout_s, (window - retries * wait) / (retries + 1))
-        if timeout >= MIN_REQUEST_TIMEOUT_S or timeout >= wanted.timeout_s or retries == 0:
+        if timeout >= MIN_REQUEST_TIMEOUT_S or timeout >= wanted.timeout_s or retries <= MIN_RETRIES:
             return CallBudget(_down(timeout), retries, _down(wait) if retries else wanted.retry_max_s)
         retries -= 1
 

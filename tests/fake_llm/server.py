@@ -8,6 +8,8 @@ route (`chat`, `responses`, `anthropic`, `gemini`) or `default` for any route (a
     {"text": "..."}                                          a plain answer
     {"tool_calls": [{"name": "...", "arguments": {...}}]}   tool calls (optionally with "text")
     {"status": 429, "retry_after": 1, "message": "..."}     an HTTP error (optionally "repeat": n)
+    {"by_turn": [reply, reply, ...]}                          the reply for the request's point in its conversation: the
+                                                             n-th when it holds n model turns (the last one after that)
 An empty {"text": ""} is a Chat Completions message with "content": null, as llama-server sends.
 With `reject_null_content` set (`--reject-null-content`), a chat request holding a message whose
 content is null gets HTTP 500, as llama-cpp-python's server answers it.
@@ -175,6 +177,8 @@ class _Handler(BaseHTTPRequestHandler):
         if route == "chat" and self.fake.reject_null_content and _has_null_content(body):
             return self._send_json(500, wire.error_body(route, 500, "fake_llm: a message has null content"))
         reply = self.fake.script.next(route)
+        if reply is not None and reply.get("by_turn"):  # several conversations at once, each on its own path
+            reply = reply["by_turn"][min(_model_turns(body), len(reply["by_turn"]) - 1)]
         if reply is None:
             return self._send_json(400, wire.error_body(route, 400, f"fake_llm: script exhausted for route {route}"))
         self._serve(route, reply, body, stream_path)
@@ -238,6 +242,14 @@ def _first_tool(body: dict) -> str | None:
         if name:
             return str(name)
     return None
+
+
+def _model_turns(body: dict) -> int:
+    """How many times the model already spoke in the request's conversation, in any wire format."""
+    items = [*(body.get("messages") or []), *(body.get("contents") or []),
+             *(body.get("input") if isinstance(body.get("input"), list) else [])]
+    return sum(1 for item in items if isinstance(item, dict)
+               and (item.get("role") in ("assistant", "model") or item.get("type") == "function_call"))
 
 
 def _usage(body: dict, reply: dict) -> dict:

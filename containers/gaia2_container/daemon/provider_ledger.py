@@ -112,6 +112,7 @@ class ProviderLedger:
             call = Call(now, request, self._flooded)
             self._pending[id(call)] = call
             self.counts["calls"] += 1
+        self._changed()
         return call
 
     def abandon(self, call: Call) -> None:

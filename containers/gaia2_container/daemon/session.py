@@ -257,7 +257,7 @@ class Session:
                 self._finish(status="error", error=f"{unavailable} (seen by the model relay); {note}")
                 return
         if end_reason != "completed" and self.provider_note is not None and (seen := self.provider_note()):
-            note = f"{note}; {seen} (seen by the model relay)" if note else f"{seen} (seen by the model relay)"
+            note = f"{seen} (seen by the model relay)" + (f"; {note}" if note else "")  # first: lines get cut
         with self._state_lock:
             if self._final_started:
                 return
