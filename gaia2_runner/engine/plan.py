@@ -14,7 +14,7 @@ from pathlib import Path
 from gaia2_runner import contract
 from gaia2_runner.config import RunConfig, container_env, parse_hosts, parse_shard, secret_values
 from gaia2_runner.engine.image_pin import ImagePin, pin_image, short_id
-from gaia2_runner.engine.jobs import Job, Selection, all_jobs, select
+from gaia2_runner.engine.jobs import Job, Selection, all_jobs, holds_verdicts, select
 from gaia2_runner.engine.shards import plan_identity, shard_refs
 from gaia2_runner.engine.scenario_run import idle_timeout
 from gaia2_runner.errors import Gaia2Error
@@ -194,7 +194,10 @@ def claim_output_dir(plan: RunPlan, backend: PodmanBackend) -> ImagePin:
     assert check.pin is not None
     if check.pin.gone and not plan.overwrite:
         raise Gaia2Error(check.pin.gone_message(plan.output_dir))
-    if check.refused and not plan.overwrite:
+    # --retry after a configuration fault (a wrong model or endpoint fixed): no verdict of the old
+    # setup exists to be mixed with the new one, and every run reruns.
+    fixed = plan.retry and not holds_verdicts(plan.jobs())
+    if check.refused and not plan.overwrite and not fixed:
         raise Gaia2Error(f"{plan.output_dir} holds results of another setup ({check.describe()}): "
                          "use a new --output-dir, or pass --overwrite to discard them")
     if plan.overwrite and (check.old is not None or check.unverifiable):
