@@ -25,7 +25,8 @@ declare -A MODELS=(
 # The CI model, chosen by measurement: the 0.5B is ~3x faster and writes parsable tool calls (fenced
 # JSON) on the demo prompts, which is all the real-model tests assert (not success rates).
 DEFAULT_MODEL=qwen2.5-coder-0.5b
-DEFAULT_CACHE=/var/cache/gaia2-runner/model-server
+DEFAULT_CACHE=/var/cache/gaia2-runner/model-server   # root; others: ~/.cache/gaia2-runner/model-server
+[ "$(id -u)" -eq 0 ] || DEFAULT_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/gaia2-runner/model-server
 # --------------------------------------------------------------------------------------------------
 
 cache=${GAIA2_MODEL_CACHE:-$DEFAULT_CACHE}

@@ -29,6 +29,7 @@ SETUP_TIMEOUT_S = 2400  # a first build on a fresh, busy 2-core machine plus the
 HEALTH_TIMEOUT_S = 180  # loading the GGUF; a busy machine is slow
 CONTEXT_TOKENS = 16384  # ARE's and the harnesses' system prompts with the scenario's tools fit
 SLOTS = 1  # one request at a time: requests queue, each gets both cores
+TEMPERATURE = "0"  # greedy unless a request says otherwise: the same prompt gets the same reply
 START_ATTEMPTS = 3  # the free port may be taken between picking it and the server binding it
 LOG_TAIL_CHARS = 2000
 
@@ -86,7 +87,8 @@ class RealModelServer:
     def command(self) -> list[str]:
         return [str(self.files.server), "-m", str(self.files.gguf), "--alias", self.files.alias,
                 "--jinja", "--host", "0.0.0.0", "--port", str(self.port), "-np", str(SLOTS),
-                "-c", str(CONTEXT_TOKENS), "-t", str(os.cpu_count() or 1)]
+                "-c", str(CONTEXT_TOKENS), "-t", str(os.cpu_count() or 1), "--temp", TEMPERATURE,
+                "--metrics"]  # /metrics: the server's busy seconds, for benchmarks/bench_real_model.py
 
     def start(self, health_timeout: float = HEALTH_TIMEOUT_S) -> None:
         """Start it and return once `/health` answers 200; stop it and raise otherwise."""

@@ -1,0 +1,153 @@
+"""How much the runner costs around a real model (not a test; prints numbers from one run).
+
+Starts llama-server with the small model of the real-model tests (tests/real_model.py), runs demo
+scenarios one after the other through the CLI exactly as a user does (`gaia2-runner run --agent …`,
+the judge on the same server), and prints per scenario:
+
+- wall: the runner's own clock for the scenario (result.json `timings.total_s`: container start to
+  collected output);
+- LLM: the agent's model calls, the sum of the trace's request-to-last-byte latencies;
+- judge: the judge's model time, i.e. the server's busy time (llama-server /metrics) not spent on the
+  agent's calls (their `timings` in the raw responses);
+- overhead: what is left, wall - LLM - judge (container start, ARE loading, the daemon's tools, the
+  agent's own loop, judging, collection), as a share of the wall. Target <= 5 %.
+
+    .venv/bin/python benchmarks/bench_real_model.py [--agent llm|HARNESS] [--scenario NAME ...] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))  # the real-model server and run helpers live with the tests
+
+from bench_runner import table  # noqa: E402
+from real_model import RealModelServer, running_server  # noqa: E402
+from real_model_runs import llm_agent_args, llm_calls, run_real  # noqa: E402
+
+DEFAULT_SCENARIOS = ("demo_calendar_add_event", "demo_contacts_update_phone", "demo_messaging_send")
+OVERHEAD_TARGET = 0.05
+BUSY_METRICS = ("llamacpp:prompt_seconds_total", "llamacpp:tokens_predicted_seconds_total")
+
+
+# ---- pure functions ------------------------------------------------------------------------------
+
+def busy_seconds(metrics_text: str) -> float:
+    """The server's total prompt + generation seconds from its Prometheus /metrics text."""
+    total = 0.0
+    for line in metrics_text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in BUSY_METRICS:
+            total += float(value)
+    return total
+
+
+def server_seconds(trace_text: str) -> float:
+    """The server's own prompt + generation time of the calls in a trace.jsonl (llama-server puts
+    `timings` in each response body)."""
+    total = 0.0
+    for line in trace_text.splitlines():
+        try:
+            body = json.loads(json.loads(line).get("raw_response") or "{}")
+        except (ValueError, AttributeError):
+            continue
+        timings = body.get("timings") if isinstance(body, dict) else None
+        if isinstance(timings, dict):
+            total += (timings.get("prompt_ms") or 0) / 1000 + (timings.get("predicted_ms") or 0) / 1000
+    return total
+
+
+@dataclass
+class ScenarioCost:
+    name: str
+    verdict: str
+    calls: int
+    wall_s: float
+    llm_s: float
+    judge_s: float
+
+    @property
+    def overhead_s(self) -> float:
+        return max(0.0, self.wall_s - self.llm_s - self.judge_s)
+
+    @property
+    def overhead_share(self) -> float:
+        return self.overhead_s / self.wall_s if self.wall_s else 0.0
+
+
+def render(costs: Sequence[ScenarioCost]) -> str:
+    rows = [[c.name, c.verdict, str(c.calls), f"{c.wall_s:.1f}", f"{c.llm_s:.1f}", f"{c.judge_s:.1f}",
+             f"{c.overhead_s:.1f}", f"{100 * c.overhead_share:.1f} %",
+             "ok" if c.overhead_share <= OVERHEAD_TARGET else "MISS"] for c in costs]
+    wall, over = sum(c.wall_s for c in costs), sum(c.overhead_s for c in costs)
+    share = over / wall if wall else 0.0
+    rows.append(["all", "", str(sum(c.calls for c in costs)), f"{wall:.1f}", f"{sum(c.llm_s for c in costs):.1f}",
+                 f"{sum(c.judge_s for c in costs):.1f}", f"{over:.1f}", f"{100 * share:.1f} %",
+                 "ok" if share <= OVERHEAD_TARGET else "MISS"])
+    return (table(["scenario", "verdict", "calls", "wall s", "LLM s", "judge s", "other s", "overhead", "<=5 %"],
+                  rows, width=100)
+            + "\n(LLM: the agent's model calls from the trace; judge: the server's other busy time; other: the rest)")
+
+
+# ---- measuring -----------------------------------------------------------------------------------
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def measure_one(server: RealModelServer, agent: str, name: str, work: Path) -> ScenarioCost:
+    extra = llm_agent_args() if agent == "llm" else []
+    metrics = f"http://127.0.0.1:{server.port}/metrics"
+    before = busy_seconds(httpx.get(metrics, timeout=10).text)
+    run = run_real(agent, name, work / name, server, *extra)
+    busy = busy_seconds(httpx.get(metrics, timeout=10).text) - before
+    if not run.result:
+        raise RuntimeError(f"{name}: no result.json\n{run.proc.stdout[-2000:]}\n{run.proc.stderr[-2000:]}")
+    trace = run.out / "trace.jsonl"
+    calls = llm_calls(run.out)
+    agent_server_s = server_seconds(trace.read_text()) if trace.exists() else 0.0
+    verdict = {True: "pass", False: "fail"}.get(run.result.get("success"), run.result.get("status", "?"))
+    return ScenarioCost(name, verdict, len(calls), float(run.result["timings"]["total_s"]),
+                        sum(c.latency_ms or 0.0 for c in calls) / 1000, max(0.0, busy - agent_server_s))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agent", default="llm", help="llm (the built-in agent, default) or a CLI harness")
+    parser.add_argument("--scenario", action="append", help="demo scenario name (repeatable; default: three)")
+    parser.add_argument("--keep", type=Path, help="write the runs and the server's log here and keep them")
+    args = parser.parse_args(argv)
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-real-model-"))
+    work.mkdir(parents=True, exist_ok=True)
+    t0, load0 = time.perf_counter(), os.getloadavg()[0]
+    try:
+        with running_server(work / "server") as server:
+            log(f"llama-server on port {server.port}, model {server.model}")
+            costs = []
+            for name in args.scenario or DEFAULT_SCENARIOS:
+                log(f"running {name} with --agent {args.agent}")
+                costs.append(measure_one(server, args.agent, name, work))
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"gaia2-runner real-model benchmark, --agent {args.agent}, model {server.model}, "
+          f"{time.strftime('%Y-%m-%d %H:%M')}: took {time.perf_counter() - t0:.0f} s\n{os.cpu_count()} cores; "
+          f"load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n")
+    print(render(costs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
