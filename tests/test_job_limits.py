@@ -163,3 +163,12 @@ def test_budget_settings_are_checked(tmp_path) -> None:
         with pytest.raises(Gaia2Error, match=words) as caught:
             config(tmp_path, **overrides)
         assert "\n" not in caught.value.message
+
+
+def test_the_index_says_how_the_job_stopped() -> None:
+    from gaia2_runner.viewer.stats import stopped_note
+
+    assert stopped_note({"stopped": {"kind": "cost_limit", "reason": "r"}}) == "stopped at cost limit"
+    assert stopped_note({"stopped": {"kind": "configuration_fault"}}) == "STOPPED: configuration fault"
+    assert stopped_note({"stopped": None}) == "" and stopped_note({"stopped": {"kind": ["x"]}}) == ""
+    assert stopped_note(None) == "" and stopped_note({"stopped": {"kind": "<script>"}}) == ""

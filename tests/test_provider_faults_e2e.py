@@ -34,14 +34,15 @@ SEND = {"tool_calls": [{"name": "AgentUserInterface__send_message_to_user", "arg
 SOLVE = {"by_turn": [ADD, SEND]}  # each run's conversation gets its own next step, whatever the interleaving
 MODEL = "fake-model"
 KEY = "sk-fault-test-SECRET"
-UNKNOWN_MODEL = {"status": 404, "message": f"The model `{MODEL}` does not exist or you do not have access to it."}
+TYPO = "fake-modle"
+UNKNOWN_MODEL = {"status": 404, "message": f"The model `{TYPO}` does not exist or you do not have access to it."}
 
 
-def cli(fake, out: Path, *extra: str, key: bool = False) -> subprocess.CompletedProcess:
+def cli(fake, out: Path, *extra: str, key: bool = False, model: str = MODEL) -> subprocess.CompletedProcess:
     """`gaia2-runner run-dataset` with the built-in agent on the scripted provider (judge too)."""
     base = f"http://{HOST}:{fake.port}/v1"
     args = ["run-dataset", "--scenario", str(SCENARIO), "--agent", "llm", "--provider", "openai-compat",
-            "--model", MODEL, "--base-url", base, "--judge-provider", "openai-compat", "--judge-model", "fake-judge",
+            "--model", model, "--base-url", base, "--judge-provider", "openai-compat", "--judge-model", "fake-judge",
             "--judge-base-url", base, "--output-dir", str(out), "--timeout", "120",
             "--agent-option", "retry_base_s=0.2", *(["--api-key-env", "FAULT_TEST_KEY"] if key else []), *extra]
     env = {**os.environ, "COLUMNS": "200", "FAULT_TEST_KEY": KEY}
@@ -74,12 +75,13 @@ def assert_stopped_on_fault(proc: subprocess.CompletedProcess, out: Path, words:
 def test_unknown_model_stops_the_job_and_retry_after_fixing_reruns_it(images, fake, tmp_path) -> None:
     fake.set_script({"chat": [{**UNKNOWN_MODEL, "repeat": 40}]})
     out = tmp_path / "out"
-    proc = cli(fake, out, "--pass-at", "3", "--concurrency", "2")
-    runs = assert_stopped_on_fault(proc, out, f"does not know the model '{MODEL}'")
+    proc = cli(fake, out, "--pass-at", "3", "--concurrency", "2", model=TYPO)
+    runs = assert_stopped_on_fault(proc, out, f"does not know the model '{TYPO}'")
     assert len(runs) <= 2  # the third run never started
     runner_log = (out / "runner.log").read_text()
     assert "configuration fault" in runner_log and "FAIL" not in runner_log
-    # The provider fixed (it knows the model now): --retry runs every one of them, all judged.
+    # The typo fixed: --retry accepts the new model (no verdict of the old one exists) and runs
+    # every one of them, all judged.
     fake.set_script({"chat": [{**SOLVE, "repeat": 40}]})
     again = cli(fake, out, "--pass-at", "3", "--concurrency", "2", "--retry")
     assert again.returncode == 0, (again.stdout[-3000:], again.stderr[-3000:])

@@ -34,7 +34,7 @@ from gaia2_runner.errors import Gaia2Error
 from . import page, render, safe_io, scan
 from .scan import VIEWER_DIR, ScenarioRef
 from .scenario import Row, ScenarioData, load, row_of
-from .stats import counts, grouped, incomplete_note, reason_groups, summary_rows, table_rows
+from .stats import counts, grouped, incomplete_note, reason_groups, stopped_note, summary_rows, table_rows
 
 CACHE_FILE = "rows.json"
 CACHE_VERSION = 3
@@ -226,7 +226,7 @@ class Site:
         return {
             "rows": table_rows(groups, runs), "runs": runs, "k": k, "counts": tallies,
             "reasons": reason_groups(rows),
-            "incomplete": incomplete_note(tallies),
+            "incomplete": ", ".join(filter(None, (incomplete_note(tallies), stopped_note(summary)))),
             "splits": sorted({key[0] for key in groups if key[0]}),
             "run_config": run_config, "config": flatten(config) if isinstance(config, dict) else [],
             "summary": summary, "summary_rows": summary_rows(summary),

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gaia2_runner.output.runner_log import STOP_WORDS
+
 from .scenario import Row
 
 
@@ -84,6 +86,13 @@ def incomplete_note(tallies: dict[str, Counts]) -> str:
                                               (total.by_status["running"], "running"),
                                               (total.by_status["pending"], "pending")) if n]
     return ", ".join(parts)
+
+
+def stopped_note(summary: Any) -> str:
+    """How the job stopped launching runs, from summary.json ("" when it did not)."""
+    stopped = summary.get("stopped") if isinstance(summary, dict) else None
+    kind = stopped.get("kind") if isinstance(stopped, dict) else None
+    return STOP_WORDS.get(kind, "") if isinstance(kind, str) else ""
 
 
 def summary_rows(summary: Any) -> list[dict[str, Any]]:
