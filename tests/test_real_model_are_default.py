@@ -20,6 +20,7 @@ SCENARIOS = ("demo_calendar_add_event", "demo_contacts_update_phone")
 AGENT = "are-default"
 TIME_LIMIT_S = "420"  # per scenario: ARE's agent has no option to stop sooner, by design
 JUDGED = ("completed", "failed", "timeout", "agent_exit")
+TOOL_CALL_LOG = '[tool_call] {"tool_name"'  # are_default/main.py show_log: ARE's ToolCallLog
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,10 @@ def test_every_model_call_is_traced_with_real_token_counts(runs, scenario):
 
 
 def test_ares_parser_turns_the_models_text_into_tool_calls(runs):
-    """The model writes `Action: {...}`; ARE's JsonActionExecutor parses it and the call reaches the
-    apps, on at least one of the scenarios."""
-    made = {name: [e["function"] for e in app_tool_calls(run.out)] for name, run in runs.items()}
-    assert any(made.values()), made
+    """The model writes `Action: {...}`; ARE's JsonActionExecutor parses it into a tool call (ARE's
+    ToolCallLog, one `[tool_call]` line of agent.log each), on at least one of the scenarios. Whether
+    the call names a real tool is the model's doing: those that do reach the apps (events.jsonl)."""
+    parsed = {name: (run.out / "agent.log").read_text(errors="replace").count(TOOL_CALL_LOG) for name, run in runs.items()}
+    assert any(parsed.values()), parsed
+    for name, run in runs.items():
+        assert len(app_tool_calls(run.out)) <= parsed[name], name  # nothing reaches the apps unparsed
