@@ -123,7 +123,7 @@ def main() -> int:
         harness = runtime == "harness" and not custom
         relay, relay_env = start_for_agent(os.environ, record=lambda o: recorder.record(
             "provider_call", session.sim_time(), url=o.url, http_status=o.status, error=o.error,
-            duration_ms=round(o.duration_s * 1000, 1), burst=o.bursting, kind=o.kind),
+            duration_ms=round(o.duration_s * 1000, 1), burst=o.bursting, outcome=o.kind),
             defaults=HARNESS_BASE_URLS if harness else None, trace_path=_relay_trace_path(runtime),
             ledger=_provider_ledger(session, status, builtin=runtime == "agent" and not custom))
         if relay is not None:
