@@ -78,10 +78,12 @@ def test_builtin_agents(containers, tmp_path):
     assert (oracle.agent.image, oracle.agent.provider, oracle.agent.runtime) == (ORACLE_IMAGE, "oracle", "oracle")
     llm = apply_overrides(load_config(None), overrides(tmp_path, harness="llm", provider="gemini", model="m"))
     assert (llm.agent.image, llm.agent.runtime) == (AGENT_IMAGE, "agent")
+    are = apply_overrides(load_config(None), overrides(tmp_path, harness="are-default", model="m"))
+    assert (are.agent.image, are.agent.provider, are.agent.runtime) == (AGENT_IMAGE, "openai-compat", "are-default")
 
 
 def test_bad_choices_are_one_line_errors(containers, tmp_path):
-    with pytest.raises(Gaia2Error, match=r"--agent: unknown agent 'nope': use one of oracle, llm, toy"):
+    with pytest.raises(Gaia2Error, match=r"--agent: unknown agent 'nope': use one of oracle, llm, are-default, toy"):
         apply_overrides(load_config(None), overrides(tmp_path, harness="nope"))
     with pytest.raises(Gaia2Error, match=r"--provider: agent 'toy' cannot use provider 'gemini' \(it speaks anthropic\)"):
         apply_overrides(load_config(None), overrides(tmp_path, harness="toy", provider="gemini", model="m"))
