@@ -50,7 +50,7 @@ BUILTIN = {
     # ARE's own default agent, as `are-benchmark gaia2-run` runs it (docs/are-default-agent.md);
     # the agent image holds ARE, so only the runtime differs.
     "are-default": Harness("are-default", "ARE's default agent (gaia2-run's scaffold)", AGENT_IMAGE,
-                           ("openai-compat", "openai", "openrouter"), "are-default", wire="chat completions (LiteLLM)"),
+                           ("openai-compat", "openai", "openrouter"), "are-default", wire="openai-chat"),
 }
 
 
