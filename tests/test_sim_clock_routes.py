@@ -56,7 +56,8 @@ def tools(tmp_path: Path):
 
 def test_only_the_builtin_oracle_moves_the_clock(tools):
     clock = ManualClock()
-    tools.state.session = SimpleNamespace(clock=clock, sim_time=lambda: 1727773200.0)
+    tools.state.session = SimpleNamespace(clock=clock, sim_time=lambda: 1727773200.0,
+                                         scenario=SimpleNamespace(start_time=1727773200.0))
     # Any agent command (serves_oracle False): 403, and nothing moved.
     resp = tools.http.post("/oracle/advance", json={"until": 1e12})
     assert resp.status_code == 403 and clock.asked == []
@@ -70,10 +71,12 @@ def test_only_the_builtin_oracle_moves_the_clock(tools):
     assert clock.asked == [(1727773320.0, 3600.0), (None, 3600.0)]
     assert tools.http.get("/time").json()["clock"] == "manual"
     # A real clock (agents) cannot be moved at all.
-    tools.state.session = SimpleNamespace(clock=SimClock(speed=3.0), sim_time=lambda: 1727773200.0)
+    tools.state.session = SimpleNamespace(clock=SimClock(speed=3.0), sim_time=lambda: 1727773200.0,
+                                         scenario=SimpleNamespace(start_time=1727773200.0))
     assert tools.http.post("/oracle/advance", json={"until": 1e12}).status_code == 409
     assert tools.http.get("/time").json() | {"wall_time": 0} == {
-        "sim_time": 1727773200.0, "wall_time": 0, "clock": "real", "time_speed": 3.0}
+        "sim_time": 1727773200.0, "wall_time": 0, "start_time": 1727773200.0, "clock": "real",
+        "time_speed": 3.0}
 
 
 def test_agent_clock_file_holds_the_offset_and_is_read_only_to_others(tmp_path: Path):
