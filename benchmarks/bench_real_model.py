@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO / "tests"))  # the real-model server and run helpers
 
 from bench_runner import table  # noqa: E402
 from real_model import RealModelServer, running_server  # noqa: E402
-from real_model_runs import llm_agent_args, llm_calls, run_real  # noqa: E402
+from real_model_runs import llm_agent_args, llm_calls, llm_seconds, run_real, trace_lines  # noqa: E402
 
 DEFAULT_SCENARIOS = ("demo_calendar_add_event", "demo_contacts_update_phone", "demo_messaging_send")
 OVERHEAD_TARGET = 0.05
@@ -54,14 +54,14 @@ def busy_seconds(metrics_text: str) -> float:
     return total
 
 
-def server_seconds(trace_text: str) -> float:
-    """The server's own prompt + generation time of the calls in a trace.jsonl (llama-server puts
-    `timings` in each response body)."""
+def server_seconds(trace: Sequence[dict[str, Any]]) -> float:
+    """The server's own prompt + generation time of the calls in a trace (llama-server puts `timings`
+    in each response body)."""
     total = 0.0
-    for line in trace_text.splitlines():
+    for line in trace:
         try:
-            body = json.loads(json.loads(line).get("raw_response") or "{}")
-        except (ValueError, AttributeError):
+            body = json.loads(line.get("raw_response") or "{}")
+        except ValueError:
             continue
         timings = body.get("timings") if isinstance(body, dict) else None
         if isinstance(timings, dict):
@@ -115,12 +115,11 @@ def measure_one(server: RealModelServer, agent: str, name: str, work: Path) -> S
     busy = busy_seconds(httpx.get(metrics, timeout=10).text) - before
     if not run.result:
         raise RuntimeError(f"{name}: no result.json\n{run.proc.stdout[-2000:]}\n{run.proc.stderr[-2000:]}")
-    trace = run.out / "trace.jsonl"
     calls = llm_calls(run.out)
-    agent_server_s = server_seconds(trace.read_text()) if trace.exists() else 0.0
+    agent_server_s = server_seconds(trace_lines(run.out))
     verdict = {True: "pass", False: "fail"}.get(run.result.get("success"), run.result.get("status", "?"))
     return ScenarioCost(name, verdict, len(calls), float(run.result["timings"]["total_s"]),
-                        sum(c.latency_ms or 0.0 for c in calls) / 1000, max(0.0, busy - agent_server_s))
+                        llm_seconds(calls), max(0.0, busy - agent_server_s))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,14 +14,15 @@ import sys
 from pathlib import Path
 
 from gaia2_runner.viewer.trace_parsers import LlmCall, read_trace
-from harness_support import SCENARIOS, CliRun, tool_calls
+from harness_support import SCENARIOS, CliRun
 from real_model import RealModelServer
 
 RUN_TIMEOUT_S = 1200  # one CLI run; a first image build happens in the suite's `images` fixture
 # The built-in agent's options for a small CPU model: short replies and few steps keep a scenario
 # within a couple of minutes; the context stays far below the server's.
 LLM_AGENT_OPTIONS = {"max_tokens": "512", "max_steps_per_turn": "6"}
-USER_TOOL = "AgentUserInterface"  # its send_message_to_user is also how a plain-text reply is delivered
+USER_TOOL = "AgentUserInterface"
+CHAT_PATH = "/chat/completions"  # model calls, as opposed to side requests (GET /models …)  # its send_message_to_user is also how a plain-text reply is delivered
 
 
 def run_real(agent: str, scenario: str, out: Path, server: RealModelServer, *extra: str,
@@ -48,15 +49,24 @@ def llm_agent_args() -> list[str]:
     return ["--provider", "openai-compat", *options]
 
 
-def events(out: Path) -> list[dict]:
-    """A scenario's events.jsonl."""
-    path = out / "events.jsonl"
+def jsonl(path: Path) -> list[dict]:
+    """A JSON Lines file as written ([] when the run left none)."""
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
 def provider_calls(out: Path) -> list[dict]:
     """The relay's provider_call events: every request the agent sent to its provider."""
-    return [e for e in events(out) if e["kind"] == "provider_call"]
+    return [e for e in jsonl(out / "events.jsonl") if e["kind"] == "provider_call"]
+
+
+def app_tool_calls(out: Path) -> list[dict]:
+    """The app tools the agent called, its messages to the user left out."""
+    return [e for e in jsonl(out / "events.jsonl") if e["kind"] == "tool_call" and e["app"] != USER_TOOL]
+
+
+def trace_lines(out: Path) -> list[dict]:
+    """trace.jsonl as written (fields the viewer's parser does not keep, e.g. text_tool_calls)."""
+    return jsonl(out / "trace.jsonl")
 
 
 def llm_calls(out: Path) -> list[LlmCall]:
@@ -64,9 +74,17 @@ def llm_calls(out: Path) -> list[LlmCall]:
     return read_trace(out / "trace.jsonl")
 
 
-def app_tool_calls(out: Path) -> list[dict]:
-    """The app tools the agent called, its messages to the user left out."""
-    return [e for e in tool_calls(out) if e["app"] != USER_TOOL] if (out / "events.jsonl").exists() else []
+def assert_model_calls_traced(run: CliRun) -> list[LlmCall]:
+    """Every model call in the run's trace was answered (200) with the server's real token counts,
+    and the daemon's relay witnessed each request (provider_call events); returns the model calls."""
+    calls = [c for c in llm_calls(run.out) if (c.url or "").endswith(CHAT_PATH)]
+    assert calls, run.explain()
+    assert all(c.http_status == 200 and not c.error for c in calls), [(c.http_status, c.error) for c in calls]
+    assert all((c.response.usage.input or 0) > 0 for c in calls), [c.response.usage for c in calls]
+    assert sum(c.response.usage.output or 0 for c in calls) > 0, [c.response.usage for c in calls]
+    relayed = [e for e in provider_calls(run.out) if e["url"].endswith(CHAT_PATH)]
+    assert len(relayed) >= len(calls) and all(e["http_status"] == 200 for e in relayed), relayed  # retries: more
+    return calls
 
 
 def llm_seconds(calls: list[LlmCall]) -> float:
