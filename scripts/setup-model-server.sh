@@ -109,8 +109,9 @@ PY
 mkdir -p "$cache"
 exec 9>"$cache/.setup.lock"
 flock 9   # one setup at a time per cache (CI and a developer on the same machine)
-[ -x "$server_bin" ] || build_server
-[ -f "$gguf" ] || assemble_model
+# (`if`, not `||`: set -e stays in force inside the functions)
+if [ ! -x "$server_bin" ]; then build_server; fi
+if [ ! -f "$gguf" ]; then assemble_model; fi
 echo "GAIA2_LLAMA_SERVER=$server_bin"
 echo "GAIA2_MODEL_GGUF=$gguf"
 echo "GAIA2_MODEL_ALIAS=$model"
