@@ -31,6 +31,8 @@ from gaia2_runner.sandbox.podman import NETWORK_MODE, NETWORK_OPTIONS  # noqa: E
 ARE_CLI = "/opt/gaia2/venv/bin/are-benchmark"  # ARE's console script in the image's venv
 CONFIG = "parity"  # the one config subdirectory `are-benchmark run --config` reads
 VERDICTS = ("PASS", "FAIL")
+LITELLM_CALL_LIMIT_S = 600  # LiteLLM's default request timeout, which ARE's engine keeps
+START_MARGIN_S = 120
 DEFAULT_TIMEOUT_S = 900
 ARE_RESULTS = "output.jsonl"  # MultiScenarioRunner's one line per run: score 1.0 = passed
 
@@ -71,7 +73,8 @@ def run_are(args: argparse.Namespace, data: Path, out: Path) -> dict[str, str]:
     """`are-benchmark run` with the default agent, as gaia2-run configures it; {scenario_id: verdict}."""
     out.mkdir(parents=True, exist_ok=True)
     network = f"{NETWORK_MODE}:{','.join(NETWORK_OPTIONS.get(NETWORK_MODE, []))}".rstrip(":")
-    command = ["podman", "run", "--rm", "--network", network, "--entrypoint", ARE_CLI, "-e", KEY_VARIABLE,
+    name = f"gaia2-are-parity-{os.getpid()}"
+    command = ["podman", "run", "--rm", "--name", name, "--network", network, "--entrypoint", ARE_CLI, "-e", KEY_VARIABLE,
                "-v", f"{data}:/data:ro", "-v", f"{out}:/out", RUNTIME_BASE_IMAGE,
                "run", "--dataset_path", "/data", "--config", CONFIG, "--agent", "default",
                "--model", LITELLM_PREFIX + args.model, "--provider", ARE_PROVIDER, "--endpoint", args.base_url,
@@ -79,8 +82,16 @@ def run_are(args: argparse.Namespace, data: Path, out: Path) -> dict[str, str]:
                "--judge_endpoint", args.judge_base_url, "--num_runs", "1", "--max_concurrent_scenarios", "1",
                "--scenario_timeout", str(args.timeout), "--output_dir", "/out", "--trace_dump_format", "lite"]
     key = os.environ.get(args.api_key_env) if args.api_key_env else NO_KEY
+    # ARE's --scenario_timeout does not interrupt a model call in flight (LiteLLM waits up to 600 s
+    # per call): the whole run gets the time of its scenarios plus that much, then it is stopped.
+    limit = (args.timeout + LITELLM_CALL_LIMIT_S) * len(list((data / CONFIG).glob("*.json"))) + START_MARGIN_S
     with (out / "are-benchmark.log").open("w") as log:
-        subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, KEY_VARIABLE: key})
+        try:
+            subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, KEY_VARIABLE: key},
+                           timeout=limit)
+        except subprocess.TimeoutExpired:
+            subprocess.run(["podman", "stop", "-t", "5", name], capture_output=True)
+            log.write(f"\nare_parity: stopped after {limit} s\n")
     verdicts = {}
     results = out / ARE_RESULTS
     for line in results.read_text(encoding="utf-8").splitlines() if results.is_file() else []:
