@@ -30,6 +30,8 @@ HEALTH_TIMEOUT_S = 180  # loading the GGUF; a busy machine is slow
 CONTEXT_TOKENS = 16384  # ARE's and the harnesses' system prompts with the scenario's tools fit
 SLOTS = 1  # one request at a time: requests queue, each gets both cores
 TEMPERATURE = "0"  # greedy unless a request says otherwise: the same prompt gets the same reply
+MAX_PREDICT = 512  # the server's cap on one reply: ARE's engine sends no max_tokens, and a small model can
+                   # write on for minutes (a test bound, not a product one)
 START_ATTEMPTS = 3  # the free port may be taken between picking it and the server binding it
 LOG_TAIL_CHARS = 2000
 
@@ -87,7 +89,7 @@ class RealModelServer:
     def command(self) -> list[str]:
         return [str(self.files.server), "-m", str(self.files.gguf), "--alias", self.files.alias,
                 "--jinja", "--host", "0.0.0.0", "--port", str(self.port), "-np", str(SLOTS),
-                "-c", str(CONTEXT_TOKENS), "-t", str(os.cpu_count() or 1), "--temp", TEMPERATURE,
+                "-c", str(CONTEXT_TOKENS), "-n", str(MAX_PREDICT), "-t", str(os.cpu_count() or 1), "--temp", TEMPERATURE,
                 "--metrics"]  # /metrics: the server's busy seconds, for benchmarks/bench_real_model.py
 
     def start(self, health_timeout: float = HEALTH_TIMEOUT_S) -> None:
