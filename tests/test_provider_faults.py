@@ -24,13 +24,11 @@ from gaia2_container.daemon.provider_faults import (  # noqa: E402
     RunnerSetup,
     classify,
     error_message,
-    runner_params,
 )
 
 MODEL = "gpt-test"
 KEY = "sk-configured"
-SETUP = RunnerSetup(model=MODEL, api_key=KEY, params=runner_params('{"temperature": 0.2}', {"max_tokens": 4096}),
-                    keyless_placeholders=frozenset({"gaia2-no-key"}))
+SETUP = RunnerSetup(model=MODEL, api_key=KEY, keyless_placeholders=frozenset({"gaia2-no-key"}))
 NOT_FOUND = json.dumps({"error": {"message": f"The model `{MODEL}` does not exist", "code": "model_not_found"}})
 CONTEXT = json.dumps({"error": {"message": "This model's maximum context length is 8192 tokens",
                                 "code": "context_length_exceeded"}})
@@ -58,10 +56,9 @@ def test_unknown_model_is_a_configuration_fault_with_the_providers_words() -> No
     verdict = classify(SETUP, request(), 404, NOT_FOUND, answered_before=True, url="https://api.example/v1/chat/completions")
     assert verdict.kind == CONFIGURATION
     assert MODEL in verdict.reason and "does not exist" in verdict.reason and "HTTP 404" in verdict.reason
-    # Other providers' wording: OpenRouter's 400, Anthropic's not_found_error, Ollama, Gemini.
+    # Other providers' wording: Anthropic's not_found_error, Ollama, Gemini.
     anthropic = json.dumps({"type": "error", "error": {"type": "not_found_error", "message": f"model: {MODEL}"}})
     assert kind(request("/messages"), 404, anthropic, True) == CONFIGURATION
-    assert kind(request(), 400, json.dumps({"error": {"message": f"{MODEL} is not a valid model ID"}}), True) == CONFIGURATION
     assert kind(request(), 404, json.dumps({"error": f'model "{MODEL}" not found, try pulling it first'}), True) == CONFIGURATION
     gemini = Request(f"/models/{MODEL}:generateContent", {"contents": []}, ("x",))
     assert kind(gemini, 404, json.dumps({"error": {"message": f"models/{MODEL} is not found"}}), True) == CONFIGURATION
@@ -92,7 +89,8 @@ def test_auth_refused_for_the_configured_key_only() -> None:
     # The agent sent a key of its own making, or none: its own business.
     assert kind(request(key="sk-agent-made-up"), 401) == AGENT
     assert kind(request(key=None), 401) == AGENT
-    assert kind(Request("/chat/completions", {"model": MODEL}, (f"Bearer {KEY}", "Bearer other")), 401) == CONFIGURATION
+    # The key beside a made-up credential: which one the provider refused is unknown, so the agent's.
+    assert kind(Request("/chat/completions", {"model": MODEL}, (f"Bearer {KEY}", "Bearer other")), 401) == AGENT
 
 
 def test_auth_on_a_keyless_endpoint() -> None:
@@ -109,17 +107,21 @@ def test_payment_and_quota_are_configuration_faults() -> None:
     assert kind(request(model="other"), 429, quota, True) == RATE_LIMIT  # not the runner's request
 
 
-def test_a_first_request_refused_for_a_parameter_the_runner_set() -> None:
-    body = json.dumps({"error": {"message": "Unsupported value: 'temperature' does not support 0.2 with this model"}})
-    verdict = classify(SETUP, request(temperature=0.2), 400, body, answered_before=False)
-    assert verdict.kind == CONFIGURATION and "temperature=0.2" in verdict.reason
-    defaults = json.dumps({"error": {"message": "max_tokens is too large: 4096"}})
-    assert kind(request(max_tokens=4096), 400, defaults) == CONFIGURATION  # the built-in runtime's default
-    # The agent's own value of the parameter, a parameter the runner did not set, or a later call.
-    assert kind(request(temperature=9.0), 400, body) == AGENT
-    assert kind(request(top_p=3), 400, json.dumps({"error": {"message": "top_p must be <= 1"}})) == AGENT
-    assert kind(request(temperature=0.2), 400, body, answered_before=True) == AGENT
-    assert kind(request(temperature=0.2), 400, '{"error": {"message": "messages: field required"}}') == AGENT
+def test_a_400_is_never_a_configuration_fault_whatever_its_text_says() -> None:
+    """A 400 may echo the agent's own request ("Unrecognized request argument supplied:
+    model_not_found"): its words prove nothing about the runner's setup (the preflight checks the
+    runner's parameters and model before the job starts)."""
+    echoed = json.dumps({"error": {"message": "Unrecognized request argument supplied: model_not_found"}})
+    assert kind(request(model_not_found=1), 400, echoed) == AGENT
+    assert kind(request(), 400, json.dumps({"error": {"message": f"{MODEL} is not a valid model ID"}}), True) == AGENT
+    param = json.dumps({"error": {"message": "Unsupported value: 'temperature' does not support 0.2 with this model"}})
+    assert kind(request(temperature=0.2), 400, param) == AGENT
+
+
+def test_a_401_counts_only_when_every_credential_sent_is_the_configured_key() -> None:
+    both = Request("/chat/completions?key=" + KEY, {"model": MODEL, "messages": []}, ("Bearer junk", KEY))
+    assert kind(both, 401, '{"error": {"message": "Incorrect API key provided"}}') == AGENT
+    assert kind(request(), 401, '{"error": {"message": "Incorrect API key provided"}}') == CONFIGURATION
 
 
 def test_context_overflow_is_the_agents_with_the_reason() -> None:
@@ -144,11 +146,3 @@ def test_error_message_reads_every_shape() -> None:
     assert error_message("  <html>bad   gateway</html> ") == "<html>bad gateway</html>"
     assert error_message("") == "no message"
     assert len(error_message("x" * 5000)) <= 301
-
-
-def test_runner_params_from_options() -> None:
-    params = runner_params('{"max_tokens": 512, "extra_body": {"reasoning_effort": "low"}}', {"max_tokens": 4096})
-    assert params == {"max_tokens": 512, "max_completion_tokens": 512, "max_output_tokens": 512,
-                      "reasoning_effort": "low"}
-    assert runner_params("not json") == {}
-    assert runner_params(None, {"max_tokens": 4096})["max_tokens"] == 4096

@@ -11,9 +11,10 @@ The agent still chooses everything else; what it provokes stays its own (docs/co
 
 Kinds:
 - configuration: auth refused (401/403) for the configured key, payment or quota refused, the
-  configured model unknown (a model-not-found message, or a 404 to the run's first request), a
-  first request refused (400/422) naming a parameter the runner set with the runner's value.
-  The run ends at once as an infrastructure error and the job stops.
+  configured model unknown (a 404 with a model-not-found message, or a 404 to the run's first
+  request). Never a 400: its text may echo what the agent sent; a refused parameter of the
+  runner's is the preflight's to find. The run ends at once as an infrastructure error (unless it
+  is already being judged) and the job stops.
 - rate_limit (429), server_error (408, 5xx), unanswered (no HTTP answer: timeout, refused
   connection): the provider's availability. Retried by the agents; the job lowers its concurrency
   while they last; at the end of a run they make it an infrastructure error (the relay's witness).
@@ -25,8 +26,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 OK = "ok"
 CONFIGURATION = "configuration"
@@ -43,7 +44,6 @@ SERVER_STATUSES = frozenset({408, 500, 502, 503, 504, 520, 521, 522, 524, 529})
 UNAVAILABLE_STATUSES = RATE_LIMITED | SERVER_STATUSES
 AUTH_STATUSES = frozenset({401, 403})
 PAYMENT_STATUS = 402
-BAD_REQUEST_STATUSES = frozenset({400, 422})
 NOT_FOUND = 404
 
 # API paths below the configured endpoint (with or without a version prefix the base URL lacked).
@@ -59,11 +59,6 @@ QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|credit balan
 CONTEXT = re.compile(
     r"context_length_exceeded|context[ _-]?(?:length|window|size)|maximum context|prompt is too long"
     r"|too many (?:input )?tokens|input is too long|reduce the length of the messages", re.IGNORECASE)
-# Request-body keys holding each option of GAIA2_AGENT_OPTIONS the runner may set.
-PARAM_KEYS: dict[str, tuple[str, ...]] = {
-    "max_tokens": ("max_tokens", "max_completion_tokens", "max_output_tokens"),
-    "temperature": ("temperature",),
-}
 CREDENTIAL_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key")
 MESSAGE_CHARS = 300
 
@@ -74,7 +69,6 @@ class RunnerSetup:
 
     model: str | None = None
     api_key: str | None = None  # None: a keyless endpoint
-    params: Mapping[str, Any] = field(default_factory=dict)  # request-body key -> the runner's value
     keyless_placeholders: frozenset[str] = frozenset()  # what harnesses send to a keyless endpoint
 
 
@@ -122,13 +116,14 @@ def classify(setup: RunnerSetup, request: Request, status: int | None, body: str
         return Verdict(RATE_LIMIT if status in RATE_LIMITED else SERVER_ERROR)
     if CONTEXT.search(body):
         return Verdict(CONTEXT_OVERFLOW, f"the conversation no longer fits the model's context ({where}: {message})")
-    if ours and (MODEL_NOT_FOUND.search(body) or ANTHROPIC_NOT_FOUND.search(body)):
+    # Only a 404 says "no such model": a 400 may echo whatever the agent put in its request
+    # ("Unrecognized request argument supplied: model_not_found"), so its text proves nothing. A
+    # refused parameter of the runner's is the preflight's to find, before the job starts.
+    if ours and status == NOT_FOUND and (MODEL_NOT_FOUND.search(body) or ANTHROPIC_NOT_FOUND.search(body)):
         return Verdict(CONFIGURATION, f"the provider does not know the model {setup.model!r} ({where}: {message})")
     if ours and status == NOT_FOUND and not answered_before:
         return Verdict(CONFIGURATION, f"the endpoint answered 404 to the run's first request: check the base "
                                       f"URL and the model {setup.model!r} ({where}: {message})")
-    if ours and status in BAD_REQUEST_STATUSES and not answered_before and (param := runner_param_named(setup, request, body)):
-        return Verdict(CONFIGURATION, f"the provider refused the configured {param} ({where}: {message})")
     return Verdict(AGENT)
 
 
@@ -146,23 +141,15 @@ def carries_configured_key(setup: RunnerSetup, request: Request) -> bool:
     its own business."""
     sent = {_bare_credential(value) for value in request.credentials if value.strip()}
     if setup.api_key:
-        return setup.api_key in sent
+        # Every credential it carries: a made-up one beside the real key (a header the provider
+        # reads first, a `key` query parameter it ignores) makes the refusal the agent's doing.
+        return sent == {setup.api_key}
     return sent <= set(setup.keyless_placeholders)
 
 
 def _bare_credential(value: str) -> str:
     scheme, _, rest = value.strip().partition(" ")
     return rest.strip() if scheme.lower() == "bearer" and rest else value.strip()
-
-
-def runner_param_named(setup: RunnerSetup, request: Request, body: str) -> str | None:
-    """A request-body key the runner set, sent with the runner's value, that the refusal names."""
-    if not isinstance(request.body, dict):
-        return None
-    for key, value in setup.params.items():
-        if key in request.body and request.body[key] == value and re.search(rf"\b{re.escape(key)}\b", body):
-            return f"parameter {key}={json.dumps(value)}"
-    return None
 
 
 def error_message(body: str) -> str:
@@ -181,22 +168,3 @@ def error_message(body: str) -> str:
                 break
     text = " ".join(text.split())
     return (text[:MESSAGE_CHARS] + "…") if len(text) > MESSAGE_CHARS else (text or "no message")
-
-
-def runner_params(options_json: str | None, builtin_defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Request-body keys and values the runner set through GAIA2_AGENT_OPTIONS (`max_tokens`,
-    `temperature`, `extra_body`), over `builtin_defaults` (the built-in runtime's own defaults,
-    which the runner's configuration decides too)."""
-    try:
-        options = json.loads(options_json) if options_json else {}
-    except ValueError:
-        options = {}
-    options = {**(builtin_defaults or {}), **(options if isinstance(options, dict) else {})}
-    params: dict[str, Any] = {}
-    for option, keys in PARAM_KEYS.items():
-        if options.get(option) is not None:
-            params.update({key: options[option] for key in keys})
-    extra = options.get("extra_body")
-    if isinstance(extra, dict):
-        params.update(extra)
-    return params

@@ -23,7 +23,7 @@ import httpx
 
 from .. import budget, contract
 from .http_api import IDLE_CONNECTION_S, DaemonServer
-from .provider_faults import CREDENTIAL_HEADERS, Request, RunnerSetup, runner_params
+from .provider_faults import CREDENTIAL_HEADERS, Request, RunnerSetup
 from .provider_ledger import BURST_LIMIT, BURST_WINDOW_S, UNAVAILABLE_STREAK, Outcome, ProviderLedger  # noqa: F401
 from .relay_trace import Capture, RelayTrace
 
@@ -95,8 +95,9 @@ class Relay:
         try:
             request = self.client.build_request(method, url, headers=headers, content=body)
             response = self.client.send(request, stream=True)
-        except (httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError) as exc:
-            # The agent's request was malformed: its fault, never evidence against the provider.
+        except (httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError, UnicodeError, ValueError) as exc:
+            # The agent's request was malformed (a header httpx cannot encode, …): its fault, never
+            # evidence against the provider, and no call left pending (that would read as "never answered").
             self.ledger.abandon(call)
             handler.send_error(400, f"relay: bad request: {type(exc).__name__}")
             return
@@ -204,17 +205,13 @@ def serve_relay(relay: Relay, host: str, port: int) -> DaemonServer:
     return server
 
 
-def runner_setup(environ: dict[str, str] | Any, builtin: bool) -> RunnerSetup:
-    """What the runner configured for the agent's provider, as the ledger checks requests against
-    it; `builtin`: the built-in LLM runtime, whose own request defaults the runner decides too."""
+def runner_setup(environ: dict[str, str] | Any) -> RunnerSetup:
+    """What the runner configured for the agent's provider, as the ledger checks requests against it."""
     from ..runtimes.harness.driver import NO_KEY
-    from ..runtimes.llm.settings import Options
 
-    options = environ.get(contract.ENV_AGENT_OPTIONS)
-    defaults = {"max_tokens": Options().max_tokens} if builtin else None
     return RunnerSetup(model=(environ.get(contract.ENV_AGENT_MODEL) or "").strip() or None,
                        api_key=environ.get(contract.ENV_AGENT_API_KEY) or None,
-                       params=runner_params(options, defaults), keyless_placeholders=frozenset({NO_KEY}))
+                       keyless_placeholders=frozenset({NO_KEY}))
 
 
 def start_for_agent(environ: dict[str, str] | Any, record: Callable[[Outcome], None] | None = None,

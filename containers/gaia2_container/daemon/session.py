@@ -180,6 +180,14 @@ class Session:
         fault); no-op once a verdict exists."""
         self._finish(status=status, error=error)
 
+    def provider_fault(self, error: str) -> None:
+        """The relay saw a configuration fault: the run ends as an infrastructure error, unless it
+        is already being judged (a request sent after the final answer must not undo the verdict)."""
+        with self._state_lock:
+            if self._final_started:
+                return
+        self._finish(status="error", error=error)
+
     def out_of_budget(self, note: str) -> None:
         """The relay refused a call past the token budget: judged on what the agent did, as at the time limit."""
         self._start_final_judgment("token budget", end_reason="timeout", note=note)
