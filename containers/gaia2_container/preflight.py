@@ -226,7 +226,10 @@ def check_judge(env: Mapping[str, str], deadline: float, redact: Callable[[str],
         transport = OneShot(deadline, redact)
         settings = Settings(engine.provider, engine.model, base, engine.api_key,
                             Options(max_tokens=TEXT_MAX_TOKENS))
-        llm = ChatCompletionsProvider(settings, transport, name="openai-compat")
+        # OpenAI's own API refuses max_tokens for its reasoning models (the judge sends no limit at
+        # all): the probe sends max_completion_tokens there, max_tokens to compatible servers.
+        own_api = engine.provider == "openai" and not engine.base_url
+        llm = ChatCompletionsProvider(settings, transport, name="openai" if own_api else "openai-compat")
         endpoint.probe = _ask(lambda: llm.complete([Message("user", TEXT_PROMPT)], []))
         endpoint.url = public_url(transport.url)
         return endpoint
