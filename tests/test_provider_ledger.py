@@ -81,6 +81,18 @@ def test_rate_limits_after_the_agents_flood_count_for_nothing() -> None:
     assert "HTTP 502" in (book.provider_unavailable() or "")  # server errors still count
 
 
+def test_the_built_in_runtimes_rate_limits_count_however_fast_it_went() -> None:
+    """The built-in runtime paces itself (one request at a time, Retry-After honoured): a real 429
+    storm after many quick steps is still the provider's, never the agent's flood."""
+    book, _ = ledger(paced=True)
+    for _ in range(BURST_LIMIT + 1):
+        answer(book, 200, b"{}")
+    answer(book, 429)
+    answer(book, 429)
+    assert "HTTP 429" in (book.provider_unavailable() or "")
+    assert book.summary()["rate_limit"] == 2 and book.summary()["rate_limit_burst"] == 0
+
+
 def test_a_configuration_fault_is_told_once_and_kept() -> None:
     faults: list[str] = []
     book, _ = ledger(on_fault=faults.append)

@@ -125,7 +125,7 @@ def main() -> int:
             "provider_call", session.sim_time(), url=o.url, http_status=o.status, error=o.error,
             duration_ms=round(o.duration_s * 1000, 1), burst=o.bursting, outcome=o.kind),
             defaults=HARNESS_BASE_URLS if harness else None, trace_path=_relay_trace_path(runtime),
-            ledger=_provider_ledger(session, status))
+            ledger=_provider_ledger(session, status, paced=runtime == "agent" and not custom))
         if relay is not None:
             session.provider_witness = relay.provider_unavailable
             session.provider_note = relay.ledger.context_overflow
@@ -155,7 +155,7 @@ def main() -> int:
     return _linger(state, watchdog, finished)
 
 
-def _provider_ledger(session: Session, status: StatusBoard) -> ProviderLedger:
+def _provider_ledger(session: Session, status: StatusBoard, paced: bool) -> ProviderLedger:
     """The relay's ledger, acting on the run: a configuration fault ends it at once as an
     infrastructure error, a call refused past the token budget has it judged, and its counts go
     into the status (`provider`), where the runner reads rate limits, tokens and the fault."""
@@ -163,7 +163,7 @@ def _provider_ledger(session: Session, status: StatusBoard) -> ProviderLedger:
         runner_setup(os.environ), token_budget=_token_budget(),
         on_change=lambda summary: status.update(provider=summary),
         on_fault=lambda reason: session.provider_fault(f"configuration fault: {reason} (seen by the model relay)"),
-        on_budget=session.out_of_budget)
+        on_budget=session.out_of_budget, paced=paced)
 
 
 def _token_budget() -> int | None:

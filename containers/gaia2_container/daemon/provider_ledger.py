@@ -80,8 +80,12 @@ class ProviderLedger:
                  on_change: Callable[[dict[str, Any]], None] | None = None,
                  on_fault: Callable[[str], None] | None = None,
                  on_budget: Callable[[str], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, paced: bool = False) -> None:
+        """`paced`: the agent is the runner's own built-in runtime, which sends one request at a
+        time and honours Retry-After: it cannot flood, so the flood rule never applies to it (its
+        real rate limits stay evidence of an outage, and slow the job down)."""
         self.setup = setup or RunnerSetup()
+        self.paced = paced
         self.token_budget = token_budget
         self.on_change, self.on_fault, self.on_budget = on_change, on_fault, on_budget
         self.clock = clock
@@ -107,7 +111,7 @@ class ProviderLedger:
         now = self.clock()
         with self._lock:
             self._sent.append(now)
-            if len(self._sent) > BURST_LIMIT and now - self._sent[0] <= BURST_WINDOW_S:
+            if not self.paced and len(self._sent) > BURST_LIMIT and now - self._sent[0] <= BURST_WINDOW_S:
                 self._flooded = True
             call = Call(now, request, self._flooded)
             self._pending[id(call)] = call
