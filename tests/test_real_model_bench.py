@@ -33,8 +33,8 @@ def test_server_seconds_reads_llama_servers_timings_from_raw_responses():
 
 
 def test_overhead_is_what_the_model_did_not_take_and_the_table_flags_the_target():
-    fast = bench.ScenarioCost("demo_a", "pass", 3, wall_s=100.0, llm_s=90.0, judge_s=6.0)
-    slow = bench.ScenarioCost("demo_b", "fail", 2, wall_s=20.0, llm_s=10.0, judge_s=0.0)
+    fast = bench.ScenarioCost("demo_a", "pass", 3, wall_s=100.0, scenario_s=95.0, llm_s=90.0, other_model_s=6.0)
+    slow = bench.ScenarioCost("demo_b", "fail", 2, wall_s=20.0, scenario_s=15.0, llm_s=10.0, other_model_s=0.0)
     assert (fast.overhead_s, fast.overhead_share) == (4.0, 0.04)
     assert slow.overhead_share == 0.5
     rows = bench.render([fast, slow]).splitlines()
