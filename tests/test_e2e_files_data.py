@@ -69,7 +69,8 @@ def test_agent_reads_real_bytes_and_nothing_else(images, tmp_path: Path):
     log = (out / "agent.log").read_text()
     assert (result.status, result.success) == ("completed", True), log
     tool = json.loads(next(line for line in log.splitlines() if line.startswith("TOOL "))[5:])
-    assert tool == {"ok": True, "result": MEETING}
+    # `text`: the app's result as ARE's own agent sees it (str() of the bytes the app returned).
+    assert tool == {"ok": True, "result": MEETING, "text": str(MEETING.encode())}
     assert "Quarterly report draft" in log.split("CLI", 1)[1].split("ESCAPE", 1)[0]
     escapes = [line for line in log.splitlines() if line.startswith("ESCAPE ")]
     assert len(escapes) == 3
