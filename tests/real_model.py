@@ -89,8 +89,8 @@ class RealModelServer:
     def command(self) -> list[str]:
         return [str(self.files.server), "-m", str(self.files.gguf), "--alias", self.files.alias,
                 "--jinja", "--host", "0.0.0.0", "--port", str(self.port), "-np", str(SLOTS),
-                "-c", str(CONTEXT_TOKENS), "-n", str(MAX_PREDICT), "-t", str(os.cpu_count() or 1), "--temp", TEMPERATURE,
-                "--metrics"]  # /metrics: the server's busy seconds, for benchmarks/bench_real_model.py
+                "-c", str(CONTEXT_TOKENS), "-n", str(MAX_PREDICT), "-t", str(os.cpu_count() or 1),
+                "--temp", TEMPERATURE]
 
     def start(self, health_timeout: float = HEALTH_TIMEOUT_S) -> None:
         """Start it and return once `/health` answers 200; stop it and raise otherwise."""
