@@ -72,7 +72,7 @@ def row(name: str, verdict: str, costs: Sequence[ScenarioCost]) -> list[str]:
 
 def render(costs: Sequence[ScenarioCost]) -> str:
     rows = [row(c.name, c.verdict, [c]) for c in costs] + [row("all", "", costs)]
-    return (table(HEADERS, rows, width=100)
+    return (table(HEADERS, rows, width=110)
             + "\n(wall: the CLI run; LLM: the agent's model calls, from the trace; runner: the rest of the wall)")
 
 
