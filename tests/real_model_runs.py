@@ -21,8 +21,12 @@ RUN_TIMEOUT_S = 1200  # one CLI run; a first image build happens in the suite's 
 # The built-in agent's options for a small CPU model: short replies and few steps keep a scenario
 # within a couple of minutes; the context stays far below the server's.
 LLM_AGENT_OPTIONS = {"max_tokens": "512", "max_steps_per_turn": "6"}
-USER_TOOL = "AgentUserInterface"
-CHAT_PATH = "/chat/completions"  # model calls, as opposed to side requests (GET /models …)  # its send_message_to_user is also how a plain-text reply is delivered
+# Seconds per scenario for the built-in agent: a cold first prompt (~2,700 tokens) takes 45-145 s on a
+# busy 2-core CPU, and one call's attempts share 75 % of this limit (containers/gaia2_container/budget.py);
+# at the default 420 s an attempt gets ~80 s, times out, and its retry queues behind it on the one slot.
+LLM_TIMEOUT_S = "900"
+USER_TOOL = "AgentUserInterface"  # its send_message_to_user is also how a plain-text reply is delivered
+CHAT_PATH = "/chat/completions"  # model calls, as opposed to side requests (GET /models …)
 
 
 def run_real(agent: str, scenario: str, out: Path, server: RealModelServer, *extra: str,
@@ -46,7 +50,7 @@ def run_real(agent: str, scenario: str, out: Path, server: RealModelServer, *ext
 def llm_agent_args() -> list[str]:
     """The CLI arguments that select the built-in agent on an OpenAI-compatible server."""
     options = [arg for key, value in LLM_AGENT_OPTIONS.items() for arg in ("--agent-option", f"{key}={value}")]
-    return ["--provider", "openai-compat", *options]
+    return ["--provider", "openai-compat", "--timeout", LLM_TIMEOUT_S, *options]
 
 
 def jsonl(path: Path) -> list[dict]:
