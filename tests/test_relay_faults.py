@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from polling import until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "containers"))
 
@@ -23,6 +24,7 @@ from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
 pytestmark = pytest.mark.redteam
 MODEL = "configured-model"
 KEY = "sk-configured"
+SLOW_WAIT_S = 0.6  # the ledger's "an honest agent gave up by now" (60 s in the daemon)
 
 
 class Provider(BaseHTTPRequestHandler):
@@ -41,6 +43,8 @@ class Provider(BaseHTTPRequestHandler):
         if body.get("hang"):
             Provider.release.wait(30)
             return
+        if body.get("delay"):
+            threading.Event().wait(float(body["delay"]))
         status = int(body.get("reply_status", 200))
         reply = body.get("reply") or {"choices": [], "usage": {"prompt_tokens": 80, "completion_tokens": 20}}
         data = json.dumps(reply).encode()
@@ -58,7 +62,7 @@ def relay():
     faults: list[str] = []
     budgets: list[str] = []
     ledger = ProviderLedger(RunnerSetup(model=MODEL, api_key=KEY), token_budget=250,
-                            on_fault=faults.append, on_budget=budgets.append)
+                            on_fault=faults.append, on_budget=budgets.append, slow_wait_s=SLOW_WAIT_S)
     witness = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1", timeout_s=1.0, ledger=ledger)
     server = serve_relay(witness, "127.0.0.1", 0)
     with httpx.Client(base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=10,
@@ -111,3 +115,28 @@ def test_a_provider_that_never_answers_is_witnessed_as_such(relay) -> None:
     reason = witness.provider_unavailable() or ""
     assert re.match(r"the provider never answered \(2 calls, last after \d+ s: ReadTimeout", reason), reason
     assert witness.ledger.summary()["unanswered"] == 2 and faults == []
+
+
+def test_a_slow_answer_the_agent_no_longer_waited_for_is_the_providers_silence(relay) -> None:
+    """An agent's request times out (its client gives up), the provider answers later, the retry
+    still waits when the agent exits: no "ok" is recorded, the provider never answered in time."""
+    witness, http, faults, _ = relay
+    for _ in range(2):
+        with pytest.raises(httpx.ReadTimeout):
+            http.post("/chat/completions", json={"model": MODEL, "delay": 0.9}, timeout=0.3)
+    assert until(lambda: witness.ledger.summary()["unanswered"] == 2), witness.ledger.summary()
+    reason = witness.provider_unavailable() or ""
+    assert reason.startswith("the provider never answered (2 calls"), reason
+    assert "when the agent had stopped waiting" in reason and witness.ledger.summary()["ok"] == 0
+    assert faults == []
+
+
+def test_an_agent_that_hangs_up_at_once_makes_no_outage(relay) -> None:
+    """Hanging up before an honest wait (SLOW_WAIT_S) is the agent's doing: the provider's prompt
+    answers count as answered, so no infrastructure error can be bought that way."""
+    witness, http, _, _ = relay
+    for _ in range(2):
+        with pytest.raises(httpx.ReadTimeout):
+            http.post("/chat/completions", json={"model": MODEL, "delay": 0.3}, timeout=0.1)
+    assert until(lambda: witness.ledger.summary()["ok"] == 2), witness.ledger.summary()
+    assert witness.ledger.summary()["ok"] == 2 and witness.provider_unavailable() is None

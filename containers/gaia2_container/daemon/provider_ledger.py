@@ -17,6 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .. import budget
 from .provider_faults import (
     CONFIGURATION,
     CONTEXT_OVERFLOW,
@@ -43,6 +44,11 @@ UNAVAILABLE_STREAK = 2
 BURST_LIMIT = 30
 BURST_WINDOW_S = 120.0
 RECENT_OUTCOMES = 64
+# A wait this long for the provider is what an honest agent gives up after (the built-in runtime's
+# shortest attempt, budget.py): a call still waiting that long, or answered only after the agent
+# had hung up, is the provider's silence. Shorter waits prove nothing: an agent that hangs up at
+# once, or exits with requests in flight, must not make a run it is failing an infrastructure error.
+SLOW_WAIT_S = budget.MIN_REQUEST_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -80,12 +86,14 @@ class ProviderLedger:
                  on_change: Callable[[dict[str, Any]], None] | None = None,
                  on_fault: Callable[[str], None] | None = None,
                  on_budget: Callable[[str], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic, paced: bool = False) -> None:
+                 clock: Callable[[], float] = time.monotonic, paced: bool = False,
+                 slow_wait_s: float = SLOW_WAIT_S) -> None:
         """`paced`: the agent is the runner's own built-in runtime, which sends one request at a
         time and honours Retry-After: it cannot flood, so the flood rule never applies to it (its
         real rate limits stay evidence of an outage, and slow the job down)."""
         self.setup = setup or RunnerSetup()
         self.paced = paced
+        self.slow_wait_s = slow_wait_s
         self.token_budget = token_budget
         self.on_change, self.on_fault, self.on_budget = on_change, on_fault, on_budget
         self.clock = clock
@@ -124,13 +132,18 @@ class ProviderLedger:
         with self._lock:
             self._pending.pop(id(call), None)
 
-    def finish(self, call: Call, url: str, status: int | None, error: str | None, body: bytes = b"") -> Outcome:
-        """Classify and account one answer (or its absence); tell the run what follows."""
+    def finish(self, call: Call, url: str, status: int | None, error: str | None, body: bytes = b"",
+               waited_s: float | None = None, hung_up: bool = False) -> Outcome:
+        """Classify and account one answer (or its absence); tell the run what follows. `waited_s`:
+        how long the provider took to start answering; `hung_up`: the agent had stopped waiting by
+        then. A slow answer nobody was left to read is the provider's silence (SLOW_WAIT_S)."""
         text = body[:65536].decode("utf-8", errors="replace")
         with self._lock:
             self._pending.pop(id(call), None)
-            verdict = classify(self.setup, call.request, status, text, self._succeeded, url)
             duration = self.clock() - call.started
+            if hung_up and status is not None and (waited_s if waited_s is not None else duration) >= self.slow_wait_s:
+                status, error = None, f"answered only after {waited_s or duration:.0f} s, when the agent had stopped waiting"
+            verdict = classify(self.setup, call.request, status, text, self._succeeded, url)
             outcome = Outcome(url, status, error, duration, call.bursting, verdict.kind)
             self._outcomes.append(outcome)
             counted = "rate_limit_burst" if verdict.kind == RATE_LIMIT and call.bursting else verdict.kind
@@ -190,7 +203,10 @@ class ProviderLedger:
                 _, waited, why = max(waits, key=lambda wait: wait[0])  # the call started last
                 return (f"the provider never answered ({unanswered + len(pending)} calls, "
                         f"last after {waited:.0f} s: {why})")
-            recent = list(self._outcomes)[-UNAVAILABLE_STREAK:]
+            # Calls still waiting past SLOW_WAIT_S are unanswered too (the agent left before them).
+            waiting = [Outcome(call.request.bare_path, None, "still waiting", now - call.started, call.bursting,
+                               UNANSWERED) for call in pending if now - call.started >= self.slow_wait_s]
+            recent = (list(self._outcomes) + waiting)[-UNAVAILABLE_STREAK:]
         if len(recent) == UNAVAILABLE_STREAK and all(o.unavailable for o in recent):
             return recent[-1].describe()
         return None

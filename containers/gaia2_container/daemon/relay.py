@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import logging
+import select
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
@@ -89,12 +91,14 @@ class Relay:
         headers.append(("Accept-Encoding", "identity"))  # a readable record; httpx would ask for gzip
         call = self.ledger.begin(_request_facts(handler, body))
         wall_started = time.time()
+        started_wait = time.monotonic()
         sent = Capture()
         sent.add(body)
         received = Capture()
         try:
             request = self.client.build_request(method, url, headers=headers, content=body)
             response = self.client.send(request, stream=True)
+            waited = time.monotonic() - started_wait
         except (httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError, UnicodeError, ValueError) as exc:
             # The agent's request was malformed (a header httpx cannot encode, …): its fault, never
             # evidence against the provider, and no call left pending (that would read as "never answered").
@@ -108,6 +112,7 @@ class Relay:
             _send_json(handler, 502, {"error": "relay: cannot reach the provider"})
             return
         tail = b""
+        hung_up = _hung_up(handler)  # the agent stopped waiting before the provider answered
         try:
             handler.send_response(response.status_code)
             for key, value in response.headers.multi_items():
@@ -123,10 +128,12 @@ class Relay:
         except (httpx.HTTPError, OSError) as exc:
             log.warning("relay stream from %s broke: %s", url, exc)
             broke = f"stream broke: {type(exc).__name__}: {exc}"[:300]
+            hung_up = hung_up or isinstance(exc, OSError)  # httpx wraps its own: this is the agent's socket
         finally:
             response.close()
             answer = received.data + (b"\n" + tail if received.cut else b"")
-            outcome = self.ledger.finish(call, url, response.status_code, None, answer)
+            outcome = self.ledger.finish(call, url, response.status_code, None, answer, waited_s=waited,
+                                         hung_up=hung_up)
             self._remember(outcome)
         self._trace(handler.path, url, wall_started, outcome, sent, received,
                     response.headers.get("content-encoding"), broke)
@@ -141,6 +148,15 @@ class Relay:
                               content_encoding=content_encoding, error=outcome.error or broke)
         except Exception:  # noqa: BLE001 - recording must never break the agent's call
             log.exception("recording a relay call in the trace failed")
+
+
+def _hung_up(handler: "RelayHandler") -> bool:
+    """Whether the agent closed its connection (its end reads as EOF) while the relay waited."""
+    try:
+        readable, _, _ = select.select([handler.connection], [], [], 0)
+        return bool(readable) and handler.connection.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
 
 
 def _request_facts(handler: "RelayHandler", body: bytes) -> Request:
