@@ -4,15 +4,16 @@ llama.cpp's llama-server with a small Qwen2.5-Coder model (tests/real_model.py),
 as a user runs it, the judge's LLM checks on the same server. ARE's agent runs with gaia2-run's own
 settings (no step or token options: 80 iterations, no max_tokens), so each run is bounded by a short
 scenario time limit instead (the test server caps one reply at MAX_PREDICT tokens), after which the
-daemon judges what the agent did. What the model achieves is not asserted: every run ends in a verdict, every model call is traced through the relay
-with real token counts, and ARE's parser turned the model's text actions into app tool calls.
+daemon judges what the agent did. What the model achieves is not asserted: every run ends in a
+verdict, every model call is traced through the relay with real token counts, and ARE's parser
+turned the model's text actions into app tool calls.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from real_model_runs import app_tool_calls, llm_calls, provider_calls, run_real
+from real_model_runs import app_tool_calls, assert_model_calls_traced, run_real
 
 pytestmark = [pytest.mark.integration, pytest.mark.real_model, pytest.mark.timeout(3600)]
 
@@ -42,14 +43,7 @@ def test_each_run_ends_in_a_verdict(runs, scenario):
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_every_model_call_is_traced_with_real_token_counts(runs, scenario):
-    run = runs[scenario]
-    calls = llm_calls(run.out)
-    assert calls, run.explain()
-    assert all(c.http_status == 200 and not c.error for c in calls), [(c.http_status, c.error) for c in calls]
-    assert all(c.response.usage.input and c.response.usage.input > 0 for c in calls), calls
-    assert sum(c.response.usage.output or 0 for c in calls) > 0
-    relayed = provider_calls(run.out)
-    assert len(relayed) >= len(calls) and all(e["http_status"] == 200 for e in relayed), relayed
+    calls = assert_model_calls_traced(runs[scenario])
     # The first request opens with ARE's system prompt (its JSON action format), as gaia2-run sends it.
     system = calls[0].messages[0]
     assert system.role == "system" and "<end_action>" in system.text, system
