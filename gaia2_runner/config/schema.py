@@ -46,7 +46,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("filesystem_dir", "target", "filesystem_dir", "path",
             "The Files app's data: a copy of the hub dataset gaia2_filesystem (default: <cache>/gaia2_filesystem)."),
     Setting("harness", "agent", "harness", "str",
-            "Agent to evaluate: oracle, llm (built-in loop) or a CLI harness (claude-code, codex, …; "
+            "Agent to evaluate: oracle, are-default (ARE's default agent, the leaderboard's), llm (built-in "
+            "loop) or a CLI harness (claude-code, codex, …; "
             "`gaia2-runner images list`); sets the image and runtime.", flag_name="--agent"),
     Setting("image", "agent", "image", "str", "Image to evaluate."),
     Setting("provider", "agent", "provider", "str", "Agent provider: oracle, openai, openai-compat, anthropic, gemini, openrouter."),
