@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from container_probe import daemon_status, output_dir_label
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
@@ -118,15 +119,17 @@ def test_resume_runs_only_what_has_no_result(images, tmp_path: Path):
 REALTIME = ("--env", "GAIA2_ORACLE_REALTIME=1")
 
 
-def kill_when_running(backend, scenario_id: str, proc: subprocess.Popen, limit_s: float = 120) -> None:
-    """Kill the scenario's container once it runs: an infrastructure failure, not the agent's."""
+def kill_when_running(backend, scenario_dir: Path, proc: subprocess.Popen, limit_s: float = 120) -> None:
+    """Kill the scenario's container once its daemon says it runs (its ENV event is 5 s of real time
+    away): an infrastructure failure, not the agent's. Found by its output directory: another run of
+    the same scenario may share this host."""
+    label = output_dir_label(scenario_dir)
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline and proc.poll() is None:
-        running = backend.client.containers.list(filters={"label": f"gaia2.scenario_id={scenario_id}"})
-        if running:
-            time.sleep(2.0)  # loaded and running its ~8 s scenario
-            running[0].kill()
-            return
+        for box in backend.client.containers.list(filters={"label": label}):
+            if daemon_status(box) == "running":
+                box.kill()
+                return
         time.sleep(0.2)
     raise AssertionError(f"no container for {scenario_id} appeared")
 
@@ -138,7 +141,7 @@ def test_retry_reruns_only_the_infra_error(backend, images, tmp_path: Path):
     proc = subprocess.Popen([*CLI, "run-dataset", "--dataset-root", str(root), "--splits", "demo", "--image",
                              ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "2", *REALTIME],
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    kill_when_running(backend, "demo_env_message_pickup", proc)
+    kill_when_running(backend, out / "demo" / "demo_env_message_pickup", proc)
     stdout, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 1, stdout + stderr
     timed_out = result_json(out, "demo_env_message_pickup")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from container_probe import daemon_status, output_dir_label
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.engine.scenario_run import run_scenario
 
@@ -103,12 +104,15 @@ REALTIME = {"GAIA2_ORACLE_REALTIME": "1"}
 def test_container_that_dies_is_an_infrastructure_error(images, backend, tmp_path: Path):
     scenario = DEMO_DIR / "demo_env_message_pickup.json"  # waits for an ENV event: long enough to kill
 
+    # Our own container (by its output directory: another run's pickup may share this host), killed
+    # once its daemon says the scenario runs: the ENV event is 5 s of real time away.
+    label = output_dir_label(tmp_path / "demo_env_message_pickup")
+
     def kill_when_running() -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            for c in backend.client.containers.list(filters={"label": "gaia2.scenario_id=demo_env_message_pickup"}):
-                if backend.client.containers.get(c.id).status == "running":
-                    time.sleep(7)  # past /health: the scenario is under way
+            for c in backend.client.containers.list(filters={"label": label}):
+                if daemon_status(c) == "running":
                     c.kill(signal="SIGKILL")
                     return
             time.sleep(0.2)
@@ -122,7 +126,7 @@ def test_container_that_dies_is_an_infrastructure_error(images, backend, tmp_pat
     out = tmp_path / result.scenario_id
     assert read_json(out / "result.json")["status"] == "crashed"
     assert (out / "container.log").read_text().strip()
-    assert not backend.client.containers.list(all=True, filters={"label": "gaia2.scenario_id=demo_env_message_pickup"})
+    assert not backend.client.containers.list(all=True, filters={"label": label})
 
 
 def test_timeout_is_judged_on_what_was_done(images, tmp_path: Path):

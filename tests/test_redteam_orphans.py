@@ -23,13 +23,13 @@ import tarfile
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from gaia2_runner import contract
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_PID
 from gaia2_runner.sandbox.podman import ContainerHandle
+from container_probe import daemon_status, exists, is_running
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -95,33 +95,6 @@ def container_of(backend, runner: subprocess.Popen):
             return found[0]
         time.sleep(0.3)
     raise AssertionError(f"runner {runner.pid} never had a running scenario")
-
-
-def daemon_status(container) -> str | None:
-    """"running" once the daemon's bare GET /health says ok (the scenario is loaded and runs). Asked
-    without the adapter token, so it feeds no watchdog (and /status would answer 401)."""
-    container.reload()
-    ports = (container.attrs.get("NetworkSettings") or {}).get("Ports") or {}
-    binding = (ports.get(f"{contract.ADAPTER_PORT}/tcp") or [{}])[0]
-    if not binding.get("HostPort"):
-        return None
-    try:
-        resp = httpx.get(f"http://127.0.0.1:{binding['HostPort']}/health", timeout=1, trust_env=False)
-        return "running" if resp.json().get("status") == "ok" else resp.json().get("status")
-    except (httpx.HTTPError, ValueError):
-        return None
-
-
-def is_running(container) -> bool:
-    try:
-        container.reload()
-    except Exception:  # noqa: BLE001 - gone counts as not running
-        return False
-    return container.attrs.get("State", {}).get("Running") is True
-
-
-def exists(backend, container) -> bool:
-    return bool(backend.client.containers.exists(container.id))
 
 
 def kill_and_time_survival(runner: subprocess.Popen, container, bound: float) -> float:

@@ -20,11 +20,13 @@ import pytest
 
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_NAMESPACES, LABEL_OUTPUT_DIR
-from test_redteam_orphans import LONG_SCENARIO, QUICK_SCENARIO, cli, daemon_status, exists, is_running
+from container_probe import daemon_status, exists, is_running
+from test_redteam_orphans import LONG_SCENARIO, QUICK_SCENARIO, cli
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
-OWN_PID_NAMESPACE = ("unshare", "--pid", "--fork", "--mount-proc")
+# --kill-child: SIGTERM to unshare reaches the runner inside (else it outlives the test, container and all)
+OWN_PID_NAMESPACE = ("unshare", "--pid", "--fork", "--mount-proc", "--kill-child=SIGTERM")
 
 
 def start_runner(tmp_path: Path, name: str, prefix: tuple[str, ...] = ()) -> subprocess.Popen:
