@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
 
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.atomic import write_bytes_atomic
+from gaia2_runner.output.atomic import json_bytes, write_bytes_atomic
 from gaia2_runner.output.layout import EXPORT_FILE_STEM
 
 from . import are_export
@@ -18,6 +17,8 @@ from .runs import is_output_dir
 TABLE_FORMATS = ("csv", "jsonl", "parquet")
 DIRECTORY_FORMATS = ("are", "leaderboard")  # written as directories (analysis/are_export.py)
 FORMATS = TABLE_FORMATS + DIRECTORY_FORMATS
+# First characters that make a spreadsheet read a CSV cell as a formula (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def default_path(output_dir: Path, fmt: str) -> Path:
@@ -80,17 +81,29 @@ def export_rows(output_dir: Path, fmt: str, dest: Path | None = None) -> tuple[P
     return dest, len(rows)
 
 
+def csv_cell(value: object) -> object:
+    """A cell a spreadsheet shows as text, never runs: text starting with one of FORMULA_STARTS
+    (OWASP's CSV injection list; a reason or an id can be the agent's text) gets a leading `'`.
+    Numbers stay numbers (a negative one is not a formula)."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _csv(rows: list[RunRow]) -> bytes:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: "" if v is None else v for k, v in row.to_dict().items()})
-    return buffer.getvalue().encode("utf-8")
+        writer.writerow({k: csv_cell(v) for k, v in row.to_dict().items()})
+    # A lone surrogate (a hostile file name or results file) is escaped, as json_bytes does.
+    return buffer.getvalue().encode("utf-8", "backslashreplace")
 
 
 def _jsonl(rows: list[RunRow]) -> bytes:
-    return "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
+    return b"".join(json_bytes(r.to_dict(), indent=None) + b"\n" for r in rows)
 
 
 def _parquet(rows: list[RunRow]) -> bytes:

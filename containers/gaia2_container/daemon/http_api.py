@@ -9,14 +9,13 @@ could read the run's state and post "user" messages to itself.
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlparse
 
-from ..jsonable import to_jsonable
+from ..jsonable import BadAgentJson, json_text, parse_agent_json
 from .connections import AGENT_CONNECTIONS, ConnectionBudget, refuse
 
 log = logging.getLogger("gaia2.http")
@@ -80,9 +79,9 @@ class JsonHandler(BaseHTTPRequestHandler):
                 return
             raw = self.rfile.read(length) if length else b""
             try:
-                body = json.loads(raw or b"{}")
-            except json.JSONDecodeError as exc:
-                self._send(400, {"error": f"body is not JSON: {exc.msg}"})
+                body = parse_agent_json(raw)  # lone surrogates become U+FFFD here (jsonable.py)
+            except BadAgentJson as exc:
+                self._send(400, {"error": str(exc)})
                 return
         try:
             code, payload = route(self, parse_qs(url.query), body)
@@ -98,7 +97,7 @@ class JsonHandler(BaseHTTPRequestHandler):
         self._dispatch("POST")
 
     def _send(self, code: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(to_jsonable(payload), ensure_ascii=False).encode("utf-8")
+        data = json_text(payload).encode("utf-8")
         self.send_response(code)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))

@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from .. import contract
+from ..jsonable import encodable
 from .agent_files import TRACE_CAP_BYTES, copy_agent_file
 from .agent_process import AgentProcess, agent_command
 from .app_commands import install_app_commands
@@ -146,7 +147,8 @@ def main() -> int:
         agent.stop(grace_s=3.0)
     verdict = dict(session.verdict or {"status": "error", "error": "session ended without a verdict"})
     _finish_trace(relay)
-    (contract.OUTPUT_PATH / contract.AGENT_RESPONSE_FILE).write_text(verdict.get("agent_response") or "", encoding="utf-8")
+    (contract.OUTPUT_PATH / contract.AGENT_RESPONSE_FILE).write_text(encodable(verdict.get("agent_response") or ""),
+                                                                      encoding="utf-8")
     write_are_trace(session, runtime, contract.OUTPUT_PATH / contract.ARE_TRACE_FILE)
     recorder.close()
     # Published last: a final status tells the runner every artifact is complete.

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ..jsonable import to_jsonable
+from ..jsonable import json_text
 
 
 class EventRecorder:
@@ -31,9 +30,8 @@ class EventRecorder:
             self._seq += 1
             if sim_time is None:
                 sim_time = self.sim_clock()
-            line = {"seq": seq, "kind": kind, "wall_time": round(time.time(), 3), "sim_time": sim_time}
-            line.update({k: to_jsonable(v) for k, v in fields.items()})
-            self._fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+            line = {"seq": seq, "kind": kind, "wall_time": round(time.time(), 3), "sim_time": sim_time, **fields}
+            self._fh.write(json_text(line) + "\n")  # never fails on the agent's text (jsonable.py)
             self._fh.flush()
             return seq
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from ..jsonable import encodable
 from ..runtimes.llm.trace import public_url
 from .agent_files import TRACE_CAP_BYTES
 
@@ -140,7 +141,8 @@ class RelayTrace:
             if self._size < 0:  # the cap was reached earlier
                 self.dropped += 1
                 return
-            line = json.dumps({"seq": self._seq, **entry}, ensure_ascii=False) + "\n"
+            # The agent's request may hold lone surrogates: U+FFFD, as everywhere (jsonable.py).
+            line = encodable(json.dumps({"seq": self._seq, **entry}, ensure_ascii=False)) + "\n"
             data = line.encode("utf-8")
             if self._size + len(data) > self.total_cap:
                 marker = {"seq": self._seq, "type": "truncated", "timestamp": round(time.time(), 3),

@@ -37,7 +37,8 @@ class DaemonState:
 
 # ---- adapter contract (runner-facing) -----------------------------------------------------------
 def _health(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
-    """Open to anyone, so without the adapter token it says nothing but the state word."""
+    """Open to anyone, so without the adapter token it says nothing but the state word. The tool
+    API has no token (the agent is its client): there it is always the state word alone."""
     st: DaemonState = h.daemon_state
     if st.load_error:
         code, body = 500, {"status": "error", "error": st.load_error}
@@ -46,7 +47,7 @@ def _health(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     else:
         code, body = 200, {"status": "ok", "scenario_id": st.loaded.scenario_id if st.loaded else None,
                            "runtime": st.runtime}
-    return code, body if h.authorized() else {"status": body["status"]}
+    return code, body if h.token is not None and h.authorized() else {"status": body["status"]}
 
 
 def _status(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:

@@ -13,7 +13,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from ..jsonable import to_jsonable
+from ..jsonable import as_text, to_jsonable
 from .judge_hooks import agent_error_reason, clean_rationale, listen_to_turns, with_agent_note
 from .processes import start_thread
 from .recorder import EventRecorder
@@ -132,9 +132,9 @@ class Session:
             try:
                 raw = self.toolbox.call(name, args)
                 # `text`: str() of what the app returned, which is what ARE's own agent observes.
-                outcome: dict[str, Any] = {"ok": True, "result": to_jsonable(raw), "text": _as_text(raw)}
+                outcome: dict[str, Any] = {"ok": True, "result": to_jsonable(raw), "text": as_text(raw)}
             except Exception as exc:  # noqa: BLE001 - tool errors are the agent's to see
-                outcome = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "message": _as_text(exc)}
+                outcome = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "message": as_text(exc)}
             duration_ms = round((time.perf_counter() - started) * 1000, 2)
         self.recorder.record(
             "tool_call",
@@ -408,13 +408,6 @@ class Session:
         elif self.env.thread is not None and not self.env.thread.is_alive():
             # ARE's clock ran out (scenario duration) or a turn was rejected: judge what happened.
             self._start_final_judgment("environment stopped")
-
-
-def _as_text(value: Any) -> str:
-    try:
-        return str(value)
-    except Exception as exc:  # noqa: BLE001 - an app object whose __str__ fails
-        return f"<unprintable {type(value).__name__}: {type(exc).__name__}>"
 
 
 def event_app_name(event: Any) -> str | None:
