@@ -2,6 +2,11 @@
 
 The build context is the repository's `containers/` directory. Builds stream their log lines
 while they run, so a ten-minute pip install shows progress instead of a frozen terminal.
+
+Our own container code (`containers/gaia2_container`) is the last layer of every image
+(Containerfile.code on top of a "-deps" image that holds everything else: Python, ARE, Node, a
+harness's package). Changing the code rebuilds only that layer, in seconds, instead of every
+harness's npm or pip install.
 """
 
 from __future__ import annotations
@@ -22,10 +27,14 @@ from gaia2_runner.sandbox.podman import PodmanBackend
 from podman import api as podman_api
 from podman.errors import APIError
 
-RUNTIME_BASE_IMAGE = "localhost/gaia2-runtime-base:latest"
-NODE_IMAGE = "localhost/gaia2-runtime-node:latest"  # the runtime base + Node.js, for npm harnesses
+RUNTIME_DEPS_IMAGE = "localhost/gaia2-runtime-deps:latest"  # Python, ARE, the agent user: no code of ours
+RUNTIME_BASE_IMAGE = "localhost/gaia2-runtime-base:latest"  # the deps + our container code
+NODE_IMAGE = "localhost/gaia2-runtime-node:latest"  # the deps + Node.js, for npm harnesses
 HARNESSES_DIR = "harnesses"  # containers/harnesses/<name>/{Containerfile,profile.toml}
 NODE_CONTAINERFILE = f"{HARNESSES_DIR}/node/Containerfile"
+CODE_DIR = "gaia2_container"  # containers/<CODE_DIR>: the code every image ends with
+CODE_CONTAINERFILE = "Containerfile.code"  # COPY of CODE_DIR onto FROM_IMAGE
+DEPS_SUFFIX = "-deps"  # localhost/gaia2-codex-deps:latest: a harness image before our code
 DEFAULT_BASE_IMAGE = "python:3.12-slim"
 SYSTEM_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 BUILD_CA_NAME = "build-ca.pem"
@@ -40,6 +49,21 @@ class ImageSpec:
     tag: str
     containerfile: str  # relative to the containers/ directory
     buildargs: dict[str, str]
+    has_code: bool = True  # our container code is in it (its digest then covers CODE_DIR)
+
+    def parents(self, tags: Iterable[str]) -> list[str]:
+        """The images among `tags` this one starts FROM."""
+        return [value for value in self.buildargs.values() if value in set(tags)]
+
+
+def deps_tag(image: str) -> str:
+    """localhost/gaia2-codex:latest -> localhost/gaia2-codex-deps:latest"""
+    name, _, tag = image.rpartition(":")
+    return f"{name}{DEPS_SUFFIX}:{tag}" if name else f"{image}{DEPS_SUFFIX}"
+
+
+def with_code(tag: str, deps: str) -> ImageSpec:
+    return ImageSpec(tag, CODE_CONTAINERFILE, {"FROM_IMAGE": deps})
 
 
 def default_base_image() -> str:
@@ -48,18 +72,23 @@ def default_base_image() -> str:
 
 def image_specs(base_image: str | None = None, harnesses: Sequence[Harness] = (),
                 defaults: bool = True) -> list[ImageSpec]:
-    """The images in build order (each may start FROM one before it): the runtime base, the
-    default set (oracle, built-in LLM agent) and, for CLI harnesses, the Node image and theirs."""
-    specs = [ImageSpec(RUNTIME_BASE_IMAGE, "Containerfile.base", {"BASE_IMAGE": base_image or default_base_image()})]
+    """The images in build order (each may start FROM one before it): the runtime deps and base,
+    the default set (oracle, built-in LLM agent) and, for CLI harnesses, the Node image and theirs
+    (each a "-deps" image with the harness's package, then our code on top)."""
+    specs = [ImageSpec(RUNTIME_DEPS_IMAGE, "Containerfile.base", {"BASE_IMAGE": base_image or default_base_image()},
+                       has_code=False),
+             with_code(RUNTIME_BASE_IMAGE, RUNTIME_DEPS_IMAGE)]
     if defaults:
         specs += [ImageSpec(ORACLE_IMAGE, "Containerfile.oracle", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}),
                   ImageSpec(AGENT_IMAGE, "Containerfile.agent", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE})]
     cli = [h for h in harnesses if not h.builtin]
     if any(h.base == "node" for h in cli):
-        specs.append(ImageSpec(NODE_IMAGE, NODE_CONTAINERFILE, {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}))
+        specs.append(ImageSpec(NODE_IMAGE, NODE_CONTAINERFILE, {"RUNTIME_BASE": RUNTIME_DEPS_IMAGE}, has_code=False))
     for h in cli:
-        parent = NODE_IMAGE if h.base == "node" else RUNTIME_BASE_IMAGE
-        specs.append(ImageSpec(h.image, h.containerfile, {"HARNESS_BASE": parent, "VERSION": str(h.version)}))
+        parent = NODE_IMAGE if h.base == "node" else RUNTIME_DEPS_IMAGE
+        specs += [ImageSpec(deps_tag(h.image), h.containerfile, {"HARNESS_BASE": parent, "VERSION": str(h.version)},
+                            has_code=False),
+                  with_code(h.image, deps_tag(h.image))]
     return specs
 
 
@@ -75,11 +104,12 @@ def containers_dir() -> Path:
     )
 
 
-def source_digest(context: Path, harness: str | None = None) -> str:
+def source_digest(context: Path, harnesses: Iterable[str] = (), code: bool = True) -> str:
     """Digest of what an image is built from, so stale images are rebuilt automatically: the
-    runtime for the base images; plus the Node image's and its own directory for a harness."""
+    runtime files, plus the directories of the `harnesses` it holds (under containers/harnesses/,
+    "node" included); without CODE_DIR for the "-deps" images (our code changes most often)."""
     digest = hashlib.sha256()
-    own = {f"{HARNESSES_DIR}/node", f"{HARNESSES_DIR}/{harness}"} if harness else set()
+    own = {f"{HARNESSES_DIR}/{name}" for name in harnesses}
     for path in sorted(p for p in context.rglob("*") if p.is_file()):
         rel = path.relative_to(context).as_posix()
         if rel == BUILD_CA_NAME or "__pycache__" in path.parts:
@@ -87,14 +117,35 @@ def source_digest(context: Path, harness: str | None = None) -> str:
         parts = rel.split("/")
         if parts[0] == HARNESSES_DIR and "/".join(parts[:2]) not in own:
             continue
+        if parts[0] == CODE_DIR and not code:
+            continue
         digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
-def spec_digest(context: Path, spec: ImageSpec) -> str:
-    parts = spec.containerfile.split("/")
-    harness = parts[1] if parts[0] == HARNESSES_DIR and parts[1] != "node" else None
-    return source_digest(context, harness)
+def spec_digest(context: Path, spec: ImageSpec, specs: Sequence[ImageSpec] = ()) -> str:
+    """An image's digest covers the harness directories of every image in its FROM chain (a
+    Node harness: its own and the Node image's)."""
+    by_tag = {s.tag: s for s in specs}
+    harnesses, current = set(), spec
+    while current is not None:
+        parts = current.containerfile.split("/")
+        if parts[0] == HARNESSES_DIR:
+            harnesses.add(parts[1])
+        parent = current.parents(by_tag)
+        current = by_tag[parent[0]] if parent else None
+    return source_digest(context, harnesses, code=spec.has_code)
+
+
+def stale_specs(specs: Sequence[ImageSpec], is_current: Callable[[ImageSpec], bool]) -> list[ImageSpec]:
+    """The specs to build: those not current, and every one starting FROM one that is rebuilt."""
+    todo: list[ImageSpec] = []
+    rebuilt: set[str] = set()
+    for spec in specs:
+        if spec.parents(rebuilt) or not is_current(spec):
+            todo.append(spec)
+            rebuilt.add(spec.tag)
+    return todo
 
 
 def image_is_current(backend: PodmanBackend, tag: str, digest: str) -> bool:
@@ -228,14 +279,10 @@ def build_images(
     try:
         context = containers_dir()
         specs = image_specs(base_image, harnesses, defaults)
-        digests = {s.tag: spec_digest(context, s) for s in specs}
+        digests = {s.tag: spec_digest(context, s, specs) for s in specs}
         todo = specs
         if only_missing:
-            todo = [s for s in specs if not image_is_current(backend, s.tag, digests[s.tag])]
-            if todo and todo[0] is specs[0]:
-                todo = specs  # a new runtime base invalidates everything built on it
-            elif any(s.tag == NODE_IMAGE for s in todo):
-                todo = [s for s in specs if s in todo or s.containerfile.startswith(HARNESSES_DIR + "/")]
+            todo = stale_specs(specs, lambda s: image_is_current(backend, s.tag, digests[s.tag]))
         if not todo:
             return []
         write_build_ca(context, ca_bundle)
