@@ -35,6 +35,7 @@ NODE_CONTAINERFILE = f"{HARNESSES_DIR}/node/Containerfile"
 CODE_DIR = "gaia2_container"  # containers/<CODE_DIR>: the code every image ends with
 CODE_CONTAINERFILE = "Containerfile.code"  # COPY of CODE_DIR onto FROM_IMAGE
 DEPS_SUFFIX = "-deps"  # localhost/gaia2-codex-deps:latest: a harness image before our code
+LAYOUT = "code-last"  # in every digest: an image built before the code became its own layer is stale
 DEFAULT_BASE_IMAGE = "python:3.12-slim"
 SYSTEM_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 BUILD_CA_NAME = "build-ca.pem"
@@ -108,7 +109,7 @@ def source_digest(context: Path, harnesses: Iterable[str] = (), code: bool = Tru
     """Digest of what an image is built from, so stale images are rebuilt automatically: the
     runtime files, plus the directories of the `harnesses` it holds (under containers/harnesses/,
     "node" included); without CODE_DIR for the "-deps" images (our code changes most often)."""
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(LAYOUT.encode())
     own = {f"{HARNESSES_DIR}/{name}" for name in harnesses}
     for path in sorted(p for p in context.rglob("*") if p.is_file()):
         rel = path.relative_to(context).as_posix()
