@@ -28,7 +28,7 @@ from gaia2_container.daemon.provider_faults import (  # noqa: E402
 
 MODEL = "gpt-test"
 KEY = "sk-configured"
-SETUP = RunnerSetup(model=MODEL, api_key=KEY, keyless_placeholders=frozenset({"gaia2-no-key"}))
+SETUP = RunnerSetup(model=MODEL, agent_key=KEY, keyless_placeholders=frozenset({"gaia2-no-key"}))
 NOT_FOUND = json.dumps({"error": {"message": f"The model `{MODEL}` does not exist", "code": "model_not_found"}})
 CONTEXT = json.dumps({"error": {"message": "This model's maximum context length is 8192 tokens",
                                 "code": "context_length_exceeded"}})
@@ -79,7 +79,7 @@ def test_the_agent_cannot_fake_an_unknown_model() -> None:
     # A Gemini path naming another model.
     assert kind(Request("/models/other:generateContent", {}, ()), 404, NOT_FOUND) == AGENT
     # No configured model at all (an agent that chose its own): nothing counts as configuration.
-    assert kind(request(), 404, NOT_FOUND, setup=RunnerSetup(model=None, api_key=KEY)) == AGENT
+    assert kind(request(), 404, NOT_FOUND, setup=RunnerSetup(model=None, agent_key=KEY)) == AGENT
 
 
 def test_auth_refused_for_the_configured_key_only() -> None:
@@ -94,7 +94,7 @@ def test_auth_refused_for_the_configured_key_only() -> None:
 
 
 def test_auth_on_a_keyless_endpoint() -> None:
-    keyless = RunnerSetup(model=MODEL, api_key=None, keyless_placeholders=frozenset({"gaia2-no-key"}))
+    keyless = RunnerSetup(model=MODEL, keyless=True, keyless_placeholders=frozenset({"gaia2-no-key"}))
     assert kind(request(key=None), 401, setup=keyless) == CONFIGURATION
     assert kind(request(key="gaia2-no-key"), 401, setup=keyless) == CONFIGURATION
     assert kind(request(key="sk-agent-made-up"), 401, setup=keyless) == AGENT

@@ -33,7 +33,7 @@ class Clock:
 
 def ledger(**kwargs) -> tuple[ProviderLedger, Clock]:
     clock = Clock()
-    return ProviderLedger(RunnerSetup(model=MODEL, api_key="k"), clock=clock, **kwargs), clock
+    return ProviderLedger(RunnerSetup(model=MODEL, agent_key="k"), clock=clock, **kwargs), clock
 
 
 def chat(model: str = MODEL) -> Request:

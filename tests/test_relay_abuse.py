@@ -22,14 +22,18 @@ pytestmark = pytest.mark.redteam
 
 
 class Provider(BaseHTTPRequestHandler):
-    """A provider that answers with the status named by the path: /v1/status/503 -> 503."""
+    """A provider that answers with the status the query names: /v1/chat/completions?status=503 -> 503.
+    It counts the requests that reach it (`seen`)."""
+
+    seen: list[str] = []
 
     def log_message(self, *_args: object) -> None:
         pass
 
     def do_POST(self) -> None:  # noqa: N802
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        code = int(self.path.rsplit("/", 1)[-1]) if "/status/" in self.path else 200
+        Provider.seen.append(self.path)
+        code = int(self.path.rsplit("status=", 1)[-1]) if "status=" in self.path else 200
         self.send_response(code)
         self.send_header("Content-Length", "2")
         self.end_headers()
@@ -38,6 +42,7 @@ class Provider(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def relay():
+    Provider.seen = []
     provider = DaemonServer(("127.0.0.1", 0), Provider)  # its deep queue: the flood arrives at once
     threading.Thread(target=provider.serve_forever, daemon=True).start()
     witness = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1")
@@ -60,26 +65,26 @@ def test_the_agents_own_bad_requests_never_count_as_an_outage(relay) -> None:
     with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
         for code in (400, 401, 404, 422):  # the agent's mistakes, however many
             for _ in range(3):
-                assert http.post(f"/status/{code}", json={}).status_code == code
+                assert http.post(f"/chat/completions?status={code}", json={}).status_code == code
     assert witness.provider_unavailable() is None
     # Request targets that would leave the configured endpoint are refused and not recorded.
     unreachable = "127.0.0.1:9"  # nothing listens there: a fake outage if the relay went there
     for target in (f"@{unreachable}/x", f"http://{unreachable}/x", "*"):
         for _ in range(3):
             assert raw(base, target).split()[1] == "400", target
-    # "//host/x" is folded to "/host/x" by the HTTP server itself: it stays below the endpoint.
-    assert raw(base, f"//{unreachable}/x").split()[1] == "200"
+    # "//host/x" is folded to "/host/x" by the HTTP server itself: below the endpoint, no API path.
+    assert raw(base, f"//{unreachable}/x").split()[1] == "404"
     assert witness.provider_unavailable() is None
 
 
 def test_a_real_outage_is_witnessed(relay) -> None:
     witness, base = relay
     with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
-        assert http.post("/status/503", json={}).status_code == 503
+        assert http.post("/chat/completions?status=503", json={}).status_code == 503
         assert witness.provider_unavailable() is None  # one failure is not an outage
-        assert http.post("/status/503", json={}).status_code == 503
+        assert http.post("/chat/completions?status=503", json={}).status_code == 503
         assert "HTTP 503" in (witness.provider_unavailable() or "")
-        assert http.post("/chat", json={}).status_code == 200  # recovered
+        assert http.post("/chat/completions", json={}).status_code == 200  # recovered
     assert witness.provider_unavailable() is None
 
 
@@ -92,17 +97,17 @@ def test_rate_limits_after_the_agents_own_flood_are_no_outage(relay) -> None:
     witness, base = relay
     with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
         for _ in range(2):  # before any flood, two 429s in a row are a witnessed outage
-            assert http.post("/status/429", json={}).status_code == 429
+            assert http.post("/chat/completions?status=429", json={}).status_code == 429
         assert "HTTP 429" in (witness.provider_unavailable() or "")
         with ThreadPoolExecutor(max_workers=relay_module.BURST_LIMIT) as pool:  # all at once
-            codes = list(pool.map(lambda _: http.post("/chat", json={}).status_code, range(relay_module.BURST_LIMIT)))
+            codes = list(pool.map(lambda _: http.post("/chat/completions", json={}).status_code, range(relay_module.BURST_LIMIT)))
         assert codes == [200] * relay_module.BURST_LIMIT
         for _ in range(5):  # the flood's own rate limits
-            assert http.post("/status/429", json={}).status_code == 429
+            assert http.post("/chat/completions?status=429", json={}).status_code == 429
         assert witness.provider_unavailable() is None
         # A server error or an unreachable provider is no flood's doing: still an outage.
-        assert http.post("/status/503", json={}).status_code == 503
-        assert http.post("/status/502", json={}).status_code == 502
+        assert http.post("/chat/completions?status=503", json={}).status_code == 503
+        assert http.post("/chat/completions?status=502", json={}).status_code == 502
         assert "HTTP 502" in (witness.provider_unavailable() or "")
 
 
@@ -113,7 +118,21 @@ def test_a_fast_honest_loop_still_has_its_dead_server_witnessed(relay) -> None:
     witness, base = relay
     with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
         for _ in range(relay_module.BURST_LIMIT * 2):
-            assert http.post("/chat", json={}).status_code == 200
+            assert http.post("/chat/completions", json={}).status_code == 200
         for _ in range(2):
-            assert http.post("/status/500", json={}).status_code == 500
+            assert http.post("/chat/completions?status=500", json={}).status_code == 500
     assert "HTTP 500" in (witness.provider_unavailable() or "")
+
+
+def test_server_errors_off_the_model_calls_make_no_outage(relay) -> None:
+    """5xx answers from a model list or a token count (paths the relay forwards) are not a provider
+    outage: a failing agent cannot turn its run into an infrastructure error (a rerun) that way."""
+    witness, base = relay
+    with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
+        for path in ("/models", "/v1/models/gpt-5", "/v1/messages/count_tokens") * 2:
+            assert http.post(f"{path}?status=503", json={}).status_code == 503
+        assert witness.provider_unavailable() is None
+        assert http.post("/chat/completions?status=503", json={}).status_code == 503
+        assert http.post("/models?status=503", json={}).status_code == 503  # breaks no streak either
+        assert http.post("/chat/completions?status=503", json={}).status_code == 503
+    assert "HTTP 503" in (witness.provider_unavailable() or "")

@@ -61,7 +61,7 @@ def relay():
     threading.Thread(target=provider.serve_forever, daemon=True).start()
     faults: list[str] = []
     budgets: list[str] = []
-    ledger = ProviderLedger(RunnerSetup(model=MODEL, api_key=KEY), token_budget=250,
+    ledger = ProviderLedger(RunnerSetup(model=MODEL, agent_key=KEY), token_budget=250,
                             on_fault=faults.append, on_budget=budgets.append, slow_wait_s=SLOW_WAIT_S)
     witness = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1", timeout_s=1.0, ledger=ledger)
     server = serve_relay(witness, "127.0.0.1", 0)

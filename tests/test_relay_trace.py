@@ -21,6 +21,10 @@ from gaia2_container.daemon.relay_trace import BODY_CAP_BYTES, RelayTrace, model
 KEY = "sk-relay-SECRET-123456"
 
 
+def ANY_PATH(_path: str) -> None:  # noqa: N802 - these tests are about the record: the relay forwards any path
+    return None
+
+
 class Provider(BaseHTTPRequestHandler):
     """/sse streams three events, the third only once the test lets it go; /gzip answers gzipped
     whatever was asked; /big answers 5 MiB; anything else echoes a small JSON answer."""
@@ -74,7 +78,7 @@ def setup(tmp_path: Path):
     provider = ThreadingHTTPServer(("127.0.0.1", 0), Provider)
     threading.Thread(target=provider.serve_forever, daemon=True).start()
     trace = RelayTrace(tmp_path / "out" / "trace.jsonl", "gemini")
-    relay = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1", trace=trace)
+    relay = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1", trace=trace, paths=ANY_PATH)
     server = serve_relay(relay, "127.0.0.1", 0)
     http = httpx.Client(base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=30)
     yield http, trace, provider.server_address[1]
@@ -154,7 +158,7 @@ def test_each_body_is_capped_and_the_call_still_succeeds(setup) -> None:
 def test_the_total_is_capped_with_one_marker_line(tmp_path: Path, setup) -> None:
     http, _, port = setup
     trace = RelayTrace(tmp_path / "capped.jsonl", "openai", total_cap=2000)
-    relay = Relay(f"http://127.0.0.1:{port}/v1", trace=trace)
+    relay = Relay(f"http://127.0.0.1:{port}/v1", trace=trace, paths=ANY_PATH)
     server = serve_relay(relay, "127.0.0.1", 0)
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False) as flood:
@@ -171,7 +175,7 @@ def test_the_total_is_capped_with_one_marker_line(tmp_path: Path, setup) -> None
 
 def test_an_unreachable_provider_is_recorded_as_an_error(tmp_path: Path) -> None:
     trace = RelayTrace(tmp_path / "t.jsonl", "anthropic")
-    relay = Relay("http://127.0.0.1:9/v1", trace=trace)  # nothing listens on port 9
+    relay = Relay("http://127.0.0.1:9/v1", trace=trace, paths=ANY_PATH)  # nothing listens on port 9
     server = serve_relay(relay, "127.0.0.1", 0)
     try:
         answer = httpx.post(f"http://127.0.0.1:{server.server_address[1]}/messages", json={"model": "c"}, trust_env=False)
@@ -185,7 +189,7 @@ def test_an_unreachable_provider_is_recorded_as_an_error(tmp_path: Path) -> None
 def test_a_broken_record_never_breaks_the_call(tmp_path: Path, setup) -> None:
     _, _, port = setup
     (tmp_path / "dir.jsonl").mkdir()  # opening it for appending fails
-    relay = Relay(f"http://127.0.0.1:{port}/v1", trace=RelayTrace(tmp_path / "dir.jsonl", None))
+    relay = Relay(f"http://127.0.0.1:{port}/v1", trace=RelayTrace(tmp_path / "dir.jsonl", None), paths=ANY_PATH)
     server = serve_relay(relay, "127.0.0.1", 0)
     try:
         answer = httpx.post(f"http://127.0.0.1:{server.server_address[1]}/x", json={}, trust_env=False)

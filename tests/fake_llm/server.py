@@ -13,6 +13,8 @@ route (`chat`, `responses`, `anthropic`, `gemini`) or `default` for any route (a
 An empty {"text": ""} is a Chat Completions message with "content": null, as llama-server sends.
 With `reject_null_content` set (`--reject-null-content`), a chat request holding a message whose
 content is null gets HTTP 500, as llama-cpp-python's server answers it.
+With `api_key` set (`--api-key`), a request that does not present that key (Authorization Bearer, x-api-key,
+x-goog-api-key, api-key or `?key=`) gets HTTP 401, as a hosted provider answers a wrong key.
 Every request (method, path, headers, JSON body, route; GET and HEAD too) is appended to the log, so tests can
 check what a client sent. POST /_fake/script replaces the script; GET /_fake/requests lists them.
 
@@ -32,6 +34,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 try:
     from . import wire
@@ -89,6 +92,7 @@ class FakeLLM:
         self.requests: list[dict] = []
         self.probes: list[dict] = []  # the runner's preflight requests (not in `requests`)
         self.reject_null_content = False
+        self.api_key: str | None = None  # set: only requests presenting it are answered
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
         self.httpd = _Server((host, port), handler)
@@ -138,9 +142,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _refused_key(self, route: str | None) -> bool:
+        """Answer 401 (and say so) when a key is required and this request does not present it."""
+        key = self.fake.api_key
+        if key is None or key in _credentials(self.headers, self.path):
+            return False
+        self._send_json(401, wire.error_body(route or "chat", 401, "fake_llm: incorrect API key provided"))
+        return True
+
     def do_GET(self) -> None:
         if self.path.startswith("/_fake/requests"):
             self._send_json(200, {"requests": self.fake.requests})
+        elif self._refused_key(None):
+            self._record_other()
         else:
             self._record_other()
             self._send_json(404, {"error": "not found"})
@@ -166,6 +180,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake.set_script(body)
             return self._send_json(200, {"ok": True})
         route, stream_path = route_of(self.path)
+        if self._refused_key(route):
+            return self.fake.record({"time": time.time(), "method": "POST", "path": self.path, "route": None,
+                                     "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body,
+                                     "refused": "api_key"})
         if route is not None and isinstance(body, dict) and PREFLIGHT_MARKER in raw:
             return self._probe(route, body, stream_path)
         self.fake.record({"time": time.time(), "method": "POST", "path": self.path, "route": route,
@@ -227,6 +245,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
 
 
+def _credentials(headers: Any, path: str) -> set[str]:
+    """The keys a request presents, in every place a provider reads one."""
+    found = {v.strip() for k, v in headers.items() if k.lower() in ("x-api-key", "x-goog-api-key", "api-key")}
+    auth = (headers.get("Authorization") or "").strip()
+    found.add(auth[7:].strip() if auth.lower().startswith("bearer ") else auth)
+    found |= {v for k, v in parse_qsl(path.partition("?")[2]) if k == "key"}
+    return found - {""}
+
+
 def _has_null_content(body: dict) -> bool:
     messages = body.get("messages")
     return isinstance(messages, list) and any(isinstance(m, dict) and m.get("content", "") is None for m in messages)
@@ -267,10 +294,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", type=Path, help="JSON script of replies")
     parser.add_argument("--log", type=Path, help="append every request to this JSONL file")
     parser.add_argument("--reject-null-content", action="store_true", help="answer 500 to a chat message with null content")
+    parser.add_argument("--api-key", help="answer 401 to requests that do not present this key")
     args = parser.parse_args(argv)
     script = json.loads(args.script.read_text()) if args.script else {}
     fake = FakeLLM(script, args.log, args.host, args.port)
     fake.reject_null_content = args.reject_null_content
+    fake.api_key = args.api_key
     print(f"PORT {fake.port}", flush=True)
     try:
         fake.httpd.serve_forever()

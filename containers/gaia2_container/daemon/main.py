@@ -20,8 +20,9 @@ from .are_dump import write_are_trace
 from .http_api import serve
 from .loader import ScenarioLoadError, load_scenario
 from .recorder import EventRecorder
+from .provider_faults import RunnerSetup
 from .provider_ledger import ProviderLedger
-from .relay import Relay, runner_setup, start_for_agent
+from .relay import Relay, run_credential, runner_setup, start_for_agent
 from ..runtimes.harness.profile import DEFAULT_BASE_URLS as HARNESS_BASE_URLS
 from .routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .process_clock import ProcessClock, fakes_agent
@@ -122,11 +123,13 @@ def main() -> int:
     if command is not None:
         custom = bool(os.environ.get(contract.ENV_AGENT_COMMAND))
         harness = runtime == "harness" and not custom
-        relay, relay_env = start_for_agent(os.environ, record=lambda o: recorder.record(
+        credential = run_credential(os.environ)  # the agent gets its placeholder, never the key
+        relay, relay_env = start_for_agent(os.environ, credential, record=lambda o: recorder.record(
             "provider_call", session.sim_time(), url=o.url, http_status=o.status, error=o.error,
             duration_ms=round(o.duration_s * 1000, 1), burst=o.bursting, outcome=o.kind),
             defaults=HARNESS_BASE_URLS if harness else None, trace_path=_relay_trace_path(runtime),
-            ledger=_provider_ledger(session, status, paced=runtime == "agent" and not custom))
+            ledger=_provider_ledger(session, status, runner_setup(os.environ, credential),
+                                    paced=runtime == "agent" and not custom))
         if relay is not None:
             session.provider_witness = relay.provider_unavailable
             session.provider_note = relay.ledger.context_overflow
@@ -157,12 +160,12 @@ def main() -> int:
     return _linger(state, watchdog, finished)
 
 
-def _provider_ledger(session: Session, status: StatusBoard, paced: bool) -> ProviderLedger:
+def _provider_ledger(session: Session, status: StatusBoard, setup: RunnerSetup, paced: bool) -> ProviderLedger:
     """The relay's ledger, acting on the run: a configuration fault ends it at once as an
     infrastructure error, a call refused past the token budget has it judged, and its counts go
     into the status (`provider`), where the runner reads rate limits, tokens and the fault."""
     return ProviderLedger(
-        runner_setup(os.environ), token_budget=_token_budget(),
+        setup, token_budget=_token_budget(),
         on_change=lambda summary: status.update(provider=summary),
         on_fault=lambda reason: session.provider_fault(f"configuration fault: {reason} (seen by the model relay)"),
         on_budget=session.out_of_budget, paced=paced)

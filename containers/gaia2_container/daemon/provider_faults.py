@@ -5,12 +5,14 @@ A provider or configuration fault must never be scored as the model's failure, a
 never be able to fake one to turn a run it is failing into an infrastructure error (and a second
 try under --retry). So a *configuration fault* counts only for requests whose fault-relevant parts
 the runner's configuration decided, not the agent: an API path of the configured endpoint
-(API_PATH), the configured model in the body (or a Gemini path), and for auth the configured key.
-The agent still chooses everything else; what it provokes stays its own (docs/container-contract.md,
-"Model relay", says what this leaves open).
+(API_PATH), the configured model in the body (or a Gemini path), and for auth the run's placeholder,
+for which the relay sent the configured key (relay_key.py). Only answers to model calls (relay_paths.py)
+say anything about the provider's availability: a 5xx of a model list is no outage. The agent still
+chooses everything else; what it provokes stays its own (docs/container-contract.md, "Model relay",
+says what this leaves open).
 
 Kinds:
-- configuration: auth refused (401/403) for the configured key, payment or quota refused, the
+- configuration: auth refused (401/403) for the run's placeholder (the configured key), payment or quota refused, the
   configured model unknown (a 404 with a model-not-found message, or a 404 to the run's first
   request). Never a 400: its text may echo what the agent sent; a refused parameter of the
   runner's is the preflight's to find. The run ends at once as an infrastructure error (unless it
@@ -29,6 +31,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .relay_key import CREDENTIAL_HEADERS  # noqa: F401 - the relay reads credentials by these names
+from .relay_paths import API_PATH, GEMINI_PATH, is_model_call
+
 OK = "ok"
 CONFIGURATION = "configuration"
 RATE_LIMIT = "rate_limit"
@@ -46,9 +51,6 @@ AUTH_STATUSES = frozenset({401, 403})
 PAYMENT_STATUS = 402
 NOT_FOUND = 404
 
-# API paths below the configured endpoint (with or without a version prefix the base URL lacked).
-API_PATH = re.compile(r"^(?:/v1(?:beta)?)?/(?:chat/completions|responses|messages)$")
-GEMINI_PATH = re.compile(r"^(?:/v1(?:beta)?)?/models/([^/:]+):(?:stream)?[gG]enerateContent$")
 MODEL_NOT_FOUND = re.compile(
     r"model_not_found|(?:unknown|invalid|no such)[ _]model|not a valid model"
     r"|\bmodels?\b[^.\n]{0,80}?\b(?:not found|does not exist|doesn't exist|is not available|not supported)",
@@ -59,7 +61,6 @@ QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|credit balan
 CONTEXT = re.compile(
     r"context_length_exceeded|context[ _-]?(?:length|window|size)|maximum context|prompt is too long"
     r"|too many (?:input )?tokens|input is too long|reduce the length of the messages", re.IGNORECASE)
-CREDENTIAL_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key")
 MESSAGE_CHARS = 300
 
 
@@ -68,7 +69,10 @@ class RunnerSetup:
     """What the runner configured for the agent's provider (from the daemon's environment)."""
 
     model: str | None = None
-    api_key: str | None = None  # None: a keyless endpoint
+    # What the agent holds for the key: the run's placeholder, which the relay swaps for the
+    # configured key (relay_key.py). A refusal of it is a refusal of the configured key.
+    agent_key: str | None = None
+    keyless: bool = False  # the endpoint has no key (the relay drops the placeholder)
     keyless_placeholders: frozenset[str] = frozenset()  # what harnesses send to a keyless endpoint
 
 
@@ -101,10 +105,13 @@ def classify(setup: RunnerSetup, request: Request, status: int | None, body: str
              url: str = "") -> Verdict:
     """The kind of one outcome. `status` None: no HTTP answer; `body` the (start of the) answer;
     `answered_before`: the provider already answered a request of this run with success."""
-    if status is None:
-        return Verdict(UNANSWERED)
-    if 200 <= status < 300:
+    if status is not None and 200 <= status < 300:
         return Verdict(OK)
+    # Only a model call's failure tells of the provider's availability: a model list or a token
+    # count failing is the agent's business (relay_paths.py).
+    call = is_model_call(request.path)
+    if status is None:
+        return Verdict(UNANSWERED if call else AGENT)
     message = error_message(body)
     ours = runner_determined(setup, request)
     where = f"HTTP {status} from {url or request.bare_path}"
@@ -112,7 +119,7 @@ def classify(setup: RunnerSetup, request: Request, status: int | None, body: str
         return Verdict(CONFIGURATION, f"the provider refused the configured API key ({where}: {message})")
     if ours and (status == PAYMENT_STATUS or (status in RATE_LIMITED | {403} and QUOTA.search(body))):
         return Verdict(CONFIGURATION, f"the provider refused for payment or quota ({where}: {message})")
-    if status in UNAVAILABLE_STATUSES or status >= 500:
+    if call and (status in UNAVAILABLE_STATUSES or status >= 500):
         return Verdict(RATE_LIMIT if status in RATE_LIMITED else SERVER_ERROR)
     if CONTEXT.search(body):
         return Verdict(CONTEXT_OVERFLOW, f"the conversation no longer fits the model's context ({where}: {message})")
@@ -136,15 +143,15 @@ def runner_determined(setup: RunnerSetup, request: Request) -> bool:
 
 
 def carries_configured_key(setup: RunnerSetup, request: Request) -> bool:
-    """Whether the request authenticated as the runner configured: with the configured key, or,
-    for a keyless endpoint, with no key (or a harness's placeholder). A key the agent made up is
-    its own business."""
+    """Whether the request authenticated as the runner configured: with the run's placeholder
+    (the relay sent the configured key for it), or, for a keyless endpoint, with no key (or a
+    placeholder). A key the agent made up is its own business."""
     sent = {_bare_credential(value) for value in request.credentials if value.strip()}
-    if setup.api_key:
-        # Every credential it carries: a made-up one beside the real key (a header the provider
+    if not setup.keyless:
+        # Every credential it carries: a made-up one beside the placeholder (a header the provider
         # reads first, a `key` query parameter it ignores) makes the refusal the agent's doing.
-        return sent == {setup.api_key}
-    return sent <= set(setup.keyless_placeholders)
+        return setup.agent_key is not None and sent == {setup.agent_key}
+    return sent <= set(setup.keyless_placeholders) | ({setup.agent_key} if setup.agent_key else set())
 
 
 def _bare_credential(value: str) -> str:

@@ -30,6 +30,7 @@ from .provider_faults import (
     RunnerSetup,
     classify,
 )
+from .relay_paths import is_model_call
 from .usage import Tokens, tokens_of
 
 log = logging.getLogger("gaia2.provider")
@@ -145,14 +146,18 @@ class ProviderLedger:
                 status, error = None, f"answered only after {waited_s or duration:.0f} s, when the agent had stopped waiting"
             verdict = classify(self.setup, call.request, status, text, self._succeeded, url)
             outcome = Outcome(url, status, error, duration, call.bursting, verdict.kind)
-            self._outcomes.append(outcome)
             counted = "rate_limit_burst" if verdict.kind == RATE_LIMIT and call.bursting else verdict.kind
             self.counts[counted] += 1
-            self._answered |= status is not None
-            self._succeeded |= verdict.kind == OK
-            if status is None:
+            # Only model calls tell of the provider (relay_paths.py): a model list or a token count
+            # neither makes nor breaks an outage streak, nor counts tokens.
+            model_call = is_model_call(call.request.path)
+            if model_call:
+                self._outcomes.append(outcome)
+                self._answered |= status is not None
+                self._succeeded |= verdict.kind == OK
+            if verdict.kind == UNANSWERED:
                 self._last_unanswered = (call.started, duration, error or "no answer")
-            if verdict.kind == OK:
+            if verdict.kind == OK and model_call:
                 self._count_tokens(call.request, tokens_of(body))
             if verdict.kind == CONTEXT_OVERFLOW:
                 self.context_reason = verdict.reason
@@ -195,7 +200,9 @@ class ProviderLedger:
         never answered at all, or the last UNAVAILABLE_STREAK requests all failed for availability."""
         now = self.clock()
         with self._lock:
-            pending = sorted(self._pending.values(), key=lambda c: c.started)
+            # Only model calls: a model list nobody answers says nothing of the model (relay_paths.py).
+            pending = sorted((call for call in self._pending.values() if is_model_call(call.request.path)),
+                             key=lambda c: c.started)
             unanswered = self.counts[UNANSWERED]
             if not self._answered and (unanswered or pending):
                 waits = [(call.started, now - call.started, "still waiting") for call in pending[-1:]]

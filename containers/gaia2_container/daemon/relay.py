@@ -5,8 +5,9 @@ the runner's own witness of provider failures: an agent that exits saying "the p
 is believed only when the relay saw the provider fail (docs/container-contract.md). Bodies are
 passed through byte for byte (streams included), in both directions, except that the relay asks
 the provider for an uncompressed answer (`Accept-Encoding: identity`) so that its record is
-readable. With a `RelayTrace` it also records every call into the run's trace.jsonl
-(relay_trace.py).
+readable, and that the run's credential goes in for the agent's placeholder (relay_key.py). Only
+provider API paths are forwarded (relay_paths.py): anything else is refused before it leaves. With a
+`RelayTrace` it also records every call into the run's trace.jsonl (relay_trace.py).
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ import httpx
 
 from .. import budget, contract
 from .http_api import IDLE_CONNECTION_S, DaemonServer
+from ..runtimes.llm.trace import public_url
 from .provider_faults import CREDENTIAL_HEADERS, Request, RunnerSetup
+from .relay_key import KEY_QUERY_PARAMS, RunCredential, new_placeholder
+from .relay_paths import refusal
 from .provider_ledger import BURST_LIMIT, BURST_WINDOW_S, UNAVAILABLE_STREAK, Outcome, ProviderLedger  # noqa: F401
 from .relay_trace import Capture, RelayTrace
 
@@ -38,16 +42,21 @@ _DROP_RESPONSE = _DROP_REQUEST - {"accept-encoding"}
 MAX_REQUEST_BYTES = 64 << 20
 USAGE_TAIL_BYTES = 64 << 10  # the end of a long stream, where its usage is reported
 BUDGET_REFUSAL_STATUS = 400  # final for every client: a refused call past the budget is not retried
+REFUSED_TYPE = "gaia2_relay_refused"  # error.type of a request the relay does not forward
 
 
 class Relay:
-    """Forwards every request under its root to `upstream` + the same path and query, and keeps
-    the `ledger` of what the provider answered."""
+    """Forwards each request on a provider API path to `upstream` + the same path and query, with
+    the `credential` swapped in for the agent's placeholder, and keeps the `ledger` of what the
+    provider answered. `paths`: the refusal rule (relay_paths.refusal; tests of the trace widen it)."""
 
     def __init__(self, upstream: str, record: Callable[[Outcome], None] | None = None,
                  timeout_s: float = budget.RELAY_TIMEOUT_S, trace: RelayTrace | None = None,
-                 ledger: ProviderLedger | None = None) -> None:
+                 ledger: ProviderLedger | None = None, credential: RunCredential | None = None,
+                 paths: Callable[[str], tuple[int, str] | None] = refusal) -> None:
         self.upstream = upstream.rstrip("/")
+        self.credential = credential
+        self.paths = paths
         self.record = record
         self.trace = trace
         self.ledger = ledger or ProviderLedger()
@@ -71,10 +80,12 @@ class Relay:
         if length > MAX_REQUEST_BYTES:
             handler.send_error(413, "request too large for the relay")
             return
-        if not handler.path.startswith("/") or handler.path.startswith("//"):
-            # Only paths below the configured endpoint: "@host/…" or "http://host/…" would send
-            # the request elsewhere, and a host the agent picks could fake a provider outage.
-            handler.send_error(400, "the relay forwards paths below the configured endpoint only")
+        refused = self.paths(handler.path)
+        if refused is not None:
+            # Only API paths below the configured endpoint: "@host/…", "/v1/../x" or "%2e%2e" would
+            # reach other pages or hosts, whose answers could fake a provider outage.
+            log.info("refused %s %.200r: %s", method, handler.path, refused[1])
+            _send_json(handler, refused[0], {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {refused[1]}"}})
             return
         chunked = "chunked" in (handler.headers.get("Transfer-Encoding") or "").lower()
         body = _read_chunked(handler) if chunked else handler.rfile.read(length) if length else b""
@@ -86,8 +97,11 @@ class Relay:
             _send_json(handler, BUDGET_REFUSAL_STATUS, {"error": {"type": "gaia2_token_budget_exhausted",
                                                                   "message": f"gaia2 relay: {refused}"}})
             return
-        url = self.upstream + handler.path
+        url = public_url(self.upstream + handler.path)  # what records say: no credential in it
         headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in _DROP_REQUEST]
+        forward_path = handler.path
+        if self.credential is not None:
+            headers, forward_path = self.credential.headers(headers), self.credential.path(handler.path)
         headers.append(("Accept-Encoding", "identity"))  # a readable record; httpx would ask for gzip
         call = self.ledger.begin(_request_facts(handler, body))
         wall_started = time.time()
@@ -96,7 +110,7 @@ class Relay:
         sent.add(body)
         received = Capture()
         try:
-            request = self.client.build_request(method, url, headers=headers, content=body)
+            request = self.client.build_request(method, self.upstream + forward_path, headers=headers, content=body)
             response = self.client.send(request, stream=True)
             waited = time.monotonic() - started_wait
         except (httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError, UnicodeError, ValueError) as exc:
@@ -167,7 +181,7 @@ def _request_facts(handler: "RelayHandler", body: bytes) -> Request:
         parsed = None
     credentials = [v for k, v in handler.headers.items() if k.lower() in CREDENTIAL_HEADERS]
     query = handler.path.partition("?")[2]
-    credentials += [v for k, v in parse_qsl(query, keep_blank_values=True) if k == "key"]
+    credentials += [v for k, v in parse_qsl(query, keep_blank_values=True) if k in KEY_QUERY_PARAMS]
     return Request(handler.path, parsed, tuple(credentials))
 
 
@@ -221,20 +235,28 @@ def serve_relay(relay: Relay, host: str, port: int) -> DaemonServer:
     return server
 
 
-def runner_setup(environ: dict[str, str] | Any) -> RunnerSetup:
+def run_credential(environ: dict[str, str] | Any) -> RunCredential:
+    """The run's credential: the configured key (None: a keyless endpoint) and a fresh placeholder
+    the agent gets in its place."""
+    return RunCredential(new_placeholder(), environ.get(contract.ENV_AGENT_API_KEY) or None)
+
+
+def runner_setup(environ: dict[str, str] | Any, credential: RunCredential) -> RunnerSetup:
     """What the runner configured for the agent's provider, as the ledger checks requests against it."""
     from ..runtimes.harness.driver import NO_KEY
 
     return RunnerSetup(model=(environ.get(contract.ENV_AGENT_MODEL) or "").strip() or None,
-                       api_key=environ.get(contract.ENV_AGENT_API_KEY) or None,
+                       agent_key=credential.placeholder, keyless=credential.key is None,
                        keyless_placeholders=frozenset({NO_KEY}))
 
 
-def start_for_agent(environ: dict[str, str] | Any, record: Callable[[Outcome], None] | None = None,
+def start_for_agent(environ: dict[str, str] | Any, credential: RunCredential,
+                    record: Callable[[Outcome], None] | None = None,
                     defaults: dict[str, str] | None = None, trace_path: Any = None,
                     ledger: ProviderLedger | None = None) -> tuple[Relay | None, dict[str, str]]:
     """Start the relay in front of the agent's configured provider; returns it and the variables
-    that point the agent at it ((None, {}) when the agent names no provider). `defaults`: the
+    that point the agent at it, the placeholder for its key included ((None, {}) when the agent
+    names no provider: it then holds no key at all). `defaults`: the
     upstream per provider without a base URL (the built-in LLM runtime's when None). With
     `trace_path` it records every call there (`relay.trace`). A request waits for its answer at
     most the scenario's call window (budget.py), so an unanswered one is recorded in time."""
@@ -249,7 +271,7 @@ def start_for_agent(environ: dict[str, str] | Any, record: Callable[[Outcome], N
         return None, {}
     trace = RelayTrace(trace_path, provider) if trace_path is not None else None
     timeout = budget.relay_timeout(budget.scenario_timeout(environ))
-    relay = Relay(upstream, record, timeout_s=timeout, trace=trace, ledger=ledger)
+    relay = Relay(upstream, record, timeout_s=timeout, trace=trace, ledger=ledger, credential=credential)
     serve_relay(relay, "127.0.0.1", contract.RELAY_PORT)
     return relay, {contract.ENV_AGENT_BASE_URL: f"http://127.0.0.1:{contract.RELAY_PORT}",
-                   contract.ENV_AGENT_PUBLIC_BASE_URL: upstream}
+                   contract.ENV_AGENT_PUBLIC_BASE_URL: upstream, contract.ENV_AGENT_API_KEY: credential.placeholder}
