@@ -10,6 +10,8 @@ from __future__ import annotations
 ADAPTER_PORT = 8090
 INPUT_DIR = "/gaia2/input"
 OUTPUT_DIR = "/gaia2/output"
+AGENT_DIR = "/gaia2/agent"  # the agent user's $HOME (a tmpfs of the run's disk size)
+BIN_DIR = "/gaia2/bin"  # the app commands the daemon writes at start
 SCENARIO_FILE_NAME = "scenario.json"
 CA_BUNDLE_PATH = "/gaia2/ca-bundle.pem"
 # The Files app's data directory (--filesystem-dir), mounted read-only here (inside INPUT_DIR,

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from gaia2_runner import contract
 from gaia2_runner.config.endpoints import check_not_loopback
 from gaia2_runner.config.harnesses import apply_harness
+from gaia2_runner.config.limits import ContainerLimits, parse_size
 from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.schema import (
     BY_KEY,
@@ -234,6 +235,7 @@ def validate(config: RunConfig) -> None:
         if value > high:
             raise Gaia2Error(f"{config.where(name)}: {name} must be at most {high:g} seconds, got {value:g}")
     validate_budgets(config)
+    validate_limits(config)
     speed = r.time_speed
     if not (math.isfinite(speed) and contract.MIN_TIME_SPEED <= speed <= contract.MAX_TIME_SPEED):
         raise Gaia2Error(f"{config.where('time_speed')}: time_speed must be between {contract.MIN_TIME_SPEED:g} "
@@ -271,6 +273,27 @@ def validate_budgets(config: RunConfig) -> None:
         raise Gaia2Error(f"{config.where('cost_limit')}: the price table has no price for the model "
                          f"{printable_value(agent.model)}: add it to a file named by GAIA2_PRICES "
                          "(layout of gaia2_runner/pricing/prices.toml) or drop cost_limit")
+
+
+def validate_limits(config: RunConfig) -> None:
+    """--memory, --cpus, --pids, --disk: sizes that parse and limits a scenario can run in."""
+    r = config.run
+    try:
+        limits = ContainerLimits.of(r.memory, r.cpus, r.pids, r.disk)
+    except ValueError as exc:
+        raise Gaia2Error(f"{config.where(_bad_size(r.memory))}: {exc}") from None
+    problem = limits.problem()
+    if problem is not None:
+        raise Gaia2Error(f"{config.where(problem[0])}: {problem[1]}")
+
+
+def _bad_size(memory: str) -> str:
+    """Which size setting failed to parse (ContainerLimits.of reads memory first)."""
+    try:
+        parse_size(memory)
+    except ValueError:
+        return "memory"
+    return "disk"
 
 
 def judge_overrides(overrides: Mapping[str, Any]) -> RunConfig:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gaia2_runner.config.limits import DEFAULT_CPUS, DEFAULT_DISK, DEFAULT_MEMORY, DEFAULT_PIDS
 from gaia2_runner.config.schema import BY_NAME, ORACLE_IMAGE
 
 
@@ -68,6 +69,11 @@ class RunSettings:
     hosts: list[str] = field(default_factory=list)  # podman API URLs, "URL=N" for N slots (parse_hosts)
     sweep: bool | None = None  # remove dead runners' containers first; None: $GAIA2_SWEEP, else on
     preflight: bool = True  # check the model endpoints from a container first (engine/preflight.py)
+    # What each scenario container may use (config/limits.py: the defaults and their reasons).
+    memory: str = DEFAULT_MEMORY
+    cpus: float = DEFAULT_CPUS
+    pids: int = DEFAULT_PIDS
+    disk: str = DEFAULT_DISK
 
 
 @dataclass(frozen=True)

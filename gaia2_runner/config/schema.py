@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from gaia2_runner.config.limits import DEFAULT_CPUS, DEFAULT_DISK, DEFAULT_MEMORY, DEFAULT_PIDS
+
 SECTIONS = ("target", "agent", "judge", "run")
 
 ORACLE_IMAGE = "localhost/gaia2-oracle:latest"
@@ -70,6 +72,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("timeout", "run", "timeout", "float", "Seconds per scenario (default: its duration + 120)."),
     Setting("health_timeout", "run", "health_timeout", "float", "Seconds to wait for a container's /health."),
     Setting("concurrency", "run", "concurrency", "int", "Containers running at once."),
+    Setting("memory", "run", "memory", "str",
+            f"RAM per scenario container, its files included (e.g. 8g, 1536m; default {DEFAULT_MEMORY}). An "
+            "agent past it is stopped by the kernel and judged."),
+    Setting("cpus", "run", "cpus", "float", f"CPU cores' worth of time per scenario container (default {DEFAULT_CPUS:g})."),
+    Setting("pids", "run", "pids", "int", f"Processes and threads per scenario container (default {DEFAULT_PIDS})."),
+    Setting("disk", "run", "disk", "str",
+            f"Writable space of the agent in each of $HOME and /tmp, held in memory (default {DEFAULT_DISK})."),
     Setting("podman_wait", "run", "podman_wait", "float",
             "Seconds to wait for an unreachable podman API before runs give up (default 300)."),
     Setting("time_speed", "run", "time_speed", "float",

@@ -332,6 +332,7 @@ class _DatasetRun:
                     health_timeout=plan.health_timeout, runtime=plan.env.get(contract.ENV_RUNTIME),
                     extra_env=plan.env, backend=host.backend, progress=self._say, secrets=plan.secrets,
                     podman_wait=plan.podman_wait, filesystem_dir=plan.config.target.filesystem_dir,
+                    limits=plan.limits,
                     on_status=lambda doc: self._warn(self.limits.status_seen(job, doc)))
             return result.to_dict()
         except PodmanUnavailable:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gaia2_runner import contract
+from gaia2_runner.config.limits import ContainerLimits
 from gaia2_runner.config import RunConfig, container_env, parse_hosts, parse_shard, secret_values
 from gaia2_runner.engine.image_pin import ImagePin, pin_image, short_id
 from gaia2_runner.engine.jobs import Job, Selection, all_jobs, holds_verdicts, select
@@ -86,6 +87,12 @@ class RunPlan:
     @property
     def podman_wait(self) -> float:
         return float(self.config.run.podman_wait)
+
+    @property
+    def limits(self) -> ContainerLimits:
+        """What each scenario container may use ([run] memory, cpus, pids, disk; checked by validate)."""
+        r = self.config.run
+        return ContainerLimits.of(r.memory, r.cpus, r.pids, r.disk)
 
     @property
     def health_timeout(self) -> float:

@@ -22,8 +22,10 @@ from gaia2_runner.sandbox.adapter import (
     HealthFailed,
     HealthTimeout,
 )
+from gaia2_runner.config.limits import DEFAULT_LIMITS, ContainerLimits
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.artifacts import extract_output, write_text
+from gaia2_runner.output.artifacts import Extraction, extract_output, write_text
+from gaia2_runner.output.streams import ChunkReader
 from gaia2_runner.output.layout import CONTAINER_LOG_FILE, scenario_dir_name
 from gaia2_runner.sandbox.container_logs import exit_text
 from gaia2_runner.sandbox.podman import (
@@ -135,6 +137,7 @@ def run_scenario(
     filesystem_dir: str | Path | None = None,
     image_name: str | None = None,
     on_status: Callable[[dict], None] | None = None,
+    limits: ContainerLimits = DEFAULT_LIMITS,
 ) -> ScenarioResult:
     """Evaluate one scenario file with `image`; artifacts go to `output_dir/<scenario_id>/`.
 
@@ -144,6 +147,7 @@ def run_scenario(
     `secrets` are values never to be written (RunPlan.secrets: keys, `--env` values); the
     container's `*_API_KEY` values are always added. Artifacts, container.log, result.json and the
     returned result are scrubbed of them.
+    `limits` bound the container (memory, CPUs, pids, writable space: config/limits.py).
     `on_status` sees each status document the daemon serves while the run goes (the job's
     adaptive concurrency reads the relay's counts there).
 
@@ -177,6 +181,7 @@ def run_scenario(
         run = _Run(scenario, image, dest, env, backend, say, files, scrub, podman_wait)
         run.result.image = image_name or image
         run.on_status = on_status
+        run.limits = limits
         if scenario.data_files:
             try:
                 run.filesystem_dir = str(ensure_files(Path(filesystem_dir or default_filesystem_dir()),
@@ -208,6 +213,7 @@ class _Run:
         self.filesystem_dir: str | None = None  # mounted read-only at contract.FILESYSTEM_DIR
         self.preflight_error: str | None = None  # an infrastructure error found before starting
         self.on_status: Callable[[dict], None] | None = None  # sees each live status document
+        self.limits = DEFAULT_LIMITS
         self.t0 = time.monotonic()
 
     def execute(self, run_timeout: float, health_timeout: float) -> ScenarioResult:
@@ -223,7 +229,7 @@ class _Run:
                 self.handle = self.backend.run_scenario_container(
                     self.image, self.scenario.raw, self.env, self.scenario.scenario_id,
                     extra_files=self.files, output_dir=str(self.dest.resolve()),
-                    filesystem_dir=self.filesystem_dir)
+                    filesystem_dir=self.filesystem_dir, limits=self.limits)
             except Gaia2Error as exc:
                 result.status, result.error = "error", exc.message
                 return result
@@ -307,12 +313,14 @@ class _Run:
         result.error = one_line(f"container exited with {code} {when}" + (f": {last}" if last else ""))
         result.failure_reasons.append(result.error)
 
-    def _read_archive(self, handle: ContainerHandle) -> bytes | None:
-        """The output tar; while podman does not answer, wait for it (up to `podman_wait`), so a
-        podman outage costs time, not a run's artifacts. None when it could not be read."""
+    def _extract_archive(self, handle: ContainerHandle) -> Extraction | None:
+        """Extract the output tar as it streams in (never whole in memory, capped); while podman
+        does not answer, wait for it (up to `podman_wait`), so a podman outage costs time, not a
+        run's artifacts. None when it could not be read."""
         for attempt in range(2):
             try:
-                return handle.get_archive(contract.OUTPUT_DIR)
+                with handle.open_archive(contract.OUTPUT_DIR) as chunks:
+                    return extract_output(ChunkReader(chunks), self.dest, scrub=self.scrub)
             except Exception as exc:  # noqa: BLE001 - a dead container must not lose the result
                 if attempt == 0 and unreachable(exc):
                     self.say(f"warning: podman API unreachable while collecting {self.scenario.scenario_id}: "
@@ -345,9 +353,8 @@ class _Run:
         if handle is not None:
             if not handle.is_running():  # it ended on its own: let podman's cleanup finish first,
                 handle.wait_exited(STOPPED_GRACE_S + 2)  # or the archive may miss what it wrote
-            archive = self._read_archive(handle)
-            if archive is not None:
-                extraction = extract_output(archive, self.dest, scrub=self.scrub)
+            extraction = self._extract_archive(handle)
+            if extraction is not None:
                 result.failure_reasons.extend(f"artifact skipped: {s}" for s in extraction.skipped)
                 if result.status == "unresponsive" and self.dest.resolve() / contract.STATUS_FILE in extraction.written:
                     self._final_status_from_file()  # this run's file, not one a resumed run left

@@ -12,6 +12,7 @@ import os
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from gaia2_runner.output.scrub import Scrubber
 
@@ -24,9 +25,13 @@ class Extraction:
     skipped: list[str] = field(default_factory=list)  # member names refused, with the reason
 
 
-def extract_output(archive: bytes, dest: Path, top: str = "output", scrub: Scrubber | None = None) -> Extraction:
+def extract_output(archive: bytes | BinaryIO, dest: Path, top: str = "output",
+                   scrub: Scrubber | None = None) -> Extraction:
     """Extract the regular files of a `get_archive` tar into `dest`.
 
+    `archive` is the tar's bytes or a file to read it from once, front to back (tarfile's stream
+    mode: a stream from podman is extracted as it arrives, never held whole). A stream that breaks
+    off or grows past its cap (output/streams.py ChunkReader) keeps what was extracted before.
     Podman puts the requested directory itself at the top of the archive (`output/...`); that
     component is dropped so files land directly in `dest`.
     """
@@ -35,47 +40,55 @@ def extract_output(archive: bytes, dest: Path, top: str = "output", scrub: Scrub
     root = dest.resolve()
     scrub = scrub or Scrubber()
     result = Extraction()
-    total = 0
+    source = io.BytesIO(archive) if isinstance(archive, (bytes, bytearray)) else archive
     try:
-        tar = tarfile.open(fileobj=io.BytesIO(archive), mode="r:*")
+        tar = tarfile.open(fileobj=source, mode="r|*")
     except tarfile.TarError as exc:
         result.skipped.append(f"<archive>: not a tar archive ({exc})")
         return result
-    with tar:
-        for member in tar:
-            relative = _relative_name(member.name, top)
-            if relative is None:
-                if not member.isdir():
-                    result.skipped.append(f"{member.name}: unsafe path")
-                continue
-            if relative == "":
-                continue  # the top directory itself
-            if not member.isfile():
-                if not member.isdir():
-                    result.skipped.append(f"{member.name}: not a regular file")
-                continue
-            target = root.joinpath(*PurePosixPath(relative).parts)
-            if not _inside(root, target):
-                result.skipped.append(f"{member.name}: unsafe path")
-                continue
-            total += member.size
-            if total > MAX_TOTAL_BYTES:
-                result.skipped.append(f"{member.name}: output larger than {MAX_TOTAL_BYTES} bytes")
-                break
-            source = tar.extractfile(member)
-            if source is None:
-                result.skipped.append(f"{member.name}: unreadable")
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if not _inside(root, target.parent.resolve()) or target.is_symlink():
-                result.skipped.append(f"{member.name}: unsafe path")
-                continue
-            # O_NOFOLLOW: never write through a symlink, even one planted between checks.
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-            with os.fdopen(fd, "wb") as out, source:
-                scrub.copy(source, out)
-            result.written.append(target)
+    try:
+        with tar:
+            _extract_members(tar, root, top, scrub, result)
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        result.skipped.append(f"<archive>: {exc}: the files after this point were not collected")
     return result
+
+
+def _extract_members(tar: tarfile.TarFile, root: Path, top: str, scrub: Scrubber, result: Extraction) -> None:
+    total = 0
+    for member in tar:
+        relative = _relative_name(member.name, top)
+        if relative is None:
+            if not member.isdir():
+                result.skipped.append(f"{member.name}: unsafe path")
+            continue
+        if relative == "":
+            continue  # the top directory itself
+        if not member.isfile():
+            if not member.isdir():
+                result.skipped.append(f"{member.name}: not a regular file")
+            continue
+        target = root.joinpath(*PurePosixPath(relative).parts)
+        if not _inside(root, target):
+            result.skipped.append(f"{member.name}: unsafe path")
+            continue
+        total += member.size
+        if total > MAX_TOTAL_BYTES:
+            result.skipped.append(f"{member.name}: output larger than {MAX_TOTAL_BYTES} bytes")
+            break
+        source = tar.extractfile(member)
+        if source is None:
+            result.skipped.append(f"{member.name}: unreadable")
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not _inside(root, target.parent.resolve()) or target.is_symlink():
+            result.skipped.append(f"{member.name}: unsafe path")
+            continue
+        # O_NOFOLLOW: never write through a symlink, even one planted between checks.
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as out, source:
+            scrub.copy(source, out)
+        result.written.append(target)
 
 
 def _relative_name(name: str, top: str) -> str | None:

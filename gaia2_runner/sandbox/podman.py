@@ -23,7 +23,16 @@ from typing import Any, Callable, Iterator, Mapping
 from gaia2_runner import contract
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.service import INSTALL_HINT, PrivateService, ping, start_private_service
+from gaia2_runner.config.limits import DEFAULT_LIMITS, ContainerLimits
+from gaia2_runner.sandbox.container_limits import limit_options, tmpfs_mounts
 from gaia2_runner.sandbox.container_logs import demux_logs
+from gaia2_runner.output.streams import (
+    CONTAINER_LOG_MAX_BYTES,
+    SMALL_ARCHIVE_MAX_BYTES,
+    STREAM_CHUNK_BYTES,
+    read_capped,
+    truncation_marker,
+)
 from gaia2_runner.sandbox.leftovers import Leftover, sweep_orphans, sweep_wanted
 from gaia2_runner.sandbox.ownership import container_labels
 from gaia2_runner.sandbox.ports import free_port
@@ -188,6 +197,7 @@ class PodmanBackend:
         extra_files: Mapping[str, bytes] | None = None,
         output_dir: str | None = None,
         filesystem_dir: str | None = None,
+        limits: ContainerLimits = DEFAULT_LIMITS,
     ) -> "ContainerHandle":
         """Create the container, copy the scenario in before it starts, then start it.
 
@@ -196,7 +206,8 @@ class PodmanBackend:
         the environment of this container and the returned handle know. `filesystem_dir` (the
         Files app's data) is mounted read-only at contract.FILESYSTEM_DIR. The labels
         name this process as the owner (sandbox/ownership.py), so a later invocation can tell a
-        leftover of a dead runner from a container of a live one.
+        leftover of a dead runner from a container of a live one. `limits` (memory, CPUs, pids,
+        the writable places' sizes) are on for every container (sandbox/container_limits.py).
         """
         self.sweep_orphans()
         port = free_port()
@@ -211,12 +222,15 @@ class PodmanBackend:
             network_options=NETWORK_OPTIONS,
             environment={**env, contract.ENV_ADAPTER_TOKEN: token},
             labels=container_labels(scenario_id, output_dir),
+            **limit_options(limits),
         )
+        mounts = tmpfs_mounts(limits)
         if command is not None:
             kwargs["command"] = command
         if filesystem_dir is not None:
-            kwargs["mounts"] = [{"type": "bind", "source": filesystem_dir, "target": contract.FILESYSTEM_DIR,
-                                 "read_only": True}]
+            mounts.append({"type": "bind", "source": filesystem_dir, "target": contract.FILESYSTEM_DIR,
+                           "read_only": True})
+        kwargs["mounts"] = mounts
         if entrypoint is not None:  # benchmarks/bench_runner.py: a bare server in the same setup
             kwargs["entrypoint"] = entrypoint
         try:
@@ -329,17 +343,29 @@ class ContainerHandle:
         return code if isinstance(code, int) else None
 
     def logs(self) -> str:
-        """Container stdout+stderr as text; demultiplexed when podman frames it."""
-        resp = self.backend.client.api.get(
-            f"/containers/{self.id}/logs", params={"stdout": True, "stderr": True}
-        )
-        resp.raise_for_status()
-        return demux_logs(resp.content).decode("utf-8", errors="replace")
+        """Container stdout+stderr as text (its first CONTAINER_LOG_MAX_BYTES, then a marker line);
+        demultiplexed when podman frames it. Streamed: the runner never holds more than the cap."""
+        with contextlib.closing(self.backend.client.api.get(
+                f"/containers/{self.id}/logs", params={"stdout": True, "stderr": True}, stream=True)) as resp:
+            resp.raise_for_status()
+            data = read_capped(resp.iter_content(STREAM_CHUNK_BYTES), CONTAINER_LOG_MAX_BYTES)
+        text = demux_logs(data.data).decode("utf-8", errors="replace")
+        return text + (f"\n{truncation_marker('container log', CONTAINER_LOG_MAX_BYTES)}\n" if data.truncated else "")
 
     def get_archive(self, path: str) -> bytes:
-        """The tar of `path` inside the container, read in one call."""
-        stream, _stat = self.container.get_archive(path)
-        return b"".join(stream)
+        """The tar of `path` inside the container, read in one call (small files only: the
+        preflight's result, an image check's output; a run's output goes through open_archive)."""
+        with self.open_archive(path) as chunks:
+            return read_capped(chunks, SMALL_ARCHIVE_MAX_BYTES).data
+
+    @contextlib.contextmanager
+    def open_archive(self, path: str) -> Iterator[Iterator[bytes]]:
+        """The tar of `path` as a stream of chunks, never joined in memory (podman-py's own
+        get_archive reads the whole answer first: 1.5 GB of agent output cost 3 GB of RAM)."""
+        resp = self.backend.client.api.get(f"/containers/{self.id}/archive", params={"path": path}, stream=True)
+        with contextlib.closing(resp):
+            resp.raise_for_status()
+            yield resp.iter_content(STREAM_CHUNK_BYTES)
 
     def stop(self, timeout: int = 5) -> None:
         with contextlib.suppress(NotFound, APIError):

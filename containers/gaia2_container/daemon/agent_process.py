@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import contract
+from .limit_reasons import AGENT_TMP, agent_oom_score, oom_kills, stop_reason
+from .output_caps import CappedAgentLog
 from .processes import OWN_CHILDREN, kill_user_processes
 
 log = logging.getLogger("gaia2.agent")
@@ -50,6 +52,7 @@ def agent_environment(base: dict[str, str] | None = None) -> dict[str, str]:
            if not k.startswith(_PRIVATE_PREFIXES) and k not in _PRIVATE_NAMES}
     env[contract.ENV_TOOLS_URL] = contract.TOOLS_URL
     env["HOME"] = str(contract.AGENT_HOME)
+    env["TMPDIR"] = AGENT_TMP  # the daemon's own is root's (limit_reasons.use_private_tmp)
     env["PATH"] = f"{contract.BIN_PATH}:{env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}"
     return env
 
@@ -78,6 +81,8 @@ class AgentProcess:
         self.log_path = log_path
         self.on_exit = on_exit
         self.proc: subprocess.Popen[bytes] | None = None
+        self.output: CappedAgentLog | None = None
+        self.oom_kills_before = 0
         self._stopping = False
 
     def start(self) -> None:
@@ -85,16 +90,21 @@ class AgentProcess:
         if os.geteuid() == 0 and not kwargs:
             log.warning("no %r user in this image: the agent runs as root", AGENT_USER)
         contract.AGENT_HOME.mkdir(parents=True, exist_ok=True)
-        log_fh = self.log_path.open("ab")
-        self.proc = subprocess.Popen(
-            self.command,
-            stdout=log_fh,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env={**agent_environment(), **self.env_overrides},
-            cwd=str(contract.AGENT_HOME),
-            **kwargs,
-        )
+        if kwargs:  # a tmpfs of the runner's (sandbox/container_limits.py) starts out root's
+            os.chown(contract.AGENT_HOME, kwargs["user"], kwargs["group"])
+        self.output = CappedAgentLog(self.log_path)
+        self.oom_kills_before = oom_kills()
+        with agent_oom_score():
+            self.proc = subprocess.Popen(
+                self.command,
+                stdout=self.output.write_fd,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env={**agent_environment(), **self.env_overrides},
+                cwd=str(contract.AGENT_HOME),
+                **kwargs,
+            )
+        self.output.close_writer()
         OWN_CHILDREN.add(self.proc.pid)  # its exit status is _wait's
         log.info("agent runtime started: pid %s: %s", self.proc.pid, " ".join(self.command))
         threading.Thread(target=self._wait, name="agent-wait", daemon=True).start()
@@ -106,6 +116,10 @@ class AgentProcess:
         log.info("agent runtime exited with code %s", code)
         if not self._stopping:
             self.on_exit(code)
+
+    def limit_reason(self) -> str | None:
+        """Which of the container's limits the agent met (memory, its writable space), in words."""
+        return stop_reason(self.oom_kills_before, {"$HOME": contract.AGENT_HOME, "/tmp": Path("/tmp")})
 
     def stop(self, grace_s: float) -> None:
         """End the runtime (SIGTERM, SIGKILL after `grace_s`), then whatever it left running."""

@@ -26,6 +26,8 @@ from .relay import Relay, run_credential, runner_setup, start_for_agent
 from ..runtimes.harness.profile import DEFAULT_BASE_URLS as HARNESS_BASE_URLS
 from .routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .process_clock import ProcessClock, fakes_agent
+from .limit_reasons import use_private_tmp
+from .output_caps import LogBudget
 from .session import Session
 from .sim_clock import SimClock, parse_speed
 from .status import StatusBoard
@@ -41,6 +43,9 @@ def _setup_logging() -> None:
         logging.FileHandler(contract.OUTPUT_PATH / contract.DAEMON_LOG_FILE, encoding="utf-8"),
         logging.StreamHandler(sys.stderr),
     ]
+    budget = LogBudget()  # lines the agent can trigger must not fill the output (output_caps.py)
+    for handler in handlers:
+        handler.addFilter(budget)
     level = os.environ.get("GAIA2_LOG_LEVEL", "INFO").upper()
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", handlers=handlers)
     # ARE logs every tick at INFO; keep its chatter out of the daemon log unless asked for.
@@ -70,6 +75,7 @@ def main() -> int:
     """Serve both APIs at once (so /health answers while loading), then run the scenario to a verdict."""
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     _setup_logging()
+    use_private_tmp()
     runtime = os.environ.get(contract.ENV_RUNTIME, "none")
     timeout_s = float(os.environ.get(contract.ENV_SCENARIO_TIMEOUT) or 0) or None
     status = StatusBoard(contract.OUTPUT_PATH / contract.STATUS_FILE, None, runtime)
@@ -138,7 +144,8 @@ def main() -> int:
             process_clock.prepare()
             session.on_time = process_clock.update
             relay_env = {**relay_env, **process_clock.agent_env()}
-        agent = AgentProcess(command, contract.OUTPUT_PATH / contract.AGENT_LOG_FILE, on_exit=session.agent_exited,
+        agent = AgentProcess(command, contract.OUTPUT_PATH / contract.AGENT_LOG_FILE,
+                             on_exit=lambda code: session.agent_exited(code, agent.limit_reason()),
                              env_overrides=relay_env)
         session.make_room = agent.kill_all
         agent.start()

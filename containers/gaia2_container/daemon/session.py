@@ -192,15 +192,16 @@ class Session:
         """The relay refused a call past the token budget: judged on what the agent did, as at the time limit."""
         self._start_final_judgment("token budget", end_reason="timeout", note=note)
 
-    def agent_exited(self, code: int) -> None:
+    def agent_exited(self, code: int, limit: str | None = None) -> None:
         """An agent that stops, whatever its exit code, is judged on what it did, as ARE judges an
         agent that stops: giving up must never score better than failing. What the agent says
-        about why (agent_error.txt) is kept as a note, never trusted as an infrastructure error."""
+        about why (agent_error.txt) is kept as a note, never trusted as an infrastructure error;
+        `limit` (the container limit it met, limit_reasons.py) comes first."""
         self.agent_exit_code = code
         self.status.update(agent_exit_code=code)
         if self.done.is_set():
             return
-        reason = agent_error_reason()
+        reason = "; ".join(r for r in (limit, agent_error_reason()) if r)
         note = f"agent runtime exited with code {code} before the scenario ended" + (f": {reason}" if reason else "")
         self._start_final_judgment("agent runtime exited", end_reason="agent_exit", note=note)
 
