@@ -66,7 +66,7 @@ solve()
 # The agent user attacks the record: the output directory, the daemon, and a fake trace of its own.
 ATTACKS = COMMON + r"""
 import signal
-# The agent echoes its own key in a body: recorded by the relay, scrubbed by the host.
+# The agent echoes its own key (the run's placeholder) in a body: recorded by the relay as sent.
 call("/v1/chat/completions", {"model": "qwen", "stream": True, "messages": [{"role": "user", "content": "hi " + KEY}]})
 def attempt(name, fn):
     try:
@@ -169,10 +169,11 @@ def test_the_agent_cannot_alter_delete_or_replace_the_record(backend, images, fa
     attacks = [line.split()[1:3] for line in log.splitlines() if line.startswith("ATTACK ")]
     assert attacks == [[name, "denied"] for name in ("append", "truncate", "delete", "list", "rename", "kill-daemon")]
     [line] = trace_lines(out)  # the relay's record, whole; the agent's own trace.jsonl ignored
-    assert line["request"]["messages"] == [{"role": "user", "content": "hi [REDACTED]"}]  # the host's scrub
+    # The key the agent holds is the run's placeholder (the relay swapped in the real one): worthless, kept as sent.
+    assert line["request"]["messages"][0]["content"].startswith("hi sk-gaia2-placeholder-")
     assert "FORGED" not in line["raw_response"] and "forged" not in (out / "trace.jsonl").read_text().lower()
     assert "not collected" in (out / "daemon.log").read_text()
-    assert_no_key(out, relay_wrote_none=False)
+    assert_no_key(out)
 
 
 @pytest.mark.redteam

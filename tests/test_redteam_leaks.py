@@ -2,8 +2,9 @@
 
 A scripted agent (GAIA2_AGENT_COMMAND, the unprivileged agent user) plants symlinks and hard links
 under every name the daemon collects from its $HOME, pointing at the judge's key (/proc/1/environ),
-the scenario with its answers and the daemon's own environment, prints its own key and passes it
-as a tool argument, then exits non-zero so that agent_error.txt is read too. Afterwards the whole
+the scenario with its answers and the daemon's own environment, prints the secrets it holds (an
+--env value; never the provider key, issue 21) and passes one as a tool argument, then exits
+non-zero so that agent_error.txt is read too. Afterwards the whole
 output tree, viewer pages included, must hold none of the keys, the judge settings or the answers.
 """
 
@@ -42,7 +43,7 @@ ln /gaia2/input/scenario.json hard-scenario 2>&1; ln /etc/shadow hard-shadow 2>&
 ln -s TRACE_TARGET trace.jsonl
 if ! ln ERROR_TARGET agent_error.txt 2>/dev/null; then ln -s ERROR_TARGET agent_error.txt; fi
 ls -l "$HOME"
-calendar add-event --title "key $GAIA2_AGENT_API_KEY" --start-datetime '2024-10-03 14:00:00' \\
+calendar add-event --title "key $MY_AGENT_TOKEN" --start-datetime '2024-10-03 14:00:00' \\
   --end-datetime '2024-10-03 15:00:00' >/dev/null
 exit 3
 """
@@ -50,8 +51,8 @@ exit 3
 LEGIT = """
 cd "$HOME"
 printf '{"seq": 0, "type": "llm_call", "url": "http://x", "request": {"key": "%s"}, "response": {"ok": 1}}\\n' \\
-  "$GAIA2_AGENT_API_KEY" > trace.jsonl
-echo "provider rejected key $GAIA2_AGENT_API_KEY" > agent_error.txt
+  "$MY_AGENT_TOKEN" > trace.jsonl
+echo "provider rejected key $MY_AGENT_TOKEN" > agent_error.txt
 exit 3
 """
 
@@ -96,7 +97,8 @@ def test_planted_links_leak_nothing(images, tmp_path: Path, trace_target: str, e
     result, out, scenario_out = _run(tmp_path, script)
 
     agent_log = (scenario_out / "agent.log").read_text()
-    assert f"agent sees key={REDACTED} extra={REDACTED} judge=unset" in agent_log, agent_log
+    # No provider, so no relay: the agent holds no key at all (with one, only the run's placeholder).
+    assert f"agent sees key= extra={REDACTED} judge=unset" in agent_log, agent_log
     assert "Permission denied" in agent_log  # the agent itself cannot read the environ nor the scenario
     assert "trace.jsonl -> " + trace_target in agent_log, "the links were planted"
     # The links were refused: no trace, no reason appended to the note (an exit is judged, never excused).
@@ -105,7 +107,7 @@ def test_planted_links_leak_nothing(images, tmp_path: Path, trace_target: str, e
     assert not (scenario_out / "trace.jsonl").exists()
     daemon_log = (scenario_out / "daemon.log").read_text()
     assert "$HOME/trace.jsonl not collected" in daemon_log and "$HOME/agent_error.txt not collected" in daemon_log
-    # The key the agent passed as a tool argument is in the events, scrubbed.
+    # The secret the agent passed as a tool argument is in the events, scrubbed.
     assert f"key {REDACTED}" in (scenario_out / "events.jsonl").read_text()
     _assert_clean(out)
 
@@ -125,7 +127,7 @@ MIXED = """
 cd "$HOME"
 echo "key=$GAIA2_AGENT_API_KEY extra=$MY_AGENT_TOKEN"
 ln -s /proc/1/environ trace.jsonl
-echo "gave up with $GAIA2_AGENT_API_KEY and $MY_AGENT_TOKEN" > agent_error.txt
+echo "gave up with $MY_AGENT_TOKEN and $MY_AGENT_TOKEN" > agent_error.txt
 exit 3
 """
 

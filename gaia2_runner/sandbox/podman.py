@@ -49,6 +49,9 @@ STOPPED_GRACE_S = 10.0  # ContainerHandle.wait_exited: podman's cleanup after th
 # traffic (model providers, host.containers.internal) leaving as if from the host.
 NETWORK_MODE = "slirp4netns"
 NETWORK_OPTIONS = {"slirp4netns": ["allow_host_loopback=false"]}
+# The daemon (root in the container) closes the agent user's egress with an nftables rule on the
+# container's own network namespace, then drops this capability (containers/.../daemon/egress.py).
+EGRESS_CAPABILITIES = ["NET_ADMIN"]
 
 
 @contextlib.contextmanager
@@ -225,6 +228,7 @@ class PodmanBackend:
             **limit_options(limits),
         )
         mounts = tmpfs_mounts(limits)
+        kwargs["cap_add"] = [*kwargs.get("cap_add", []), *EGRESS_CAPABILITIES]
         if command is not None:
             kwargs["command"] = command
         if filesystem_dir is not None:

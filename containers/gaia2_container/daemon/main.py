@@ -14,9 +14,10 @@ from typing import Any
 from .. import contract
 from ..jsonable import encodable
 from .agent_files import TRACE_CAP_BYTES, copy_agent_file
-from .agent_process import AgentProcess, agent_command
+from .agent_process import AgentProcess, agent_command, agent_identity
 from .app_commands import install_app_commands
 from .are_dump import write_are_trace
+from .egress import close_agent_egress
 from .http_api import serve
 from .loader import ScenarioLoadError, load_scenario
 from .recorder import EventRecorder
@@ -148,6 +149,8 @@ def main() -> int:
                              on_exit=lambda code: session.agent_exited(code, agent.limit_reason()),
                              env_overrides=relay_env)
         session.make_room = agent.kill_all
+        # Loopback only for the agent's uid (the relay, the tool API), before it runs: daemon/egress.py.
+        status.update(egress=close_agent_egress(agent_identity().get("user")))
         agent.start()
     state.ready.set()
     log.info("ready: runtime=%s turns=%s", runtime, session.nb_turns)
