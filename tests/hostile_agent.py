@@ -6,9 +6,9 @@ turn with a final answer holding a lone surrogate.
 Stdlib only (it runs with the image's python). Modes (HOSTILE_MODE):
   surrogate  one real tool call whose arguments hold lone surrogates, the tool API's and the adapter's
              /health without a token, then the answer
-  fuzz       HOSTILE_CALLS seeded (HOSTILE_SEED, else the task's crc32) random requests to /call: lone surrogates, huge and
-             deeply nested values, wrong types, made-up tools and argument names, bodies that are not
-             JSON (or not UTF-8, or NaN), then the answer
+  fuzz       HOSTILE_CALLS random requests to /call, seeded (HOSTILE_SEED, else the task's crc32):
+             lone surrogates, huge and deeply nested values, wrong types, made-up tools and argument
+             names, bodies that are not JSON (or not UTF-8, or NaN), then the answer
 Report fields: `executed` (answers 200 that ran the tool, i.e. not "the scenario is over"),
 `statuses` (HTTP status -> count, or the transport error's name), `health`, `answer`.
 """
