@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from . import contract
-from .daemon import are_speedups
+from .daemon import are_speedups, judge_guard
 from .daemon.judge_engine import build_judge_engine
 from .daemon.judge_trace import JudgeTrace
 from .daemon.judge_hooks import clean_rationale
@@ -25,6 +25,7 @@ log = logging.getLogger("gaia2.rejudge")
 
 def rejudge(text: str) -> dict[str, Any]:
     are_speedups.install()
+    judge_guard.install()  # the same judge prompts as a live run
     from are.simulation.benchmark.scenario_loader import APPS_TO_SKIP
     from are.simulation.data_handler.importer import JsonScenarioImporter
     from are.simulation.environment import Environment

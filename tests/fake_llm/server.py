@@ -10,6 +10,9 @@ route (`chat`, `responses`, `anthropic`, `gemini`) or `default` for any route (a
     {"status": 429, "retry_after": 1, "message": "..."}     an HTTP error (optionally "repeat": n)
     {"by_turn": [reply, reply, ...]}                          the reply for the request's point in its conversation: the
                                                              n-th when it holds n model turns (the last one after that)
+    {"echo_prompt": true, "text": "..."}                     a judge that quotes its input: the last user message, then "text"
+A reply with "context_chars": n answers HTTP 400 (a context overflow, in the provider's words) to a
+request whose messages hold more than n characters, as a model with a small context does.
 An empty {"text": ""} is a Chat Completions message with "content": null, as llama-server sends.
 With `reject_null_content` set (`--reject-null-content`), a chat request holding a message whose
 content is null gets HTTP 500, as llama-cpp-python's server answers it.
@@ -215,6 +218,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self, route: str, reply: dict, body: dict, stream_path: bool) -> None:
         time.sleep(float(reply.get("delay_s", 0)))
+        if reply.get("context_chars") is not None and _prompt_chars(body) > int(reply["context_chars"]):
+            message = f"This model's maximum context length is {reply['context_chars']} characters, " \
+                      f"your messages hold {_prompt_chars(body)}"
+            reply = {"status": 400, "message": message}
+        elif reply.get("echo_prompt"):
+            reply = {**reply, "text": f"{_last_user_text(body)}\n{reply.get('text', '')}"}
         if reply.get("status"):
             status = int(reply["status"])
             headers = {"Retry-After": str(reply["retry_after"])} if reply.get("retry_after") is not None else {}
@@ -257,6 +266,25 @@ def _credentials(headers: Any, path: str) -> set[str]:
 def _has_null_content(body: dict) -> bool:
     messages = body.get("messages")
     return isinstance(messages, list) and any(isinstance(m, dict) and m.get("content", "") is None for m in messages)
+
+
+def _messages_text(body: dict, roles: tuple[str, ...] = ()) -> list[str]:
+    """The text of a Chat Completions request's messages (of `roles`, or all), in order."""
+    texts = []
+    for message in body.get("messages") or []:
+        if isinstance(message, dict) and (not roles or message.get("role") in roles):
+            content = message.get("content")
+            texts.append(content if isinstance(content, str) else json.dumps(content))
+    return texts
+
+
+def _prompt_chars(body: dict) -> int:
+    return sum(len(text) for text in _messages_text(body))
+
+
+def _last_user_text(body: dict) -> str:
+    users = _messages_text(body, ("user",))
+    return users[-1] if users else ""
 
 
 def _first_tool(body: dict) -> str | None:

@@ -54,6 +54,10 @@ class JudgeCallError(RuntimeError):
     """The judge provider did not answer; the run has no verdict (infrastructure error)."""
 
 
+# Characters of the provider's error kept in the run's error line (its text may quote the prompt).
+PROVIDER_ERROR_CHARS = 500
+
+
 class LiteLLMJudgeEngine:
     """Calls the judge model through LiteLLM, as ARE's engine does, but returns the text as is.
 
@@ -79,7 +83,10 @@ class LiteLLMJudgeEngine:
                 num_retries=3,
             )
         except Exception as exc:  # noqa: BLE001 - any provider failure means no verdict
-            raise JudgeCallError(f"judge provider {self.provider} ({self.base_url or 'default URL'}) failed: {exc}") from None
+            said = " ".join(str(exc).split())
+            said = said if len(said) <= PROVIDER_ERROR_CHARS else said[:PROVIDER_ERROR_CHARS] + "…"
+            raise JudgeCallError(f"judge provider {self.provider} ({self.base_url or 'default URL'}) failed: "
+                                 f"{type(exc).__name__}: {said}") from None
         text = response.choices[0].message.content
         if text is None:
             raise JudgeCallError("judge provider returned an empty reply")

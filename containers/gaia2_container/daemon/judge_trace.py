@@ -20,6 +20,7 @@ from functools import wraps
 from typing import Any, Callable
 
 from ..jsonable import to_jsonable
+from .judge_guard import AGENT_TEXT_CAP, oversized_agent_text
 
 VALUE_CAP = 600  # characters of one argument value kept (agent-controlled text can be huge)
 MAX_ATTEMPTS = 20  # agent events compared with one oracle event
@@ -142,7 +143,7 @@ class JudgeTrace:
             attempt = getattr(self._local, "attempt", None)
             if (attempt is not None and len(attempt["checks"]) < MAX_CHECKS and isinstance(result, bool)
                     and not kind.endswith("_judge")):
-                attempt["checks"].append(_check(kind, kwargs, args, result))
+                attempt["checks"].append(_check(kind, kwargs, args, result, owner))
 
 
 def _time_of(event: Any) -> float | None:
@@ -150,7 +151,7 @@ def _time_of(event: Any) -> float | None:
     return round(float(value), 3) if isinstance(value, (int, float)) else None
 
 
-def _check(kind: str, kwargs: dict[str, Any], args: tuple[Any, ...], ok: bool) -> dict[str, Any]:
+def _check(kind: str, kwargs: dict[str, Any], args: tuple[Any, ...], ok: bool, owner: Any = None) -> dict[str, Any]:
     check: dict[str, Any] = {"checker": kind, "ok": ok}
     if kind == EQUALITY_PREFILTER:  # the soft judge's exact comparison; its LLM checkers decide after it
         check["prefilter"] = True
@@ -163,6 +164,9 @@ def _check(kind: str, kwargs: dict[str, Any], args: tuple[Any, ...], ok: bool) -
                      oracle=_value(kwargs.get("x_oracle", kwargs.get("targets", args[1] if len(args) > 1 else None))))
     else:
         check["soft"] = True
+        chars = None if ok else oversized_agent_text(owner, kwargs)
+        if chars is not None:  # the guard failed it without asking the judge
+            check.update(agent_chars=chars, limit=AGENT_TEXT_CAP)
     return check
 
 
@@ -240,6 +244,9 @@ def reason_line(turn: dict[str, Any]) -> str:
     if bad["checker"] == TIME_CHECKER:
         return f"{name}: at {_secs(bad.get('agent'))}, expected {_secs(bad.get('oracle'))} " \
                f"(-{bad.get('before')}s/+{bad.get('after')}s)"
+    if bad.get("soft") and bad.get("agent_chars"):
+        return f"{name}: the agent's text is {bad['agent_chars']:,} characters, over the judge's limit of " \
+               f"{bad.get('limit', AGENT_TEXT_CAP):,} (not sent to the judge)"
     if bad.get("soft"):
         return f"{name}: rejected by ARE's {bad['checker']} (LLM check)"
     return f"{name}.{bad.get('arg') or '?'}: expected {_shown(bad.get('oracle'))}, got {_shown(bad.get('agent'))}"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import contract
-from . import are_speedups, files_data
+from . import are_speedups, files_data, judge_guard
 from .judge_engine import build_judge_engine
 from .judge_trace import JudgeTrace
 
@@ -88,6 +88,7 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
     # ARE reads DEMO_FS_PATH when it is first imported: the Files app's bytes come from the mount.
     os.environ["DEMO_FS_PATH"] = str(root / files_data.DEMO_FS_DIR)
     are_speedups.install()
+    judge_guard.install()  # bounded, fenced agent text in the judge's prompts
     from are.simulation.benchmark.scenario_loader import APPS_TO_SKIP
     from are.simulation.data_handler.importer import JsonScenarioImporter
     from are.simulation.scenarios.config import MAX_SCENARIO_DURATION, MAX_TIME_SCENARIO_DURATION
