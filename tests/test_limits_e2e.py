@@ -30,7 +30,9 @@ RUNNER_RSS_BOUND = 400 * MiB  # the runner's peak, whatever the agent prints (3 
 
 HOG = """
 import os
-print("LIMIT", open("/sys/fs/cgroup/memory/memory.limit_in_bytes").read().strip(), flush=True)
+for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):  # cgroup v2, v1
+    if os.path.exists(path):
+        print("LIMIT", open(path).read().strip(), flush=True)
 held = []
 while True:
     held.append(bytearray(64 << 20))  # zero-filled: every page is touched
