@@ -31,7 +31,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .relay_key import CREDENTIAL_HEADERS  # noqa: F401 - the relay reads credentials by these names
 from .relay_paths import API_PATH, GEMINI_PATH, is_model_call
 
 OK = "ok"

@@ -27,8 +27,8 @@ import httpx
 from .. import budget, contract
 from .http_api import IDLE_CONNECTION_S, DaemonServer
 from ..runtimes.llm.trace import public_url
-from .provider_faults import CREDENTIAL_HEADERS, Request, RunnerSetup
-from .relay_key import KEY_QUERY_PARAMS, RunCredential, new_placeholder
+from .provider_faults import Request, RunnerSetup
+from .relay_key import CREDENTIAL_HEADERS, KEY_QUERY_PARAMS, RunCredential, new_placeholder
 from .relay_paths import refusal
 from .provider_ledger import BURST_LIMIT, BURST_WINDOW_S, UNAVAILABLE_STREAK, Outcome, ProviderLedger  # noqa: F401
 from .relay_trace import Capture, RelayTrace
