@@ -8,9 +8,10 @@ Stdlib only (it runs with the image's python). Modes (HOSTILE_MODE):
              /health without a token, then the answer
   fuzz       HOSTILE_CALLS random requests to /call, seeded (HOSTILE_SEED, else the task's crc32):
              lone surrogates, huge and deeply nested values, wrong types, made-up tools and argument
-             names, bodies that are not JSON (or not UTF-8, or NaN), then the answer
+             names, bodies that are not JSON (or not UTF-8, or NaN), then a random answer (text with
+             surrogates, huge, not text at all)
 Report fields: `executed` (answers 200 that ran the tool, i.e. not "the scenario is over"),
-`statuses` (HTTP status -> count, or the transport error's name), `health`, `answer`.
+`statuses` (HTTP status -> count, or the transport error's name), `health`, `answer` (its start).
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ def raw_body(rng: random.Random, tool: str) -> bytes:
     ])
 
 
-def fuzz(report: dict, task: str) -> None:
+def fuzz(report: dict, task: str) -> object:
+    """The random requests; returns the random final answer (text or not, huge, with surrogates)."""
     rng = random.Random(int(os.environ.get("HOSTILE_SEED") or zlib.crc32(task.encode())))
     code, body = get(TOOLS + "/tools")
     tools = [t for t in body["tools"] if not any(s in t["name"] for s in SKIPPED)]
@@ -124,6 +126,7 @@ def fuzz(report: dict, task: str) -> None:
         count(report, code, body)
         if isinstance(body, dict) and OVER in str(body.get("error", "")):
             break
+    return rng.choice([ANSWER, text(rng), "\ud800" * 100_000, {"content": ANSWER}, 12, None, "=1+1"])
 
 
 def count(report: dict, code: object, body: object) -> None:
@@ -137,16 +140,18 @@ def main() -> None:
     task = first_task()
     report: dict = {"mode": mode, "executed": 0, "statuses": {}, "task": task[:80]}
     report["health"] = {"tools": get(TOOLS + "/health"), "adapter": get(ADAPTER + "/health")}
+    answer: object = ANSWER
     if mode == "fuzz":
-        fuzz(report, task)
+        answer = fuzz(report, task)
     else:
         code, body = call("CalendarApp__add_calendar_event", {
             "title": "Dentist appointment \ud800", "start_datetime": "2024-10-03 14:00:00",
             "end_datetime": "2024-10-03 15:00:00", "location": "Smile Dental \udfff, 12 Rue Oberkampf, Paris"})
         count(report, code, body)
         report["call"] = [code, body]
+    report["answer"] = json.dumps(answer)[:60]
     print("HOSTILE " + json.dumps(report), flush=True)  # before the answer: the run ends with it
-    code, body = call("AgentUserInterface__send_message_to_user", {"content": ANSWER})
+    code, body = call("AgentUserInterface__send_message_to_user", {"content": answer})
     print("ANSWERED " + json.dumps([code, body]), flush=True)
 
 

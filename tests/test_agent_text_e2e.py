@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from fake_llm.server import FakeLLM
 
+from gaia2_runner.contract import JUDGED_STATUSES
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
@@ -85,7 +86,7 @@ def test_lone_surrogates_in_arguments_and_answer_get_a_verdict(images, fake, tmp
 
 
 def test_random_requests_from_the_agent_all_end_in_verdicts_with_every_call_recorded(images, fake, tmp_path):
-    """Two scenarios in parallel, 250 seeded random requests each (seed: the task's crc32)."""
+    """Two scenarios in parallel, 400 seeded random requests each (seed: the task's crc32)."""
     data = tmp_path / "data" / "demo"
     data.mkdir(parents=True)
     for name in FUZZ_SCENARIOS:
@@ -98,20 +99,20 @@ def test_random_requests_from_the_agent_all_end_in_verdicts_with_every_call_reco
          "--timeout", "300", "--judge-provider", judge["GAIA2_JUDGE_PROVIDER"],
          "--judge-model", judge["GAIA2_JUDGE_MODEL"], "--judge-base-url", judge["GAIA2_JUDGE_BASE_URL"],
          "--judge-api-key", judge["GAIA2_JUDGE_API_KEY"],
-         "--env", f"GAIA2_AGENT_COMMAND={COMMAND}", "--env", "HOSTILE_MODE=fuzz", "--env", "HOSTILE_CALLS=250"],
+         "--env", f"GAIA2_AGENT_COMMAND={COMMAND}", "--env", "HOSTILE_MODE=fuzz", "--env", "HOSTILE_CALLS=400"],
         cwd=REPO, capture_output=True, text=True, timeout=560)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = {r["scenario_id"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     assert set(results) == set(FUZZ_SCENARIOS)
     for name, result in results.items():
-        assert result["status"] in ("completed", "failed") and isinstance(result["success"], bool), result
+        assert result["status"] in JUDGED_STATUSES and isinstance(result["success"], bool), result
         run_dir = out / "demo" / name
         got = report(run_dir)
         assert set(got["statuses"]) <= ALLOWED_STATUSES, got["statuses"]
         assert got["executed"] >= 50 and sum(got["statuses"].values()) >= 200, got
         calls = [e for e in events(run_dir) if e["kind"] == "tool_call"]
         assert len(calls) == got["executed"] + 1, (len(calls), got)  # + the final answer
-        assert calls[-1]["function"] == "send_message_to_user"
+        assert calls[-1]["function"] == "send_message_to_user", got["answer"]
         assert any(e.get("event_type") == "AGENT" for e in are_trace(run_dir)["completed_events"])
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is True and summary["overall"]["infra_errors"] == 0
