@@ -5,4 +5,4 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 eval "$(bash "$repo/scripts/bootstrap.sh")"
 bash "$repo/scripts/install-browser.sh"   # Debian chromium for the viewer's browser tests
 cd "$repo"
-exec "$repo/.venv/bin/python" -m pytest -ra "$@"
+exec "$repo/.venv/bin/python" -m pytest -ra --durations=25 "$@"
