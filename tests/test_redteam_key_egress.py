@@ -86,6 +86,8 @@ try:
 except Exception as e:
     dns = type(e).__name__
 print("DNS", dns, flush=True)
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+print("PRIVS", status["NoNewPrivs"].strip(), status["CapEff"].strip(), status["CapPrm"].strip(), flush=True)
 relay = os.environ["GAIA2_AGENT_BASE_URL"].removeprefix("http://").split(":")
 with socket.create_connection((relay[0], int(relay[1])), timeout=10) as sock:
     sock.sendall(b"POST /v1/../boom HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}")
@@ -125,6 +127,9 @@ def test_the_agent_holds_no_key_and_reaches_nothing_but_the_relay(backend, image
     status, why, seconds = json.loads(_lines(log, "DIRECT")[0])
     assert (status, why) == (None, "ConnectionRefusedError") and seconds < 5, log[-3000:]
     assert _lines(log, "DNS")[0] != "resolved" and _lines(log, "DOTS") == ["400"]
+    # The container's extra capabilities (NET_ADMIN, SYS_RESOURCE) are the daemon's: the agent has
+    # none, and no setuid binary can give it any.
+    assert _lines(log, "PRIVS") == ["1 0000000000000000 0000000000000000"], log[-3000:]
     assert all("/boom" not in r["path"] for r in fake.requests) and len(fake.requests) == 1, fake.requests
     status_doc = json.loads((out / "daemon_status.json").read_text())
     assert status_doc["egress"] == "closed", status_doc.get("egress")
