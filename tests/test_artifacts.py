@@ -30,6 +30,18 @@ def test_extracts_output_dir_contents(tmp_path):
     assert len(res.written) == 2 and res.skipped == []
 
 
+def test_a_stopped_containers_volume_archive_lands_the_same(tmp_path):
+    """Podman's archive of a volume in a stopped container: the top is "", the files are "/x"."""
+    archive = make_tar([("", "dir", None), ("/daemon_status.json", "file", b"{}"), ("/logs", "dir", None),
+                        ("/logs/agent.log", "file", b"hi"), ("/../evil.txt", "file", b"x"),
+                        ("//etc/evil", "file", b"x")])
+    res = extract_output(archive, tmp_path / "s1")
+    assert (tmp_path / "s1" / "daemon_status.json").read_bytes() == b"{}"
+    assert (tmp_path / "s1" / "logs" / "agent.log").read_bytes() == b"hi"
+    assert not (tmp_path / "evil.txt").exists() and not list((tmp_path / "s1").rglob("evil*"))
+    assert len(res.written) == 2 and len(res.skipped) == 2
+
+
 def test_rejects_path_traversal_and_links(tmp_path):
     archive = make_tar([("output/../../evil.txt", "file", b"x"), ("/etc/evil", "file", b"x"),
                         ("output/link", "symlink", "/etc/passwd"), ("output/ok.txt", "file", b"ok")])

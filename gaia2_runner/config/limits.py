@@ -24,7 +24,6 @@ DEFAULT_PIDS = 1024  # processes and threads of the whole container
 DEFAULT_DISK = "1g"  # each of the agent's writable places: its $HOME and /tmp
 
 # Fixed sizes of the other writable places (tmpfs; they also count against `memory`).
-OUTPUT_DIR_BYTES = 512 * MiB  # the daemon's output (root only): logs capped, events, traces
 DAEMON_DIR_BYTES = 256 * MiB  # /run: the daemon's TMPDIR (ARE's Files app writes there)
 SMALL_DIR_BYTES = 64 * MiB  # /var/tmp and /dev/shm
 TINY_DIR_BYTES = 16 * MiB  # /gaia2/bin (app commands) and /gaia2/clock (the agent's clock offset)
@@ -76,7 +75,7 @@ class ContainerLimits:
 
     def files_bytes(self) -> int:
         """The most every tmpfs together can hold: the agent's $HOME and /tmp, and the fixed ones."""
-        return 2 * self.disk_bytes + OUTPUT_DIR_BYTES + DAEMON_DIR_BYTES + 2 * (SMALL_DIR_BYTES + TINY_DIR_BYTES)
+        return 2 * self.disk_bytes + DAEMON_DIR_BYTES + 2 * (SMALL_DIR_BYTES + TINY_DIR_BYTES)
 
     def problem(self) -> tuple[str, str] | None:
         """(setting name, what is wrong and the fix), or None when the limits can work."""

@@ -33,7 +33,10 @@ def extract_output(archive: bytes | BinaryIO, dest: Path, top: str = "output",
     mode: a stream from podman is extracted as it arrives, never held whole). A stream that breaks
     off or grows past its cap (output/streams.py ChunkReader) keeps what was extracted before.
     Podman puts the requested directory itself at the top of the archive (`output/...`); that
-    component is dropped so files land directly in `dest`.
+    component is dropped so files land directly in `dest`. From a stopped container whose directory
+    is a volume it sends the top as an entry named "" and the files as `/x`: after such a first
+    entry, a name with one leading slash is relative to the top (anywhere else an absolute name is
+    refused).
     """
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
@@ -56,8 +59,15 @@ def extract_output(archive: bytes | BinaryIO, dest: Path, top: str = "output",
 
 def _extract_members(tar: tarfile.TarFile, root: Path, top: str, scrub: Scrubber, result: Extraction) -> None:
     total = 0
-    for member in tar:
-        relative = _relative_name(member.name, top)
+    rooted = False  # podman's archive of a stopped container's volume: "", then "/x"
+    for index, member in enumerate(tar):
+        if index == 0 and member.name in ("", "/", ".") and member.isdir():
+            rooted = True
+            continue
+        name = member.name
+        if rooted and name.startswith("/") and not name.startswith("//"):
+            name = name[1:]
+        relative = _relative_name(name, top if not rooted else "")
         if relative is None:
             if not member.isdir():
                 result.skipped.append(f"{member.name}: unsafe path")
@@ -98,7 +108,7 @@ def _relative_name(name: str, top: str) -> str | None:
     parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
     if any(p == ".." for p in parts):
         return None
-    if parts and parts[0] == top:
+    if top and parts and parts[0] == top:
         parts = parts[1:]
     return "/".join(parts)
 

@@ -13,8 +13,8 @@ from typing import Iterable, Iterator
 STREAM_CHUNK_BYTES = 1 << 20  # one read from podman's answer
 CONTAINER_LOG_MAX_BYTES = 16 << 20  # container.log: the daemon's own log lines (capped in the daemon too)
 SMALL_ARCHIVE_MAX_BYTES = 64 << 20  # ContainerHandle.get_archive: a preflight result, an image check
-# A run's output archive: the output tmpfs (config/limits.py OUTPUT_DIR_BYTES) plus tar headers;
-# extraction stops at output/artifacts.py MAX_TOTAL_BYTES before it.
+# A run's output archive: the daemon's files (each capped, or bounded by the container's memory)
+# plus tar headers; extraction stops at output/artifacts.py MAX_TOTAL_BYTES before it.
 MAX_ARCHIVE_BYTES = 3 << 30
 
 

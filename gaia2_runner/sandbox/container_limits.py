@@ -19,7 +19,6 @@ from typing import Any
 from gaia2_runner import contract
 from gaia2_runner.config.limits import (
     DAEMON_DIR_BYTES,
-    OUTPUT_DIR_BYTES,
     SMALL_DIR_BYTES,
     TINY_DIR_BYTES,
     ContainerLimits,
@@ -38,7 +37,6 @@ def tmpfs_mounts(limits: ContainerLimits) -> list[dict[str, Any]]:
 
     World-writable ones are sticky (1777); the agent's $HOME is made the agent's by the daemon."""
     places = [
-        (contract.OUTPUT_DIR, OUTPUT_DIR_BYTES, "0700"),
         (contract.AGENT_DIR, limits.disk_bytes, "0755"),
         ("/tmp", limits.disk_bytes, "1777"),
         ("/var/tmp", SMALL_DIR_BYTES, "1777"),

@@ -88,7 +88,7 @@ def remove_containers(client: Any, items: Iterable[Leftover]) -> tuple[list[Left
             if item.state == "running":
                 with contextlib.suppress(NotFound):
                     client.containers.get(item.id).stop(timeout=STOP_TIMEOUT_S)
-            client.containers.remove(item.id, force=True)
+            client.containers.remove(item.id, force=True, v=True)  # and its output volume
         except NotFound:
             pass
         except APIError as exc:

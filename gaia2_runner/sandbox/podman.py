@@ -382,7 +382,7 @@ class ContainerHandle:
 
     def remove(self) -> None:
         try:
-            self.container.remove(force=True)
+            self.container.remove(force=True, v=True)  # and its output volume
         except NotFound:
             pass
         except APIError as exc:

@@ -1,7 +1,7 @@
 """Caps on what the agent can make the daemon write: agent.log, and log lines it can trigger.
 
-Every file in the output directory is collected by the runner and lives on a tmpfs that counts
-against the container's memory, so nothing the agent controls may grow without bound: agent.log
+Every file in the output directory is collected by the runner (the directory is a volume on the
+host's disk), so nothing the agent controls may grow without bound: agent.log
 keeps the agent's first AGENT_LOG_MAX_BYTES of stdout+stderr and then one marker line (the rest is
 read and dropped, so the agent never blocks on a full pipe); daemon.log and the container log keep
 DAEMON_LOG_MAX_BYTES of lines, each cut at LOG_LINE_MAX_CHARS.
