@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
-from gaia2_runner.sandbox.podman import ContainerHandle
+from gaia2_runner.sandbox.container_handle import ContainerHandle
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"

@@ -7,8 +7,8 @@ import itertools
 
 import pytest
 
-from gaia2_runner.sandbox import podman as podman_module
-from gaia2_runner.sandbox.podman import ContainerHandle
+from gaia2_runner.sandbox import container_handle as handle_module
+from gaia2_runner.sandbox.container_handle import ContainerHandle
 
 STOPPED = {"Status": "stopped", "Running": False}
 EXITED = {"Status": "exited", "Running": False}
@@ -25,7 +25,7 @@ def handle_with(states, monkeypatch) -> tuple[ContainerHandle, list]:
         return seen[-1]
 
     monkeypatch.setattr(handle, "state", state)
-    monkeypatch.setattr(podman_module.time, "sleep", lambda _s: None)
+    monkeypatch.setattr(handle_module.time, "sleep", lambda _s: None)
     return handle, seen
 
 
@@ -38,16 +38,16 @@ def test_waits_through_stopped_until_exited_or_gone(states, monkeypatch):
 
 def test_stopped_for_good_counts_after_the_grace(monkeypatch):
     clock = itertools.count(0.0, 1.0)  # one second per look
-    monkeypatch.setattr(podman_module.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(handle_module.time, "monotonic", lambda: next(clock))
     handle, seen = handle_with([STOPPED], monkeypatch)
     assert handle.wait_exited(600) is True
     waited = next(clock)  # the fake clock's seconds when it gave up waiting
-    assert len(seen) > 1 and podman_module.STOPPED_GRACE_S <= waited <= 3 * podman_module.STOPPED_GRACE_S
+    assert len(seen) > 1 and handle_module.STOPPED_GRACE_S <= waited <= 3 * handle_module.STOPPED_GRACE_S
 
 
 @pytest.mark.parametrize("state", [RUNNING, None])
 def test_running_or_unanswered_until_the_timeout_is_not_exited(state, monkeypatch):
     clock = itertools.count(0.0, 1.0)
-    monkeypatch.setattr(podman_module.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(handle_module.time, "monotonic", lambda: next(clock))
     handle, seen = handle_with([state], monkeypatch)
     assert handle.wait_exited(20) is False and len(seen) >= 5 and next(clock) >= 20

@@ -24,7 +24,7 @@ import pytest
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.adapter import AdapterClient
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
-from gaia2_runner.sandbox.podman import ContainerHandle
+from gaia2_runner.sandbox.container_handle import ContainerHandle
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 

@@ -28,7 +28,7 @@ import pytest
 from gaia2_runner import contract
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_PID
-from gaia2_runner.sandbox.podman import ContainerHandle
+from gaia2_runner.sandbox.container_handle import ContainerHandle
 from container_probe import daemon_status, exists, is_running
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]

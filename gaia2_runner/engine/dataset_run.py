@@ -41,7 +41,8 @@ from gaia2_runner.output.results_log import ResultsLog, rewrite
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.output.run_record import run_record, write_run_record
 from gaia2_runner.output.summary import Summary, summarize, write_summary
-from gaia2_runner.sandbox.podman import PodmanBackend, PodmanUnavailable
+from gaia2_runner.sandbox.api_errors import PodmanUnavailable
+from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.sandbox.service import ping
 from gaia2_runner.targets import ScenarioFile
 from gaia2_runner.text import now_iso, one_line

@@ -17,7 +17,8 @@ import httpx
 from gaia2_runner import contract
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.adapter import AdapterClient, AdapterError
-from gaia2_runner.sandbox.podman import ContainerHandle, PodmanBackend
+from gaia2_runner.sandbox.container_handle import ContainerHandle
+from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.targets import load_scenario
 
 from gaia2_runner.engine.scenario_run import contract_env

@@ -29,7 +29,8 @@ from gaia2_runner.engine.scenario_run import ca_bundle_files, contract_env, env_
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.sandbox.container_logs import exit_text
-from gaia2_runner.sandbox.podman import PodmanBackend, PodmanUnavailable
+from gaia2_runner.sandbox.api_errors import PodmanUnavailable
+from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.text import one_line
 
 PREFLIGHT_TIMEOUT_S = 30.0  # both requests' budget inside the container

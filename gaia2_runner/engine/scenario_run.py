@@ -28,13 +28,9 @@ from gaia2_runner.output.artifacts import Extraction, extract_output, write_text
 from gaia2_runner.output.streams import ChunkReader
 from gaia2_runner.output.layout import CONTAINER_LOG_FILE, scenario_dir_name
 from gaia2_runner.sandbox.container_logs import exit_text
-from gaia2_runner.sandbox.podman import (
-    STOPPED_GRACE_S,
-    ContainerHandle,
-    PodmanBackend,
-    deferred_interrupts,
-    unreachable,
-)
+from gaia2_runner.sandbox.api_errors import unreachable
+from gaia2_runner.sandbox.container_handle import STOPPED_GRACE_S, ContainerHandle
+from gaia2_runner.sandbox.podman import PodmanBackend, deferred_interrupts
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner import contract
