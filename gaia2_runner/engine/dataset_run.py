@@ -18,16 +18,17 @@ from __future__ import annotations
 import ctypes
 import threading
 import time
-from collections import Counter, deque
+from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from gaia2_runner import __version__, contract
+from gaia2_runner import contract
+from gaia2_runner.engine.dataset_records import rebuild_results, summary_header, write_run_records
 from gaia2_runner.engine.hosts import Host, HostWatch, connect_first, connect_hosts, prepare_images, slot_order
 from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT, JobLimits, mark_stopped, on_stop_message
-from gaia2_runner.engine.jobs import Job, collect_records, record_for
+from gaia2_runner.engine.jobs import Job, record_for
 from gaia2_runner.engine.observer import RunObserver
 from gaia2_runner.engine.image_pin import ImagePin
 from gaia2_runner.engine.plan import RunPlan, check_image, claim_output_dir
@@ -37,9 +38,8 @@ from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import RESULTS_LOG_FILE, SUMMARY_FILE
 from gaia2_runner.output.result import ScenarioResult, write_result
-from gaia2_runner.output.results_log import ResultsLog, rewrite
+from gaia2_runner.output.results_log import ResultsLog
 from gaia2_runner.output.scrub import Scrubber
-from gaia2_runner.output.run_record import run_record, write_run_record
 from gaia2_runner.output.summary import Summary, summarize, write_summary
 from gaia2_runner.sandbox.api_errors import PodmanUnavailable
 from gaia2_runner.sandbox.podman import PodmanBackend
@@ -132,7 +132,7 @@ class _DatasetRun:
         t0 = time.monotonic()
         selection = self.plan.selection()
         self._queue = deque(selection.todo)
-        self._write_run_records(finished_at=None)
+        write_run_records(self.plan, self.jobs, self.scrub, self.started_at, None, self.pin)
         known = {h.url: h.backend.live_container_ids() for h in self.hosts}  # backstop for Ctrl-C below
         interrupted = False
         self.observer.run_started(len(selection.todo), len(selection.done))
@@ -160,10 +160,10 @@ class _DatasetRun:
                 host.backend.remove_containers(host.backend.live_container_ids() - known[host.url])
         finally:
             self.watch.stop()
-        records = self._rebuild_results()
+        records = rebuild_results(self.plan, self.jobs)
         summary = summarize(records, self.plan.pass_at, round(time.monotonic() - t0, 3), len(self.jobs))
-        write_summary(summary, self.plan.state_dir / SUMMARY_FILE, self._summary_header(records, interrupted))
-        self._write_run_records(finished_at=now_iso())
+        write_summary(summary, self.plan.state_dir / SUMMARY_FILE, summary_header(self.plan, self.hosts, self.limits, records, interrupted))
+        write_run_records(self.plan, self.jobs, self.scrub, self.started_at, now_iso(), self.pin)
         outcome = DatasetOutcome(self.plan.state_dir, self.plan.record_dirs, records, summary,
                                  ran=len(selection.todo), reused=len(selection.done), interrupted=interrupted,
                                  noise=self.plan.config.run.noise,
@@ -385,43 +385,3 @@ class _DatasetRun:
         except OSError as exc:  # the run goes on; this job shows as missing in the summary
             self.observer.warning(f"cannot write {job.result_path}: {exc.strerror or exc}")
         return result.to_dict()
-
-    # ---- outputs ------------------------------------------------------------------------------
-
-    def _rebuild_results(self) -> list[dict[str, Any]]:
-        """results.jsonl from the result.json files: exactly one line per scenario, the latest."""
-        records: list[dict[str, Any]] = []
-        for directory, record_dir in zip(self.plan.run_dirs, self.plan.record_dirs):
-            lines = collect_records([job for job in self.jobs if job.run_dir == directory])
-            rewrite(record_dir / RESULTS_LOG_FILE, lines)
-            records.extend(lines)
-        return records
-
-    def _write_run_records(self, finished_at: str | None) -> None:
-        for run_index, (directory, record_dir) in enumerate(zip(self.plan.run_dirs, self.plan.record_dirs), 1):
-            jobs = [job for job in self.jobs if job.run_dir == directory]
-            record = run_record(
-                self.plan.config, command=self.plan.command, run_index=run_index, pass_at=self.plan.pass_at,
-                retry=self.plan.retry, started_at=self.started_at, finished_at=finished_at,
-                scenarios=[(j.ref.scenario_id, j.ref.split, j.ref.path) for j in jobs], shard=self.plan.shard_info,
-                image_id=self.pin.image_id if self.pin else None)
-            write_run_record(record_dir, self.scrub.value(record))
-
-    def _summary_header(self, records: list[dict[str, Any]], interrupted: bool) -> dict[str, Any]:
-        agent, judge = self.plan.config.agent, self.plan.config.judge
-        return {
-            "runner_version": __version__,
-            "generated_at": now_iso(),
-            "image": agent.image,
-            "provider": agent.provider,
-            "model": agent.model,
-            "judge_provider": judge.provider,
-            "judge_model": judge.model,
-            "noise": self.plan.config.run.noise,
-            "run_dirs": [str(d) for d in self.plan.run_dirs],
-            **({"shard": self.plan.shard_info} if self.plan.shard_info else {}),
-            **({"hosts": [h.url for h in self.hosts]} if len(self.hosts) > 1 else {}),
-            "interrupted": interrupted,
-            **self.limits.summary(),
-            "statuses": dict(Counter(str(r.get("status")) for r in records)),
-        }

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from ..jsonable import as_text, to_jsonable
 from .judge_hooks import agent_error_reason, clean_rationale, listen_to_turns, with_agent_note
+from .event_mirror import EventMirror
 from .processes import start_thread
 from .recorder import EventRecorder
 from .sim_clock import SimClock
@@ -44,8 +45,7 @@ class Session:
         self._state_lock = threading.Lock()
         self.inbox: list[dict[str, Any]] = []
         self.outbox: list[dict[str, Any]] = []
-        self._seen_events = 0
-        self._fired_event_ids: list[str] = []
+        self.mirror = EventMirror(recorder)  # ARE's log -> events.jsonl
         self._final_started = False
         self._started_wall = 0.0
         self.done = threading.Event()
@@ -167,8 +167,7 @@ class Session:
             return [m for m in self.outbox if m["index"] > after]
 
     def fired_event_ids(self) -> list[str]:
-        with self._state_lock:
-            return list(self._fired_event_ids)
+        return self.mirror.fired_event_ids()
 
     def logged_event_ids(self) -> list[str]:
         """Ids of every event in ARE's log now (the monitor mirrors them only every 0.1 s, and the
@@ -348,12 +347,12 @@ class Session:
                 log.exception("monitor step failed")
             time.sleep(0.1)
         with self._sync_lock:
-            self._mirror_events()
+            self.mirror.catch_up(self.env.event_log.list_view())
 
     def _sync(self) -> None:
         """Mirror ARE's new log entries and due notifications into our records and the inbox."""
         with self._sync_lock:
-            self._mirror_events()
+            self.mirror.catch_up(self.env.event_log.list_view())
             self._drain_notifications()
 
     def _time_moved(self) -> None:
@@ -362,32 +361,6 @@ class Session:
                 self.on_time()
             except Exception:  # noqa: BLE001 - the agent's clock file must not break the run
                 log.exception("updating the agent's clock failed")
-
-    def _mirror_events(self) -> None:
-        from are.simulation.types import EventType
-
-        events = self.env.event_log.list_view()
-        new = events[self._seen_events :]
-        self._seen_events = len(events)
-        for event in new:
-            with self._state_lock:
-                self._fired_event_ids.append(event.event_id)
-            # Agent calls are recorded where they happen; turn checks tick every second and are
-            # reported as judgments instead.
-            if event.event_type in (EventType.AGENT, EventType.CONDITION):
-                continue
-            action = getattr(event, "action", None)
-            self.recorder.record(
-                "env_event",
-                getattr(event, "event_time", None),
-                event_id=event.event_id,
-                event_type=event.event_type.value if hasattr(event.event_type, "value") else str(event.event_type),
-                app=event_app_name(event),
-                function=getattr(action, "function_name", None),
-                args={k: v for k, v in (getattr(action, "args", None) or {}).items() if k != "self"},
-                ok=not event.failed(),
-                error=str(event.metadata.exception) if event.failed() else None,
-            )
 
     def _drain_notifications(self) -> None:
         from are.simulation.notification_system import MessageType
@@ -409,16 +382,3 @@ class Session:
         elif self.env.thread is not None and not self.env.thread.is_alive():
             # ARE's clock ran out (scenario duration) or a turn was rejected: judge what happened.
             self._start_final_judgment("environment stopped")
-
-
-def event_app_name(event: Any) -> str | None:
-    """The app instance an event acted on (`Chats`, not `MessagingAppV2`): two instances of one
-    class must stay apart in events.jsonl, as they are in ARE's log."""
-    try:
-        name = event.app_name()
-    except Exception:  # noqa: BLE001 - condition checks and odd actions have no app
-        name = None
-    if name:
-        return str(name)
-    action = getattr(event, "action", None)
-    return getattr(getattr(action, "app", None), "name", None) or getattr(action, "class_name", None)
