@@ -1,7 +1,9 @@
 """Run the gaia2-runner CLI as a child process and read its own peak RSS (tests and benchmarks).
 
-The child reports `ru_maxrss` of itself at exit (atexit), so the number is the runner's peak,
-never another process's (RUSAGE_CHILDREN would be the largest of every child waited for).
+The child reports its own VmHWM (/proc/self/status) at exit (atexit), so the number is the
+runner's peak, never another process's: RUSAGE_CHILDREN would be the largest of every child waited
+for, and even RUSAGE_SELF's ru_maxrss survives exec on Linux, so a child of a big pytest process
+reported pytest's size (2.3 GB in CI, after a thousand tests) instead of its own.
 """
 
 from __future__ import annotations
@@ -14,9 +16,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 _WRAPPER = """
-import atexit, resource, runpy, sys
+import atexit, runpy, sys
 out = sys.argv.pop(1)
-atexit.register(lambda: open(out, "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))
+def peak_kib():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return line.split()[1]
+atexit.register(lambda: open(out, "w").write(peak_kib()))
 sys.argv[0] = "gaia2-runner"
 runpy.run_module("gaia2_runner", run_name="__main__", alter_sys=True)
 """

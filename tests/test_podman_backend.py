@@ -89,22 +89,26 @@ def test_crashed_container_reports_exit_code(backend):
         handle.cleanup(timeout=1)
 
 
-def test_what_an_exited_container_wrote_is_always_there(backend):
-    """After wait_exited, a file written just before the process ended is in the archive and the
-    exit is explained. (`judge` read its containers in podman's "stopped" state, process gone and
-    cleanup running, and about one time in four found no verdict; this plain container rarely hits
-    that window: tests/test_rejudge_e2e.py is where it showed.)"""
+def test_what_an_exited_container_wrote_is_always_there(backend, images, tmp_path):
+    """After wait_exited, a file written to the output directory just before the process ended is
+    in the archive and the exit is explained. (`judge` read its containers in podman's "stopped"
+    state, process gone and cleanup running, and about one time in four found no verdict; this
+    plain container rarely hits that window: tests/test_rejudge_e2e.py is where it showed.) The root
+    is read-only and the output directory a volume (Containerfile.base): it outlives the process."""
+    from gaia2_runner import contract
+    from gaia2_runner.output.artifacts import extract_output
     from gaia2_runner.sandbox.container_logs import exit_text
+    from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
 
     for attempt in range(6):
         handle = backend.run_scenario_container(
-            TEST_IMAGE, None, {}, f"it-exit-{attempt}",
-            command=["sh", "-c", "mkdir -p /out && echo verdict > /out/v.txt && echo done"])
+            RUNTIME_BASE_IMAGE, None, {}, f"it-exit-{attempt}", entrypoint=["sh", "-c"],
+            command=[f"echo verdict > {contract.OUTPUT_DIR}/v.txt && echo done"])
         try:
             assert handle.wait_exited(60)
-            with tarfile.open(fileobj=io.BytesIO(handle.get_archive("/out"))) as tar:
-                names = {m.name for m in tar.getmembers()}
-                assert "out/v.txt" in names, (attempt, names, handle.state())
+            with handle.open_archive(contract.OUTPUT_DIR) as chunks:
+                extract_output(io.BytesIO(b"".join(chunks)), tmp_path / str(attempt))
+            assert (tmp_path / str(attempt) / "v.txt").read_text() == "verdict\n", (attempt, handle.state())
             assert exit_text(handle) == "code 0: done"
         finally:
             handle.cleanup(timeout=1)
