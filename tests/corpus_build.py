@@ -98,7 +98,7 @@ def run_in_runtime_image(backend, files: dict[str, bytes], script: str, out_path
         stream, _ = container.get_archive(out_path)
         return code, logs, b"".join(stream)
     finally:
-        container.remove(force=True)
+        container.remove(force=True, v=True)  # and the output volume (Containerfile.base)
 
 
 def build_corpus(backend, limit_s: float = 1500) -> Path:

@@ -48,5 +48,5 @@ def test_cached_judge_prompts_are_identical(images, backend):
             for chunk in container.logs(stdout=True, stderr=True)
         ).decode(errors="replace")
     finally:
-        container.remove(force=True)
+        container.remove(force=True, v=True)  # and the output volume (Containerfile.base)
     assert code == 0 and "IDENTICAL" in text, text

@@ -124,7 +124,7 @@ def test_guarded_checkers_against_ares_own(images, backend, fake):
         text = b"".join(chunk if isinstance(chunk, bytes) else str(chunk).encode()
                         for chunk in container.logs(stdout=True, stderr=True)).decode(errors="replace")
     finally:
-        container.remove(force=True)
+        container.remove(force=True, v=True)  # and the output volume (Containerfile.base)
     assert code == 0 and "ALL-OK" in text, text
     provider_line = next(line for line in text.splitlines() if line.startswith("PROVIDER"))
     assert OVERFLOW in provider_line and "tenacity" not in provider_line, provider_line
