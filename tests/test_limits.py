@@ -47,6 +47,7 @@ def test_container_options_bound_memory_cpu_pids_and_every_writable_place():
     assert options["mem_limit"] == options["memswap_limit"] == 6 * GiB
     assert (options["cpu_quota"], options["cpu_period"], options["pids_limit"]) == (150_000, 100_000, 300)
     assert options["read_only"] is True
+    assert options["cap_add"] == ["SYS_RESOURCE", "NET_ADMIN"] and options["no_new_privileges"] is True
     mounts = {m["target"]: m for m in tmpfs_mounts(limits)}
     assert int(mounts["/gaia2/agent"]["size"]) == int(mounts["/tmp"]["size"]) == 2 * GiB
     assert mounts["/tmp"]["mode"] == "1777"

@@ -1,7 +1,8 @@
 """ContainerLimits (config/limits.py) as container-create options every engine understands.
 
 Plain Docker-API options only: a memory limit without swap, a CFS quota, a pids limit, a read-only
-root filesystem, tmpfs mounts with a size and a mode, one added capability. `--storage-opt size=`
+root filesystem, tmpfs mounts with a size and a mode, the capabilities the root daemon needs, and
+no-new-privileges. `--storage-opt size=`
 would cap the writable layer itself, but only on overlay over xfs with project quotas (not ext4,
 the usual host): tmpfs mounts work everywhere, and their pages count against the memory limit
 (config/limits.py checks that `memory` leaves room for them).
@@ -25,9 +26,15 @@ from gaia2_runner.config.limits import (
 )
 
 CPU_PERIOD_US = 100_000  # the CFS period; the quota is cpus x this
-# The daemon (root) pins the agent's OOM score with it: the agent cannot lower its score below the
-# daemon's, so the kernel's OOM killer takes the agent, never the judge (daemon/oom.py).
-CAPABILITIES = ["SYS_RESOURCE"]
+# Capabilities of the root daemon's: SYS_RESOURCE pins the agent's OOM score (the agent cannot
+# lower it, so the kernel's OOM killer takes the agent, never the judge: daemon/limit_reasons.py);
+# NET_ADMIN installs the nftables rule that closes the agent user's egress, then the daemon drops it
+# from its bounding set (daemon/egress.py).
+CAPABILITIES = ["SYS_RESOURCE", "NET_ADMIN"]
+# No process in the container gains privileges by exec (setuid binaries such as su or mount stay
+# the agent's own): the added capabilities are the daemon's alone. (podman-py's spelling; Docker's
+# is security_opt=["no-new-privileges"].)
+NO_NEW_PRIVILEGES = True
 CLOCK_DIR = "/gaia2/clock"  # containers/gaia2_container/daemon/process_clock.py CLOCK_DIR
 DAEMON_TMP_DIR = "/run"  # the daemon's TMPDIR lives below it (daemon/main.py)
 
@@ -59,4 +66,5 @@ def limit_options(limits: ContainerLimits) -> dict[str, Any]:
         shm_size=SMALL_DIR_BYTES,
         read_only=True,
         cap_add=list(CAPABILITIES),
+        no_new_privileges=NO_NEW_PRIVILEGES,
     )

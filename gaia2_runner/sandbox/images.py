@@ -54,7 +54,8 @@ class ImageSpec:
 
     def parents(self, tags: Iterable[str]) -> list[str]:
         """The images among `tags` this one starts FROM."""
-        return [value for value in self.buildargs.values() if value in set(tags)]
+        known = set(tags)
+        return [value for value in self.buildargs.values() if value in known]
 
 
 def deps_tag(image: str) -> str:

@@ -38,13 +38,6 @@ DEFAULT_URL = "unix:///run/podman/podman.sock"
 # traffic (model providers, host.containers.internal) leaving as if from the host.
 NETWORK_MODE = "slirp4netns"
 NETWORK_OPTIONS = {"slirp4netns": ["allow_host_loopback=false"]}
-# The daemon (root in the container) closes the agent user's egress with an nftables rule on the
-# container's own network namespace, then drops this capability (containers/.../daemon/egress.py).
-EGRESS_CAPABILITIES = ["NET_ADMIN"]
-# No process in the container gains privileges by exec (setuid binaries such as su or mount stay
-# the agent's own): the container's added capabilities are the root daemon's alone. (podman-py's
-# spelling; Docker's is security_opt=["no-new-privileges"].)
-NO_NEW_PRIVILEGES = True
 
 
 @contextlib.contextmanager
@@ -221,8 +214,6 @@ class PodmanBackend:
             **limit_options(limits),
         )
         mounts = tmpfs_mounts(limits)
-        kwargs["cap_add"] = [*kwargs.get("cap_add", []), *EGRESS_CAPABILITIES]
-        kwargs["no_new_privileges"] = NO_NEW_PRIVILEGES
         if command is not None:
             kwargs["command"] = command
         if filesystem_dir is not None:
