@@ -1,0 +1,138 @@
+"""The relay's ledger over real HTTP (no container): configuration faults only for the runner's own
+requests, the token budget enforced before anything is forwarded, a silent provider named as such."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler
+import httpx
+import pytest
+from polling import until
+
+
+from gaia2_container.daemon.http_api import DaemonServer  # noqa: E402
+from gaia2_container.daemon.provider_faults import RunnerSetup  # noqa: E402
+from gaia2_container.daemon.provider_ledger import ProviderLedger  # noqa: E402
+from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
+
+pytestmark = pytest.mark.redteam
+MODEL = "configured-model"
+KEY = "sk-configured"
+SLOW_WAIT_S = 0.6  # the ledger's "an honest agent gave up by now" (60 s in the daemon)
+
+
+class Provider(BaseHTTPRequestHandler):
+    """Answers what the body asks for: {"reply_status": 404, "reply": {...}}; {"hang": true} waits
+    until the test releases it; else 200 with usage (100 tokens)."""
+
+    release = threading.Event()
+    seen: list[dict] = []
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        Provider.seen.append(body)
+        if body.get("hang"):
+            Provider.release.wait(30)
+            return
+        if body.get("delay"):
+            threading.Event().wait(float(body["delay"]))
+        status = int(body.get("reply_status", 200))
+        reply = body.get("reply") or {"choices": [], "usage": {"prompt_tokens": 80, "completion_tokens": 20}}
+        data = json.dumps(reply).encode()
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def relay():
+    Provider.seen, Provider.release = [], threading.Event()
+    provider = DaemonServer(("127.0.0.1", 0), Provider)
+    threading.Thread(target=provider.serve_forever, daemon=True).start()
+    faults: list[str] = []
+    budgets: list[str] = []
+    ledger = ProviderLedger(RunnerSetup(model=MODEL, agent_key=KEY), token_budget=250,
+                            on_fault=faults.append, on_budget=budgets.append, slow_wait_s=SLOW_WAIT_S)
+    witness = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1", timeout_s=1.0, ledger=ledger)
+    server = serve_relay(witness, "127.0.0.1", 0)
+    with httpx.Client(base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=10,
+                      headers={"Authorization": f"Bearer {KEY}"}) as http:
+        yield witness, http, faults, budgets
+    Provider.release.set()
+    server.shutdown()
+    provider.shutdown()
+
+
+NOT_FOUND = {"error": {"message": f"The model `{MODEL}` does not exist", "code": "model_not_found"}}
+
+
+def test_the_agent_cannot_provoke_a_configuration_fault(relay) -> None:
+    witness, http, faults, _ = relay
+    agent_model = {"model": "renamed-by-the-agent", "reply_status": 404, "reply": NOT_FOUND}
+    assert http.post("/chat/completions", json=agent_model).status_code == 404
+    own_path = {"model": MODEL, "reply_status": 404, "reply": NOT_FOUND}
+    assert http.post("/chat/completions/../models", json=own_path).status_code == 404
+    assert http.post("/echo", json=own_path).status_code == 404
+    made_up_key = {"model": MODEL, "reply_status": 401, "reply": {"error": {"message": "bad key"}}}
+    assert http.post("/chat/completions", json=made_up_key, headers={"Authorization": "Bearer sk-mine"}).status_code == 401
+    assert faults == [] and witness.ledger.summary()["fault"] is None
+    assert witness.provider_unavailable() is None
+
+
+def test_the_runners_model_refused_is_a_configuration_fault(relay) -> None:
+    witness, http, faults, _ = relay
+    answer = http.post("/chat/completions", json={"model": MODEL, "reply_status": 404, "reply": NOT_FOUND})
+    assert answer.status_code == 404 and answer.json() == NOT_FOUND  # the agent sees the provider's answer
+    assert len(faults) == 1 and f"does not know the model '{MODEL}'" in faults[0]
+
+
+def test_calls_past_the_token_budget_are_refused_before_the_provider(relay) -> None:
+    witness, http, _, budgets = relay
+    for _ in range(3):  # 100 tokens each: 300 > 250 after the third
+        assert http.post("/chat/completions", json={"model": MODEL}).status_code == 200
+    refused = http.post("/chat/completions", json={"model": MODEL})
+    assert refused.status_code == 400
+    assert refused.json()["error"]["type"] == "gaia2_token_budget_exhausted"
+    assert "300 tokens of the 250 allowed" in refused.json()["error"]["message"]
+    assert len(Provider.seen) == 3 and len(budgets) == 1  # never forwarded; the run told once
+    assert witness.provider_unavailable() is None  # the relay's own refusal is no outage
+
+
+def test_a_provider_that_never_answers_is_witnessed_as_such(relay) -> None:
+    witness, http, faults, _ = relay
+    for _ in range(2):  # the relay gives up after its timeout (1 s here) and answers 502
+        assert http.post("/chat/completions", json={"model": MODEL, "hang": True}).status_code == 502
+    reason = witness.provider_unavailable() or ""
+    assert re.match(r"the provider never answered \(2 calls, last after \d+ s: ReadTimeout", reason), reason
+    assert witness.ledger.summary()["unanswered"] == 2 and faults == []
+
+
+def test_a_slow_answer_the_agent_no_longer_waited_for_is_the_providers_silence(relay) -> None:
+    """An agent's request times out (its client gives up), the provider answers later, the retry
+    still waits when the agent exits: no "ok" is recorded, the provider never answered in time."""
+    witness, http, faults, _ = relay
+    for _ in range(2):
+        with pytest.raises(httpx.ReadTimeout):
+            http.post("/chat/completions", json={"model": MODEL, "delay": 0.9}, timeout=0.3)
+    assert until(lambda: witness.ledger.summary()["unanswered"] == 2), witness.ledger.summary()
+    reason = witness.provider_unavailable() or ""
+    assert reason.startswith("the provider never answered (2 calls"), reason
+    assert "when the agent had stopped waiting" in reason and witness.ledger.summary()["ok"] == 0
+    assert faults == []
+
+
+def test_an_agent_that_hangs_up_at_once_makes_no_outage(relay) -> None:
+    """Hanging up before an honest wait (SLOW_WAIT_S) is the agent's doing: the provider's prompt
+    answers count as answered, so no infrastructure error can be bought that way."""
+    witness, http, _, _ = relay
+    for _ in range(2):
+        with pytest.raises(httpx.ReadTimeout):
+            http.post("/chat/completions", json={"model": MODEL, "delay": 0.3}, timeout=0.1)
+    assert until(lambda: witness.ledger.summary()["ok"] == 2), witness.ledger.summary()
+    assert witness.ledger.summary()["ok"] == 2 and witness.provider_unavailable() is None

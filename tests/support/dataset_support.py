@@ -1,0 +1,46 @@
+"""What the sharding, submit and Slurm tests share: the demo scenarios as a two-split dataset, an
+oracle run config over it, the CLI as a subprocess, and summary.json's timing-free numbers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from gaia2_runner.sandbox.images import ORACLE_IMAGE
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO = sorted((REPO / "examples" / "scenarios").glob("*.json"))
+CLI = [sys.executable, "-m", "gaia2_runner.cli"]
+STAT_KEYS = ("scenarios", "runs", "verdict_runs", "successes", "infra_errors", "pass_at_k", "pass_hat_k")
+
+
+def two_splits(root: Path) -> Path:
+    """The demo scenarios as a dataset with two splits (5 in `alpha`, 4 in `beta`)."""
+    for index, path in enumerate(DEMO):
+        split = root / ("alpha" if index % 2 == 0 else "beta")
+        split.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, split / path.name)
+    return root
+
+
+def oracle_config(path: Path, data: Path, out: Path, *, target: str = "", run: str = "") -> Path:
+    """A run config for the oracle over `data` into `out`; `target`/`run`: more TOML lines."""
+    path.write_text(f'[target]\ndataset_root = "{data}"\n{target}'
+                    f'[agent]\nimage = "{ORACLE_IMAGE}"\nprovider = "oracle"\n'
+                    f'[run]\noutput_dir = "{out}"\n{run}')
+    return path
+
+
+def run_cli(*args: str, cwd: Path = REPO, timeout: float = 900) -> subprocess.CompletedProcess:
+    """The CLI in a subprocess, its tables 200 columns wide."""
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, timeout=timeout,
+                          env={**os.environ, "COLUMNS": "200"})
+
+
+def stat_numbers(stats: dict) -> dict:
+    """One summary group's counts and success rate (nothing that depends on timing)."""
+    rate = stats["success_rate"]
+    return {**{k: stats[k] for k in STAT_KEYS}, "rate": (rate["value"], rate["std"], rate["per_run"])}
