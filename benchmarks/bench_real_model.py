@@ -1,6 +1,6 @@
 """How much the runner costs around a real model (not a test; prints numbers from one run).
 
-Starts llama-server with the small model of the real-model tests (tests/real_model.py), runs demo
+Starts llama-server with the small model of the real-model tests (tests/support/real_model.py), runs demo
 scenarios one after the other through the CLI exactly as a user does (`gaia2-runner run --agent …`,
 the judge on the same server), and prints per scenario:
 

@@ -1,7 +1,7 @@
 """The runner's peak RSS with an agent printing 1.5 GB vs a quiet one (not a test; prints numbers).
 
 Both run the CLI (`gaia2-runner run`, the oracle image, one scenario) as a child process that
-reports its own peak RSS at exit (tests/runner_rss.py). The loud agent is GAIA2_AGENT_COMMAND
+reports its own peak RSS at exit (tests/support/runner_rss.py). The loud agent is GAIA2_AGENT_COMMAND
 printing `--mb` MiB; the quiet one is the oracle itself. The runner must not grow with what the
 agent prints (agent.log is capped in the container, the output archive is streamed).
 

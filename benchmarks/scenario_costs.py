@@ -1,4 +1,4 @@
-"""Measured per-scenario costs of finished runs, the inputs of docs/runbook-scale-out.md.
+"""Measured per-scenario costs of finished runs, the inputs of docs/guide/runbook-scale-out.md.
 
     python benchmarks/scenario_costs.py OUT [OUT ...]
 

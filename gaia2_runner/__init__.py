@@ -1,6 +1,6 @@
 """gaia2-runner: evaluate agents on Meta's Gaia2 benchmark, one podman container per scenario.
 
-The host side only speaks the HTTP contract in docs/container-contract.md, so any image that
+The host side only speaks the HTTP contract in docs/reference/container-contract.md, so any image that
 honours it can be evaluated. The public API (imported lazily, so `import gaia2_runner` stays cheap):
 
     config = gaia2_runner.load_config("x.toml")            # or RunConfig / apply_overrides

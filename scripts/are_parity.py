@@ -6,7 +6,7 @@ runner (`gaia2-runner run-dataset --agent are-default`); prints the two verdict 
     flock /tmp/gaia2-e2e.lock .venv/bin/python scripts/are_parity.py \\
         --model qwen --base-url http://host.containers.internal:8000/v1 [--scenarios a.json b.json]
 
-The base URL is the server as containers see it (both sides run in containers). docs/are-default-agent.md
+The base URL is the server as containers see it (both sides run in containers). docs/reference/are-default-agent.md
 says what a difference means. Exit 0 when both sides gave every scenario a verdict, 1 otherwise.
 """
 

@@ -1,6 +1,6 @@
 """Sizes and record counts of a scenario file, read from its JSON only (no ARE needed).
 
-Used by make_gaia2_corpus.py to print its summary and by tests/test_gaia2_corpus.py to check the
+Used by make_gaia2_corpus.py to print its summary and by tests/e2e/test_gaia2_corpus.py to check the
 corpus on the host.
 """
 

@@ -4,7 +4,7 @@
 The user asks for a message to be sent "in 2 minutes": the oracle sends it 120 s (simulated) after
 the task, so ARE's judge checks the agent's time too (an oracle action more than
 `check_time_threshold_seconds` after its parent is compared within
-[-pre_event_tolerance_seconds, +post_event_tolerance_seconds]). tests/test_e2e_sim_clock.py runs it
+[-pre_event_tolerance_seconds, +post_event_tolerance_seconds]). tests/e2e/test_e2e_sim_clock.py runs it
 with the oracle and with scripted agents that send on time, early and late.
 
 Made like the demo scenarios (make_demo_scenarios.py: ARE's exporter plus the same

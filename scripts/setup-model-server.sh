@@ -6,7 +6,7 @@
 # them; a new machine builds them (~8 min on 2 cores). Idempotent and quiet when done. Needs root on a
 # fresh Debian/Ubuntu machine (installs cmake and g++ with apt-get when missing).
 #
-# Prints on stdout, for `eval` or for tests/real_model.py:
+# Prints on stdout, for `eval` or for tests/support/real_model.py:
 #   GAIA2_LLAMA_SERVER=<binary>  GAIA2_MODEL_GGUF=<file>  GAIA2_MODEL_ALIAS=<model name to request>
 # Settings: GAIA2_MODEL_CACHE (cache root), GAIA2_REAL_MODEL (one of the MODELS below).
 set -euo pipefail

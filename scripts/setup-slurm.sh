@@ -2,7 +2,7 @@
 # A single-node SLURM cluster on this machine: controller and compute node on localhost, from
 # Debian's slurm-wlm and munge packages. Idempotent: installs what is missing, writes the config
 # only when it changed, starts only daemons that are not running, resumes a drained node, then
-# waits until the node takes jobs. Used by tests/test_slurm_e2e.py; needs root.
+# waits until the node takes jobs. Used by tests/e2e/test_slurm_e2e.py; needs root.
 #
 #   bash scripts/setup-slurm.sh            # then: sinfo; sbatch …
 #

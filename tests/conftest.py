@@ -51,7 +51,7 @@ def images(backend):
 
 @pytest.fixture
 def fake(tmp_path: Path):
-    """A scripted LLM provider (tests/fake_llm) on 0.0.0.0, reachable from containers."""
+    """A scripted LLM provider (tests/support/fake_llm) on 0.0.0.0, reachable from containers."""
     from fake_llm.server import FakeLLM
 
     server = FakeLLM(log_path=tmp_path / "llm_requests.jsonl")
@@ -77,7 +77,7 @@ def harness_image(backend, images):
 
 @pytest.fixture(scope="session")
 def real_model_server(tmp_path_factory):
-    """A real llama-server with a small model (tests/real_model.py), started once per session and
+    """A real llama-server with a small model (tests/support/real_model.py), started once per session and
     always stopped; `.container_url` / `.host_url` / `.model`. Fails (never skips) when it cannot be
     set up: the real-model tests must run wherever the suite runs, CI included."""
     from real_model import RealModelError, running_server

@@ -67,7 +67,7 @@ class ContainerHandle:
         if not self.container.put_archive(directory, buf.getvalue()[:tar.offset]):
             raise Gaia2Error(
                 f"cannot copy {filename} into {directory} of the container: "
-                "does the image follow docs/container-contract.md?"
+                "does the image follow docs/reference/container-contract.md?"
             )
 
     def state(self) -> dict[str, Any] | None:

@@ -1,6 +1,6 @@
 """A CLI harness (mini-swe-agent) against a real model server, through the CLI as a user runs it.
 
-mini talks to llama-server (tests/real_model.py) through the daemon's relay, which records every
+mini talks to llama-server (tests/support/real_model.py) through the daemon's relay, which records every
 request with the provider's raw answer; the judge's LLM checks go to the same server. Not asserted:
 whether a small model solves the task (or even follows mini's output format). Asserted: a verdict,
 the harness recorded, and a relay trace whose every call carries the server's real token counts.

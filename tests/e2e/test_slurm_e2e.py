@@ -2,7 +2,7 @@
 Debian's slurm-wlm and munge, controller and node on localhost): the oracle on the demo scenarios
 (two splits) as 3 array tasks plus the dependent aggregate job gives the summary numbers and the
 results of an unsharded run.
-tests/test_submit.py checks the scripts (`--dry-run`) and the refusals without SLURM."""
+tests/unit/test_submit.py checks the scripts (`--dry-run`) and the refusals without SLURM."""
 
 from __future__ import annotations
 

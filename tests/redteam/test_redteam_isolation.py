@@ -3,7 +3,7 @@
 Two oracle victims run at the same time as the attacker: a sibling started by this process
 through the same backend (as pass@k siblings are) and one started by a separate
 `python -m gaia2_runner run`. Their scenario waits for an ENV event, so they are still running
-while the attacker (tests/redteam_attacker.py, as GAIA2_AGENT_COMMAND) tries their container names,
+while the attacker (tests/support/redteam_attacker.py, as GAIA2_AGENT_COMMAND) tries their container names,
 addresses, its whole local subnet, and every host address on their published ports, with their
 tokens (as if leaked), then its own daemon's adapter without a token.
 """

@@ -1,6 +1,6 @@
 """Red team against the relay over real HTTP (no container), issue 21 part 5: paths that would
 leave the provider's API are refused before anything is forwarded, and the agent's placeholder is swapped for the configured key in every credential style,
-so a call with the placeholder straight to the provider gets 401 (tests/fake_llm checks keys)."""
+so a call with the placeholder straight to the provider gets 401 (tests/support/fake_llm checks keys)."""
 
 from __future__ import annotations
 

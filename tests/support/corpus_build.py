@@ -1,4 +1,4 @@
-"""Build the universe-scale corpus for tests/test_gaia2_corpus.py inside the runtime image, once
+"""Build the universe-scale corpus for tests/e2e/test_gaia2_corpus.py inside the runtime image, once
 per generator version.
 
 The host has no ARE, so the generator (scripts/make_gaia2_corpus.py) and ARE's own checks

@@ -1,4 +1,4 @@
-"""A hostile agent for tests/test_agent_text_e2e.py: it runs in a scenario container as the agent
+"""A hostile agent for tests/redteam/test_agent_text_e2e.py: it runs in a scenario container as the agent
 user (GAIA2_AGENT_COMMAND) and sends the daemon what no well-behaved agent would, then prints one
 `HOSTILE {json}` line (collected in agent.log) saying what it sent and what came back, and ends its
 turn with a final answer holding a lone surrogate.

@@ -1,4 +1,4 @@
-"""A hostile agent for tests/test_redteam_isolation.py: it runs inside a scenario container as the
+"""A hostile agent for tests/redteam/test_redteam_isolation.py: it runs inside a scenario container as the
 agent user (GAIA2_AGENT_COMMAND) and tries every way we know to reach other runs' adapters and to
 put "user" messages into a run. It prints one `REDTEAM {json}` line (collected in agent.log), then
 solves its own task so that its own run ends normally.

@@ -1,5 +1,5 @@
 """`[run] hosts` / `--host` without podman: parsing, one-line errors, slots spread over hosts.
-tests/test_hosts_e2e.py runs two real podman services and stops one mid-run."""
+tests/e2e/test_hosts_e2e.py runs two real podman services and stops one mid-run."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """--shard I/N and `aggregate`, without podman: the partition, the flag, and every refusal of the
 merge on shard trees written by the runner's own writers (result.json, run_config.json,
-fingerprint.json) exactly as a shard leaves them. tests/test_shards_e2e.py does it with containers."""
+fingerprint.json) exactly as a shard leaves them. tests/e2e/test_shards_e2e.py does it with containers."""
 
 from __future__ import annotations
 

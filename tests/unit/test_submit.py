@@ -1,5 +1,5 @@
 """`submit --slurm` without SLURM: the scripts it writes (`--dry-run`) and its one-line refusals.
-tests/test_slurm_e2e.py submits to a real single-node cluster."""
+tests/e2e/test_slurm_e2e.py submits to a real single-node cluster."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The two HTTP faces of the daemon: the adapter contract (for the runner) and the tool API (for the agent).
 
 Plain stdlib servers: the daemon must not depend on anything beyond ARE's own requirements.
-See docs/container-contract.md for the request and response shapes. The adapter server is
+See docs/reference/container-contract.md for the request and response shapes. The adapter server is
 built with a bearer token: the agent shares the container's network namespace, so without one it
 could read the run's state and post "user" messages to itself.
 """

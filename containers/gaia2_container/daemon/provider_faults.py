@@ -8,7 +8,7 @@ the runner's configuration decided, not the agent: an API path of the configured
 (API_PATH), the configured model in the body (or a Gemini path), and for auth the run's placeholder,
 for which the relay sent the configured key (relay_key.py). Only answers to model calls (relay_paths.py)
 say anything about the provider's availability: a 5xx of a model list is no outage. The agent still
-chooses everything else; what it provokes stays its own (docs/container-contract.md, "Model relay",
+chooses everything else; what it provokes stays its own (docs/reference/container-contract.md, "Model relay",
 says what this leaves open).
 
 Kinds:

@@ -1,7 +1,7 @@
 """The relay's account of the agent's provider: every request's outcome, classified
 (provider_faults.py), the tokens used, and what the run concludes from them.
 
-It is the runner's witness (docs/container-contract.md, "Model relay"): the session asks it whether
+It is the runner's witness (docs/reference/container-contract.md, "Model relay"): the session asks it whether
 the provider was unavailable when the agent stopped, the daemon's status carries its counts (the
 job lowers its concurrency on rate limits and server errors, and sums costs from its tokens), and
 it decides when the run must end: at once on a configuration fault, judged when a call is refused
@@ -41,7 +41,7 @@ UNAVAILABLE_STREAK = 2
 # BURST_WINDOW_S (at once or one after another), a rate limit (429) is its own doing for the rest of
 # the run: never evidence of an outage, never a reason for the job to slow down. Server errors and
 # an unreachable provider still count (a flood does not crash a provider, and a fast honest loop
-# must still see its server die). Not a proof: docs/container-contract.md says what it leaves open.
+# must still see its server die). Not a proof: docs/reference/container-contract.md says what it leaves open.
 BURST_LIMIT = 30
 BURST_WINDOW_S = 120.0
 RECENT_OUTCOMES = 64

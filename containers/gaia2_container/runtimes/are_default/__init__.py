@@ -5,5 +5,5 @@ LiteLLM engine), built by ARE's own config and agent builders as `gaia2-run` bui
 lives in the daemon is reached through stand-ins: the app tools are AppTools whose function calls
 the tool API, the notification queue is fed from the inbox, the time manager reads `/time`, and
 the model endpoint is the daemon's relay. Unlike the other runtimes this one imports ARE (installed
-in the image's venv); it still sees nothing but the tool API (docs/are-default-agent.md).
+in the image's venv); it still sees nothing but the tool API (docs/reference/are-default-agent.md).
 """

@@ -60,7 +60,7 @@ class TextCall:
 
 @dataclass
 class TextCalls:
-    """Every call-shaped thing a reply held, in order. Only the first is run (see docs/llm-agent.md)."""
+    """Every call-shaped thing a reply held, in order. Only the first is run (see docs/reference/llm-agent.md)."""
 
     calls: list[TextCall] = field(default_factory=list)
 
