@@ -18,13 +18,13 @@ from typing import Any
 
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.atomic import write_bytes_atomic, write_json_atomic
-from gaia2_runner.output.layout import ARE_TRACE_FILE, RUN_CONFIG_FILE
+from gaia2_runner.output.layout import ARE_TRACE_FILE
+from gaia2_runner.output.read import safe_io
+from gaia2_runner.output.read.record import RunRecord, load_runs
+from gaia2_runner.output.read.run_files import first_run_config
+from gaia2_runner.output.read.safe_io import output_root
+from gaia2_runner.output.read.scenario import ScenarioData
 from gaia2_runner.output.summary import NO_SPLIT
-from gaia2_runner.viewer import safe_io
-from gaia2_runner.viewer import scenario as scenario_files
-from gaia2_runner.viewer.scan import find_scenarios, run_dirs_of
-
-from .rows import RunRow, load_rows
 
 TRACE_CAP = 64 * safe_io.MB  # one decompressed ARE trace
 HF_FIELDS = ("scenario_id", "run_number", "task_id", "score", "status", "data", "config", "phase_name",
@@ -32,7 +32,7 @@ HF_FIELDS = ("scenario_id", "run_number", "task_id", "score", "status", "data", 
              "exception_message", "rationale")
 
 
-def run_id(row: RunRow) -> str:
+def run_id(row: RunRecord) -> str:
     """ARE's file name for a run (`scenarios/utils/caching.get_run_id` without a config hash)."""
     return f"{row.scenario_id}_run_{row.run}"
 
@@ -49,7 +49,7 @@ def _trace_text(root: Path, directory: Path) -> str | None:
     return data.decode("utf-8", errors="replace") if len(data) <= TRACE_CAP else None
 
 
-def _lite(row: RunRow, data: scenario_files.ScenarioData, model: str | None) -> dict[str, Any]:
+def _lite(row: RunRecord, data: ScenarioData, model: str | None) -> dict[str, Any]:
     calls = data.calls
     history: list[dict[str, Any]] = []
     if calls:
@@ -71,30 +71,14 @@ def _lite(row: RunRow, data: scenario_files.ScenarioData, model: str | None) -> 
             "per_agent_llm_usage_stats": {"agent_main": usage}}
 
 
-def _runs(output_dir: Path) -> list[tuple[RunRow, scenario_files.ScenarioData]]:
-    root = output_dir.resolve()
-    rows = {r.dir: r for r in load_rows(root)}
-    out = []
-    for ref in find_scenarios(root):
-        if ref.rel in rows:
-            out.append((rows[ref.rel], scenario_files.load(root, ref)))
-    return out
-
-
-def _run_config(root: Path) -> dict[str, Any]:
-    for run_dir in run_dirs_of(root):
-        doc = safe_io.read_json(root, run_dir / RUN_CONFIG_FILE, safe_io.RUN_CONFIG_CAP).value
-        if isinstance(doc, dict):
-            return doc
-    return {}
 
 
 def export_are(output_dir: Path, dest: Path) -> tuple[int, list[str]]:
     """hf/ and lite/ under `dest`; (runs written, runs without an ARE trace)."""
-    root = output_dir.resolve()
-    model = ((_run_config(root).get("config") or {}).get("agent") or {}).get("model")
+    root = output_root(output_dir)
+    model = (((first_run_config(root) or {}).get("config") or {}).get("agent") or {}).get("model")
     written, missing = 0, []
-    for row, data in _runs(root):
+    for row, data in load_runs(root):
         text = _trace_text(root, root / row.dir)
         if text is None:
             missing.append(row.dir or ".")
@@ -110,13 +94,13 @@ def export_are(output_dir: Path, dest: Path) -> tuple[int, list[str]]:
 
 def leaderboard_rows(output_dir: Path) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
     """ARE's upload rows grouped by config name (the split, `_noise` appended with noise)."""
-    root = output_dir.resolve()
-    run_config = _run_config(root)
+    root = output_root(output_dir)
+    run_config = first_run_config(root) or {}
     noise = bool(((run_config.get("config") or {}).get("run") or {}).get("noise"))
     config_json = json.dumps(run_config.get("config") or {}, indent=2)
     groups: dict[str, list[dict[str, Any]]] = {}
     missing = []
-    for row, _ in _runs(root):
+    for row, _ in load_runs(root):
         data = _trace_text(root, root / row.dir)
         if data is None:
             missing.append(row.dir or ".")

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.read.record import RunRecord, load_rows
 from gaia2_runner.output.summary import NO_SPLIT, mean, sample_std
 
-from .rows import RunRow, load_rows
 from .runs import is_output_dir
 
 Key = tuple[str, str]  # (split, scenario_id)
@@ -61,7 +61,7 @@ class Comparison:
 
 def compare(a: Path, b: Path) -> Comparison:
     for path in (a, b):
-        if not path.is_dir() or not is_output_dir(path):
+        if not is_output_dir(path):
             raise Gaia2Error(f"{path}: not an output directory of a gaia2-runner run (no run_config.json)")
     rows_a, rows_b = _by_scenario(load_rows(a)), _by_scenario(load_rows(b))
     common = sorted(set(rows_a) & set(rows_b))
@@ -79,22 +79,22 @@ def compare(a: Path, b: Path) -> Comparison:
     return result
 
 
-def _by_scenario(rows: list[RunRow]) -> dict[Key, list[RunRow]]:
-    out: dict[Key, list[RunRow]] = {}
+def _by_scenario(rows: list[RunRecord]) -> dict[Key, list[RunRecord]]:
+    out: dict[Key, list[RunRecord]] = {}
     for row in rows:
         out.setdefault((row.split or NO_SPLIT, row.scenario_id), []).append(row)
     return out
 
 
-def _score(runs: list[RunRow]) -> float:
+def _score(runs: list[RunRecord]) -> float:
     return sum(1 for r in runs if r.success is True) / len(runs)
 
 
-def _reason(runs: list[RunRow]) -> str:
+def _reason(runs: list[RunRecord]) -> str:
     return next((r.reason for r in runs if r.success is not True and r.reason), "")
 
 
-def _delta(keys: list[Key], rows_a: dict[Key, list[RunRow]], rows_b: dict[Key, list[RunRow]]) -> Delta:
+def _delta(keys: list[Key], rows_a: dict[Key, list[RunRecord]], rows_b: dict[Key, list[RunRecord]]) -> Delta:
     if not keys:
         return Delta(0, None, None, None, None)
     a = [_score(rows_a[k]) for k in keys]

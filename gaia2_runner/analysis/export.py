@@ -9,9 +9,9 @@ from pathlib import Path
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.atomic import json_bytes, write_bytes_atomic
 from gaia2_runner.output.layout import EXPORT_FILE_STEM
+from gaia2_runner.output.read.record import COLUMNS, RunRecord, load_rows
 
 from . import are_export
-from .rows import COLUMNS, RunRow, load_rows
 from .runs import is_output_dir
 
 TABLE_FORMATS = ("csv", "jsonl", "parquet")
@@ -62,7 +62,7 @@ def upload(folder: Path, repo: str) -> str:
 
 
 def _check_output_dir(output_dir: Path) -> None:
-    if not output_dir.is_dir() or not is_output_dir(output_dir):
+    if not is_output_dir(output_dir):
         raise Gaia2Error(f"{output_dir}: not an output directory of a gaia2-runner run (no run_config.json)")
 
 
@@ -92,7 +92,7 @@ def csv_cell(value: object) -> object:
     return value
 
 
-def _csv(rows: list[RunRow]) -> bytes:
+def _csv(rows: list[RunRecord]) -> bytes:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
@@ -102,11 +102,11 @@ def _csv(rows: list[RunRow]) -> bytes:
     return buffer.getvalue().encode("utf-8", "backslashreplace")
 
 
-def _jsonl(rows: list[RunRow]) -> bytes:
+def _jsonl(rows: list[RunRecord]) -> bytes:
     return b"".join(json_bytes(r.to_dict(), indent=None) + b"\n" for r in rows)
 
 
-def _parquet(rows: list[RunRow]) -> bytes:
+def _parquet(rows: list[RunRecord]) -> bytes:
     import pyarrow as pa
     import pyarrow.parquet as pq
 

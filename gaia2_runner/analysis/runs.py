@@ -9,11 +9,11 @@ from typing import Any
 
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.layout import RUN_CONFIG_FILE, SUMMARY_FILE
+from gaia2_runner.output.read.record import load_rows
+from gaia2_runner.output.read.run_files import first_run_config, read_summary
+from gaia2_runner.output.read.safe_io import output_root
+from gaia2_runner.output.read.scan import run_dirs_of
 from gaia2_runner.output.summary import summarize
-from gaia2_runner.viewer import safe_io
-from gaia2_runner.viewer.scan import run_dirs_of
-
-from .rows import RunRow, load_rows
 
 MAX_FOUND = 10_000  # output directories one `ls` lists: a typo must not walk a whole disk
 
@@ -39,6 +39,7 @@ class RunInfo:
 
 
 def is_output_dir(path: Path) -> bool:
+    path = output_root(path)
     return any((d / RUN_CONFIG_FILE).is_file() for d in run_dirs_of(path)) or (path / SUMMARY_FILE).is_file()
 
 
@@ -65,10 +66,10 @@ def find_output_dirs(paths: list[Path]) -> list[Path]:
 
 
 def describe(path: Path) -> RunInfo:
-    root = path.resolve()
+    root = output_root(path)
     info = RunInfo(path=path)
-    config = _first_run_config(root)
-    summary = _json(root, root / SUMMARY_FILE)
+    config = first_run_config(root)
+    summary = read_summary(root)
     if config:
         settings = config.get("config") if isinstance(config.get("config"), dict) else {}
         agent = settings.get("agent") if isinstance(settings.get("agent"), dict) else {}
@@ -91,27 +92,9 @@ def describe(path: Path) -> RunInfo:
         info.complete = summary.get("complete") is True
         info.pass_at = _int(summary.get("pass_at")) or info.pass_at
     elif rows:  # interrupted before summary.json: recompute from what finished
-        stats = summarize([_record(r) for r in rows], pass_at=info.pass_at).overall
+        stats = summarize([r.summary_record() for r in rows], pass_at=info.pass_at).overall
         info.rate, info.pass_at_k_rate = stats.success_rate.value, stats.pass_at_k_rate
     return info
-
-
-def _record(row: RunRow) -> dict[str, Any]:
-    return {"scenario_id": row.scenario_id, "split": row.split, "run_index": row.run, "success": row.success,
-            "timings": {"total_s": row.wall_s}}
-
-
-def _first_run_config(root: Path) -> dict[str, Any] | None:
-    for run_dir in run_dirs_of(root):
-        doc = _json(root, run_dir / RUN_CONFIG_FILE, safe_io.RUN_CONFIG_CAP)
-        if doc:
-            return doc
-    return None
-
-
-def _json(root: Path, path: Path, cap: int | None = None) -> dict[str, Any] | None:
-    doc = safe_io.read_json(root, path, cap)
-    return doc.value if isinstance(doc.value, dict) else None
 
 
 def _str(value: Any) -> str | None:

@@ -12,7 +12,7 @@ from rich.text import Text
 from gaia2_runner.analysis import TABLE_FORMATS, compare, describe, find_output_dirs
 from gaia2_runner.analysis.export import FORMATS, export, upload
 from gaia2_runner.analysis.compare import Comparison, Delta
-from gaia2_runner.analysis.rejudge import Rejudged, rejudge_output
+from gaia2_runner.engine.rejudge import Rejudged, rejudge_output
 from gaia2_runner.cli.base import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
 from gaia2_runner.cli.options import settings_named, with_settings
 from gaia2_runner.config import judge_overrides

@@ -15,7 +15,6 @@ the root (the viewer then works unchanged). It refuses, before writing anything:
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +29,13 @@ from gaia2_runner.output.layout import (
     RESULTS_LOG_FILE,
     RUN_CONFIG_FILE,
     SUMMARY_FILE,
+    run_dir_name,
     run_dirs,
     shard_dir_name,
     shard_dirs,
 )
+from gaia2_runner.output.read.run_files import json_object
+from gaia2_runner.output.read.safe_io import RUN_CONFIG_CAP, output_root
 from gaia2_runner.output.results_log import rewrite
 from gaia2_runner.output.run_record import write_run_record
 from gaia2_runner.output.summary import summarize, write_summary
@@ -60,14 +62,6 @@ class ShardOutput:
         return (self.records[0].get("shard") or {}) if self.records else {}
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    return doc if isinstance(doc, dict) else None
-
-
 def _count(value: Any) -> int:
     """A pass_at read from a shard's files: a sane positive integer, else 1."""
     return value if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 100 else 1
@@ -91,17 +85,22 @@ def read_shards(root: Path) -> list[ShardOutput]:
         raise Gaia2Error(f"{root}: no shard outputs under {root / 'shards'}: run the shards first "
                          "(run-config --config x.toml --shard I/N)")
     shards: list[ShardOutput] = []
+    base = output_root(root)
+
+    def run_config(directory: Path) -> dict[str, Any] | None:
+        return json_object(base, directory / RUN_CONFIG_FILE, RUN_CONFIG_CAP)
+
     for (index, count), path in found:
         name = f"shards/{shard_dir_name(index, count)}"
-        top = _read_json(path / RUN_CONFIG_FILE)
-        pass_at = _count((top or _read_json(path / "run_1" / RUN_CONFIG_FILE) or {}).get("pass_at"))
-        records = [_read_json(d / RUN_CONFIG_FILE) for d in run_dirs(path, pass_at)]
+        top = run_config(path)
+        pass_at = _count((top or run_config(path / run_dir_name(1)) or {}).get("pass_at"))
+        records = [run_config(d) for d in run_dirs(path, pass_at)]
         if any(r is None or not _listing_ok(r.get("scenarios")) for r in records):
             raise Gaia2Error(f"{root / name}: no readable {RUN_CONFIG_FILE} for every run (missing or not what "
                              "the runner writes): the shard never started or its files were damaged; rerun it "
                              "(add --overwrite to start it afresh)")
         shards.append(ShardOutput(index, count, path, name, read_fingerprint(path),
-                                  [r for r in records if r is not None], _read_json(path / SUMMARY_FILE)))
+                                  [r for r in records if r is not None], json_object(base, path / SUMMARY_FILE)))
     return shards
 
 

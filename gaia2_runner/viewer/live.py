@@ -10,10 +10,9 @@ from typing import Any, Callable
 import watchfiles
 
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.layout import INDEX_FILE, TRACE_PAGE_FILE
+from gaia2_runner.output.layout import INDEX_FILE, TRACE_PAGE_FILE, VIEWER_DIR
 from . import _site
 from .render import url_path
-from .scan import VIEWER_DIR
 from .server import Broker, make_server
 from .site import Site
 

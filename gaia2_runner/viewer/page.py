@@ -7,9 +7,10 @@ from typing import Any
 
 from gaia2_runner.output.turns import failed_turn_number, turn_number
 
-from .scenario import Row, ScenarioData, call_cost_of, failure_reasons, text_of
-from .trace_parsers import LlmCall
-from .trace_parsers.model import as_num, pretty
+from gaia2_runner.output.read.record import RunRecord
+from gaia2_runner.output.read.scenario import ScenarioData, call_cost_of, failure_reasons, text_of
+from gaia2_runner.output.read.trace_parsers import LlmCall
+from gaia2_runner.output.read.trace_parsers.model import as_num, pretty
 
 CLIP = 20_000  # characters of one tool result or message shown inline; the files keep everything
 
@@ -132,7 +133,7 @@ def sim_span(result: dict[str, Any]) -> str:
     return text + (f" ({elapsed:g} s simulated)" if elapsed is not None else "")
 
 
-def context(data: ScenarioData, row: Row, siblings: list[dict[str, Any]],
+def context(data: ScenarioData, row: RunRecord, siblings: list[dict[str, Any]],
             neighbours: tuple[dict[str, str] | None, dict[str, str] | None] = (None, None)) -> dict[str, Any]:
     """Everything trace.html.j2 reads, each in the type it expects (the files' types are not trusted)."""
     result = data.result or {}

@@ -13,11 +13,10 @@ from urllib.parse import quote
 
 import jinja2
 
-from gaia2_runner.output.layout import TRACE_PAGE_FILE
-from . import safe_io, safe_json
+from gaia2_runner.output.layout import TRACE_PAGE_FILE, VIEWER_DIR
+from gaia2_runner.output.read import safe_io, safe_json
+from gaia2_runner.output.read.trace_parsers.model import as_num, pretty
 from .page import clip
-from .scan import VIEWER_DIR
-from .trace_parsers.model import as_num, pretty
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"

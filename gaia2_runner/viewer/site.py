@@ -28,26 +28,30 @@ from gaia2_runner.output.layout import (
     SUMMARY_FILE,
     TRACE_FILE,
     TRACE_PAGE_FILE,
+    VIEWER_DIR,
     run_dir_name,
 )
 from gaia2_runner.errors import Gaia2Error
-from . import page, render, safe_io, scan
-from .scan import VIEWER_DIR, ScenarioRef
-from .scenario import Row, ScenarioData, load, row_of
+from gaia2_runner.output.read import safe_io, scan
+from gaia2_runner.output.read.record import RunRecord, placeholder, record_of
+from gaia2_runner.output.read.safe_io import output_root
+from gaia2_runner.output.read.scan import ScenarioRef
+from gaia2_runner.output.read.scenario import ScenarioData, load
+from . import page, render
 from .stats import counts, grouped, incomplete_note, reason_groups, stopped_note, summary_rows, table_rows
 
 CACHE_FILE = "rows.json"
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 RAW_INPUTS = (RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE, AGENT_RESPONSE_FILE)
 
 
 class Site:
     def __init__(self, root: Path) -> None:
-        self.root = Path(root).resolve()
+        self.root = output_root(root)
         self.lock = threading.Lock()
         self.refs: dict[str, ScenarioRef] = {}
         self._order: dict[int | None, tuple[list[tuple[str, str]], dict[tuple[str, str], ScenarioRef]]] = {}
-        self.rows: dict[str, Row] = {}
+        self.rows: dict[str, RunRecord] = {}
         self.sigs: dict[str, Any] = {}
         self.root_sig: list[Any] | None = None
         self.scan_warnings: list[str] = []
@@ -147,8 +151,7 @@ class Site:
         if ref is None:
             return None
         if not ref.exists:
-            self.rows[rel] = Row(rel=rel, name=ref.name, split=ref.split, run=ref.run, status="pending",
-                                 scenario_id=ref.name)
+            self.rows[rel] = placeholder(ref, "pending")
             self.sigs[rel] = []
             return None
         directory = ref.directory(self.root)
@@ -159,10 +162,9 @@ class Site:
         except Exception as exc:  # the loaders do not raise on bad input; this is the last line of defence
             data = ScenarioData(ref, None, None, [], [], warnings=[f"this scenario's files could not be read: {exc!r}"[:500]])
         try:
-            row = row_of(data)
+            row = record_of(data)
         except Exception as exc:
-            row = Row(rel=rel, name=ref.name, split=ref.split, run=ref.run, status="error", scenario_id=ref.name,
-                      reason=f"the viewer could not read this scenario: {exc!r}"[:500], has_page=True)
+            row = placeholder(ref, "error", f"the viewer could not read this scenario: {exc!r}"[:500])
         self.rows[rel] = row
         self.sigs[rel] = sig
         html = self._page_html(rel, ref, data, row)
@@ -173,7 +175,7 @@ class Site:
             return None
         return (rel + "/" if rel else "") + TRACE_PAGE_FILE
 
-    def _page_html(self, rel: str, ref: ScenarioRef, data: ScenarioData, row: Row) -> str:
+    def _page_html(self, rel: str, ref: ScenarioRef, data: ScenarioData, row: RunRecord) -> str:
         prefix = render.up(rel)
         siblings = [{"run": r.run, "href": render.page_href(r.rel, prefix), "current": r.rel == rel}
                     for r in self.refs.values() if r.key == ref.key and r.exists and r.run is not None]
@@ -207,7 +209,7 @@ class Site:
         """What index.html.j2 reads; `root_files=False` leaves run_config.json and summary.json out."""
         rows = [self.rows[rel] for rel in self.refs if rel in self.rows]
         groups = grouped(rows)
-        runs = sorted({r.run for r in rows if r.run is not None})
+        runs = sorted({r.layout_run for r in rows if r.layout_run is not None})
         k = max(len(runs), 1)
         warnings = list(self.scan_warnings)
         run_config = None
@@ -251,8 +253,8 @@ class Site:
         if not isinstance(doc, dict) or doc.get("version") != CACHE_VERSION or not isinstance(doc.get("rows"), dict):
             return
         for rel, entry in doc["rows"].items():
-            row = Row.from_json(entry.get("row")) if isinstance(entry, dict) else None
-            if row is not None and row.rel == rel and isinstance(entry.get("sig"), list):
+            row = RunRecord.from_json(entry.get("row")) if isinstance(entry, dict) else None
+            if row is not None and row.dir == rel and isinstance(entry.get("sig"), list):
                 self.rows[rel], self.sigs[rel] = row, entry["sig"]
 
     def _save_cache(self) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from gaia2_runner.output.runner_log import STOP_WORDS
 
-from .scenario import Row
+from gaia2_runner.output.read.record import RunRecord
 
 
 @dataclass
@@ -46,17 +46,17 @@ class Counts:
         return self.duration_sum / self.duration_n if self.duration_n else None
 
 
-def grouped(rows: list[Row]) -> dict[tuple[str, str], list[Row]]:
+def grouped(rows: list[RunRecord]) -> dict[tuple[str, str], list[RunRecord]]:
     """Rows of the same scenario (split, directory name) across run_1 … run_k."""
-    groups: dict[tuple[str, str], list[Row]] = {}
+    groups: dict[tuple[str, str], list[RunRecord]] = {}
     for row in rows:
         groups.setdefault((row.split or "", row.name), []).append(row)
     for runs in groups.values():
-        runs.sort(key=lambda r: r.run or 0)
+        runs.sort(key=lambda r: r.layout_run or 0)
     return groups
 
 
-def counts(groups: dict[tuple[str, str], list[Row]], k: int) -> dict[str, Counts]:
+def counts(groups: dict[tuple[str, str], list[RunRecord]], k: int) -> dict[str, Counts]:
     """Per split, plus "overall" when there is more than one split."""
     out: dict[str, Counts] = {}
     for (split, _), runs in sorted(groups.items()):
@@ -68,8 +68,8 @@ def counts(groups: dict[tuple[str, str], list[Row]], k: int) -> dict[str, Counts
             for r in runs:
                 c.runs += 1
                 c.by_status[r.status] += 1
-                if isinstance(r.duration_s, (int, float)):
-                    c.duration_sum += r.duration_s
+                if isinstance(r.wall_s, (int, float)):
+                    c.duration_sum += r.wall_s
                     c.duration_n += 1
                 c.tokens += r.tokens or 0
     if len(out) == 2:
@@ -117,12 +117,12 @@ def summary_rows(summary: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def table_rows(groups: dict[tuple[str, str], list[Row]], runs: list[int]) -> list[dict[str, Any]]:
+def table_rows(groups: dict[tuple[str, str], list[RunRecord]], runs: list[int]) -> list[dict[str, Any]]:
     """One index line per scenario, aggregated over its runs (done here: jinja filters are slow)."""
     out = []
     for _, group in sorted(groups.items()):
-        by_run = {r.run: r for r in group}
-        durations = [r.duration_s for r in group if isinstance(r.duration_s, (int, float))]
+        by_run = {r.layout_run: r for r in group}
+        durations = [r.wall_s for r in group if isinstance(r.wall_s, (int, float))]
         tokens = [r.tokens for r in group if r.tokens is not None]
         actions = [r.actions for r in group if r.actions is not None]
         out.append({
@@ -134,7 +134,7 @@ def table_rows(groups: dict[tuple[str, str], list[Row]], runs: list[int]) -> lis
             "calls": sum(r.llm_calls for r in group),
             "tokens": sum(tokens) if tokens else None,
             "tool_errors": sum(r.tool_errors for r in group),
-            "cost": sum(costs) if (costs := [r.cost for r in group if r.cost is not None]) else None,
+            "cost": sum(costs) if (costs := [r.cost_usd for r in group if r.cost_usd is not None]) else None,
             "reason": next((r.reason for r in group if r.reason), ""),
         })
     return out
@@ -144,10 +144,10 @@ TURN_PREFIX = re.compile(r"^turn \d+: ")
 MAX_REASON_GROUPS, MAX_EXAMPLES = 20, 5
 
 
-def reason_groups(rows: list[Row]) -> list[dict[str, Any]]:
+def reason_groups(rows: list[RunRecord]) -> list[dict[str, Any]]:
     """Failed and errored runs grouped by their one-line reason (the turn number left out), most
     frequent first, with a few example runs each."""
-    groups: dict[str, list[Row]] = {}
+    groups: dict[str, list[RunRecord]] = {}
     for row in rows:
         if row.status in ("fail", "error") and row.reason:
             groups.setdefault(TURN_PREFIX.sub("", row.reason), []).append(row)

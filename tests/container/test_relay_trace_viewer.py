@@ -14,7 +14,7 @@ from viewer_synth import write_scenario
 
 from fake_llm.server import FakeLLM
 from gaia2_runner.viewer import Site
-from gaia2_runner.viewer.trace_parsers import parse_line, read_trace
+from gaia2_runner.output.read.trace_parsers import parse_line, read_trace
 
 
 from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402

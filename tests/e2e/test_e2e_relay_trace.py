@@ -16,7 +16,7 @@ import pytest
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.viewer import Site
-from gaia2_runner.viewer.trace_parsers import parse_line
+from gaia2_runner.output.read.trace_parsers import parse_line
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 

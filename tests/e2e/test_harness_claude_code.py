@@ -91,7 +91,7 @@ def test_claude_code_solves_the_calendar_scenario(solved):
 
 def test_trace_has_every_model_call_and_the_trace_page_lists_them(solved):
     from gaia2_runner.viewer import build
-    from gaia2_runner.viewer.trace_parsers import read_trace
+    from gaia2_runner.output.read.trace_parsers import read_trace
 
     result, out, requests = solved
     lines = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]

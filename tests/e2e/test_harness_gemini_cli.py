@@ -110,7 +110,7 @@ def test_second_user_message_is_a_new_turn_of_the_same_conversation(backend, ima
 
 def test_trace_and_viewer_show_every_model_call(backend, image, fake, tmp_path):
     from gaia2_runner.viewer import build
-    from gaia2_runner.viewer.trace_parsers import read_trace
+    from gaia2_runner.output.read.trace_parsers import read_trace
 
     fake.set_script({"gemini": [add_event("14:00:00"), {"text": ANSWER}]})
     result, out = run(backend, image, "demo_calendar_add_event.json", tmp_path, fake)

@@ -94,7 +94,7 @@ def test_second_user_message_continues_the_same_conversation(backend, hermes_ima
 
 def test_trace_has_every_model_call_and_the_viewer_lists_them(backend, hermes_image, fake, tmp_path):
     from gaia2_runner.viewer import Site
-    from gaia2_runner.viewer.trace_parsers import parse_line
+    from gaia2_runner.output.read.trace_parsers import parse_line
 
     fake.set_script({"chat": [shell(add_event_command("14:00:00")), {"text": ANSWER}]})
     result, out = run(backend, hermes_image, fake, "demo_calendar_add_event", tmp_path)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.viewer import Site
-from gaia2_runner.viewer.trace_parsers import read_trace
+from gaia2_runner.output.read.trace_parsers import read_trace
 from harness_support import (CALENDAR_ANSWER as ANSWER, add_event_command, agent_env, app_functions,
                              assert_cli_wrong_answer_fails, explain, run_cli, run_harness)
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gaia2_runner.viewer.trace_parsers import LlmCall, read_trace
+from gaia2_runner.output.read.trace_parsers import LlmCall, read_trace
 from harness_support import SCENARIOS, CliRun
 from real_model import RealModelServer
 

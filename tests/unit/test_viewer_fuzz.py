@@ -30,7 +30,7 @@ from viewer_synth import dataset_tree
 
 from gaia2_runner.cli.viewer_cmds import view_command
 from gaia2_runner.output.layout import SCENARIO_MARKERS
-from gaia2_runner.viewer import safe_io, scan
+from gaia2_runner.output.read import safe_io, scan
 
 CASES = all_cases()
 TIME_CAP_S = 60

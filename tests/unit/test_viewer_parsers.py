@@ -8,7 +8,7 @@ import pytest
 from fake_llm import wire
 from viewer_synth import FORMATS, body
 
-from gaia2_runner.viewer.trace_parsers import parse_body, parse_document, parse_line, read_trace
+from gaia2_runner.output.read.trace_parsers import parse_body, parse_document, parse_line, read_trace
 
 REPLY = {"text": "I'll add the dentist appointment now.",
          "tool_calls": [{"name": "CalendarApp__add_calendar_event", "arguments": {"title": "Dentist", "start": "2024-10-02 10:00:00"}}]}

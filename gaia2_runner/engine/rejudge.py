@@ -14,20 +14,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.config import RunConfig
-from gaia2_runner.config.secrets import judge_env
+from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.artifacts import extract_output
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import ARE_TRACE_FILE, REJUDGE_FILE, REJUDGE_SUMMARY_FILE, RESULT_FILE
+from gaia2_runner.output.read import safe_io
+from gaia2_runner.output.read.safe_io import output_root
+from gaia2_runner.output.read.scan import find_scenarios
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
 from gaia2_runner.sandbox.container_logs import exit_text
 from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.text import now_iso, one_line
-from gaia2_runner.viewer import safe_io
-from gaia2_runner.viewer.scan import find_scenarios
 
 TRACE_CAP = 256 * safe_io.MB  # one run's ARE trace (a universe-scale scenario is ~2.5 MB)
 JUDGE_TIMEOUT_S = 600.0
@@ -65,7 +66,7 @@ class RejudgeOutcome:
 
 def targets(output_dir: Path) -> tuple[list[tuple[str, Path, bool | None, str]], list[str]]:
     """(rel, directory, old verdict, scenario id) of each finished run with an ARE trace; the rest."""
-    root = output_dir.resolve()
+    root = output_root(output_dir)
     found, skipped = [], []
     for ref in find_scenarios(root):
         directory = ref.directory(root)
@@ -90,7 +91,7 @@ def rejudge_output(output_dir: Path, config: RunConfig, environ: dict[str, str],
     if not found:
         raise Gaia2Error(f"{output_dir}: no finished run with {ARE_TRACE_FILE} to re-judge "
                          "(runs from before this runner version did not save ARE's trace)")
-    env = judge_env(config, environ)
+    env = container_env(config, environ, judge_only=True)
     scrub = Scrubber([v for k, v in env.items() if k == contract.ENV_JUDGE_API_KEY])
     outcome = RejudgeOutcome(skipped=skipped)
     own = backend is None

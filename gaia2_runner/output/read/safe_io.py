@@ -1,4 +1,4 @@
-"""Every file the viewer reads or writes goes through here.
+"""Every file read from an output directory, and every page the viewer writes into one, goes through here.
 
 Output directories hold files an agent wrote (trace.jsonl) and can hold anything else someone put
 there, so: nothing is read or written outside the output root, no symbolic link is followed when
@@ -45,6 +45,13 @@ def within(root: Path | str, real: str) -> bool:
     """Whether the already-resolved path `real` is `root` or lies under it."""
     root = str(root)
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def output_root(path: str | Path) -> Path:
+    """The one way readers name an output directory: ~ expanded, made absolute, links resolved.
+    Containment checks compare resolved paths, so a relative, linked or ~ path given as is would
+    make every scenario directory look like it lies outside the root."""
+    return Path(path).expanduser().resolve()
 
 
 def real_dir(root: Path, directory: Path) -> bool:

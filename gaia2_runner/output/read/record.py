@@ -1,0 +1,181 @@
+"""One run of one scenario as one flat record: what the viewer's index, `ls`, `compare`, the
+exports and pandas all read. The one row type for a run; its export columns are its first fields.
+
+Built from a ScenarioData (scenario.py), so every value came through the hostile-file readers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Iterator
+
+from gaia2_runner.output.turns import current_turn_number, failed_turn_number
+
+from .safe_io import output_root
+from .scan import ScenarioRef, find_scenarios
+from .scenario import ScenarioData, call_cost_of, failure_reasons, load, short, status_of, text_of
+from .trace_parsers.model import as_int, as_num
+
+STATUSES = ("pass", "fail", "error", "running", "pending")
+_NOT_EXPORTED = {"export": False}  # field metadata: where the run lives on disk, for the viewer only
+
+
+@dataclass
+class RunRecord:
+    """One run of one scenario. `status` is pass, fail or error (running or pending while a run is
+    in progress); `success` is the verdict (None: no verdict, an infrastructure error); `run` is the
+    repetition (1 without pass@k); `dir` the scenario directory's posix path from the output root."""
+
+    scenario_id: str
+    split: str | None
+    run: int
+    status: str
+    success: bool | None = None
+    detail: str = ""  # daemon/result status: completed, timeout, crashed, judging …
+    reason: str = ""
+    turns: int | None = None
+    failed_turn: int | None = None
+    actions: int | None = None
+    tool_errors: int = 0  # tool calls that raised (the agent saw an error)
+    llm_calls: int = 0
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None  # at the price table's rates (None: no priced call)
+    sim_start: float | None = None
+    sim_end: float | None = None
+    sim_elapsed_s: float | None = None
+    wall_s: float | None = None
+    started_at: str | None = None
+    image: str | None = None
+    runtime: str | None = None
+    dir: str = ""
+    name: str = field(default="", metadata=_NOT_EXPORTED)  # the directory's name
+    layout_run: int | None = field(default=None, metadata=_NOT_EXPORTED)  # k of its run_<k>/ (None: one run)
+    has_page: bool = field(default=False, metadata=_NOT_EXPORTED)  # its directory exists (a trace page)
+
+    @property
+    def tokens(self) -> int | None:
+        if self.tokens_in is None and self.tokens_out is None:
+            return None
+        return (self.tokens_in or 0) + (self.tokens_out or 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The export columns (COLUMNS), in order: for CSV, JSON Lines, Parquet and pandas."""
+        return {name: getattr(self, name) for name in COLUMNS}
+
+    def summary_record(self) -> dict[str, Any]:
+        """The results.jsonl fields output/summary.py counts, for a run set without summary.json."""
+        return {"scenario_id": self.scenario_id, "split": self.split, "run_index": self.run,
+                "success": self.success, "timings": {"total_s": self.wall_s}}
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)  # flat fields only; asdict's deep copy is slow for thousands of rows
+
+    @classmethod
+    def from_json(cls, doc: Any) -> RunRecord | None:
+        """A cached record, or None when the cache entry is not exactly what to_json wrote."""
+        if not isinstance(doc, dict) or set(doc) != set(cls.__dataclass_fields__):
+            return None
+        ok = (all(isinstance(doc[k], str) for k in ("dir", "name", "detail", "scenario_id", "reason"))
+              and doc["status"] in STATUSES and isinstance(doc["has_page"], bool)
+              and doc["success"] in (None, True, False) and isinstance(doc["run"], int)
+              and all(doc[k] is None or isinstance(doc[k], str) for k in ("split", "started_at", "image", "runtime"))
+              and all(doc[k] is None or as_int(doc[k]) is not None
+                      for k in ("layout_run", "actions", "tokens_in", "tokens_out", "turns", "failed_turn"))
+              and as_int(doc["llm_calls"]) is not None and as_int(doc["tool_errors"]) is not None
+              and all(doc[k] is None or as_num(doc[k]) is not None
+                      for k in ("wall_s", "cost_usd", "sim_start", "sim_end", "sim_elapsed_s")))
+        return cls(**doc) if ok else None
+
+
+# Record fields in the order exports write them: the one owner of the export schema.
+COLUMNS = tuple(f.name for f in fields(RunRecord) if f.metadata.get("export", True))
+
+
+def placeholder(ref: ScenarioRef, status: str, reason: str = "") -> RunRecord:
+    """A run with nothing readable yet (pending), or whose files could not be read (error)."""
+    return RunRecord(scenario_id=ref.name, split=ref.split, run=ref.run or 1, status=status, reason=reason,
+                     dir=ref.rel, name=ref.name, layout_run=ref.run, has_page=ref.exists and status != "pending")
+
+
+def record_of(data: ScenarioData) -> RunRecord:
+    ref, result, doc = data.ref, data.result, data.status_doc or {}
+    source = result or doc
+    record = RunRecord(scenario_id=short(text_of(source.get("scenario_id")) or ref.name, 300), split=ref.split,
+                       run=ref.run or _count((result or {}).get("run_index")) or 1,
+                       status=status_of(result, ref.exists), dir=ref.rel, name=ref.name, layout_run=ref.run,
+                       has_page=ref.exists)
+    record.detail = short(text_of(source.get("status")), 80)
+    record.actions = as_int(source.get("agent_actions"))
+    if result:
+        _from_result(record, result)
+    elif data.result_problem:
+        record.status, record.reason = "error", short(data.result_problem, 500)
+    elif doc.get("started_at"):
+        record.reason = f"turn {current_turn_number(doc) or 1}/{as_int(doc.get('nb_turns')) or '?'}"
+    _from_calls(record, data)
+    record.tool_errors = sum(1 for e in data.events if e.get("kind") == "tool_call" and e.get("ok") is False)
+    sims = [t for t in (as_num(e.get("sim_time")) for e in data.events) if t is not None]
+    if sims:
+        record.sim_start, record.sim_end = min(sims), max(sims)
+        record.sim_elapsed_s = round(record.sim_end - record.sim_start, 3)
+    return record
+
+
+def _from_result(record: RunRecord, result: dict[str, Any]) -> None:
+    timings = result.get("timings")
+    duration = as_num(timings.get("total_s")) if isinstance(timings, dict) else None
+    record.wall_s = duration if duration is not None and duration >= 0 else None
+    record.reason = short(text_of(result.get("error") or (failure_reasons(result) or [""])[0]), 500)
+    success = result.get("success")
+    record.success = success if isinstance(success, bool) else None
+    turns = result.get("turns")
+    record.turns = len(turns) if isinstance(turns, list) else None
+    judgment = result.get("judgment")
+    record.failed_turn = failed_turn_number(judgment if isinstance(judgment, dict) else {})
+    record.started_at, record.image, record.runtime = (
+        _str(result.get("started_at")), _str(result.get("image")), _str(result.get("runtime")))
+
+
+def _from_calls(record: RunRecord, data: ScenarioData) -> None:
+    record.llm_calls = len(data.calls)
+    cost: float | None = None
+    for call in data.calls:
+        usage = call.response.usage
+        if usage.input is not None:
+            record.tokens_in = (record.tokens_in or 0) + usage.input
+        if usage.output is not None:
+            record.tokens_out = (record.tokens_out or 0) + usage.output
+        priced = call_cost_of(call)
+        if priced is not None:
+            cost = (cost or 0.0) + priced
+    record.cost_usd = None if cost is None else round(cost, 6)
+
+
+def load_runs(output_dir: str | Path) -> Iterator[tuple[RunRecord, ScenarioData]]:
+    """(record, files) of every finished run under `output_dir` (runs still going or never
+    started are left out); the path may be relative, absolute, a link or start with ~."""
+    root = output_root(output_dir)
+    for ref in find_scenarios(root):
+        if not ref.exists:
+            continue
+        data = load(root, ref)
+        if data.result is not None:
+            yield record_of(data), data
+
+
+def load_rows(output_dir: str | Path) -> list[RunRecord]:
+    """Every finished run under `output_dir` as a record.
+
+    For pandas: `pandas.DataFrame([r.to_dict() for r in load_rows("out/")])`."""
+    return [record for record, _ in load_runs(output_dir)]
+
+
+def _count(value: Any) -> int | None:
+    number = as_int(value)
+    return number if number is None or number >= 0 else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
