@@ -124,7 +124,7 @@ def _describe(value: Any) -> str:
         return _code(str(value).lower())
     if isinstance(value, (list, tuple, dict)) and not value:
         return ""
-    return _code(str(value))
+    return _code(_number(value))
 
 
 def _section_classes() -> dict[str, type]:
@@ -157,15 +157,26 @@ def _first(setting: Any, names: tuple[str, ...]) -> Any:
     return None
 
 
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def _bounds(setting: Any) -> str:
-    bounds = getattr(setting, "bounds", None)
-    if bounds:
-        low, high = bounds
-    else:
-        low, high = (_first(setting, names) for names in _BOUND_FIELDS)
+    """The values a setting accepts: its choices, or its range (a float from 0: positive), in its unit."""
+    choices = getattr(setting, "choices", None)
+    if choices:
+        return "one of: " + ", ".join(choices)
+    low, high = (_first(setting, names) for names in _BOUND_FIELDS)
     if low is None and high is None:
         return ""
-    return f"{'' if low is None else low} to {'' if high is None else high}".strip()
+    if low == 0 and setting.kind == "float":
+        text = "> 0" if high is None else f"> 0, ≤ {_number(high)}"
+    elif low is not None and high is not None:
+        text = f"{_number(low)} to {_number(high)}"
+    else:
+        text = f"≥ {_number(low)}" if high is None else f"≤ {_number(high)}"
+    unit = getattr(setting, "unit", "")
+    return f"{text} {unit}" if unit else text
 
 
 def render_settings(settings: tuple[Any, ...], sections: tuple[str, ...], kind_words: dict[str, str]) -> str:
@@ -189,8 +200,8 @@ def render_settings(settings: tuple[Any, ...], sections: tuple[str, ...], kind_w
             continue
         lines += [f"## `[{section}]`", "", "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
         for s in rows:
-            flag = s.flag + (" (off)" if getattr(s, "negative", False) else "")
-            cells = [_code(s.key), _code(flag), _cell(kind_words.get(s.kind, s.kind)), _default(s, classes)]
+            flag = _code(s.flag) + (" (turns it off)" if getattr(s, "negative", False) else "")
+            cells = [_code(s.key), flag, _cell(kind_words.get(s.kind, s.kind)), _default(s, classes)]
             if show_bounds:
                 cells.append(_cell(_bounds(s)))
             if show_env:
