@@ -1,16 +1,6 @@
 """The `gaia2-runner` command line: typer commands over the library API. Only this package prints,
-and only it imports typer and rich."""
+and only it imports typer and rich. The app and its commands: registry.py."""
 
-from gaia2_runner.cli import (  # noqa: F401 - register commands
-    aggregate_command,
-    analysis_commands,
-    check_image_command,
-    clean_command,
-    commands_run,
-    commands_view,
-    images_command,
-    submit_command,
-)
-from gaia2_runner.cli.base import app
+from gaia2_runner.cli.registry import app
 
 __all__ = ["app"]

@@ -26,6 +26,11 @@ VERDICT_STYLES = {"PASS": "green", "FAIL": "red", "ERROR": "yellow"}
 RULES = box.Box("    \n    \n ── \n    \n ── \n ── \n    \n    \n")
 
 
+def pct(value: float | None) -> str:
+    """A rate as a percentage with one decimal, `-` when there is none."""
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
 def _fmt_s(value: Any) -> str:
     return "-" if not isinstance(value, (int, float)) or isinstance(value, bool) else f"{value:.1f}"
 

@@ -12,21 +12,25 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gaia2_runner.cli.display import errors_table, results_table
+from gaia2_runner.cli.errors import print_error
 from gaia2_runner.cli.plan_view import describe_plan
 from gaia2_runner.cli.progress import DatasetProgress
 from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_env_file
 from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
+from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.engine.hosts import connect_first
 from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT
 from gaia2_runner.engine.observer import Observers
 from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
 from gaia2_runner.engine.preflight import PreflightReport, check_endpoints
 from gaia2_runner.engine.scenario_run import env_secrets
+from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.inputs import check_path_text
 from gaia2_runner.output.layout import INDEX_FILE, RESULTS_LOG_FILE, RUNNER_LOG_FILE, SUMMARY_FILE
 from gaia2_runner.output.runner_log import RunnerLog, summary_line
 from gaia2_runner.output.scrub import Scrubber
+from gaia2_runner.resources import checkout_candidates
 from gaia2_runner.sandbox.leftovers import Leftover
 from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.targets import ScenarioRef
@@ -34,6 +38,28 @@ from gaia2_runner.text import printable
 from gaia2_runner.viewer.refresh import IndexRefresher
 from rich.console import Console
 from rich.text import Text
+
+# Options the four doors share, with one help text each.
+RETRY_HELP = "Also rerun runs that ended without a verdict (start failure, timeout, crash)."
+ENV_FILE_HELP = "dotenv file with API keys (default: .env next to the config or in the current directory)."
+DRY_RUN_HELP = ("Check everything, the model endpoints too (one short container, unless --no-preflight), "
+                "and print the plan; no scenario starts.")
+OVERWRITE_HELP = "Discard results of another setup (image, model, judge, scenarios…) found in the output directory."
+
+
+def exit_code(result: DatasetOutcome | int) -> int:
+    """What `launch` returned as the command's exit code (0 after a dry run)."""
+    return result if isinstance(result, int) else result.exit_code
+
+
+def examples_dir() -> Path:
+    """The bundled demo scenarios: examples/scenarios/ beside the package or in the current dir."""
+    candidates = checkout_candidates("examples/scenarios", "GAIA2_EXAMPLES_DIR")
+    for path in candidates:
+        if path.is_dir() and any(path.glob("*.json")):
+            return path
+    raise Gaia2Error(f"no demo scenarios in {', '.join(map(str, candidates))}: "
+                     "run from a gaia2-runner checkout or set GAIA2_EXAMPLES_DIR")
 
 
 def build_config(config_path: str | Path | None, overrides: dict[str, Any], env_file: str | Path | None) -> RunConfig:
@@ -69,7 +95,7 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
                       f"({len(selection.done)} already have a result)")
             backend.sweep = False  # a dry run removes nothing, not even dead runners' containers
             show_preflight(check_endpoints(plan, backend), out)
-            return 0
+            return EXIT_OK
         show_swept(backend.sweep_orphans(), err)
         verbose = str(config.run.log_level or "INFO").upper() == "DEBUG"
         log = RunnerLog(plan.state_dir, command, Scrubber([*plan.secrets, *env_secrets(plan.env)]))
@@ -80,8 +106,7 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
             outcome = run_plan(plan, backend=backend, observer=observer)
     show_outcome(outcome, out, per_scenario, index=plan.shard is None)
     if outcome.stopped and outcome.stopped.get("kind") == CONFIGURATION_FAULT:  # the last word, as for bad input
-        err.print(Text(printable(f"error: {outcome.stopped['reason']}: fix the configuration, then rerun with "
-                                 "--retry"), style="red"), soft_wrap=True)
+        print_error(f"{outcome.stopped['reason']}: fix the configuration, then rerun with --retry")
     if plan.shard:
         out.print(Text(printable(f"shard {plan.shard[0]}/{plan.shard[1]} done; once every shard is: "
                                  f"gaia2-runner aggregate {plan.output_dir}")))

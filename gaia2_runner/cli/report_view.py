@@ -14,21 +14,17 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from gaia2_runner.cli.display import add_fixed, add_name, compact_table
+from gaia2_runner.cli.display import add_fixed, add_name, compact_table, pct
 from gaia2_runner.text import printable
 
 MAX_SPLIT_WIDTH = 20
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
 
 
 def rate_text(rate: Rate) -> str:
     """ARE's wording, for the lines under the tables: `53.3% ± 6.7% (STD 11.5%)`."""
     if rate.value is None:
         return "-"
-    return f"{_pct(rate.value)} ± {_pct(rate.se)} (STD {_pct(rate.std)})"
+    return f"{pct(rate.value)} ± {pct(rate.se)} (STD {pct(rate.std)})"
 
 
 def _secs(value: float | None) -> str:
@@ -36,7 +32,7 @@ def _secs(value: float | None) -> str:
 
 
 def _count(count: int, rate: float | None) -> str:
-    return f"{count} ({_pct(rate)})"
+    return f"{count} ({pct(rate)})"
 
 
 def _table(title: str | None) -> Table:
@@ -53,9 +49,9 @@ def runs_table(summary: Summary) -> Table:
 
     def row(s: GroupStats) -> list[str | Text]:
         rate, seconds = s.success_rate, s.avg_run_duration_s
-        spread = ["-", "-"] if rate.value is None else [_pct(rate.se), _pct(rate.std)]
+        spread = ["-", "-"] if rate.value is None else [pct(rate.se), pct(rate.std)]
         return [str(s.runs), Text(str(s.infra_errors), style="yellow" if s.infra_errors else ""),
-                Text(_pct(rate.value), style="bold"), *spread,
+                Text(pct(rate.value), style="bold"), *spread,
                 _secs(seconds), _secs(None if seconds is None else s.run_duration_std_s or 0)]
 
     _fill(table, summary, row)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from gaia2_runner.cli import commands_run
+from gaia2_runner.cli.commands import run_dataset as commands_run
 from gaia2_runner.config import (
     apply_overrides,
     container_env,

@@ -28,7 +28,7 @@ import pytest
 from viewer_hostile import MARK, PASSWD, Case, _crafted_splits, all_cases, make_outside
 from viewer_synth import dataset_tree
 
-from gaia2_runner.cli.viewer_cmds import view_command
+from gaia2_runner.cli.commands.view import view_cmd as view_command
 from gaia2_runner.output.layout import SCENARIO_MARKERS
 from gaia2_runner.output.read import safe_io, scan
 

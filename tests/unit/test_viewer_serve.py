@@ -157,7 +157,7 @@ def test_serve_command_prints_url_and_stops_on_ctrl_c(tmp_path: Path) -> None:
 
     dataset_tree(tmp_path, 2)
     proc = subprocess.Popen([sys.executable, "-c", "import sys; from pathlib import Path; "
-                             "from gaia2_runner.cli.viewer_cmds import serve_command; sys.exit(serve_command(Path(sys.argv[1])))",
+                             "from gaia2_runner.cli.commands.serve import serve_cmd as serve_command; sys.exit(serve_command(Path(sys.argv[1])))",
                              str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         first = proc.stdout.readline()

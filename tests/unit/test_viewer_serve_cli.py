@@ -27,7 +27,7 @@ CHILD = """
 import sys, traceback
 from pathlib import Path
 try:
-    from gaia2_runner.cli.viewer_cmds import serve_command
+    from gaia2_runner.cli.commands.serve import serve_cmd as serve_command
     print("ready", flush=True)
     code = serve_command(Path(sys.argv[1]))
 except KeyboardInterrupt as exc:

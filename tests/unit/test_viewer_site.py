@@ -11,7 +11,7 @@ from pathlib import Path
 from viewer_synth import XSS, dataset_tree, result_doc, write_scenario
 
 from gaia2_runner.viewer import Site, regenerate_index
-from gaia2_runner.cli.viewer_cmds import view_command
+from gaia2_runner.cli.commands.view import view_cmd as view_command
 
 DEMO = Path(__file__).resolve().parents[2] / "examples"
 

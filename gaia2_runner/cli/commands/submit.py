@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from gaia2_runner.cli.base import app, friendly, out
+from gaia2_runner.cli.console import out
+from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.launch import build_config
 from gaia2_runner.config.load import MAX_SHARDS
 from gaia2_runner.engine.plan import plan_run
@@ -18,7 +19,6 @@ from gaia2_runner.text import printable
 from rich.text import Text
 
 
-@app.command("submit")
 @friendly
 def submit_cmd(
     config_path: str = typer.Option(..., "--config", help="TOML run configuration (as for run-config)."),

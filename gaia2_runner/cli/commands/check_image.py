@@ -6,8 +6,10 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from gaia2_runner.cli.base import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
-from gaia2_runner.cli.commands_run import examples_dir
+from gaia2_runner.cli.console import err, out
+from gaia2_runner.cli.errors import EXIT_NO_VERDICT, EXIT_OK, friendly
+from gaia2_runner.cli.launch import examples_dir
+from gaia2_runner.config.defaults import CHECK_IMAGE_TIMEOUT_S, DEFAULT_HEALTH_TIMEOUT_S
 from gaia2_runner.config.load import parse_env
 from gaia2_runner.engine.image_check import check_image
 from gaia2_runner.sandbox.podman import PodmanBackend
@@ -18,19 +20,18 @@ DEFAULT_SCENARIO = "demo_calendar_add_event.json"
 MARKS = {True: "[green]ok[/]", False: "[red]NO[/]", None: "[yellow]--[/]"}
 
 
-@app.command("check-image")
 @friendly
-def check_image_command(
+def check_image_cmd(
     image: str = typer.Argument(..., help="Image to check, e.g. localhost/my-agent:dev."),
     scenario: Optional[Path] = typer.Option(None, "--scenario",
                                             help=f"Scenario to run (default: the demo {DEFAULT_SCENARIO})."),
     env: Optional[List[str]] = typer.Option(None, "--env", help="Container variable KEY=VALUE (repeatable), "
                                             "e.g. GAIA2_AGENT_PROVIDER=… for an agent image."),
-    timeout: float = typer.Option(180.0, "--timeout", help="Seconds to wait for a final status."),
-    health_timeout: float = typer.Option(60.0, "--health-timeout", help="Seconds to wait for /health."),
+    timeout: float = typer.Option(CHECK_IMAGE_TIMEOUT_S, "--timeout", help="Seconds to wait for a final status."),
+    health_timeout: float = typer.Option(DEFAULT_HEALTH_TIMEOUT_S, "--health-timeout", help="Seconds to wait for /health."),
 ) -> None:
     """Run IMAGE on one scenario as a run would and report which points of the container contract
-    (docs/container-contract.md) it honours. Exit code 0 when every point holds."""
+    (docs/reference/container-contract.md) it honours. Exit code 0 when every point holds."""
     path = scenario or examples_dir() / DEFAULT_SCENARIO
     with PodmanBackend.connect() as backend:
         points = check_image(image, path, backend, parse_env(env or []), timeout, health_timeout,

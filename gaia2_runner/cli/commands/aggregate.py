@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from gaia2_runner.cli.base import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
+from gaia2_runner.cli.console import err, out
+from gaia2_runner.cli.errors import EXIT_NO_VERDICT, EXIT_OK, friendly
 from gaia2_runner.cli.launch import show_outcome
 from gaia2_runner.engine.aggregate import aggregate
 from gaia2_runner.errors import Gaia2Error
@@ -16,7 +17,6 @@ ALLOW_PARTIAL_HELP = ("Merge even with missing shards or runs without a result; 
                       "marked incomplete (missing runs count as failures in the headline rate).")
 
 
-@app.command("aggregate")
 @friendly
 def aggregate_cmd(
     output_root: str = typer.Argument(..., help="The output_dir the shards ran with (holds shards/I-of-N/)."),

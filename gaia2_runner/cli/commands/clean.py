@@ -10,7 +10,8 @@ from __future__ import annotations
 import sys
 
 import typer
-from gaia2_runner.cli.base import EXIT_NO_VERDICT, EXIT_OK, app, err, friendly, out
+from gaia2_runner.cli.console import err, out
+from gaia2_runner.cli.errors import EXIT_NO_VERDICT, EXIT_OK, friendly, print_error
 from gaia2_runner.config.load import parse_hosts
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.leftovers import Leftover, remove_containers, runner_containers
@@ -37,7 +38,6 @@ def describe(item: Leftover, action: str) -> str:
     return f"{action:<14} {item.name}  {item.scenario_id or '-'}  {item.state}  ({why}: {who}){where}"
 
 
-@app.command("clean")
 @friendly
 def clean_cmd(
     all_: bool = typer.Option(False, "--all", help="Also remove containers of runners that still run "
@@ -64,7 +64,7 @@ def clean_cmd(
         except Gaia2Error as exc:
             if len(urls) == 1:
                 raise
-            err.print(Text(f"error: {url}: {exc.message}", style="red"), soft_wrap=True)  # the next host still
+            print_error(f"{url}: {exc.message}")  # the next host still
             failed = True
     raise typer.Exit(EXIT_NO_VERDICT if failed else EXIT_OK)
 
@@ -90,7 +90,7 @@ def _clean_host(url: str | None, *, all_: bool, yes: bool, dry_run: bool) -> boo
             return True
         removed, errors = remove_containers(backend.client, chosen)
     for message in errors:
-        err.print(Text(f"error: cannot remove {message}", style="red"), soft_wrap=True)
+        print_error(f"cannot remove {message}")
     out.print(f"removed {len(removed)} container(s)")
     return bool(errors)
 

@@ -1,0 +1,41 @@
+"""`export OUTPUT_DIR --format F`: a run's rows as a table file, ARE's trace dumps or leaderboard rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from gaia2_runner.analysis import TABLE_FORMATS
+from gaia2_runner.analysis.export import FORMATS, export, upload
+from gaia2_runner.cli.console import err, out
+from gaia2_runner.cli.errors import EXIT_OK, friendly
+from gaia2_runner.errors import Gaia2Error
+from rich.text import Text
+
+
+@friendly
+def export_cmd(
+    output_dir: Path = typer.Argument(..., help="A run's output directory."),
+    fmt: str = typer.Option(..., "--format", help=f"One of: {', '.join(FORMATS)}."),
+    dest: Optional[Path] = typer.Option(None, "--out", help="Where to write (default: OUTPUT_DIR/export.FORMAT, "
+                                        "or the directory OUTPUT_DIR/export_FORMAT for are and leaderboard)."),
+    hf_split: str = typer.Option("validation", "--hf-split", help="leaderboard: the dataset split the rows go in."),
+    hf_upload: Optional[str] = typer.Option(None, "--hf-upload", metavar="REPO",
+                                            help="leaderboard: also upload it to this Hugging Face dataset repo "
+                                            "(token from HF_TOKEN)."),
+) -> None:
+    """One row per run (ids, split, verdict, reason, turns, actions, tokens, cost, tool errors,
+    simulated and wall time) as csv, jsonl or parquet; `are`: ARE's hf/ and lite/ trace dumps;
+    `leaderboard`: the rows a Gaia2 submission uploads, in the hub's layout."""
+    if hf_upload is not None and fmt != "leaderboard":
+        raise Gaia2Error("--hf-upload goes with --format leaderboard")
+    path, count, missing = export(output_dir, fmt, dest, hf_split)
+    out.print(f"wrote {count} rows to {path}" if fmt in TABLE_FORMATS else f"wrote {count} runs to {path}",
+              soft_wrap=True)
+    if missing:
+        err.print(Text(f"{len(missing)} runs have no ARE trace (runs from before this runner version): "
+                       + ", ".join(missing[:5]) + (" …" if len(missing) > 5 else ""), style="yellow"), soft_wrap=True)
+    if hf_upload is not None:
+        out.print(f"uploaded: {upload(path, hf_upload)}", soft_wrap=True)
+    raise typer.Exit(EXIT_OK)

@@ -1,0 +1,59 @@
+"""`judge OUTPUT_DIR`: re-judge finished runs offline with ARE's judge; a table of what changed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+from gaia2_runner.cli.console import err, out
+from gaia2_runner.cli.display import add_fixed, add_flexible, add_name, compact_table, name_cell, one_line_cell
+from gaia2_runner.cli.errors import EXIT_NO_VERDICT, EXIT_OK, friendly
+from gaia2_runner.cli.options import settings_named, with_settings
+from gaia2_runner.config import judge_overrides
+from gaia2_runner.engine.rejudge import Rejudged, rejudge_output
+from gaia2_runner.output.layout import REJUDGE_SUMMARY_FILE
+from gaia2_runner.sandbox.images import ensure_images
+from gaia2_runner.text import printable
+from rich.text import Text
+
+
+def _print_rejudged(run: Rejudged) -> None:
+    """One line per run as it is judged: what changed and, for a failure, why."""
+    why = run.error or (run.reason if run.new is False else "")
+    err.print(Text(printable(f"{run.change:<8} {run.rel or run.scenario_id}" + (f": {why}" if why else ""))),
+              soft_wrap=True)
+
+
+@friendly
+@with_settings(settings_named("judge"))
+def judge_cmd(
+    output_dir: Path = typer.Argument(..., help="A run's output directory."),
+    concurrency: int = typer.Option(2, "--concurrency", min=1, max=64, help="Judge containers at a time."),
+    settings: dict[str, Any] = None,  # type: ignore[assignment]
+) -> None:
+    """Re-judge finished runs offline with ARE's judge, from the ARE trace each run saved (no agent,
+    no apps run). New verdicts go beside the old ones (rejudged.json); rejudge_summary.json and the
+    table below say what changed. Exit 1 when some run could not be judged."""
+    config = judge_overrides(settings)
+    ensure_images()  # builds only what is missing or stale (the rejudge entry point ships with the images)
+    outcome = rejudge_output(output_dir, config, dict(os.environ), concurrency=concurrency,
+                             on_done=_print_rejudged)
+    table = compact_table(f"re-judged {len(outcome.runs)} runs")
+    add_name(table, "scenario")
+    add_fixed(table, "before", "left")
+    add_fixed(table, "now", "left")
+    add_flexible(table, "reason")
+    word = {True: "PASS", False: "FAIL", None: "ERROR"}
+    for run in outcome.runs:
+        if run.change != "same":
+            table.add_row(name_cell(run.rel or run.scenario_id), word[run.old], word[run.new],
+                          one_line_cell(run.error or run.reason))
+    if any(run.change != "same" for run in outcome.runs):
+        out.print(table)
+    counts = outcome.counts()
+    out.print(Text(", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
+                   + (f"; {len(outcome.skipped)} without an ARE trace" if outcome.skipped else "")
+                   + f"; details in {output_dir / REJUDGE_SUMMARY_FILE}"), soft_wrap=True)
+    raise typer.Exit(EXIT_NO_VERDICT if counts.get("error") else EXIT_OK)

@@ -1,0 +1,26 @@
+"""`view --output-dir D`: the static viewer, index.html and one trace.html per scenario."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from gaia2_runner.cli.errors import EXIT_OK, friendly
+from gaia2_runner.cli.output_dir import OutputDirOption, existing_output_dir
+
+
+@friendly
+def view_cmd(output_dir: OutputDirOption) -> int:
+    """Write index.html and one trace.html per scenario (static; opens from disk, no network)."""
+    # Works on single-scenario, dataset and pass@k layouts, and on runs still in progress. Only
+    # scenarios whose files changed since the last view are re-read. Broken or hostile files cost
+    # their scenario's page (shown raw, with a warning), never the command.
+    from gaia2_runner.viewer import build
+
+    path = existing_output_dir(output_dir)
+    started = time.monotonic()
+    site = build(path)
+    notes = len(site.page_problems) + len(site.scan_warnings)
+    print(f"wrote {path / 'index.html'} ({len(site.rows)} scenario runs, {time.monotonic() - started:.1f}s)"
+          + (f"; {notes} warning(s) shown at the top of the index" if notes else ""))
+    return EXIT_OK
