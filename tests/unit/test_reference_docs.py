@@ -1,6 +1,6 @@
 """The docs stay true to the code: the generated reference pages are current, the README is short
-and links every page under docs/, every relative link (and its #anchor) resolves, and every docs
-page the code names exists."""
+and links every page under docs/, every relative link (and its #anchor) resolves, every repository
+path the docs name exists, and every docs page the code names exists."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 _HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
 _DOC_MENTION = re.compile(r"(?<![\w/.-])((?:docs/[\w./-]+|TRACE_FORMAT)\.md)")
+# A repository path the docs name in backticks (`gaia2_runner/engine/plan.py`); placeholders skipped.
+_REPO_PATH = re.compile(r"`((?:gaia2_runner|gaia2_contract|containers|scripts|benchmarks|tests|examples|\.ci)/[^`\s]*)`")
 
 
 def _links(page: Path) -> list[str]:
@@ -83,6 +85,13 @@ def test_relative_links_resolve(page: Path) -> None:
         elif anchor and path.suffix == ".md" and anchor not in _anchors(path):
             broken.append(f"{link} (no heading #{anchor} in {path.relative_to(REPO)})")
     assert not broken, f"{page.relative_to(REPO)}: broken links: {broken}"
+
+
+@pytest.mark.parametrize("page", LINKING_PAGES, ids=lambda p: str(p.relative_to(REPO)))
+def test_repository_paths_in_docs_exist(page: Path) -> None:
+    named = {path.rstrip("/") for path in _REPO_PATH.findall(page.read_text(encoding="utf-8"))}
+    missing = sorted(p for p in named if not any(c in p for c in "<>*…{") and not (REPO / p).exists())
+    assert not missing, f"{page.relative_to(REPO)} names files that do not exist: {missing}"
 
 
 def test_docs_pages_named_in_code_exist() -> None:
