@@ -189,7 +189,7 @@ def log(message: str) -> None:
 
 def measure_floor(backend: Any, image: str, reps: int) -> list[tuple[float, float]]:
     """(create + start, start -> first HTTP answer) per repetition, after one unmeasured warm-up."""
-    from gaia2_runner import contract
+    from gaia2_contract import constants as contract
 
     samples = []
     for i in range(reps + 1):

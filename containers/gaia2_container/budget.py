@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from typing import Mapping
 
-from . import contract
+from gaia2_contract import constants as contract
 
 CALL_WINDOW_SHARE = 0.75  # one model call with all its retries fits in this share of the scenario limit
 BACKOFF_SHARE = 0.25  # at most this share of that window is spent waiting between attempts

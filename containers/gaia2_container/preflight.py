@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import time
-import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -25,9 +24,10 @@ from typing import Any, Callable, Mapping
 
 import httpx
 
-from . import contract
+from gaia2_contract import constants as contract
+from gaia2_contract import harness_profile, providers, urls
+
 from .daemon.judge_engine import LiteLLMJudgeEngine, build_judge_engine
-from .runtimes.harness.profile import DEFAULT_BASE_URLS as HARNESS_BASE_URLS
 from .runtimes.harness.profile import PROFILE_PATH
 from .runtimes.llm.messages import Message, Tool
 from .runtimes.llm.providers import make_provider
@@ -49,7 +49,7 @@ DETAIL_CHARS = 300
 MIN_REQUEST_S = 1.0
 # A harness's wire (profile.toml `wire`) -> the provider class speaking it and the path its SDK puts
 # after the base URL before the provider's own route (Claude Code: {base}/v1/messages).
-WIRES = {
+WIRES = {  # keys: harness_profile.WIRES
     "openai-chat": (ChatCompletionsProvider, ""),
     "openai-responses": (ResponsesProvider, ""),
     "anthropic": (AnthropicProvider, "/v1"),
@@ -59,7 +59,7 @@ BUILTIN_AGENT_RUNTIMES = ("agent", "harness")  # agents that call tools natively
 TEXT_ACTION_RUNTIMES = ("are-default",)  # ARE's default agent writes its actions as text: no tool probe
 # LiteLLM providers (judge_engine.LITELLM_PROVIDERS values) that speak OpenAI Chat Completions,
 # with LiteLLM's default base URL for each.
-JUDGE_OPENAI_URLS = {"openai": "https://api.openai.com/v1", "openrouter": "https://openrouter.ai/api/v1"}
+JUDGE_OPENAI_URLS = {name: urls.API_BASE_URLS[name] for name in (providers.OPENAI, providers.OPENROUTER)}
 
 
 @dataclass
@@ -144,8 +144,8 @@ def server_words(text: str) -> str:
 def harness_wire(path: Path | None = None) -> str | None:
     """The `wire` of this image's harness profile (None: no readable profile)."""
     try:
-        return tomllib.loads((path or PROFILE_PATH).read_text(encoding="utf-8")).get("wire")
-    except (OSError, tomllib.TOMLDecodeError):
+        return harness_profile.read(path or PROFILE_PATH).get("wire")
+    except harness_profile.ProfileError:
         return None
 
 
@@ -163,7 +163,7 @@ def agent_setup(env: Mapping[str, str], transport: OneShot) -> tuple[Any, Endpoi
         "none" if runtime in TEXT_ACTION_RUNTIMES else "optional"
     try:
         if wire in WIRES:  # the relay forwards to GAIA2_AGENT_BASE_URL or the SDK's own root
-            base = (env.get(contract.ENV_AGENT_BASE_URL) or HARNESS_BASE_URLS.get(provider, "")).strip().rstrip("/")
+            base = (env.get(contract.ENV_AGENT_BASE_URL) or urls.SDK_BASE_URLS.get(provider, "")).strip().rstrip("/")
             if not base:
                 raise SettingsError(f"{contract.ENV_AGENT_BASE_URL} is required for provider {provider}")
             cls, prefix = WIRES[wire]

@@ -14,7 +14,9 @@ import logging
 import sys
 from typing import Any
 
-from . import contract
+from gaia2_contract import constants as contract
+
+from . import places
 from .daemon import are_speedups, judge_guard
 from .daemon.judge_engine import build_judge_engine
 from .daemon.judge_trace import JudgeTrace
@@ -55,12 +57,12 @@ def rejudge(text: str) -> dict[str, Any]:
 
 def main() -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    path = contract.INPUT_PATH / contract.ARE_TRACE_FILE
+    path = places.INPUT_PATH / contract.ARE_TRACE_FILE
     try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             outcome = rejudge(fh.read())
     except Exception as exc:  # noqa: BLE001 - one line for the runner, whatever ARE raised
         outcome = {"success": None, "error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:500]}"}
-    contract.OUTPUT_PATH.mkdir(parents=True, exist_ok=True)
-    (contract.OUTPUT_PATH / contract.REJUDGE_FILE).write_text(json.dumps(outcome, default=str), encoding="utf-8")
+    places.OUTPUT_PATH.mkdir(parents=True, exist_ok=True)
+    (places.OUTPUT_PATH / contract.REJUDGE_FILE).write_text(json.dumps(outcome, default=str), encoding="utf-8")
     return 0 if outcome.get("error") is None else 1

@@ -7,18 +7,16 @@ providers), the container's turn driver how to run a turn (docs/agents.md).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from gaia2_contract import harness_profile, providers
 from gaia2_runner.config.model import RunConfig
-from gaia2_runner.config.schema import AGENT_IMAGE, KNOWN_PROVIDERS, ORACLE_IMAGE
+from gaia2_runner.config.schema import AGENT_IMAGE, ORACLE_IMAGE
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.resources import checkout_candidates
 
 HARNESS_RUNTIME = "harness"  # GAIA2_RUNTIME of every harness image (its turn driver)
-BASES = ("node", "python")
-WIRES = ("anthropic", "openai-responses", "gemini", "openai-chat")
 
 
 @dataclass(frozen=True)
@@ -44,13 +42,13 @@ class Harness:
 
 
 BUILTIN = {
-    "oracle": Harness("oracle", "Oracle (replays the ground truth)", ORACLE_IMAGE, ("oracle",), "oracle"),
-    "llm": Harness("llm", "gaia2-runner's tool-calling loop", AGENT_IMAGE, KNOWN_PROVIDERS[1:], "agent",
+    "oracle": Harness("oracle", "Oracle (replays the ground truth)", ORACLE_IMAGE, (providers.ORACLE,), "oracle"),
+    "llm": Harness("llm", "gaia2-runner's tool-calling loop", AGENT_IMAGE, providers.MODELS, "agent",
                    wire="provider's own"),
     # ARE's own default agent, as `are-benchmark gaia2-run` runs it (docs/are-default-agent.md);
     # the agent image holds ARE, so only the runtime differs.
     "are-default": Harness("are-default", "ARE's default agent (gaia2-run's scaffold)", AGENT_IMAGE,
-                           ("openai-compat", "openai", "openrouter"), "are-default", wire="openai-chat"),
+                           providers.CHAT_COMPLETIONS, "are-default", wire="openai-chat"),
 }
 
 
@@ -67,24 +65,11 @@ def harnesses_dir() -> Path | None:
 
 def _load(path: Path) -> Harness:
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise Gaia2Error(f"{path}: cannot read the harness profile: {exc}") from None
-    name = path.parent.name
-    providers = doc.get("providers")
-    checks = {
-        "name": doc.get("name") == name,
-        "package": isinstance(doc.get("package"), str) and doc["package"].partition(":")[0] in ("npm", "pypi"),
-        "version": isinstance(doc.get("version"), str) and bool(doc["version"]),
-        "base": doc.get("base") in BASES,
-        "wire": doc.get("wire") in WIRES,
-        "providers": isinstance(providers, list) and bool(providers) and all(p in KNOWN_PROVIDERS[1:] for p in providers),
-    }
-    bad = [key for key, ok in checks.items() if not ok]
-    if bad:
-        raise Gaia2Error(f"{path}: invalid {', '.join(bad)} (docs/agents.md lists the profile fields)")
-    return Harness(name, str(doc.get("title") or name), harness_image(name), tuple(providers), HARNESS_RUNTIME,
-                   doc["package"], doc["version"], doc["base"], doc["wire"])
+        fields = harness_profile.image_fields(harness_profile.read(path), path)
+    except harness_profile.ProfileError as exc:
+        raise Gaia2Error(str(exc)) from None
+    return Harness(fields.name, fields.title, harness_image(fields.name), fields.providers, HARNESS_RUNTIME,
+                   fields.package, fields.version, fields.base, fields.wire)
 
 
 def all_harnesses() -> dict[str, Harness]:
@@ -92,7 +77,7 @@ def all_harnesses() -> dict[str, Harness]:
     found = dict(BUILTIN)
     root = harnesses_dir()
     if root is not None:
-        for profile in sorted(root.glob("*/profile.toml")):
+        for profile in sorted(root.glob(f"*/{harness_profile.PROFILE_FILE}")):
             found[profile.parent.name] = _load(profile)
     return found
 

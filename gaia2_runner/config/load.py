@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.config.endpoints import check_not_loopback
 from gaia2_runner.config.harnesses import apply_harness
 from gaia2_runner.config.limits import ContainerLimits, parse_size

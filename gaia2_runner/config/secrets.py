@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from dotenv import load_dotenv
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.schema import BY_KEY, DEFAULT_KEY_ENV
 from gaia2_runner.errors import Gaia2Error

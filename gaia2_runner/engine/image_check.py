@@ -14,7 +14,8 @@ from typing import Callable, Mapping
 
 import httpx
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
+from gaia2_contract import routes
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.adapter import AdapterClient, AdapterError
 from gaia2_runner.sandbox.container_handle import ContainerHandle
@@ -69,11 +70,11 @@ def _probe(handle: ContainerHandle, scenario_id: str, timeout: float, health_tim
         add("GET /health turns ok", True, f"after {time.monotonic() - started:.1f}s, runtime {body.get('runtime')!r}")
         add("/health names the scenario", body.get("scenario_id") == scenario_id,
             f"scenario_id {body.get('scenario_id')!r}")
-        bare = anonymous.get("/health")
+        bare = anonymous.get(routes.HEALTH)
         add("/health without the token says only the state", set(_json(bare)) <= {"status"},
             f"fields {sorted(_json(bare))}")
-        refused = [anonymous.get("/status").status_code, wrong.get("/status").status_code,
-                   anonymous.post("/notify", json={"message": "x"}).status_code]
+        refused = [anonymous.get(routes.STATUS).status_code, wrong.get(routes.STATUS).status_code,
+                   anonymous.post(routes.NOTIFY, json={"message": "x"}).status_code]
         add("adapter routes refuse a missing or wrong token", refused == [401, 401, 401],
             f"/status without / with a wrong token, /notify without: {refused}")
         status = _wait_final(client, timeout, progress)

@@ -11,7 +11,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.config.limits import ContainerLimits
 from gaia2_runner.config import RunConfig, container_env, parse_hosts, parse_shard, secret_values
 from gaia2_runner.engine.image_pin import ImagePin, pin_image, short_id

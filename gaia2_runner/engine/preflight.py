@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.config.endpoints import HOST_GATEWAY
 from gaia2_runner.config.schema import DEFAULT_KEY_ENV
 from gaia2_runner.engine.plan import RunPlan

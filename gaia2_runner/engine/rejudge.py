@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.config import RunConfig
 from gaia2_runner.config.secrets import judge_env
 from gaia2_runner.errors import Gaia2Error

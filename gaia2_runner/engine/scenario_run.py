@@ -33,7 +33,7 @@ from gaia2_runner.sandbox.container_handle import STOPPED_GRACE_S, ContainerHand
 from gaia2_runner.sandbox.podman import PodmanBackend, deferred_interrupts
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.scrub import Scrubber
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.targets.filesystem_data import default_filesystem_dir, ensure_files
 from gaia2_runner.targets.scenario_file import ScenarioFile, load_scenario
 from gaia2_runner.text import now_iso, one_line

@@ -19,7 +19,7 @@ import re
 import shutil
 from pathlib import Path
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.text import safe_name
 
 RESULT_FILE = "result.json"

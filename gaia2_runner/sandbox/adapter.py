@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import httpx
 
+from gaia2_contract import routes
+
 
 class AdapterError(Exception):
     """The adapter did not answer as the contract says."""
@@ -75,7 +77,7 @@ class AdapterClient:
         alive_checked = 0.0
         while True:
             try:
-                resp = self._http.get("/health")
+                resp = self._http.get(routes.HEALTH)
                 body = _json(resp)
                 if resp.status_code == 200 and body.get("status") == "ok":
                     return body
@@ -96,21 +98,21 @@ class AdapterClient:
 
     def get_status(self) -> dict[str, Any]:
         """GET /status: the daemon's current status document."""
-        resp = self._http.get("/status")
+        resp = self._http.get(routes.STATUS)
         if resp.status_code != 200:
             raise AdapterError(f"/status answered {resp.status_code}")
         return _json(resp)
 
     def get_messages(self, after: int = -1) -> dict[str, Any]:
         """GET /messages?after=N: what the agent wrote to the user since index N."""
-        resp = self._http.get("/messages", params={"after": after})
+        resp = self._http.get(routes.MESSAGES, params={routes.AFTER: after})
         if resp.status_code != 200:
             raise AdapterError(f"/messages answered {resp.status_code}")
         return _json(resp)
 
     def notify(self, message: str, sender: str = "user") -> int:
         """POST /notify: queue a message for the agent; returns its inbox index."""
-        resp = self._http.post("/notify", json={"message": message, "sender": sender})
+        resp = self._http.post(routes.NOTIFY, json={"message": message, "sender": sender})
         if resp.status_code != 202:
             raise AdapterError(f"/notify answered {resp.status_code}: {_json(resp).get('error', '')}")
         return int(_json(resp).get("index", -1))

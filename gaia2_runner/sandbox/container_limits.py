@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.config.limits import (
     DAEMON_DIR_BYTES,
     SMALL_DIR_BYTES,

@@ -3,7 +3,8 @@
 The build context is the repository's `containers/` directory. Builds stream their log lines
 while they run, so a ten-minute pip install shows progress instead of a frozen terminal.
 
-Our own container code (`containers/gaia2_container`) is the last layer of every image
+Our own container code (`containers/gaia2_container` and the shared `gaia2_contract`, added to the
+context by build_context.py) is the last layer of every image
 (Containerfile.code on top of a "-deps" image that holds everything else: Python, ARE, Node, a
 harness's package). Changing the code rebuilds only that layer, in seconds, instead of every
 harness's npm or pip install.
@@ -23,8 +24,8 @@ from gaia2_runner.config.harnesses import Harness
 from gaia2_runner.config.schema import AGENT_IMAGE, ORACLE_IMAGE
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.resources import checkout_candidates
+from gaia2_runner.sandbox.build_context import CONTRACT_SOURCE, context_archive, contract_files
 from gaia2_runner.sandbox.podman import PodmanBackend
-from podman import api as podman_api
 from podman.errors import APIError
 
 RUNTIME_DEPS_IMAGE = "localhost/gaia2-runtime-deps:latest"  # Python, ARE, the agent user: no code of ours
@@ -33,7 +34,7 @@ NODE_IMAGE = "localhost/gaia2-runtime-node:latest"  # the deps + Node.js, for np
 HARNESSES_DIR = "harnesses"  # containers/harnesses/<name>/{Containerfile,profile.toml}
 NODE_CONTAINERFILE = f"{HARNESSES_DIR}/node/Containerfile"
 CODE_DIR = "gaia2_container"  # containers/<CODE_DIR>: the code every image ends with
-CODE_CONTAINERFILE = "Containerfile.code"  # COPY of CODE_DIR onto FROM_IMAGE
+CODE_CONTAINERFILE = "Containerfile.code"  # COPY of CODE_DIR and the contract onto FROM_IMAGE
 DEPS_SUFFIX = "-deps"  # localhost/gaia2-codex-deps:latest: a harness image before our code
 LAYOUT = "code-last"  # in every digest: an image built before the code became its own layer is stale
 DEFAULT_BASE_IMAGE = "python:3.12-slim"
@@ -106,10 +107,12 @@ def containers_dir() -> Path:
     )
 
 
-def source_digest(context: Path, harnesses: Iterable[str] = (), code: bool = True) -> str:
+def source_digest(context: Path, harnesses: Iterable[str] = (), code: bool = True,
+                  contract: Path = CONTRACT_SOURCE) -> str:
     """Digest of what an image is built from, so stale images are rebuilt automatically: the
     runtime files, plus the directories of the `harnesses` it holds (under containers/harnesses/,
-    "node" included); without CODE_DIR for the "-deps" images (our code changes most often)."""
+    "node" included); without CODE_DIR and the `contract` package for the "-deps" images (our
+    code changes most often)."""
     digest = hashlib.sha256(LAYOUT.encode())
     own = {f"{HARNESSES_DIR}/{name}" for name in harnesses}
     for path in sorted(p for p in context.rglob("*") if p.is_file()):
@@ -122,10 +125,13 @@ def source_digest(context: Path, harnesses: Iterable[str] = (), code: bool = Tru
         if parts[0] == CODE_DIR and not code:
             continue
         digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    for rel, path in contract_files(contract) if code else ():
+        digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
-def spec_digest(context: Path, spec: ImageSpec, specs: Sequence[ImageSpec] = ()) -> str:
+def spec_digest(context: Path, spec: ImageSpec, specs: Sequence[ImageSpec] = (),
+                contract: Path = CONTRACT_SOURCE) -> str:
     """An image's digest covers the harness directories of every image in its FROM chain (a
     Node harness: its own and the Node image's)."""
     by_tag = {s.tag: s for s in specs}
@@ -136,7 +142,7 @@ def spec_digest(context: Path, spec: ImageSpec, specs: Sequence[ImageSpec] = ())
             harnesses.add(parts[1])
         parent = current.parents(by_tag)
         current = by_tag[parent[0]] if parent else None
-    return source_digest(context, harnesses, code=spec.has_code)
+    return source_digest(context, harnesses, code=spec.has_code, contract=contract)
 
 
 def stale_specs(specs: Sequence[ImageSpec], is_current: Callable[[ImageSpec], bool]) -> list[ImageSpec]:
@@ -206,8 +212,7 @@ def build_image(backend: PodmanBackend, spec: ImageSpec, context: Path, nocache:
         "layers": True,
         "labels": json.dumps({SOURCE_LABEL: digest or source_digest(context)}),
     }
-    body = podman_api.create_tar(anchor=str(context),
-                                 exclude=podman_api.prepare_containerignore(str(context)))
+    body = context_archive(context)
     tail: list[str] = []
     try:
         resp = backend.client.api.post("/build", params=params, data=body,

@@ -17,7 +17,7 @@ import time
 
 from typing import Any, Callable, Iterator, Mapping
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.service import INSTALL_HINT, PrivateService, ping, start_private_service
 from gaia2_runner.config.limits import DEFAULT_LIMITS, ContainerLimits

@@ -11,8 +11,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gaia2_contract.files_tree import FileTreeError, data_files
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.targets.filesystem_data import FileTreeError, data_files
 from gaia2_runner.inputs import MAX_SCENARIO_BYTES, decode_text, parse_json, read_bytes
 
 

@@ -16,7 +16,7 @@ import pytest
 
 
 from fake_llm.server import FakeLLM  # noqa: E402
-from gaia2_container import contract as container_contract  # noqa: E402
+from gaia2_container import places  # noqa: E402
 from gaia2_container.runtimes.llm.context import trim  # noqa: E402
 from gaia2_container.runtimes.llm.loop import Agent  # noqa: E402
 from gaia2_container.runtimes.llm.messages import Message, Tool, ToolCall  # noqa: E402
@@ -304,7 +304,7 @@ class StubToolApi:
 
 def test_plain_text_reply_is_sent_to_the_user(fake, tmp_path, monkeypatch):
     stub = StubToolApi("Add dinner", ["CalendarApp__add_calendar_event", "AgentUserInterface__send_message_to_user"])
-    monkeypatch.setattr(container_contract, "TOOLS_URL", stub.url)
+    monkeypatch.setattr(places, "TOOLS_URL", stub.url)
     fake.set_script({"anthropic": [REPLY, {"text": "Dinner is booked."}]})
     provider = make(fake, tmp_path, "anthropic")
     agent = Agent(provider, TOOLS, max_steps=5, max_context_chars=100_000, max_result_chars=1000)

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 
-from gaia2_container import contract  # noqa: E402
+from gaia2_contract import constants as contract
 from gaia2_container.daemon import main as daemon_main  # noqa: E402
 from gaia2_container.daemon.agent_process import agent_environment  # noqa: E402
 from gaia2_container.daemon.http_api import serve  # noqa: E402

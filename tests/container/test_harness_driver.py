@@ -9,7 +9,8 @@ import pytest
 
 
 from gaia2_container.runtimes.harness.driver import Turns, batch_prompt  # noqa: E402
-from gaia2_container.runtimes.harness.profile import ProfileError, load, read_reply, render  # noqa: E402
+from gaia2_contract.harness_profile import ProfileError
+from gaia2_container.runtimes.harness.profile import load, read_reply, render  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -5,11 +5,13 @@ copied containers/ tree, a stand-in for podman's image labels)."""
 from __future__ import annotations
 
 import shutil
+import tarfile
 from pathlib import Path
 
 import pytest
 
 from gaia2_runner.config.harnesses import get_harness
+from gaia2_runner.sandbox.build_context import CONTRACT_DIR, CONTRACT_SOURCE, context_archive
 from gaia2_runner.sandbox.images import (CODE_CONTAINERFILE, NODE_IMAGE, RUNTIME_BASE_IMAGE, RUNTIME_DEPS_IMAGE,
                                          containers_dir, deps_tag, image_specs, spec_digest, stale_specs)
 
@@ -24,15 +26,22 @@ def context(tmp_path: Path) -> Path:
     return copy
 
 
-def built_now(context: Path) -> dict[str, str]:
+@pytest.fixture()
+def contract(tmp_path: Path) -> Path:
+    copy = tmp_path / CONTRACT_DIR
+    shutil.copytree(CONTRACT_SOURCE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def built_now(context: Path, contract: Path = CONTRACT_SOURCE) -> dict[str, str]:
     """What the image labels say after a full build of `context`."""
     specs = image_specs("base:1", HARNESSES)
-    return {s.tag: spec_digest(context, s, specs) for s in specs}
+    return {s.tag: spec_digest(context, s, specs, contract) for s in specs}
 
 
-def rebuilt_after(context: Path, labels: dict[str, str]) -> list[str]:
+def rebuilt_after(context: Path, labels: dict[str, str], contract: Path = CONTRACT_SOURCE) -> list[str]:
     specs = image_specs("base:1", HARNESSES)
-    digests = {s.tag: spec_digest(context, s, specs) for s in specs}
+    digests = {s.tag: spec_digest(context, s, specs, contract) for s in specs}
     return [s.tag for s in stale_specs(specs, lambda s: labels.get(s.tag) == digests[s.tag])]
 
 
@@ -59,6 +68,28 @@ def test_a_code_change_rebuilds_only_the_code_layers(context: Path):
     assert RUNTIME_DEPS_IMAGE not in rebuilt and NODE_IMAGE not in rebuilt
     assert deps_tag(CODEX) not in rebuilt and deps_tag(HERMES) not in rebuilt
     assert {RUNTIME_BASE_IMAGE, CODEX, HERMES} <= set(rebuilt)
+
+
+def test_a_contract_change_rebuilds_only_the_code_layers(context: Path, contract: Path):
+    labels = built_now(context, contract)
+    assert rebuilt_after(context, labels, contract) == []
+    routes = contract / "routes.py"
+    routes.write_text(routes.read_text() + "\n# changed\n")
+    rebuilt = rebuilt_after(context, labels, contract)
+    assert RUNTIME_DEPS_IMAGE not in rebuilt and NODE_IMAGE not in rebuilt
+    assert deps_tag(CODEX) not in rebuilt and deps_tag(HERMES) not in rebuilt
+    assert {RUNTIME_BASE_IMAGE, CODEX, HERMES} <= set(rebuilt)
+
+
+def test_the_build_context_holds_the_contract_beside_the_container_code(context: Path, contract: Path):
+    (contract / "__pycache__").mkdir()
+    (contract / "__pycache__" / "stale.pyc").write_bytes(b"x")
+    with context_archive(context, contract) as body, tarfile.open(fileobj=body) as tar:
+        names = set(tar.getnames())
+        assert tar.extractfile(f"{CONTRACT_DIR}/routes.py").read() == (contract / "routes.py").read_bytes()
+    assert {f"{CONTRACT_DIR}/constants.py", "gaia2_container/daemon/main.py", CODE_CONTAINERFILE} <= names
+    assert not any("__pycache__" in name for name in names if name.startswith(CONTRACT_DIR))
+    assert f"COPY {CONTRACT_DIR} " in (context / CODE_CONTAINERFILE).read_text()
 
 
 def test_a_dependency_change_rebuilds_everything_on_it(context: Path):

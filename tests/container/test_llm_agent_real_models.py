@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from test_agent_providers import StubToolApi, make, traces
 
-from gaia2_container import contract as container_contract
+from gaia2_contract import constants as container_contract
+from gaia2_container import places
 from gaia2_container.runtimes.llm.loop import NO_TOOL_CALL_NOTE, Agent
 from gaia2_container.runtimes.llm.messages import Message, Tool, ToolCall
 from gaia2_container.runtimes.llm.providers.openai_chat import to_wire
@@ -26,7 +27,7 @@ EMPTY = {"text": ""}  # Chat Completions "content": null, as llama-server sends 
 @pytest.fixture
 def stub(monkeypatch):
     api = StubToolApi("Add dinner", [ADD, SEND])
-    monkeypatch.setattr(container_contract, "TOOLS_URL", api.url)
+    monkeypatch.setattr(places, "TOOLS_URL", api.url)
     yield api
     api.httpd.shutdown()
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.engine.scenario_run import contract_env, idle_timeout
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox import ownership

@@ -1,13 +1,11 @@
 """Real Gaia2 format on the host: Files data checks, the noise and filesystem_dir settings.
 
-The container repeats the Files walk in containers/gaia2_container/daemon/files_data.py; it is
-loaded here by path (stdlib only) to check that both sides accept and refuse the same trees.
+The Files walk is gaia2_contract/files_tree.py, the one both the runner and the daemon call.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import os
 import subprocess
@@ -16,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.config import container_env, load_config, redacted
 from gaia2_runner.config.load import apply_overrides
 from gaia2_runner.config.schema import BY_KEY, BY_NAME
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.fingerprint import differences, fingerprint
+from gaia2_contract import files_tree
 from gaia2_runner.targets import filesystem_data as host
 from gaia2_runner.targets import load_scenario
 
@@ -32,18 +31,6 @@ TWO = DATA / "real_format_two_messengers.json"
 FILES = DATA / "real_format_files.json"
 ESCAPE = DATA / "real_format_files_escape.json"
 NEEDED = ["demo_filesystem/Documents/notes/meeting.txt", "demo_filesystem/Documents/report.txt"]
-
-
-def _container_module():
-    path = ROOT / "containers" / "gaia2_container" / "daemon" / "files_data.py"
-    spec = importlib.util.spec_from_file_location("container_files_data", path)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
-
-
-container = _container_module()
 
 
 def _doc(path: Path = FILES) -> dict:
@@ -69,8 +56,8 @@ def test_real_path_leaving_the_data_dir_is_refused(tmp_path, real_path):
     path.write_text(json.dumps(doc))
     with pytest.raises(Gaia2Error, match="leaves the data directory: refused"):
         load_scenario(path)
-    with pytest.raises(container.FileTreeError, match="refused"):
-        container.data_files(doc)
+    with pytest.raises(files_tree.FileTreeError, match="refused"):
+        files_tree.data_files(doc)
 
 
 def test_bundled_escape_scenario_is_refused():
@@ -82,34 +69,31 @@ def test_bundled_escape_scenario_is_refused():
 def test_tree_names_that_are_not_plain_are_refused(name):
     doc = _doc()
     _files_tree(doc)["children"][0]["name"] = name
-    with pytest.raises(host.FileTreeError, match="not a plain name"):
-        host.data_files(doc)
-    with pytest.raises(container.FileTreeError, match="not a plain name"):
-        container.data_files(doc)
+    with pytest.raises(files_tree.FileTreeError, match="not a plain name"):
+        files_tree.data_files(doc)
 
 
 def test_real_path_elsewhere_than_where_are_reads_is_refused():
     doc = _doc()
     _files_tree(doc)["children"][0]["children"][1]["real_path"] = "demo_filesystem/Other/report.txt"
-    for module in (host, container):
-        with pytest.raises(module.FileTreeError, match=r"not where ARE reads that file \(demo_filesystem/Documents/report.txt\)"):
-            module.data_files(doc)
+    with pytest.raises(files_tree.FileTreeError, match=r"not where ARE reads that file \(demo_filesystem/Documents/report.txt\)"):
+        files_tree.data_files(doc)
 
 
-def test_host_and_container_walks_agree():
+def test_the_walk_lists_what_are_reads():
     doc = _doc()
-    assert host.data_files(doc) == container.data_files(doc) == NEEDED
+    assert files_tree.data_files(doc) == NEEDED
     skipped = copy.deepcopy(doc)  # ARE's benchmark skips an app *named* SandboxLocalFileSystem
     next(a for a in skipped["apps"] if a["name"] == "Files")["name"] = "SandboxLocalFileSystem"
-    assert host.data_files(skipped) == container.data_files(skipped) == []
+    assert files_tree.data_files(skipped) == []
     no_real_path = copy.deepcopy(doc)  # nodes without real_path need no data (ARE serves them empty)
     for node in _files_tree(no_real_path)["children"][0]["children"][1:]:
         del node["real_path"]
-    assert host.data_files(no_real_path) == container.data_files(no_real_path) == NEEDED[:1]
+    assert files_tree.data_files(no_real_path) == NEEDED[:1]
 
 
 def test_missing_files_and_links_leaving_the_dir(tmp_path):
-    assert host.missing_files(FS_DATA, NEEDED) == container.missing_files(FS_DATA, NEEDED) == []
+    assert files_tree.missing_files(FS_DATA, NEEDED) == []
     data = tmp_path / "data" / "demo_filesystem" / "Documents"
     (data / "notes").mkdir(parents=True)
     outside = tmp_path / "outside.txt"
@@ -117,8 +101,8 @@ def test_missing_files_and_links_leaving_the_dir(tmp_path):
     (data / "notes" / "meeting.txt").symlink_to(outside)  # a link out of the data dir is no data
     (data / "report.txt").write_text("ok")
     root = tmp_path / "data"
-    assert host.missing_files(root, NEEDED) == container.missing_files(root, NEEDED) == NEEDED[:1]
-    assert host.missing_files(tmp_path / "absent", NEEDED) == NEEDED
+    assert files_tree.missing_files(root, NEEDED) == NEEDED[:1]
+    assert files_tree.missing_files(tmp_path / "absent", NEEDED) == NEEDED
 
 
 def test_ensure_files_names_what_is_missing_and_why(tmp_path, monkeypatch):

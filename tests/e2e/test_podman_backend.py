@@ -95,7 +95,7 @@ def test_what_an_exited_container_wrote_is_always_there(backend, images, tmp_pat
     state, process gone and cleanup running, and about one time in four found no verdict; this
     plain container rarely hits that window: tests/test_rejudge_e2e.py is where it showed.) The root
     is read-only and the output directory a volume (Containerfile.base): it outlives the process."""
-    from gaia2_runner import contract
+    from gaia2_contract import constants as contract
     from gaia2_runner.output.artifacts import extract_output
     from gaia2_runner.sandbox.container_logs import exit_text
     from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE

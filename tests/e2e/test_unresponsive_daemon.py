@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ImageSpec, build_image
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from fake_llm.server import FakeLLM
 
-from gaia2_runner.contract import JUDGED_STATUSES
+from gaia2_contract.constants import JUDGED_STATUSES
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 

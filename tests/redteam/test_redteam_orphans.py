@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_PID
 from gaia2_runner.sandbox.container_handle import ContainerHandle

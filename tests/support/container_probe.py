@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 
-from gaia2_runner import contract
+from gaia2_contract import constants as contract
 from gaia2_runner.sandbox.ownership import LABEL_OUTPUT_DIR
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .. import contract
+from .. import places
 from .agent_process import agent_identity
 from .processes import OWN_CHILDREN
 
@@ -91,7 +91,7 @@ def collect(name: str, sink: Callable[[bytes], None], cap: int, timeout_s: float
     """Feed at most `cap` bytes of `$HOME/<name>` to `sink`, read as the agent (see module doc)."""
     if not name or "/" in name or name in (".", ".."):
         raise ValueError(f"not a bare file name: {name!r}")
-    home = home or contract.AGENT_HOME
+    home = home or places.AGENT_HOME
     command = [sys.executable, "-I", "-S", "-c", _READER, str(home), name, str(cap + 1)]
     result = Collected()
     try:

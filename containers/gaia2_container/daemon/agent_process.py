@@ -12,7 +12,9 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import contract
+from gaia2_contract import constants as contract
+
+from .. import places
 from .limit_reasons import AGENT_TMP, agent_oom_score, oom_kills, stop_reason
 from .output_caps import CappedAgentLog
 from .processes import OWN_CHILDREN, kill_user_processes
@@ -50,10 +52,10 @@ def agent_environment(base: dict[str, str] | None = None) -> dict[str, str]:
     plus where the tool API and app commands are."""
     env = {k: v for k, v in (base or os.environ).items()
            if not k.startswith(_PRIVATE_PREFIXES) and k not in _PRIVATE_NAMES}
-    env[contract.ENV_TOOLS_URL] = contract.TOOLS_URL
-    env["HOME"] = str(contract.AGENT_HOME)
+    env[contract.ENV_TOOLS_URL] = places.TOOLS_URL
+    env["HOME"] = str(places.AGENT_HOME)
     env["TMPDIR"] = AGENT_TMP  # the daemon's own is root's (limit_reasons.use_private_tmp)
-    env["PATH"] = f"{contract.BIN_PATH}:{env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}"
+    env["PATH"] = f"{places.BIN_PATH}:{env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}"
     return env
 
 
@@ -89,9 +91,9 @@ class AgentProcess:
         kwargs = agent_identity()
         if os.geteuid() == 0 and not kwargs:
             log.warning("no %r user in this image: the agent runs as root", AGENT_USER)
-        contract.AGENT_HOME.mkdir(parents=True, exist_ok=True)
+        places.AGENT_HOME.mkdir(parents=True, exist_ok=True)
         if kwargs:  # a tmpfs of the runner's (sandbox/container_limits.py) starts out root's
-            os.chown(contract.AGENT_HOME, kwargs["user"], kwargs["group"])
+            os.chown(places.AGENT_HOME, kwargs["user"], kwargs["group"])
         self.output = CappedAgentLog(self.log_path)
         self.oom_kills_before = oom_kills()
         with agent_oom_score():
@@ -101,7 +103,7 @@ class AgentProcess:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 env={**agent_environment(), **self.env_overrides},
-                cwd=str(contract.AGENT_HOME),
+                cwd=str(places.AGENT_HOME),
                 **kwargs,
             )
         self.output.close_writer()
@@ -119,7 +121,7 @@ class AgentProcess:
 
     def limit_reason(self) -> str | None:
         """Which of the container's limits the agent met (memory, its writable space), in words."""
-        return stop_reason(self.oom_kills_before, {"$HOME": contract.AGENT_HOME, "/tmp": Path("/tmp")})
+        return stop_reason(self.oom_kills_before, {"$HOME": places.AGENT_HOME, "/tmp": Path("/tmp")})
 
     def stop(self, grace_s: float) -> None:
         """End the runtime (SIGTERM, SIGKILL after `grace_s`), then whatever it left running."""

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .. import contract
+from gaia2_contract import constants as contract
 
 log = logging.getLogger("gaia2.are_dump")
 

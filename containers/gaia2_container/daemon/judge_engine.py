@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..contract import JUDGE_ENV_PREFIX
+from gaia2_contract.constants import JUDGE_ENV_PREFIX
 
 
 class JudgeNotConfigured(RuntimeError):

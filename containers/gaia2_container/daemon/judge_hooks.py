@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import contract
+from gaia2_contract import constants as contract
+
 from .agent_files import ERROR_CAP_BYTES, read_agent_file
 
 

@@ -8,8 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import contract
-from . import are_speedups, files_data, judge_guard
+from gaia2_contract import constants as contract
+from gaia2_contract import files_tree
+
+from .. import places
+from . import are_speedups, judge_guard
 from .judge_engine import build_judge_engine
 from .judge_trace import JudgeTrace
 
@@ -61,12 +64,12 @@ def check_format(path: Path, doc: Any) -> None:
 def check_files_data(path: Path, doc: dict[str, Any], root: Path) -> None:
     """A scenario whose Files tree names data that is not there would be served empty files."""
     try:
-        needed = files_data.data_files(doc)
-    except files_data.FileTreeError as exc:
+        needed = files_tree.data_files(doc)
+    except files_tree.FileTreeError as exc:
         raise ScenarioLoadError(f"{path}: {exc}") from None
-    missing = files_data.missing_files(root, needed)
+    missing = files_tree.missing_files(root, needed)
     if missing:
-        raise ScenarioLoadError(files_data.describe_missing(root, missing, len(needed)))
+        raise ScenarioLoadError(files_tree.describe_missing(root, missing, len(needed)))
 
 
 def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScenario:
@@ -83,10 +86,10 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
     text = read_scenario_text(path)
     doc = json.loads(text)
     check_format(path, doc)
-    root = filesystem_root or contract.FILESYSTEM_PATH
+    root = filesystem_root or places.FILESYSTEM_PATH
     check_files_data(path, doc, root)
     # ARE reads DEMO_FS_PATH when it is first imported: the Files app's bytes come from the mount.
-    os.environ["DEMO_FS_PATH"] = str(root / files_data.DEMO_FS_DIR)
+    os.environ["DEMO_FS_PATH"] = str(root / files_tree.DEMO_FS_DIR)
     are_speedups.install()
     judge_guard.install()  # bounded, fenced agent text in the judge's prompts
     from are.simulation.benchmark.scenario_loader import APPS_TO_SKIP
@@ -138,7 +141,7 @@ def noise_configs() -> tuple[Any, Any]:
 def _check_demo_fs_path(root: Path) -> None:
     from are.simulation.apps import sandbox_file_system
 
-    if str(sandbox_file_system.DEMO_FS_PATH) != str(root / files_data.DEMO_FS_DIR):
+    if str(sandbox_file_system.DEMO_FS_PATH) != str(root / files_tree.DEMO_FS_DIR):
         raise ScenarioLoadError(f"internal: ARE was imported before DEMO_FS_PATH was set "
                                 f"({sandbox_file_system.DEMO_FS_PATH}): the Files app would not read {root}")
 

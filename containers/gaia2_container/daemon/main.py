@@ -11,7 +11,10 @@ import threading
 import time
 from typing import Any
 
-from .. import contract
+from gaia2_contract import constants as contract
+from gaia2_contract import urls
+
+from .. import places
 from ..jsonable import encodable
 from .agent_files import TRACE_CAP_BYTES, copy_agent_file
 from .agent_process import AgentProcess, agent_command, agent_identity
@@ -24,7 +27,6 @@ from .recorder import EventRecorder
 from .provider_faults import RunnerSetup
 from .provider_ledger import ProviderLedger
 from .relay import Relay, run_credential, runner_setup, start_for_agent
-from ..runtimes.harness.profile import DEFAULT_BASE_URLS as HARNESS_BASE_URLS
 from .routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .process_clock import ProcessClock, fakes_agent
 from .limit_reasons import use_private_tmp
@@ -39,9 +41,9 @@ log = logging.getLogger("gaia2.daemon")
 
 def _setup_logging() -> None:
     """Log to daemon.log in the output (collected by the runner) and to stderr (podman logs)."""
-    contract.OUTPUT_PATH.mkdir(parents=True, exist_ok=True)
+    places.OUTPUT_PATH.mkdir(parents=True, exist_ok=True)
     handlers: list[logging.Handler] = [
-        logging.FileHandler(contract.OUTPUT_PATH / contract.DAEMON_LOG_FILE, encoding="utf-8"),
+        logging.FileHandler(places.OUTPUT_PATH / contract.DAEMON_LOG_FILE, encoding="utf-8"),
         logging.StreamHandler(sys.stderr),
     ]
     budget = LogBudget()  # lines the agent can trigger must not fill the output (output_caps.py)
@@ -79,8 +81,8 @@ def main() -> int:
     use_private_tmp()
     runtime = os.environ.get(contract.ENV_RUNTIME, "none")
     timeout_s = float(os.environ.get(contract.ENV_SCENARIO_TIMEOUT) or 0) or None
-    status = StatusBoard(contract.OUTPUT_PATH / contract.STATUS_FILE, None, runtime)
-    recorder = EventRecorder(contract.OUTPUT_PATH / contract.EVENTS_FILE)
+    status = StatusBoard(places.OUTPUT_PATH / contract.STATUS_FILE, None, runtime)
+    recorder = EventRecorder(places.OUTPUT_PATH / contract.EVENTS_FILE)
     state = DaemonState(runtime=runtime, status=status, recorder=recorder,
                         serves_oracle=runtime == "oracle" and not os.environ.get(contract.ENV_AGENT_COMMAND))
     watchdog = Watchdog(Limits.from_env(os.environ, timeout_s))
@@ -88,14 +90,14 @@ def main() -> int:
     log.info("lifetime: idle timeout %s s, deadline %s s", watchdog.limits.idle_s, watchdog.limits.deadline_s)
     # Only the runner's requests (those with the adapter token) feed the watchdog: the agent can
     # reach the adapter port, and must not keep an abandoned container alive.
-    serve("0.0.0.0", contract.LISTEN_ADAPTER_PORT, ADAPTER_ROUTES, state, "adapter",
+    serve("0.0.0.0", places.LISTEN_ADAPTER_PORT, ADAPTER_ROUTES, state, "adapter",
           token=_adapter_token(), public_routes=ADAPTER_PUBLIC_ROUTES, on_request=watchdog.touch)
-    serve(contract.TOOLS_HOST, contract.LISTEN_TOOLS_PORT, TOOL_ROUTES, state, "tools")
+    serve(contract.TOOLS_HOST, places.LISTEN_TOOLS_PORT, TOOL_ROUTES, state, "tools")
     watchdog.start(lambda final, reason: _cut_short(state, final, reason), finished)
 
     started = time.perf_counter()
     try:
-        state.loaded = load_scenario(contract.SCENARIO_PATH)
+        state.loaded = load_scenario(places.SCENARIO_PATH)
     except ScenarioLoadError as exc:
         state.load_error = str(exc)
         status.update(status="error", error=str(exc))
@@ -122,7 +124,7 @@ def main() -> int:
     state.session = session
     if watchdog.expired.is_set():  # fired between the check above and here
         session.end(watchdog.status, watchdog.reason or "runner gone")
-    install_app_commands(session.toolbox.specs() if session.toolbox else [], contract.BIN_PATH)
+    install_app_commands(session.toolbox.specs() if session.toolbox else [], places.BIN_PATH)
 
     agent = None
     relay = None
@@ -134,7 +136,7 @@ def main() -> int:
         relay, relay_env = start_for_agent(os.environ, credential, record=lambda o: recorder.record(
             "provider_call", session.sim_time(), url=o.url, http_status=o.status, error=o.error,
             duration_ms=round(o.duration_s * 1000, 1), burst=o.bursting, outcome=o.kind),
-            defaults=HARNESS_BASE_URLS if harness else None, trace_path=_relay_trace_path(runtime),
+            defaults=urls.SDK_BASE_URLS if harness else None, trace_path=_relay_trace_path(runtime),
             ledger=_provider_ledger(session, status, runner_setup(os.environ, credential),
                                     paced=runtime == "agent" and not custom))
         if relay is not None:
@@ -145,7 +147,7 @@ def main() -> int:
             process_clock.prepare()
             session.on_time = process_clock.update
             relay_env = {**relay_env, **process_clock.agent_env()}
-        agent = AgentProcess(command, contract.OUTPUT_PATH / contract.AGENT_LOG_FILE,
+        agent = AgentProcess(command, places.OUTPUT_PATH / contract.AGENT_LOG_FILE,
                              on_exit=lambda code: session.agent_exited(code, agent.limit_reason()),
                              env_overrides=relay_env)
         session.make_room = agent.kill_all
@@ -160,9 +162,9 @@ def main() -> int:
         agent.stop(grace_s=3.0)
     verdict = dict(session.verdict or {"status": "error", "error": "session ended without a verdict"})
     _finish_trace(relay)
-    (contract.OUTPUT_PATH / contract.AGENT_RESPONSE_FILE).write_text(encodable(verdict.get("agent_response") or ""),
+    (places.OUTPUT_PATH / contract.AGENT_RESPONSE_FILE).write_text(encodable(verdict.get("agent_response") or ""),
                                                                       encoding="utf-8")
-    write_are_trace(session, runtime, contract.OUTPUT_PATH / contract.ARE_TRACE_FILE)
+    write_are_trace(session, runtime, places.OUTPUT_PATH / contract.ARE_TRACE_FILE)
     recorder.close()
     # Published last: a final status tells the runner every artifact is complete.
     status.update(**verdict)
@@ -192,7 +194,7 @@ def _relay_trace_path(runtime: str) -> Any:
     built-in LLM runtime, which writes a richer trace of the same calls itself (attempts, usage)."""
     if runtime == "agent" and not os.environ.get(contract.ENV_AGENT_COMMAND):
         return None
-    return contract.OUTPUT_PATH / contract.TRACE_FILE
+    return places.OUTPUT_PATH / contract.TRACE_FILE
 
 
 def _finish_trace(relay: Relay | None) -> None:
@@ -204,7 +206,7 @@ def _finish_trace(relay: Relay | None) -> None:
         log.info("trace.jsonl: %d calls recorded by the model relay; $HOME/%s not collected",
                  relay.trace.lines, contract.TRACE_FILE)
         return
-    copy_agent_file(contract.TRACE_FILE, contract.OUTPUT_PATH / contract.TRACE_FILE, TRACE_CAP_BYTES)
+    copy_agent_file(contract.TRACE_FILE, places.OUTPUT_PATH / contract.TRACE_FILE, TRACE_CAP_BYTES)
 
 
 def _cut_short(state: DaemonState, final: str, reason: str) -> None:

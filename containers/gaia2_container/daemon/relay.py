@@ -24,7 +24,10 @@ from urllib.parse import parse_qsl
 
 import httpx
 
-from .. import budget, contract
+from gaia2_contract import constants as contract
+from gaia2_contract import urls
+
+from .. import budget
 from .http_api import IDLE_CONNECTION_S, DaemonServer
 from ..runtimes.llm.trace import public_url
 from .provider_faults import Request, RunnerSetup
@@ -264,7 +267,7 @@ def start_for_agent(environ: dict[str, str] | Any, credential: RunCredential,
     if not provider:
         return None, {}
     if defaults is None:
-        from ..runtimes.llm.settings import DEFAULT_BASE_URLS as defaults
+        defaults = urls.API_BASE_URLS
 
     upstream = (environ.get(contract.ENV_AGENT_BASE_URL) or defaults.get(provider, "")).strip().rstrip("/")
     if not upstream:

@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from gaia2_contract import routes
+
 from .http_api import JsonHandler, int_param
 from .loader import LoadedScenario
 from .recorder import EventRecorder
@@ -69,7 +71,7 @@ def _notify(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
 def _page(query: dict, fetch: Callable[[int], list[dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
     """`?after=N` paging shared by /messages and /inbox: items with index > N, and the next N."""
     try:
-        after = int_param(query, "after", -1)
+        after = int_param(query, routes.AFTER, -1)
     except ValueError:
         return 400, {"error": "after must be an integer"}
     items = fetch(after)
@@ -101,7 +103,7 @@ def _call(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
     try:
         return 200, st.session.call_tool(body["tool"], args)
     except KeyError:
-        return 404, {"error": f"unknown tool {body['tool']!r}: GET /tools lists them"}
+        return 404, {"error": f"unknown tool {body['tool']!r}: GET {routes.TOOLS} lists them"}
 
 
 def _inbox(h: JsonHandler, query: dict, _b: Any) -> tuple[int, Any]:
@@ -159,20 +161,20 @@ def _finite(value: Any) -> bool:
 
 
 # Needs no adapter token (and reveals nothing without one); every other adapter route does.
-ADAPTER_PUBLIC_ROUTES = frozenset({("GET", "/health")})
+ADAPTER_PUBLIC_ROUTES = frozenset({("GET", routes.HEALTH)})
 ADAPTER_ROUTES = {
-    ("GET", "/health"): _health,
-    ("GET", "/status"): _status,
-    ("POST", "/notify"): _notify,
-    ("GET", "/messages"): _messages,
+    ("GET", routes.HEALTH): _health,
+    ("GET", routes.STATUS): _status,
+    ("POST", routes.NOTIFY): _notify,
+    ("GET", routes.MESSAGES): _messages,
 }
 TOOL_ROUTES = {
-    ("GET", "/health"): _health,
-    ("GET", "/tools"): _tools,
-    ("POST", "/call"): _call,
-    ("GET", "/inbox"): _inbox,
-    ("GET", "/time"): _time,
-    ("GET", "/oracle/plan"): _oracle_plan,
-    ("GET", "/oracle/completed"): _oracle_completed,
-    ("POST", "/oracle/advance"): _oracle_advance,
+    ("GET", routes.HEALTH): _health,
+    ("GET", routes.TOOLS): _tools,
+    ("POST", routes.CALL): _call,
+    ("GET", routes.INBOX): _inbox,
+    ("GET", routes.TIME): _time,
+    ("GET", routes.ORACLE_PLAN): _oracle_plan,
+    ("GET", routes.ORACLE_COMPLETED): _oracle_completed,
+    ("POST", routes.ORACLE_ADVANCE): _oracle_advance,
 }

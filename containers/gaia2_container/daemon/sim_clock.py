@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from ..contract import MAX_TIME_SPEED as MAX_SPEED, MIN_TIME_SPEED as MIN_SPEED
+from gaia2_contract.constants import DEFAULT_TIME_SPEED, MAX_TIME_SPEED as MAX_SPEED, MIN_TIME_SPEED as MIN_SPEED
 
 log = logging.getLogger("gaia2.clock")
 
@@ -32,7 +32,7 @@ _QUIET_TYPES = ("AGENT", "CONDITION", "VALIDATION")
 def parse_speed(raw: str | None) -> float:
     """GAIA2_TIME_SPEED: a number in [MIN_SPEED, MAX_SPEED]; anything else is a start-up error."""
     if raw is None or not raw.strip():
-        return 1.0
+        return DEFAULT_TIME_SPEED
     try:
         speed = float(raw)
     except ValueError:

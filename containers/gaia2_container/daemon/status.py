@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..contract import FINAL_STATUSES
+from gaia2_contract.constants import FINAL_STATUSES
 
 
 class StatusBoard:

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from .. import contract
+from gaia2_contract import constants as contract
 
 log = logging.getLogger("gaia2.watchdog")
 

@@ -17,6 +17,8 @@ import sys
 import time
 from typing import Any
 
+from gaia2_contract import routes
+
 from .tools_client import ToolApiError, call_tool, request, scenario_over
 
 log = logging.getLogger("gaia2.oracle")
@@ -27,14 +29,14 @@ JUMP_THRESHOLD_S = 5.0
 
 
 def _sim_time() -> float:
-    return float(request("GET", "/time")["sim_time"])
+    return float(request("GET", routes.TIME)["sim_time"])
 
 
 def _wait_until_ready(limit_s: float = 120.0) -> None:
     deadline = time.monotonic() + limit_s
     while True:
         try:
-            request("GET", "/tools", timeout=2.0)
+            request("GET", routes.TOOLS, timeout=2.0)
             return
         except ToolApiError:
             if time.monotonic() > deadline:
@@ -44,7 +46,7 @@ def _wait_until_ready(limit_s: float = 120.0) -> None:
 
 def _advance(until: float | None) -> dict[str, Any]:
     """Manual clock: move simulated time to `until`, or to the next scenario event (None)."""
-    moved = request("POST", "/oracle/advance", {"until": until}, timeout=600.0)
+    moved = request("POST", routes.ORACLE_ADVANCE, {"until": until}, timeout=600.0)
     log.debug("advance to %s: %s", until, moved)
     return moved
 
@@ -96,7 +98,7 @@ class OracleReplay:
         """Run every action whose turn has come; False once nothing is left."""
         if not self.pending:
             return False
-        fired = set(request("GET", "/oracle/completed")["event_ids"])
+        fired = set(request("GET", routes.ORACLE_COMPLETED)["event_ids"])
         now = _sim_time()
         for action in self.pending:
             if action["event_id"] not in self.ready_since and self._satisfied(action, fired):
@@ -125,7 +127,7 @@ class OracleReplay:
         self.pending.remove(action)
         self.done_ids.add(action["event_id"])
         # Actions that depended on this one become ready now, not at the next poll.
-        fired_now = set(request("GET", "/oracle/completed")["event_ids"])
+        fired_now = set(request("GET", routes.ORACLE_COMPLETED)["event_ids"])
         now = _sim_time()
         for other in self.pending:
             if other["event_id"] not in self.ready_since and self._satisfied(other, fired_now):
@@ -138,9 +140,9 @@ def main() -> int:
     drop = os.environ.get("GAIA2_ORACLE_DROP_ACTION")  # testing aid: replay a deliberately broken oracle
     try:
         _wait_until_ready()
-        plan = request("GET", "/oracle/plan")["actions"]
-        tools = {t["name"] for t in request("GET", "/tools")["tools"]}
-        manual = request("GET", "/time").get("clock") == "manual"
+        plan = request("GET", routes.ORACLE_PLAN)["actions"]
+        tools = {t["name"] for t in request("GET", routes.TOOLS)["tools"]}
+        manual = request("GET", routes.TIME).get("clock") == "manual"
     except ToolApiError as exc:
         print(f"oracle: {exc}", file=sys.stderr)
         return 1
@@ -150,7 +152,7 @@ def main() -> int:
     replay = OracleReplay(plan, tools, manual)
     try:
         while replay.step():
-            if request("GET", "/inbox?after=999999")["done"]:
+            if request("GET", routes.inbox_after(999999))["done"]:
                 break
     except ToolApiError as exc:
         if scenario_over():

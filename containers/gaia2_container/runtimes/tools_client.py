@@ -11,7 +11,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from .. import contract
+from gaia2_contract import constants as contract
+from gaia2_contract import routes
+
+from .. import places
 
 
 class ToolApiError(Exception):
@@ -19,7 +22,7 @@ class ToolApiError(Exception):
 
 
 def request(method: str, path: str, body: Any = None, base_url: str | None = None, timeout: float = 60.0) -> Any:
-    url = (base_url or contract.TOOLS_URL).rstrip("/") + path
+    url = (base_url or places.TOOLS_URL).rstrip("/") + path
     data = None if body is None else json.dumps(body).encode("utf-8")
     req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
     try:
@@ -36,11 +39,11 @@ def request(method: str, path: str, body: Any = None, base_url: str | None = Non
 
 
 def list_tools(base_url: str | None = None) -> list[dict[str, Any]]:
-    return request("GET", "/tools", base_url=base_url)["tools"]
+    return request("GET", routes.TOOLS, base_url=base_url)["tools"]
 
 
 def call_tool(tool: str, args: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
-    return request("POST", "/call", {"tool": tool, "args": args}, base_url=base_url)
+    return request("POST", routes.CALL, {"tool": tool, "args": args}, base_url=base_url)
 
 
 def wait_for_tools(limit_s: float = 120.0) -> list[dict[str, Any]]:
@@ -58,7 +61,7 @@ def wait_for_tools(limit_s: float = 120.0) -> list[dict[str, Any]]:
 def scenario_over() -> bool:
     """Whether the daemon says the scenario is over (an unreachable daemon: it is)."""
     try:
-        return bool(request("GET", "/inbox?after=999999", timeout=2.0)["done"])
+        return bool(request("GET", routes.inbox_after(999999), timeout=2.0)["done"])
     except ToolApiError:
         return True
 

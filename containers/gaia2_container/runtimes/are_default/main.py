@@ -12,6 +12,8 @@ import os
 import sys
 from typing import Any
 
+from gaia2_contract import routes
+
 from ..tools_client import ToolApiError, give_up, request, scenario_over, wait_for_tools
 from .settings import (ARE_AGENT, ARE_PROVIDER, GENERATION_TIME_MODE, KEY_VARIABLE, EngineSettings,
                        SettingsError)
@@ -63,7 +65,7 @@ def run() -> int:
         return give_up(EXIT_SETTINGS, str(exc), WHO)
     try:
         specs = wait_for_tools()
-        start_time = request("GET", "/time").get("start_time")
+        start_time = request("GET", routes.TIME).get("start_time")
     except ToolApiError as exc:
         return give_up(EXIT_DAEMON, str(exc), WHO)
     os.environ[KEY_VARIABLE] = settings.api_key

@@ -14,10 +14,12 @@ import os
 from dataclasses import dataclass
 from typing import Mapping
 
-from ... import contract
+from gaia2_contract import constants as contract
+from gaia2_contract import providers
+
 from ..harness.driver import NO_KEY
 
-PROVIDERS = ("openai-compat", "openai", "openrouter")  # every one speaks chat completions
+PROVIDERS = providers.CHAT_COMPLETIONS
 ARE_PROVIDER = "local"  # ARE's LLMEngineBuilder: LiteLLMEngine, the LiteLLM provider from the model name
 LITELLM_PREFIX = "openai/"  # LiteLLM's OpenAI-compatible chat completions client
 KEY_VARIABLE = "OPENAI_API_KEY"  # where LiteLLM's OpenAI client takes its key from
@@ -38,7 +40,7 @@ class EngineSettings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "EngineSettings":
         env = os.environ if env is None else env
-        provider = (env.get(contract.ENV_AGENT_PROVIDER) or "openai-compat").strip().lower()
+        provider = (env.get(contract.ENV_AGENT_PROVIDER) or providers.OPENAI_COMPAT).strip().lower()
         if provider not in PROVIDERS:
             raise SettingsError(f"GAIA2_AGENT_PROVIDER={provider!r}: ARE's default agent runs here on a chat "
                                 f"completions endpoint: use {', '.join(PROVIDERS)}")

@@ -23,6 +23,8 @@ from typing import Any, Callable
 from are.simulation.notification_system import Message, MessageQueue, MessageType
 from are.simulation.tool_utils import AppTool, AppToolArg
 
+from gaia2_contract import routes
+
 from ..tools_client import call_tool, request
 
 # Inbox senders (daemon/session.py) -> the message types ARE's notification system gives its agent.
@@ -35,7 +37,7 @@ class DaemonClock:
     """The one TimeManager method ARE's agent calls: `time()`, the simulated time now."""
 
     def time(self) -> float:
-        return float(request("GET", "/time")["sim_time"])
+        return float(request("GET", routes.TIME)["sim_time"])
 
 
 class InboxQueue(MessageQueue):
@@ -49,7 +51,7 @@ class InboxQueue(MessageQueue):
     def pull(self) -> None:
         if self.stopped:
             return
-        page = request("GET", f"/inbox?after={self.next_index - 1}")
+        page = request("GET", routes.inbox_after(self.next_index - 1))
         for item in page["messages"]:
             kind = MESSAGE_TYPES.get(item.get("sender"))
             stamp = item.get("timestamp", item.get("sim_time"))

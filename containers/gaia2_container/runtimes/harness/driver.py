@@ -18,10 +18,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ... import contract
+from gaia2_contract import constants as contract
+from gaia2_contract import routes
+from gaia2_contract.harness_profile import Profile, ProfileError
+
 from ..gaia2_cli.instructions import render_instructions
 from ..tools_client import ToolApiError, call_tool, give_up, request, scenario_over, wait_for_tools
-from .profile import Profile, ProfileError, load, read_reply, render
+from .profile import load, read_reply, render
 
 log = logging.getLogger("gaia2.harness")
 
@@ -156,7 +159,7 @@ class Driver:
     def next_batch(self) -> list[dict[str, Any]] | None:
         """Block until new inbox items arrive (None: the scenario is over)."""
         while True:
-            page = request("GET", f"/inbox?after={self.inbox_next - 1}")
+            page = request("GET", routes.inbox_after(self.inbox_next - 1))
             if page.get("done"):
                 return None
             items = page.get("messages") or []
@@ -196,7 +199,7 @@ def main() -> int:
         values = settings_values(home)
         turns = Turns(profile, values, home)
         tools = wait_for_tools()
-        sim_time = request("GET", "/time").get("sim_time")
+        sim_time = request("GET", routes.TIME).get("sim_time")
         instructions = render_instructions(tools, sim_time, exec_tool=profile.exec_tool, home=str(home))
         values.update(instructions=instructions, instructions_path=str(home / (profile.instructions_file or "AGENTS.md")))
         turns.prepare(instructions)

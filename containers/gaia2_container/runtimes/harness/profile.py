@@ -1,7 +1,8 @@
-"""A harness profile (containers/harnesses/<name>/profile.toml), as the turn driver reads it.
+"""A harness profile (containers/harnesses/<name>/profile.toml) as the turn driver uses it: which
+profile this image holds, placeholders filled into its commands, the reply read as it says.
 
-The host reads the same file for the image (package, version, base); this module reads only what a
-turn needs. Stdlib only: it runs inside every harness image.
+The fields themselves are gaia2_contract/harness_profile.py (the host reads the same file for the
+image). Stdlib only: it runs inside every harness image.
 """
 
 from __future__ import annotations
@@ -9,89 +10,18 @@ from __future__ import annotations
 import json
 import os
 import string
-import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-PROFILE_PATH = Path(os.environ.get("GAIA2_HARNESS_PROFILE", "/opt/gaia2/harness/profile.toml"))
-REPLY_KINDS = ("stdout", "json", "jsonl-last", "file")
-# Where the relay sends a harness's requests when no --base-url is given: the root each provider's
-# own SDK expects as its base URL (it appends /v1/messages, /responses, /v1beta/models/…).
-DEFAULT_BASE_URLS = {
-    "anthropic": "https://api.anthropic.com",
-    "openai": "https://api.openai.com/v1",
-    "gemini": "https://generativelanguage.googleapis.com",
-    "openrouter": "https://openrouter.ai/api/v1",
-}
+from gaia2_contract import harness_profile
+from gaia2_contract.harness_profile import Profile, ProfileError
 
-
-class ProfileError(Exception):
-    pass
-
-
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    first_turn: list[str]
-    next_turn: list[str]
-    reply: str
-    instructions_file: str = ""
-    turn_timeout_s: float = 1200.0
-    # True: a reply counts only when the harness exits 0 (Claude Code exits 1 after an API error
-    # and prints the error text as its result, which must not reach the user as an answer).
-    reply_on_exit_0: bool = False
-    exec_tool: str = "shell"  # what the harness calls its shell tool; the instructions name it
-    env: dict[str, str] = field(default_factory=dict)
-    files: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def reply_kind(self) -> str:
-        return self.reply.partition(":")[0]
-
-    @property
-    def reply_arg(self) -> str:
-        return self.reply.partition(":")[2]
-
-
-def _strings(doc: Mapping[str, Any], key: str, path: Path) -> list[str]:
-    value = doc.get(key)
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise ProfileError(f"{path}: {key} must be a non-empty list of strings")
-    return value
-
-
-def _table(doc: Mapping[str, Any], key: str, path: Path) -> dict[str, str]:
-    value = doc.get(key, {})
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise ProfileError(f"{path}: [{key}] must map names to strings")
-    return dict(value)
+PROFILE_PATH = Path(os.environ.get(harness_profile.ENV_PROFILE, harness_profile.IMAGE_PROFILE_PATH))
 
 
 def load(path: Path = PROFILE_PATH) -> Profile:
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ProfileError(f"cannot read the harness profile {path}: {exc}") from None
-    reply = doc.get("reply", "stdout")
-    if not isinstance(reply, str) or reply.partition(":")[0] not in REPLY_KINDS:
-        raise ProfileError(f"{path}: reply must be one of {', '.join(REPLY_KINDS)} (with :<key or path>)")
-    files = _table(doc, "files", path)
-    for rel in files:
-        if rel.startswith("/") or ".." in Path(rel).parts:
-            raise ProfileError(f"{path}: [files] {rel!r} must be a path inside $HOME")
-    return Profile(
-        name=str(doc.get("name") or path.parent.name),
-        first_turn=_strings(doc, "first_turn", path),
-        next_turn=_strings(doc, "next_turn", path) if "next_turn" in doc else _strings(doc, "first_turn", path),
-        reply=reply,
-        instructions_file=str(doc.get("instructions_file") or ""),
-        turn_timeout_s=float(doc.get("turn_timeout_s", 1200)),
-        reply_on_exit_0=bool(doc.get("reply_on_exit_0", False)),
-        exec_tool=str(doc.get("exec_tool") or "shell"),
-        env=_table(doc, "env", path),
-        files=files,
-    )
+    """The turn fields of the profile at `path` (this image's by default)."""
+    return harness_profile.turn_fields(harness_profile.read(path), path)
 
 
 def render(template: str, values: Mapping[str, Any]) -> str:

@@ -14,7 +14,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ...contract import AGENT_NOTE_FILE, TRACE_FILE
+from gaia2_contract.constants import AGENT_NOTE_FILE, TRACE_FILE
+
+from gaia2_contract import routes
+
 from ..tools_client import ToolApiError, call_tool, give_up, request, scenario_over, wait_for_tools
 from .context import trim
 from .messages import Message, Tool, ToolCall
@@ -55,7 +58,7 @@ class Agent:
     # ---- inbox -------------------------------------------------------------------------------
     def pull_inbox(self) -> tuple[int, bool]:
         """Append new inbox messages to the conversation; return (how many, scenario done)."""
-        page = request("GET", f"/inbox?after={self.inbox_next - 1}")
+        page = request("GET", routes.inbox_after(self.inbox_next - 1))
         for item in page["messages"]:
             self.messages.append(Message("user", inbox_text(item.get("sender", "user"), item.get("content", ""), item.get("sim_time"))))
         self.inbox_next = max(self.inbox_next, int(page.get("next", self.inbox_next)))
@@ -202,7 +205,7 @@ def main() -> int:
     try:
         specs = wait_for_tools()
         tools = [Tool(t["name"], t.get("description") or "", t["parameters"]) for t in specs]
-        sim_time = request("GET", "/time").get("sim_time")
+        sim_time = request("GET", routes.TIME).get("sim_time")
         provider = make_provider(settings, transport)
         agent = Agent(provider, tools, opts.max_steps_per_turn, opts.max_context_chars, opts.max_tool_result_chars,
                       note_path=home / AGENT_NOTE_FILE)

@@ -7,20 +7,17 @@ import os
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
-from ... import budget, contract
+from gaia2_contract import constants as contract
+from gaia2_contract import providers, urls
+
+from ... import budget
 
 
 class SettingsError(Exception):
     """A setting is missing or malformed: the runtime exits before calling any model."""
 
 
-PROVIDERS = ("openai", "openai-compat", "anthropic", "gemini", "openrouter")
-DEFAULT_BASE_URLS = {
-    "openai": "https://api.openai.com/v1",
-    "anthropic": "https://api.anthropic.com/v1",
-    "gemini": "https://generativelanguage.googleapis.com/v1beta",
-    "openrouter": "https://openrouter.ai/api/v1",
-}
+PROVIDERS = providers.MODELS
 
 
 @dataclass
@@ -72,13 +69,13 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
         env = os.environ if env is None else env
-        provider = (env.get(contract.ENV_AGENT_PROVIDER) or "openai").strip().lower()
+        provider = (env.get(contract.ENV_AGENT_PROVIDER) or providers.DEFAULT).strip().lower()
         if provider not in PROVIDERS:
             raise SettingsError(f"GAIA2_AGENT_PROVIDER={provider!r} is not one of {', '.join(PROVIDERS)}")
         model = (env.get(contract.ENV_AGENT_MODEL) or "").strip()
         if not model:
             raise SettingsError("GAIA2_AGENT_MODEL is not set: name the model to call")
-        base_url = (env.get(contract.ENV_AGENT_BASE_URL) or DEFAULT_BASE_URLS.get(provider, "")).strip().rstrip("/")
+        base_url = (env.get(contract.ENV_AGENT_BASE_URL) or urls.API_BASE_URLS.get(provider, "")).strip().rstrip("/")
         if not base_url:
             raise SettingsError(f"GAIA2_AGENT_BASE_URL is required for provider {provider}")
         api_key = env.get(contract.ENV_AGENT_API_KEY) or None

@@ -4,11 +4,9 @@ ARE 1.2.0's SandboxLocalFileSystem restores its state as empty placeholders and 
 node lazily with `$DEMO_FS_PATH/<path in the tree>` (a local copy of the Hugging Face dataset
 `meta-agents-research-environments/gaia2_filesystem`, whose `demo_filesystem/` holds the bytes).
 A file node's `real_path` names the same file relative to the dataset root
-(`demo_filesystem/Documents/x.txt`). A file missing there stays empty, silently, so the daemon
-checks before the clock starts. The host has its own copy of this walk
-(gaia2_runner/targets/filesystem_data.py); tests check that both agree.
-
-Stdlib only: the host's tests load this file by path.
+(`demo_filesystem/Documents/x.txt`). A file missing there is silently served empty, so both sides
+walk the tree: the runner before a container starts (gaia2_runner/targets/filesystem_data.py
+fetches what is missing), the daemon again before the clock starts (daemon/loader.py).
 """
 
 from __future__ import annotations
@@ -22,20 +20,22 @@ DEMO_FS_DIR = "demo_filesystem"  # ARE's config.DEMO_FS_DIR: the dataset folder 
 FS_CLASSES = frozenset({"SandboxLocalFileSystem", "Files"})
 # ARE's benchmark skips apps *named* so (scenario_loader.APPS_TO_SKIP): their files are never read.
 APPS_TO_SKIP = ("SandboxLocalFileSystem",)
-MAX_LISTED = 5
+MAX_LISTED = 5  # missing files named in an error; the rest are counted
 
 
 class FileTreeError(ValueError):
     """The Files tree names a path outside the data directory, or one ARE would not read."""
 
 
-def data_files(doc: dict[str, Any]) -> list[str]:
+def data_files(doc: Any) -> list[str]:
     """Dataset-relative paths of every file node with a `real_path`, in the apps ARE loads.
 
     Raises FileTreeError for a node name or `real_path` that could leave the data directory, or
     a `real_path` that is not where ARE reads the file from (`demo_filesystem/<path in tree>`).
     """
     needed: set[str] = set()
+    if not isinstance(doc, dict):
+        return []
     for app in doc.get("apps") or []:
         if not isinstance(app, dict):
             continue
@@ -87,10 +87,10 @@ def safe_relative(path: str) -> bool:
     return all(safe_part(part) for part in path.split("/"))
 
 
-def missing_files(root: Path, paths: list[str]) -> list[str]:
+def missing_files(root: Path, paths: list[str] | tuple[str, ...]) -> list[str]:
     """The paths that are not regular files inside `root` (links leaving it count as missing)."""
     try:
-        base = root.resolve(strict=True)
+        base = Path(root).resolve(strict=True)
     except OSError:
         return list(paths)
     missing = []
@@ -102,6 +102,7 @@ def missing_files(root: Path, paths: list[str]) -> list[str]:
 
 
 def describe_missing(root: Path | str, missing: list[str], total: int) -> str:
+    """"N of M file(s) ... are missing from the file data directory ROOT: a, b and K more"."""
     shown = ", ".join(missing[:MAX_LISTED]) + (f" and {len(missing) - MAX_LISTED} more" if len(missing) > MAX_LISTED else "")
     return (f"{len(missing)} of {total} file(s) the Files app needs are missing from the file data "
             f"directory {root}: {shown}")

@@ -1,28 +1,24 @@
-"""The container side of the runner <-> container contract (docs/container-contract.md).
+"""The runner <-> container contract's fixed values (docs/reference/container-contract.md).
 
-The host keeps its own copy of these values (gaia2_runner/contract.py) because neither
-side can import the other's package; a host test loads this file by path and compares the two.
-Hence: stdlib imports only, nothing from this package, and the constants are plain values.
+Plain values only: the container resolves its own places from the environment (overrides for tests
+and custom images) in gaia2_container/places.py.
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-# ---- the contract: fixed values both sides agree on ---------------------------------------------
 ADAPTER_PORT = 8090  # the runner-facing adapter API
 TOOLS_PORT = 8091  # the agent-facing tool API, loopback only
 TOOLS_HOST = "127.0.0.1"
+RELAY_PORT = 8092  # the model relay, loopback only (daemon/relay.py)
 
 INPUT_DIR = "/gaia2/input"  # root only: the scenario holds the answers
 OUTPUT_DIR = "/gaia2/output"  # what the runner collects after a final status
-AGENT_DIR = "/gaia2/agent"  # the agent user's $HOME
-BIN_DIR = "/gaia2/bin"  # one shell command per app, on the agent's PATH
+AGENT_DIR = "/gaia2/agent"  # the agent user's $HOME (a tmpfs of the run's disk size)
+BIN_DIR = "/gaia2/bin"  # one shell command per app (written by the daemon at start), on the agent's PATH
 
 SCENARIO_FILE_NAME = "scenario.json"  # in INPUT_DIR
 # The Files app's data (a copy of the hub dataset gaia2_filesystem: demo_filesystem/...), mounted
-# read-only by the runner inside INPUT_DIR, so the agent user cannot browse it.
+# read-only by the runner inside INPUT_DIR (--filesystem-dir), so the agent user cannot browse it.
 FILESYSTEM_DIR = "/gaia2/input/filesystem"
 # Where the runner copies $GAIA2_CA_BUNDLE (and points SSL_CERT_FILE & co.); the daemon never reads it.
 CA_BUNDLE_PATH = "/gaia2/ca-bundle.pem"
@@ -34,25 +30,31 @@ CA_BUNDLE_PATH = "/gaia2/ca-bundle.pem"
 JUDGED_STATUSES = frozenset({"completed", "failed", "agent_exit", "timeout"})
 FINAL_STATUSES = JUDGED_STATUSES | {"error"}
 
-ENV_RUNTIME = "GAIA2_RUNTIME"  # oracle | agent | none
+ENV_RUNTIME = "GAIA2_RUNTIME"  # oracle | agent | none (or a harness's runtime)
 ENV_SCENARIO_TIMEOUT = "GAIA2_SCENARIO_TIMEOUT"  # seconds
 # Simulated seconds per wall second for agents (1 to 100; the built-in oracle's clock is manual).
 ENV_TIME_SPEED = "GAIA2_TIME_SPEED"
 MIN_TIME_SPEED = 1.0
 MAX_TIME_SPEED = 100.0
+DEFAULT_TIME_SPEED = 1.0  # ARE's real time: the daemon's without the variable, so the runner never sends it
 # "1": the built-in oracle waits in ARE's real time as an agent would, instead of moving the clock
 # itself (tests that need a scenario to stay running a while; comparisons with real-time pacing).
 ENV_ORACLE_REALTIME = "GAIA2_ORACLE_REALTIME"
 ENV_ADAPTER_PORT = "GAIA2_ADAPTER_PORT"
-ENV_ADAPTER_TOKEN = "GAIA2_ADAPTER_TOKEN"  # bearer token for the adapter API, never given to the agent
+# A random secret per container: the runner sends it as `Authorization: Bearer <token>` on every
+# adapter request, the daemon refuses requests without it and hides it from the agent.
+ENV_ADAPTER_TOKEN = "GAIA2_ADAPTER_TOKEN"
 ENV_AGENT_COMMAND = "GAIA2_AGENT_COMMAND"  # overrides the built-in runtime
 ENV_NOISE = "GAIA2_NOISE"  # "1": ARE's noise mode (tool augmentation + random ENV events), as --noise
 # Tokens (input + output) the agent's model calls may use per scenario, counted by the model
 # relay, which refuses calls past it (--max-tokens); unset: no budget.
 ENV_TOKEN_BUDGET = "GAIA2_TOKEN_BUDGET"
 ENV_TOOLS_URL = "GAIA2_TOOLS_URL"  # set by the daemon in the agent's environment
-AGENT_ENV_PREFIX = "GAIA2_AGENT_"  # agent settings, forwarded by the runner
-JUDGE_ENV_PREFIX = "GAIA2_JUDGE_"  # judge settings, never visible to the agent
+
+# Agent and judge settings, forwarded by the runner (the judge's are stripped from the agent's
+# environment).
+AGENT_ENV_PREFIX = "GAIA2_AGENT_"
+JUDGE_ENV_PREFIX = "GAIA2_JUDGE_"
 ENV_AGENT_PROVIDER = AGENT_ENV_PREFIX + "PROVIDER"
 ENV_AGENT_MODEL = AGENT_ENV_PREFIX + "MODEL"
 ENV_AGENT_BASE_URL = AGENT_ENV_PREFIX + "BASE_URL"
@@ -60,7 +62,6 @@ ENV_AGENT_OPTIONS = AGENT_ENV_PREFIX + "OPTIONS"
 ENV_AGENT_API_KEY = AGENT_ENV_PREFIX + "API_KEY"
 # Set by the daemon for the agent: the provider its requests reach through the model relay.
 ENV_AGENT_PUBLIC_BASE_URL = AGENT_ENV_PREFIX + "PUBLIC_BASE_URL"
-RELAY_PORT = 8092  # the model relay, loopback only (daemon/relay.py)
 ENV_JUDGE_PROVIDER = JUDGE_ENV_PREFIX + "PROVIDER"
 ENV_JUDGE_MODEL = JUDGE_ENV_PREFIX + "MODEL"
 ENV_JUDGE_BASE_URL = JUDGE_ENV_PREFIX + "BASE_URL"
@@ -76,7 +77,7 @@ ENV_DEADLINE = "GAIA2_DEADLINE"
 DEFAULT_IDLE_TIMEOUT_S = 60
 DEFAULT_DEADLINE_GRACE_S = 600
 
-# Files the daemon writes into OUTPUT_DIR.
+# Files the daemon writes into OUTPUT_DIR (the runner collects them as they are).
 EVENTS_FILE = "events.jsonl"
 STATUS_FILE = "daemon_status.json"
 AGENT_RESPONSE_FILE = "agent_response.txt"
@@ -94,17 +95,3 @@ AGENT_ERROR_FILE = "agent_error.txt"
 # Also in $HOME: one line the daemon adds, as "agent note: ...", to the note of a judged run (e.g. the
 # built-in LLM agent's "the model never produced a parsable tool call"); never a verdict or an error.
 AGENT_NOTE_FILE = "agent_note.txt"
-
-# ---- resolved in this container: the values above unless the environment overrides them --------
-# Read once at import, as the daemon and the runtimes always have; the overrides serve tests and
-# custom images.
-INPUT_PATH = Path(os.environ.get("GAIA2_INPUT_DIR", INPUT_DIR))
-OUTPUT_PATH = Path(os.environ.get("GAIA2_OUTPUT_DIR", OUTPUT_DIR))
-AGENT_HOME = Path(os.environ.get("GAIA2_AGENT_DIR", AGENT_DIR))
-BIN_PATH = Path(os.environ.get("GAIA2_BIN_DIR", BIN_DIR))
-SCENARIO_PATH = INPUT_PATH / SCENARIO_FILE_NAME
-FILESYSTEM_PATH = Path(os.environ.get("GAIA2_FILESYSTEM_DIR", FILESYSTEM_DIR))
-
-LISTEN_ADAPTER_PORT = int(os.environ.get(ENV_ADAPTER_PORT, str(ADAPTER_PORT)))
-LISTEN_TOOLS_PORT = int(os.environ.get("GAIA2_TOOLS_PORT", str(TOOLS_PORT)))
-TOOLS_URL = os.environ.get(ENV_TOOLS_URL, f"http://{TOOLS_HOST}:{LISTEN_TOOLS_PORT}")
