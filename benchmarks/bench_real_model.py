@@ -12,7 +12,7 @@ the judge on the same server), and prints per scenario:
   and the judge's LLM checks (an upper bound on the runner's own cost). A scenario stopped at its time
   limit ends with a model call in flight that no trace records: its row overstates the runner's share.
 
-    .venv/bin/python benchmarks/bench_real_model.py [--agent llm|HARNESS] [--scenario NAME ...] [--keep DIR]
+    PYTHONPATH=tests/support .venv/bin/python benchmarks/bench_real_model.py [--agent llm|HARNESS] [--scenario NAME ...] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Sequence
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))  # the real-model server and run helpers live with the tests
 
 from bench_runner import table  # noqa: E402
 from real_model import RealModelServer, running_server  # noqa: E402

@@ -5,19 +5,16 @@ reports its own peak RSS at exit (tests/support/runner_rss.py). The loud agent i
 printing `--mb` MiB; the quiet one is the oracle itself. The runner must not grow with what the
 agent prints (agent.log is capped in the container, the output archive is streamed).
 
-    flock /tmp/gaia2-e2e.lock .venv/bin/python benchmarks/bench_runner_memory.py [--mb 1500]
+    PYTHONPATH=tests/support flock /tmp/gaia2-e2e.lock .venv/bin/python benchmarks/bench_runner_memory.py [--mb 1500]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from runner_rss import PRINTER, python_command, run_cli  # noqa: E402
+from runner_rss import PRINTER, python_command, run_cli
 
 SCENARIO = Path(__file__).resolve().parents[1] / "examples" / "scenarios" / "demo_calendar_add_event.json"
 MiB = 1024**2

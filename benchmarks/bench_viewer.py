@@ -4,7 +4,7 @@ Builds 2,000 synthetic scenarios (2–6 LLM calls each, mixed provider wire form
 streamed), then times: a full `view`, the incremental refresh `serve` runs when one scenario
 changes, and `regenerate_index` from a fresh process state; reports peak RSS and Python heap.
 
-    .venv/bin/python benchmarks/bench_viewer.py [--scenarios 2000] [--keep DIR]
+    PYTHONPATH=tests/support .venv/bin/python benchmarks/bench_viewer.py [--scenarios 2000] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -19,11 +19,9 @@ import time
 import tracemalloc
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from viewer_synth import dataset_tree
 
-from viewer_synth import dataset_tree  # noqa: E402
-
-from gaia2_runner.viewer import Site  # noqa: E402
+from gaia2_runner.viewer import Site
 
 
 def main() -> int:

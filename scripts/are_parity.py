@@ -3,7 +3,7 @@
 `are-benchmark run` (ARE's ScenarioRunner, in a container of the runtime image) and through the
 runner (`gaia2-runner run-dataset --agent are-default`); prints the two verdict sets side by side.
 
-    flock /tmp/gaia2-e2e.lock .venv/bin/python scripts/are_parity.py \\
+    PYTHONPATH=containers flock /tmp/gaia2-e2e.lock .venv/bin/python scripts/are_parity.py \\
         --model qwen --base-url http://host.containers.internal:8000/v1 [--scenarios a.json b.json]
 
 The base URL is the server as containers see it (both sides run in containers). docs/reference/are-default-agent.md
@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "containers")]
 
 from gaia2_container.runtimes.are_default.settings import ARE_PROVIDER, KEY_VARIABLE, LITELLM_PREFIX  # noqa: E402
 from gaia2_container.runtimes.harness.driver import NO_KEY  # noqa: E402

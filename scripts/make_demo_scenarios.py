@@ -41,7 +41,6 @@ if os.environ.get("PYTHONHASHSEED") != "0":
     os.environ["PYTHONHASHSEED"] = "0"
     os.execv(sys.executable, [sys.executable, *sys.argv])
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from are_export import export_scenario  # noqa: E402
 from demo_scenario_defs import SINGLE_TURN, DemoScenario  # noqa: E402
 from demo_scenarios_dynamic import DYNAMIC  # noqa: E402

@@ -39,7 +39,6 @@ if os.environ.get("PYTHONHASHSEED") != "0":
     os.environ["PYTHONHASHSEED"] = "0"
     os.execv(sys.executable, [sys.executable, *sys.argv])
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from are_export import export_scenario  # noqa: E402
 from corpus_augment import augmentation  # noqa: E402
 from corpus_base import CorpusScenario, file_bytes  # noqa: E402

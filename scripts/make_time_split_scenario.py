@@ -20,7 +20,6 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_demo_scenarios import build_and_export  # noqa: E402  (pins PYTHONHASHSEED first)
 
 from are.simulation.apps import MessagingAppV2  # noqa: E402

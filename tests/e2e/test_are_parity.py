@@ -5,6 +5,7 @@ Also the runtime's settings, which the host's agent table must agree with."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,7 @@ def test_parity_script_runs_both_sides_on_the_same_server(backend, images, fake,
         [sys.executable, str(REPO / "scripts" / "are_parity.py"), "--model", "fake-model",
          "--base-url", f"http://{HOST}:{fake.port}/v1", "--scenarios", str(SCENARIOS / "demo_calendar_add_event.json"),
          "--output-dir", str(tmp_path / "parity"), "--timeout", "300"],
-        capture_output=True, text=True, timeout=850)
+        capture_output=True, text=True, timeout=850, env={**os.environ, "PYTHONPATH": str(REPO / "containers")})
     assert proc.returncode == 0, (proc.stdout, proc.stderr,
                                   (tmp_path / "parity" / "are-benchmark" / "are-benchmark.log").read_text()[-3000:])
     assert "demo_calendar_add_event  PASS           PASS     yes" in proc.stdout, proc.stdout
