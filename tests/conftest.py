@@ -26,6 +26,15 @@ def write_scenario(tmp_path: Path) -> Callable[..., Path]:
     return _write
 
 
+@pytest.fixture
+def demo_dataset(tmp_path: Path) -> Callable[..., Path]:
+    """`demo_dataset(names, split="demo")`: a dataset root (tmp_path/data) with one split holding
+    the named demo scenarios (all by default)."""
+    from dataset_support import demo_split
+
+    return lambda names=None, split="demo": demo_split(tmp_path / "data", names, split)
+
+
 @pytest.fixture(scope="session")
 def backend():
     """The real podman service; integration tests fail (never skip) when it is unusable."""
@@ -67,10 +76,14 @@ def harness_image(backend, images):
     from gaia2_runner.config.harnesses import get_harness
     from gaia2_runner.sandbox.images import ensure_images
 
+    built: dict[str, str] = {}
+
     def build(name: str) -> str:
-        harness = get_harness(name)
-        ensure_images(backend, log=lambda line: None, harnesses=[harness], defaults=False)
-        return harness.image
+        if name not in built:
+            harness = get_harness(name)
+            ensure_images(backend, log=lambda line: None, harnesses=[harness], defaults=False)
+            built[name] = harness.image
+        return built[name]
 
     return build
 
@@ -87,3 +100,35 @@ def real_model_server(tmp_path_factory):
             yield server
     except RealModelError as exc:
         pytest.fail(f"the real model server is not usable: {exc}")
+
+
+@pytest.fixture(scope="session")
+def harness_runs(backend, harness_image, tmp_path_factory):
+    """`harness_runs("codex", CALENDAR)`: that CLI harness solving the calendar task (or, with
+    MULTI_TURN, the two-turn email task) as its row of tests/support/harness_cases.py scripts it,
+    run once per session: the common harness tests (tests/e2e/test_harnesses.py) and the harness's
+    own file read the same run (one takes the better part of a minute)."""
+    from fake_llm.server import FakeLLM
+    from harness_cases import CALENDAR, CASES, MULTI_TURN
+    from harness_support import HarnessRun, run_harness
+
+    done: dict[tuple[str, str], HarnessRun] = {}
+
+    def get(name: str, scenario: str) -> HarnessRun:
+        assert scenario in (CALENDAR, MULTI_TURN), scenario
+        if (name, scenario) not in done:
+            case = CASES[name]
+            script = case.calendar_script() if scenario == CALENDAR else case.multi_turn_script()
+            image = harness_image(name)
+            tmp = tmp_path_factory.mktemp(f"{name}-{scenario}")
+            fake = FakeLLM({case.route: script}, tmp / "llm_requests.jsonl")
+            fake.start()
+            try:
+                result, out = run_harness(backend, image, scenario, tmp / "out", case.run_env(fake),
+                                          timeout=case.timeout, **case.run_options)
+            finally:
+                fake.stop()
+            done[name, scenario] = HarnessRun(result, out, tmp / "out", fake)
+        return done[name, scenario]
+
+    return get

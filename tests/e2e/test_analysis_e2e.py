@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from dataset_support import demo_split
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
@@ -26,10 +27,7 @@ def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 @pytest.fixture(scope="module")
 def runs(images, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("analysis")
-    dataset = base / "dataset" / "search"
-    dataset.mkdir(parents=True)
-    for name in DEMOS:
-        shutil.copy(REPO / "examples" / "scenarios" / f"{name}.json", dataset)
+    demo_split(base / "dataset", DEMOS, "search")
     good, bad = base / "exp" / "oracle", base / "exp" / "gives-up"
     proc = _cli("run-dataset", "--dataset-root", str(base / "dataset"), "--output-dir", str(good), "--concurrency", "3")
     assert proc.returncode == 0, proc.stdout + proc.stderr

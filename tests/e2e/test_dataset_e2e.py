@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,24 +17,14 @@ from pathlib import Path
 import pytest
 
 from container_probe import daemon_status, output_dir_label
+from dataset_support import demo_split
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 REPO = Path(__file__).resolve().parents[2]
-DEMO_DIR = REPO / "examples" / "scenarios"
 CLI = [sys.executable, "-m", "gaia2_runner.cli"]
 SECRET = "sk-test-SECRET123"
-
-
-def dataset(root: Path, names: list[str] | None = None, split: str = "demo") -> Path:
-    """A dataset root with one split holding the chosen demo scenarios (all by default)."""
-    target = root / split
-    target.mkdir(parents=True)
-    for path in sorted(DEMO_DIR.glob("*.json")):
-        if names is None or path.stem in names:
-            shutil.copy(path, target / path.name)
-    return root
 
 
 def cli(*args: str, timeout: float = 480) -> subprocess.CompletedProcess:
@@ -57,7 +46,7 @@ def result_json(out: Path, scenario_id: str) -> dict:
 
 
 def test_demo_dataset_pass_at_2(images, tmp_path: Path):
-    root = dataset(tmp_path / "data")
+    root = demo_split(tmp_path / "data")
     ids = sorted(p.stem for p in (root / "demo").glob("*.json"))
     out = tmp_path / "out"
     proc = run_dataset(root, out, "--concurrency", "4", "--pass-at", "2", "--judge-api-key", SECRET)
@@ -100,7 +89,7 @@ def test_demo_dataset_pass_at_2(images, tmp_path: Path):
 
 def test_resume_runs_only_what_has_no_result(images, tmp_path: Path):
     names = ["demo_calendar_add_event", "demo_contacts_update_phone", "demo_messaging_send"]
-    root = dataset(tmp_path / "data", names)
+    root = demo_split(tmp_path / "data", names)
     out = tmp_path / "out"
     first = run_dataset(root, out, "--concurrency", "2")
     assert first.returncode == 0, first.stdout + first.stderr
@@ -136,7 +125,7 @@ def kill_when_running(backend, scenario_dir: Path, proc: subprocess.Popen, limit
 
 def test_retry_reruns_only_the_infra_error(backend, images, tmp_path: Path):
     names = ["demo_env_message_pickup", "demo_messaging_send"]  # pickup needs ~10 s
-    root = dataset(tmp_path / "data", names)
+    root = demo_split(tmp_path / "data", names)
     out = tmp_path / "out"
     proc = subprocess.Popen([*CLI, "run-dataset", "--dataset-root", str(root), "--splits", "demo", "--image",
                              ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "2", *REALTIME],
@@ -162,7 +151,7 @@ def test_retry_reruns_only_the_infra_error(backend, images, tmp_path: Path):
 
 
 def test_ctrl_c_keeps_results_and_removes_containers(images, backend, tmp_path: Path):
-    root = dataset(tmp_path / "data", ["demo_env_message_pickup", "demo_messaging_send",
+    root = demo_split(tmp_path / "data", ["demo_env_message_pickup", "demo_messaging_send",
                                        "demo_calendar_add_event"])
     out = tmp_path / "out"
     proc = subprocess.Popen([*CLI, "run-dataset", "--dataset-root", str(root), "--splits", "demo",

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from dataset_support import DEMO_DIR as DEMO, oracle_config
 from gaia2_runner.sandbox.images import ORACLE_IMAGE, RUNTIME_BASE_IMAGE
 from gaia2_runner.sandbox.podman import DEFAULT_URL
 from gaia2_runner.sandbox.ports import free_port
@@ -28,7 +29,6 @@ from gaia2_runner.sandbox.service import ping
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 
 REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "examples" / "scenarios"
 CLI = [sys.executable, "-m", "gaia2_runner.cli"]
 # The second host's storage persists between sessions.
 SECOND_ROOT = Path(os.environ.get("GAIA2_TEST_SECOND_PODMAN_ROOT", "/var/lib/containers-gaia2-second-host"))
@@ -94,9 +94,7 @@ def test_a_host_killed_mid_run_has_its_runs_rerun_elsewhere(images, second_host,
     url1 = os.environ.get("CONTAINER_HOST", DEFAULT_URL)
     out = tmp_path / "out"
     config = tmp_path / "hosts.toml"
-    config.write_text(f'[target]\ndataset_root = "{DEMO}"\n[agent]\nimage = "{ORACLE_IMAGE}"\nprovider = "oracle"\n'
-                      f'[run]\noutput_dir = "{out}"\nconcurrency = 2\npodman_wait = 30\n'
-                      f'hosts = ["{url1}", "{url2}=2"]\n')
+    oracle_config(config, DEMO, out, run=f'concurrency = 2\npodman_wait = 30\nhosts = ["{url1}", "{url2}=2"]\n')
     run = subprocess.Popen([*CLI, "run-config", "--config", str(config)], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, cwd=REPO, env={**os.environ, "COLUMNS": "200"})
     deadline = time.monotonic() + 600
@@ -175,8 +173,7 @@ def test_an_ssh_host_runs_scenarios_through_one_ssh_connection(images, sshd, tmp
     ssh_url = f"ssh://root@127.0.0.1:{port}{url1.removeprefix('unix://')}{query}"
     out = tmp_path / "out"
     config = tmp_path / "ssh.toml"
-    config.write_text(f'[target]\ndataset_root = "{DEMO}"\n[agent]\nimage = "{ORACLE_IMAGE}"\nprovider = "oracle"\n'
-                      f'[run]\noutput_dir = "{out}"\nhosts = ["{url1}=1", "{ssh_url}=2"]\n')
+    oracle_config(config, DEMO, out, run=f'hosts = ["{url1}=1", "{ssh_url}=2"]\n')
     proc = subprocess.run([*CLI, "run-config", "--config", str(config)], capture_output=True, text=True, cwd=REPO,
                           timeout=900, env={**os.environ, "COLUMNS": "200"})
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from dataset_support import demo_split
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
-DEMO = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 SCENARIOS = ("demo_calendar_add_event", "demo_contacts_update_phone", "demo_messaging_send")
 TAG = "localhost/gaia2-pin-test:latest"
 MARKER = "/etc/gaia2-pin-marker"
@@ -63,10 +62,7 @@ def marked_images(images, tmp_path):
 
 
 def test_a_retagged_latest_changes_nothing_a_run_started_with(marked_images, tmp_path):
-    root = tmp_path / "dataset"
-    (root / "demo").mkdir(parents=True)
-    for name in SCENARIOS:
-        shutil.copy(DEMO / f"{name}.json", root / "demo" / f"{name}.json")
+    root = demo_split(tmp_path / "dataset", SCENARIOS)
     out = tmp_path / "out"
     ids = marked_images
 

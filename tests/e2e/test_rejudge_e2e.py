@@ -7,12 +7,13 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from dataset_support import demo_split
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -38,10 +39,7 @@ def _edit_trace(path: Path, function: str, arg: str, value: str) -> None:
 
 
 def test_rejudging_keeps_a_verdict_and_changes_an_edited_one(images, tmp_path: Path) -> None:
-    dataset = tmp_path / "dataset" / "execution"
-    dataset.mkdir(parents=True)
-    for name in DEMOS:
-        shutil.copy(REPO / "examples" / "scenarios" / f"{name}.json", dataset)
+    demo_split(tmp_path / "dataset", DEMOS, "execution")
     out = tmp_path / "out"
     proc = _cli("run-dataset", "--dataset-root", str(tmp_path / "dataset"), "--output-dir", str(out), "--concurrency", "2")
     assert proc.returncode == 0, proc.stdout + proc.stderr

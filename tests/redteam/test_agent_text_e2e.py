@@ -1,7 +1,7 @@
 """Whatever the agent sends, the run ends with a verdict and every executed call is on record
 (issue 21, "A verdict for every behaviour").
 
-The agent is tests/hostile_agent.py (GAIA2_AGENT_COMMAND in the oracle image), judged with a
+The agent is tests/support/hostile_agent.py (GAIA2_AGENT_COMMAND in the oracle image), judged with a
 scripted judge model that rejects every soft check (ARE then needs a request it can serialise).
 Before the fix, a lone surrogate in tool arguments made the call answer 500, left it out of
 events.jsonl, left are_trace.json.gz unwritten and ended the run `error` with no verdict.
@@ -85,12 +85,10 @@ def test_lone_surrogates_in_arguments_and_answer_get_a_verdict(images, fake, tmp
     assert any(FFFD in p for p in prompts), prompts
 
 
-def test_random_requests_from_the_agent_all_end_in_verdicts_with_every_call_recorded(images, fake, tmp_path):
+def test_random_requests_from_the_agent_all_end_in_verdicts_with_every_call_recorded(images, fake, tmp_path,
+                                                                                     demo_dataset):
     """Two scenarios in parallel, 400 seeded random requests each (seed: the task's crc32)."""
-    data = tmp_path / "data" / "demo"
-    data.mkdir(parents=True)
-    for name in FUZZ_SCENARIOS:
-        (data / f"{name}.json").write_bytes((DEMO / f"{name}.json").read_bytes())
+    demo_dataset(FUZZ_SCENARIOS)
     out = tmp_path / "out"
     judge = judge_env(fake)
     proc = subprocess.run(

@@ -27,10 +27,8 @@ def run(root: Path, out: Path, image: str, *extra: str) -> subprocess.CompletedP
     return cli("run-dataset", "--dataset-root", str(root), "--image", image, "--output-dir", str(out), *extra)
 
 
-def test_rerun_with_another_setup_is_refused_before_anything_starts(images, tmp_path: Path) -> None:
-    root = tmp_path / "data" / "demo"
-    root.mkdir(parents=True)
-    shutil.copy(SCENARIO, root / SCENARIO.name)
+def test_rerun_with_another_setup_is_refused_before_anything_starts(images, tmp_path: Path, demo_dataset) -> None:
+    root = demo_dataset([SCENARIO.stem]) / "demo"
     out = tmp_path / "out"
     first = run(root.parent, out, ORACLE_IMAGE)
     assert first.returncode == 0, first.stdout + first.stderr

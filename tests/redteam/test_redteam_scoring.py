@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from dataset_support import demo_split
 from gaia2_runner.config import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
 REPO = Path(__file__).resolve().parents[2]
-DEMO_DIR = REPO / "examples" / "scenarios"
 SCENARIOS = ["demo_calendar_add_event", "demo_messaging_send", "demo_cab_order"]
 ANSWER = ("Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
           "at Smile Dental, 12 Rue Oberkampf, Paris.")
@@ -61,10 +60,7 @@ COMMAND = f"python3 -c \"import base64; exec(base64.b64decode('{base64.b64encode
 
 
 def run_give_up(tmp_path: Path, mode: str, *extra: str) -> dict:
-    root = tmp_path / "data" / "demo"
-    root.mkdir(parents=True)
-    for name in SCENARIOS:
-        shutil.copy(DEMO_DIR / f"{name}.json", root / f"{name}.json")
+    demo_split(tmp_path / "data", SCENARIOS)
     out = tmp_path / "out"
     proc = subprocess.run(
         [sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root", str(tmp_path / "data"),

@@ -1,5 +1,6 @@
-"""What the sharding, submit and Slurm tests share: the demo scenarios as a two-split dataset, an
-oracle run config over it, the CLI as a subprocess, and summary.json's timing-free numbers."""
+"""What the dataset tests share: the demo scenarios as a dataset (one split of some of them, or two
+splits of all), an oracle run config over it, the CLI as a subprocess, and summary.json's timing-free
+numbers."""
 
 from __future__ import annotations
 
@@ -7,14 +8,25 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 REPO = Path(__file__).resolve().parents[2]
-DEMO = sorted((REPO / "examples" / "scenarios").glob("*.json"))
+DEMO_DIR = REPO / "examples" / "scenarios"
+DEMO = sorted(DEMO_DIR.glob("*.json"))
 CLI = [sys.executable, "-m", "gaia2_runner.cli"]
 STAT_KEYS = ("scenarios", "runs", "verdict_runs", "successes", "infra_errors", "pass_at_k", "pass_hat_k")
+
+
+def demo_split(root: Path, names: Iterable[str] | None = None, split: str = "demo") -> Path:
+    """A dataset root with one split holding the named demo scenarios (all of them by default)."""
+    target = root / split
+    target.mkdir(parents=True)
+    for path in DEMO if names is None else [DEMO_DIR / f"{name}.json" for name in names]:
+        shutil.copy(path, target / path.name)
+    return root
 
 
 def two_splits(root: Path) -> Path:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gaia2_runner.engine.scenario_run import run_scenario
 
@@ -84,6 +85,22 @@ def assert_cli_wrong_answer_fails(run: CliRun, agent: str, key: str | None) -> N
         if path.is_file():
             data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
             assert key.encode() not in data, path
+
+
+@dataclass(frozen=True)
+class HarnessRun:
+    """One scripted run of a harness (the `harness_runs` fixture): the result, the scenario's output
+    directory, the output root (for the trace pages) and the stopped fake provider (what it was
+    asked, on which port)."""
+
+    result: Any
+    out: Path
+    root: Path
+    fake: Any
+
+    @property
+    def requests(self) -> list[dict]:
+        return self.fake.requests
 
 
 def explain(result, out: Path) -> tuple:
