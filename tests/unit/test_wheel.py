@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _packages_in_tree() -> set[str]:
-    return {str(p.parent.relative_to(REPO)).replace("/", ".") for p in (REPO / "gaia2_runner").rglob("__init__.py")}
+    return {str(p.parent.relative_to(REPO)).replace("/", ".")
+            for top in ("gaia2_runner", "gaia2_contract") for p in (REPO / top).rglob("__init__.py")}
 
 
 def test_wheel_installs_everything_and_runs(tmp_path: Path) -> None:
