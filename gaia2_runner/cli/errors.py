@@ -1,4 +1,4 @@
-"""The one error handler of the command line, and the exit codes every command shares.
+"""The one error handler of the command line (exit codes: gaia2_runner/exit_codes.py).
 
 User mistakes arrive as Gaia2Error and are printed as one red `error:` line (exit code 2); only
 real bugs show a traceback. Click's usage errors (a bad flag value, a missing option) get the same
@@ -21,7 +21,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
     from click.exceptions import ClickException, NoArgsIsHelpError
 from gaia2_runner.cli.console import err
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_NO_VERDICT, EXIT_OK, EXIT_USAGE  # noqa: F401 (commands import them here)
+from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from gaia2_runner.text import printable
 from rich.text import Text
 

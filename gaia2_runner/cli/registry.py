@@ -53,7 +53,7 @@ app = typer.Typer(
 images_app = typer.Typer(help=IMAGES_HELP, no_args_is_help=True)
 
 
-def _register(group: typer.Typer, commands: tuple[tuple[str, Callable[..., Any]], ...]) -> None:
+def register(group: typer.Typer, commands: tuple[tuple[str, Callable[..., Any]], ...]) -> None:
     for name, fn in commands:
         if not getattr(fn, HANDLED, False):  # a programming error: every command's errors go one way
             raise TypeError(f"command {name}: {fn.__qualname__} is not wrapped in errors.friendly")
@@ -84,6 +84,6 @@ def main(
         signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
 
 
-_register(app, COMMANDS)
-_register(images_app, IMAGES_COMMANDS)
+register(app, COMMANDS)
+register(images_app, IMAGES_COMMANDS)
 app.add_typer(images_app, name="images")

@@ -1,4 +1,13 @@
+import pkgutil
+from pathlib import Path
+
+import pytest
+import typer
+import typer.main
 from cli_support import assert_one_error_line, invoke
+
+from gaia2_runner.cli import app, commands, registry
+from gaia2_runner.cli.errors import HANDLED
 
 
 def test_missing_scenario_file(tmp_path):
@@ -46,3 +55,49 @@ def test_run_with_a_provider_but_no_key_fails_before_starting(write_scenario, tm
                   "--provider", "anthropic", "--model", "m", "--judge-model", "j", "--judge-provider", "openai-compat",
                   "--judge-base-url", "http://host.containers.internal:9/v1"])
     assert_one_error_line(res, "needs an API key: set ANTHROPIC_API_KEY")
+
+
+# --- the registry: one module per command, named after it, every command through one handler ---
+
+def _registered():
+    return [*registry.COMMANDS, *(("images", fn) for _, fn in registry.IMAGES_COMMANDS)]
+
+
+def test_every_command_module_is_registered_and_named_after_its_command():
+    modules = {m.name for m in pkgutil.iter_modules(commands.__path__)}
+    owners = {fn.__module__.removeprefix("gaia2_runner.cli.commands.") for _, fn in _registered()}
+    assert owners == modules  # no module left out of the registry, none registered from elsewhere
+    for name, fn in _registered():
+        assert fn.__module__ == f"gaia2_runner.cli.commands.{name.replace('-', '_')}", (name, fn.__module__)
+
+
+def test_the_app_lists_exactly_the_registry_in_order():
+    group = typer.main.get_command(app)
+    ctx = group.make_context("gaia2-runner", ["--help"], resilient_parsing=True)
+    assert group.list_commands(ctx) == [name for name, _ in registry.COMMANDS] + ["images"]
+    images = group.get_command(ctx, "images")
+    assert images.list_commands(ctx) == [name for name, _ in registry.IMAGES_COMMANDS]
+
+
+def test_every_command_goes_through_the_one_error_handler():
+    assert all(getattr(fn, HANDLED, False) for _, fn in _registered())
+
+
+def test_the_registry_refuses_a_command_without_the_handler():
+    def bare() -> None:
+        """Not wrapped in errors.friendly."""
+
+    with pytest.raises(TypeError, match="friendly"):
+        registry.register(typer.Typer(), (("bare", bare),))
+
+
+def test_no_command_module_registers_itself():
+    for path in Path(commands.__path__[0]).glob("*.py"):
+        text = path.read_text()
+        assert ".command(" not in text and "add_typer(" not in text, path.name
+
+
+def test_view_and_serve_errors_are_the_shared_error_line(tmp_path):
+    assert_one_error_line(invoke(["view", "--output-dir", str(tmp_path / "nope")]), "does not exist")
+    assert_one_error_line(invoke(["serve", "--output-dir", str(tmp_path), "--port", "70000"]), "not a TCP port")
+    assert not (tmp_path / "index.html").exists()

@@ -7,11 +7,12 @@ from typing import List, Optional
 
 import typer
 from gaia2_runner.cli.console import err, out
-from gaia2_runner.cli.errors import EXIT_NO_VERDICT, EXIT_OK, friendly
+from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.launch import examples_dir
 from gaia2_runner.config.defaults import CHECK_IMAGE_TIMEOUT_S, DEFAULT_HEALTH_TIMEOUT_S
 from gaia2_runner.config.load import parse_env
 from gaia2_runner.engine.image_check import check_image
+from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.sandbox.podman import PodmanBackend
 from rich.table import Table
 from rich.text import Text

@@ -11,9 +11,10 @@ import sys
 
 import typer
 from gaia2_runner.cli.console import err, out
-from gaia2_runner.cli.errors import EXIT_NO_VERDICT, EXIT_OK, friendly, print_error
+from gaia2_runner.cli.errors import friendly, print_error
 from gaia2_runner.config.load import parse_hosts
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.sandbox.leftovers import Leftover, remove_containers, runner_containers
 from gaia2_runner.sandbox.ownership import ALIVE, DEAD, OTHER_BOOT, OTHER_HOST, OTHER_NAMESPACE, UNKNOWN
 from gaia2_runner.sandbox.podman import PodmanBackend

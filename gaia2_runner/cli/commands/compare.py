@@ -10,7 +10,8 @@ from gaia2_runner.analysis import compare
 from gaia2_runner.analysis.compare import Comparison, Delta
 from gaia2_runner.cli.console import out
 from gaia2_runner.cli.display import add_fixed, add_flexible, add_name, compact_table, name_cell, one_line_cell, pct
-from gaia2_runner.cli.errors import EXIT_OK, friendly
+from gaia2_runner.cli.errors import friendly
+from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.viewer.compare_page import write_compare_page
 from rich.text import Text
 

@@ -7,10 +7,11 @@ from typing import Any, Optional
 import typer
 from gaia2_runner.cli.build_display import BASE_IMAGE_HELP, build_with_display
 from gaia2_runner.cli.console import err, out
-from gaia2_runner.cli.errors import EXIT_NO_VERDICT, EXIT_OK, friendly
+from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.launch import OVERWRITE_HELP, build_config, examples_dir, launch
 from gaia2_runner.cli.options import settings_named, with_settings
 from gaia2_runner.config import ORACLE_IMAGE
+from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.targets import scenario_ref
 
 

@@ -9,8 +9,9 @@ import typer
 from gaia2_runner.analysis import TABLE_FORMATS
 from gaia2_runner.analysis.export import FORMATS, export, upload
 from gaia2_runner.cli.console import err, out
-from gaia2_runner.cli.errors import EXIT_OK, friendly
+from gaia2_runner.cli.errors import friendly
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.exit_codes import EXIT_OK
 from rich.text import Text
 
 

@@ -9,10 +9,11 @@ from typing import Any
 import typer
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.display import add_fixed, add_flexible, add_name, compact_table, name_cell, one_line_cell
-from gaia2_runner.cli.errors import EXIT_NO_VERDICT, EXIT_OK, friendly
+from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.options import settings_named, with_settings
 from gaia2_runner.config import judge_overrides
 from gaia2_runner.engine.rejudge import Rejudged, rejudge_output
+from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.output.layout import REJUDGE_SUMMARY_FILE
 from gaia2_runner.sandbox.images import ensure_images
 from gaia2_runner.text import printable

@@ -9,8 +9,9 @@ import typer
 from gaia2_runner.analysis import describe, find_output_dirs
 from gaia2_runner.cli.console import out
 from gaia2_runner.cli.display import add_fixed, add_name, compact_table, name_cell, pct
-from gaia2_runner.cli.errors import EXIT_OK, friendly
+from gaia2_runner.cli.errors import friendly
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.text import printable
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from gaia2_runner.cli.errors import EXIT_OK, friendly
+from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.output_dir import OutputDirOption, existing_output_dir
+from gaia2_runner.exit_codes import EXIT_OK
 
 
 @friendly
