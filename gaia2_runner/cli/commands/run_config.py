@@ -7,7 +7,8 @@ from typing import List, Optional
 import typer
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly
-from gaia2_runner.cli.launch import DRY_RUN_HELP, ENV_FILE_HELP, OVERWRITE_HELP, RETRY_HELP, build_config, exit_code, launch
+from gaia2_runner.cli.launch import (DRY_RUN_HELP, ENV_FILE_HELP, OVERWRITE_HELP, RETRY_HELP, build_config, exit_code,
+                                      launch)
 from gaia2_runner.config.schema import BY_NAME
 
 
