@@ -8,6 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from gaia2_runner.config import redact_url_credentials
+from gaia2_runner.config.defaults import DEFAULT_TIME_SPEED, DURATION_GRACE_S
 from gaia2_runner.targets.filesystem_data import default_filesystem_dir
 from gaia2_runner.text import printable
 from rich.console import Group
@@ -30,7 +31,7 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
     judge_text = "none (exact matches only)"
     if judge.model:
         judge_text = f"{judge.provider or 'openai'} / {judge.model}" + (f" at {judge.base_url}" if judge.base_url else "")
-    timeout = f"{run.timeout:g}s" if run.timeout else "scenario duration + 120s"
+    timeout = f"{run.timeout:g}s" if run.timeout else f"scenario duration + {DURATION_GRACE_S:g}s"
     rows = [
         ("config", str(config.source) if config.source else "(flags only)"),
         ("target", f"{source}" + (f" @ {target.revision}" if target.revision else "")),
@@ -42,8 +43,8 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
         ("runs", f"pass_at {run.pass_at}, concurrency {run.concurrency}, timeout {timeout}"),
         ("noise", "on (ARE's noise mode)" if run.noise else "off"),
         ("file data", str(target.filesystem_dir or default_filesystem_dir()) + " (only for scenarios whose Files app needs it)"),
-        ("clock", "the oracle fast-forwards simulated time" if agent.provider == "oracle" and run.time_speed == 1
-         else f"simulated time x{run.time_speed:g} for agents" if run.time_speed != 1
+        ("clock", "the oracle fast-forwards simulated time" if agent.provider == "oracle" and run.time_speed == DEFAULT_TIME_SPEED
+         else f"simulated time x{run.time_speed:g} for agents" if run.time_speed != DEFAULT_TIME_SPEED
          else "ARE's real time for agents (x1)"),
         ("output", str(run.output_dir)),
     ]

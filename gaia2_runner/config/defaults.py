@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from gaia2_contract import constants as contract
+
 # --- times (seconds) ---------------------------------------------------------------------------
 DEFAULT_HEALTH_TIMEOUT_S = 60.0  # a container's /health: ARE loads the scenario's apps first
 DEFAULT_PODMAN_WAIT_S = 300.0  # an unreachable podman API is waited for this long before runs give up
@@ -17,16 +19,21 @@ DURATION_GRACE_S = 120.0  # the default run timeout is the scenario's duration p
 UNKNOWN_DURATION_TIMEOUT_S = 600.0  # the run timeout of a scenario that states no duration
 CHECK_IMAGE_TIMEOUT_S = 180.0  # `check-image`: its scenario's final status is waited for this long
 
-# --- the simulated clock -------------------------------------------------------------------------
-DEFAULT_TIME_SPEED = 1.0  # ARE's real time; the daemon's default too, so it is never sent
+# A scenario container's lifetime around the run timeout (engine/scenario_run.py, container_env.py).
+RUNNER_GRACE_S = 15.0  # the daemon enforces the timeout; the runner waits this much longer
+JUDGING_GRACE_S = 300.0  # ... or this much while the daemon judges (the judge may call an LLM)
+COLLECT_GRACE_S = 60.0  # the container's hard deadline leaves the runner this long after its own
+STATUS_POLL_S = 0.5  # the daemon's watchdog takes a silence of GAIA2_IDLE_TIMEOUT for a dead runner
+MIN_IDLE_TIMEOUT_S = 2.0  # well above STATUS_POLL_S, so a live runner is never taken for gone
+
+# --- the simulated clock: ARE's real time, the daemon's default too (so it is never sent) ---------
+DEFAULT_TIME_SPEED = contract.DEFAULT_TIME_SPEED
 
 # --- the job ---------------------------------------------------------------------------------------
 DEFAULT_PASS_AT = 1
 DEFAULT_CONCURRENCY_CAP = 8  # the computed default never exceeds this (each container needs ~1 core to load)
 DEFAULT_LOG_LEVEL = "INFO"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-DEFAULT_PROVIDER = "oracle"  # the agent's
-DEFAULT_JUDGE_PROVIDER = "openai"  # the judge's, when only its model is given
 
 
 def default_concurrency() -> int:

@@ -2,7 +2,7 @@
 
 A CLI harness is described by `containers/harnesses/<name>/profile.toml`, the one file both sides
 read: the host takes the image facts from it (package, pinned version, base, wire protocol,
-providers), the container's turn driver how to run a turn (docs/agents.md).
+providers), the container's turn driver how to run a turn (docs/reference/agents.md).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gaia2_contract import harness_profile, providers
 from gaia2_runner.config.model import RunConfig
-from gaia2_runner.config.schema import AGENT_IMAGE, ORACLE_IMAGE
+from gaia2_runner.config.defaults import AGENT_IMAGE, ORACLE_IMAGE, image_name
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.resources import checkout_candidates
 
@@ -45,15 +45,11 @@ BUILTIN = {
     "oracle": Harness("oracle", "Oracle (replays the ground truth)", ORACLE_IMAGE, (providers.ORACLE,), "oracle"),
     "llm": Harness("llm", "gaia2-runner's tool-calling loop", AGENT_IMAGE, providers.MODELS, "agent",
                    wire="provider's own"),
-    # ARE's own default agent, as `are-benchmark gaia2-run` runs it (docs/are-default-agent.md);
+    # ARE's own default agent, as `are-benchmark gaia2-run` runs it (docs/reference/are-default-agent.md);
     # the agent image holds ARE, so only the runtime differs.
     "are-default": Harness("are-default", "ARE's default agent (gaia2-run's scaffold)", AGENT_IMAGE,
                            providers.CHAT_COMPLETIONS, "are-default", wire="openai-chat"),
 }
-
-
-def harness_image(name: str) -> str:
-    return f"localhost/gaia2-{name}:latest"
 
 
 def harnesses_dir() -> Path | None:
@@ -68,7 +64,7 @@ def _load(path: Path) -> Harness:
         fields = harness_profile.image_fields(harness_profile.read(path), path)
     except harness_profile.ProfileError as exc:
         raise Gaia2Error(str(exc)) from None
-    return Harness(fields.name, fields.title, harness_image(fields.name), fields.providers, HARNESS_RUNTIME,
+    return Harness(fields.name, fields.title, image_name(fields.name), fields.providers, HARNESS_RUNTIME,
                    fields.package, fields.version, fields.base, fields.wire)
 
 

@@ -1,9 +1,9 @@
 """The resource limits of a scenario container: defaults, parsing and checks, in one place.
 
 Every scenario container gets them unless the run overrides them (`--memory`, `--cpus`, `--pids`,
-`--disk`; `[run] memory = "4g"` …; wall time is `--timeout`). The defaults fit one Gaia2 scenario
+`--disk`; `[run] memory = "4g"` …; wall time is `--timeout`); their values are in config/defaults.py. The defaults fit one Gaia2 scenario
 (ARE and the daemon, plus an agent harness such as a Node CLI) with headroom: measured peaks are
-in README.md, "Limits". sandbox/container_limits.py turns them into container options.
+in docs/guide/security.md, "Limits". sandbox/container_limits.py turns them into container options.
 
 The agent's writable places are tmpfs mounts (the root filesystem is read-only), and a tmpfs's
 pages count against the container's memory: `memory` must leave room for the files `disk` allows.
@@ -15,13 +15,10 @@ import math
 import re
 from dataclasses import dataclass
 
+from gaia2_runner.config.defaults import DEFAULT_CPUS, DEFAULT_DISK, DEFAULT_MEMORY, DEFAULT_PIDS
+
 MiB = 1024**2
 GiB = 1024**3
-
-DEFAULT_MEMORY = "4g"  # RAM of the whole container (daemon + agent + its files), no swap
-DEFAULT_CPUS = 2.0  # CPU time: at most this many cores' worth (a CFS quota)
-DEFAULT_PIDS = 1024  # processes and threads of the whole container
-DEFAULT_DISK = "1g"  # each of the agent's writable places: its $HOME and /tmp
 
 # Fixed sizes of the other writable places (tmpfs; they also count against `memory`).
 DAEMON_DIR_BYTES = 256 * MiB  # /run: the daemon's TMPDIR (ARE's Files app writes there)

@@ -7,7 +7,6 @@ from: `x.toml:12 [run] timeout`, or the flag.
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 from collections.abc import Mapping
@@ -18,15 +17,14 @@ from urllib.parse import urlsplit
 
 from gaia2_contract import constants as contract
 from gaia2_runner.config.endpoints import check_not_loopback
+from gaia2_runner.config.defaults import MAX_CONCURRENCY, MAX_SHARDS
 from gaia2_runner.config.harnesses import apply_harness
 from gaia2_runner.config.limits import ContainerLimits, parse_size
 from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.schema import (
     BY_KEY,
     BY_NAME,
-    JUDGE_PROVIDERS,
     KIND_WORDS,
-    KNOWN_PROVIDERS,
     SECTIONS,
     SETTINGS,
     Setting,
@@ -36,13 +34,6 @@ from gaia2_runner.config.schema import (
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.pricing import price_of
 from gaia2_runner.inputs import check_path_text, read_text
-
-MAX_PASS_AT = 100  # k of pass@k; ARE reports k = 3
-MAX_CONCURRENCY = 256
-MAX_TIMEOUT_S = 7 * 86400.0
-MAX_HEALTH_TIMEOUT_S = 3600.0
-MAX_SHARDS = 10_000
-MAX_TOKEN_BUDGET = 10**10
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -212,38 +203,12 @@ def validate(config: RunConfig) -> None:
         raise Gaia2Error(f"{config.where('dataset')}: {t.dataset} not found: fix the path or use a hub id (org/name)")
     if t.splits is not None and not t.splits:
         raise Gaia2Error(f'{config.where("splits")}: no splits listed: name some or use "all"')
-    if t.limit is not None and t.limit < 1:
-        raise Gaia2Error(f"{config.where('limit')}: limit must be at least 1")
     if r.output_dir is None:
         raise Gaia2Error("no output directory: set [run] output_dir or pass --output-dir")
     check_output_dir(Path(r.output_dir), config.where("output_dir"))
-    for name, low, high in (("concurrency", 1, MAX_CONCURRENCY), ("pass_at", 1, MAX_PASS_AT)):
-        value = getattr(r, name)
-        if value < low:
-            raise Gaia2Error(f"{config.where(name)}: {name} must be at least {low}")
-        if value > high:
-            raise Gaia2Error(f"{config.where(name)}: {name} must be at most {high}, got {value}")
-    for name, high in (("timeout", MAX_TIMEOUT_S), ("health_timeout", MAX_HEALTH_TIMEOUT_S),
-                       ("podman_wait", MAX_TIMEOUT_S)):
-        value = getattr(r, name)
-        if value is None:
-            continue
-        if not math.isfinite(value):
-            raise Gaia2Error(f"{config.where(name)}: {name} must be a finite number of seconds, got {value}")
-        if value <= 0:
-            raise Gaia2Error(f"{config.where(name)}: {name} must be positive")
-        if value > high:
-            raise Gaia2Error(f"{config.where(name)}: {name} must be at most {high:g} seconds, got {value:g}")
+    check_bounds(config, ("target", "agent", "run"))
     validate_budgets(config)
     validate_limits(config)
-    speed = r.time_speed
-    if not (math.isfinite(speed) and contract.MIN_TIME_SPEED <= speed <= contract.MAX_TIME_SPEED):
-        raise Gaia2Error(f"{config.where('time_speed')}: time_speed must be between {contract.MIN_TIME_SPEED:g} "
-                         f"and {contract.MAX_TIME_SPEED:g} (simulated seconds per wall second), got {speed:g}")
-    if config.agent.provider not in KNOWN_PROVIDERS:
-        raise Gaia2Error(
-            f"{config.where('provider')}: unknown provider {config.agent.provider!r}: use {', '.join(KNOWN_PROVIDERS)}"
-        )
     if config.agent.provider != "oracle" and not config.agent.model:
         raise Gaia2Error(f"{config.where('provider')}: provider {config.agent.provider!r} needs a model: "
                          "set [agent] model or pass --model")
@@ -252,19 +217,22 @@ def validate(config: RunConfig) -> None:
         parse_shard(r.shard, config.where("shard"))
     if r.hosts:
         parse_hosts(r.hosts, r.concurrency, config.where("hosts"))
-    if r.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-        raise Gaia2Error(f"{config.where('log_level')}: log_level must be DEBUG, INFO, WARNING or ERROR")
+
+
+def check_bounds(config: RunConfig, sections: tuple[str, ...]) -> None:
+    """Every setting of `sections` against its declared bounds or choices (config/schema.py): the
+    one place a value's range is checked."""
+    for setting in SETTINGS:
+        if setting.section in sections:
+            problem = setting.problem(config.value(setting.name))
+            if problem is not None:
+                raise Gaia2Error(f"{config.where(setting.name)}: {problem}")
 
 
 def validate_budgets(config: RunConfig) -> None:
-    """--max-tokens: a whole number of tokens; --cost-limit: positive USD, for a model the price table
-    knows (else the limit could never be reached); both need an agent that calls a model."""
+    """--cost-limit needs a model the price table knows (else the limit could never be reached);
+    both it and --max-tokens need an agent that calls a model (their ranges: check_bounds)."""
     r, agent = config.run, config.agent
-    if r.max_tokens is not None and not 1 <= r.max_tokens <= MAX_TOKEN_BUDGET:
-        raise Gaia2Error(f"{config.where('max_tokens')}: max_tokens must be 1 to {MAX_TOKEN_BUDGET} tokens per "
-                         f"scenario, got {r.max_tokens}")
-    if r.cost_limit is not None and not (math.isfinite(r.cost_limit) and r.cost_limit > 0):
-        raise Gaia2Error(f"{config.where('cost_limit')}: cost_limit must be a positive number of USD, got {r.cost_limit:g}")
     for name in ("max_tokens", "cost_limit"):
         if getattr(r, name) is not None and agent.provider == "oracle":
             raise Gaia2Error(f"{config.where(name)}: {name} limits an agent's model calls, and the oracle makes "
@@ -311,9 +279,7 @@ def judge_overrides(overrides: Mapping[str, Any]) -> RunConfig:
 
 def validate_judge(config: RunConfig) -> None:
     judge = config.judge
-    if judge.provider is not None and judge.provider not in JUDGE_PROVIDERS:
-        raise Gaia2Error(f"{config.where('judge_provider')}: unknown judge provider {judge.provider!r}: "
-                         f"use {', '.join(JUDGE_PROVIDERS)}")
+    check_bounds(config, ("judge",))
     if judge.provider and not judge.model:
         raise Gaia2Error(f"{config.where('judge_provider')}: a judge provider needs a model: "
                          "set [judge] model or pass --judge-model")

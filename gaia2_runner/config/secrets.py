@@ -1,12 +1,12 @@
-"""Secrets and the environment: .env files, API keys, the container's variables, redaction.
+"""Secrets and the environment: .env files, API keys, redaction.
 
-Keys live only in memory and in container environments; `redacted` is what may be written.
+Keys live only in memory and in container environments (engine/container_env.py builds those);
+`redacted` is what may be written.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import fields
@@ -42,8 +42,10 @@ def load_env_file(path: Path | None, search_from: Path) -> Path | None:
     return candidate
 
 
-def _key(provider: str | None, explicit: str | None, env_name: str | None, environ: Mapping[str, str],
-         who: str, where: str) -> str | None:
+def resolve_key(provider: str | None, explicit: str | None, env_name: str | None, environ: Mapping[str, str],
+                who: str, where: str) -> str | None:
+    """An API key: given, from the variable named, else from the provider's usual variable (none for
+    oracle and keyless endpoints); a variable that should hold it and does not is one error."""
     if explicit:
         return explicit
     if env_name:
@@ -60,53 +62,6 @@ def _key(provider: str | None, explicit: str | None, env_name: str | None, envir
             f"{who} provider {provider!r} needs an API key: set {default_env} (e.g. in .env) or api_key_env"
         )
     return value
-
-
-def container_env(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
-    """The scenario container's settings, secrets included (env only: never written to disk)."""
-    agent, judge = config.agent, config.judge
-    env: dict[str, str] = {k: environ[k] for k in PROXY_VARS if environ.get(k)}
-    if agent.provider == "oracle":
-        env[contract.ENV_RUNTIME] = agent.runtime or "oracle"
-    else:
-        env[contract.ENV_RUNTIME] = agent.runtime or "agent"
-        if not judge.model:
-            raise Gaia2Error(
-                "agent runs need a judge for ARE's LLM soft checks: set [judge] provider and model "
-                "(--judge-provider/--judge-model)"
-            )
-        env[contract.ENV_AGENT_PROVIDER] = agent.provider
-        for var, value in ((contract.ENV_AGENT_MODEL, agent.model), (contract.ENV_AGENT_BASE_URL, agent.base_url)):
-            if value:
-                env[var] = value
-        if agent.options:
-            env[contract.ENV_AGENT_OPTIONS] = json.dumps(agent.options)
-        key = _key(agent.provider, agent.api_key, agent.api_key_env, environ, "agent", config.where("api_key_env"))
-        if key:
-            env[contract.ENV_AGENT_API_KEY] = key
-    env.update(judge_env(config, environ))
-    if config.run.noise:
-        env[contract.ENV_NOISE] = "1"
-    if config.run.max_tokens is not None:
-        env[contract.ENV_TOKEN_BUDGET] = str(config.run.max_tokens)
-    if config.run.time_speed != 1:  # the daemon's default is ARE's real time
-        env[contract.ENV_TIME_SPEED] = repr(float(config.run.time_speed))
-    env.update(agent.env)  # --env wins, as documented
-    return env
-
-
-def judge_env(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
-    """The judge's container variables (ARE's LLM soft checks), its key included; empty without a model."""
-    judge, env = config.judge, {}
-    if judge.model:
-        env[contract.ENV_JUDGE_MODEL] = judge.model
-        env[contract.ENV_JUDGE_PROVIDER] = judge.provider or "openai"
-        if judge.base_url:
-            env[contract.ENV_JUDGE_BASE_URL] = judge.base_url
-        key = _key(judge.provider, judge.api_key, judge.api_key_env, environ, "judge", config.where("judge_api_key_env"))
-        if key:
-            env[contract.ENV_JUDGE_API_KEY] = key
-    return env
 
 
 def secret_values(config: RunConfig, env: Mapping[str, str]) -> tuple[str, ...]:

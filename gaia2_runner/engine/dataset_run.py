@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gaia2_contract import constants as contract
+from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_NO_VERDICT, EXIT_OK, EXIT_USAGE
 from gaia2_runner.engine.dataset_records import rebuild_results, summary_header, write_run_records
 from gaia2_runner.engine.hosts import Host, HostWatch, connect_first, connect_hosts, prepare_images, slot_order
 from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT, JobLimits, mark_stopped, on_stop_message
@@ -66,13 +67,13 @@ class DatasetOutcome:
 
     @property
     def exit_code(self) -> int:
-        """130 after Ctrl-C, 2 after a configuration fault (fix it, then --retry), 1 when some run
-        has no verdict (infra error or no result), else 0."""
+        """Interrupted after Ctrl-C, usage after a configuration fault (fix it, then --retry), no
+        verdict when some run has none (infra error or no result), else ok (exit_codes.py)."""
         if self.interrupted:
-            return 130
+            return EXIT_INTERRUPTED
         if self.stopped and self.stopped.get("kind") == CONFIGURATION_FAULT:
-            return 2
-        return 1 if self.summary.infra_errors or self.summary.missing_runs else 0
+            return EXIT_USAGE
+        return EXIT_NO_VERDICT if self.summary.infra_errors or self.summary.missing_runs else EXIT_OK
 
 
 def run_plan(plan: RunPlan, *, backend: PodmanBackend | None = None,

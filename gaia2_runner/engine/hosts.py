@@ -92,7 +92,7 @@ def prepare_images(hosts: list[Host], image: str, warn: Callable[[str], None]) -
     """Make `image` present on every host: the runner's own images are built where missing
     (sandbox/images.py); a host without another image is left out with a warning."""
     from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ensure_images
-    from gaia2_runner.config.schema import AGENT_IMAGE, ORACLE_IMAGE
+    from gaia2_runner.config.defaults import AGENT_IMAGE, ORACLE_IMAGE
 
     ready: list[Host] = []
     for host in hosts:

@@ -1,5 +1,5 @@
 """`check-image IMAGE`: run the container contract against one scenario and say, point by point,
-what an image honours (docs/container-contract.md). For images built outside this repository: a
+what an image honours (docs/reference/container-contract.md). For images built outside this repository: a
 harness of one's own, an image of another runner."""
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ import httpx
 
 from gaia2_contract import constants as contract
 from gaia2_contract import routes
+from gaia2_runner.config.defaults import CHECK_IMAGE_TIMEOUT_S, DEFAULT_HEALTH_TIMEOUT_S
+from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.adapter import AdapterClient, AdapterError
 from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.targets import load_scenario
-
-from gaia2_runner.engine.scenario_run import contract_env
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Point:
 
 
 def check_image(image: str, scenario_path: Path, backend: PodmanBackend, env: Mapping[str, str] | None = None,
-                timeout: float = 180.0, health_timeout: float = 60.0,
+                timeout: float = CHECK_IMAGE_TIMEOUT_S, health_timeout: float = DEFAULT_HEALTH_TIMEOUT_S,
                 progress: Callable[[str], None] = lambda _m: None) -> list[Point]:
     """Start `image` on the scenario as a run would, probe the adapter, wait for a final status,
     read /gaia2/output; the container is removed afterwards."""
@@ -43,8 +43,8 @@ def check_image(image: str, scenario_path: Path, backend: PodmanBackend, env: Ma
         raise Gaia2Error(f"image {image} not found: build or pull it first")
     scenario = load_scenario(scenario_path)
     points: list[Point] = []
-    handle = backend.run_scenario_container(image, scenario.raw, contract_env(None, timeout, env, health_timeout),
-                                            scenario.scenario_id)
+    env = container_env(None, scenario_timeout=timeout, health_timeout=health_timeout, extra=env)
+    handle = backend.run_scenario_container(image, scenario.raw, env, scenario.scenario_id)
     try:
         progress(f"started {image} on {scenario.scenario_id}")
         _probe(handle, scenario.scenario_id, timeout, health_timeout, points, progress)

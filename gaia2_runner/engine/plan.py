@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gaia2_contract import constants as contract
+from gaia2_runner.config.defaults import DEFAULT_HEALTH_TIMEOUT_S
 from gaia2_runner.config.limits import ContainerLimits
-from gaia2_runner.config import RunConfig, container_env, parse_hosts, parse_shard, secret_values
+from gaia2_runner.config import RunConfig, parse_hosts, parse_shard, secret_values
+from gaia2_runner.engine.container_env import container_env, idle_timeout
 from gaia2_runner.engine.image_pin import ImagePin, pin_image, short_id
 from gaia2_runner.engine.jobs import Job, Selection, all_jobs, holds_verdicts, select
 from gaia2_runner.engine.shards import plan_identity, shard_refs
-from gaia2_runner.engine.scenario_run import idle_timeout
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.fingerprint import differences, fingerprint, read_fingerprint, write_fingerprint
 from gaia2_runner.output.layout import (
@@ -31,8 +32,6 @@ from gaia2_runner.output.layout import (
 )
 from gaia2_runner.sandbox.podman import PodmanBackend
 from gaia2_runner.targets import ScenarioRef, resolve_targets
-
-DEFAULT_HEALTH_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -124,7 +123,7 @@ def plan_run(config: RunConfig, *, retry: bool = False, command: str = "run-data
     shard = parse_shard(config.run.shard, config.where("shard")) if config.run.shard else None
     shard_info = plan_identity(refs, shard, max(1, int(config.run.pass_at or 1))) if shard else None
     refs = shard_refs(refs, shard)
-    env = container_env(config, os.environ)
+    env = container_env(config, os.environ)  # the run's settings, keys resolved: checked before any container
     idle_timeout()  # a bad GAIA2_IDLE_TIMEOUT stops the run here, not in every scenario
     if not config.agent.image:
         raise Gaia2Error("no image given: set [agent] image in the config or pass --image")

@@ -25,7 +25,8 @@ from gaia2_contract import constants as contract
 from gaia2_runner.config.endpoints import HOST_GATEWAY
 from gaia2_runner.config.schema import DEFAULT_KEY_ENV
 from gaia2_runner.engine.plan import RunPlan
-from gaia2_runner.engine.scenario_run import ca_bundle_files, contract_env, env_secrets
+from gaia2_runner.engine.container_env import ca_bundle_files, container_env
+from gaia2_runner.engine.scenario_run import env_secrets
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.sandbox.container_logs import exit_text
@@ -78,12 +79,13 @@ def check_endpoints(plan: RunPlan, backend: PodmanBackend) -> PreflightReport:
     if reason is not None:
         return PreflightReport(skipped=reason)
     started = time.monotonic()
-    env = contract_env(plan.env.get(contract.ENV_RUNTIME), PREFLIGHT_TIMEOUT_S, plan.env, plan.health_timeout)
+    env = container_env(None, scenario_timeout=PREFLIGHT_TIMEOUT_S, health_timeout=plan.health_timeout,
+                        runtime=plan.env.get(contract.ENV_RUNTIME), extra=plan.env)
     scrub = Scrubber([*plan.secrets, *env_secrets(env)])
     image = plan.config.agent.image
     try:
         handle = backend.run_scenario_container(image, None, env, PREFLIGHT_ID, entrypoint=ENTRYPOINT, command=COMMAND,
-                                                extra_files=ca_bundle_files(env),
+                                                extra_files=ca_bundle_files(),
                                                 output_dir=str(plan.output_dir.resolve()))
     except PodmanUnavailable:
         raise

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from gaia2_contract import constants as contract
 from gaia2_runner.config import RunConfig
-from gaia2_runner.config.secrets import judge_env
+from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.artifacts import extract_output
 from gaia2_runner.output.atomic import write_json_atomic
@@ -91,7 +91,7 @@ def rejudge_output(output_dir: Path, config: RunConfig, environ: dict[str, str],
     if not found:
         raise Gaia2Error(f"{output_dir}: no finished run with {ARE_TRACE_FILE} to re-judge "
                          "(runs from before this runner version did not save ARE's trace)")
-    env = judge_env(config, environ)
+    env = container_env(config, environ, judge_only=True)
     scrub = Scrubber([v for k, v in env.items() if k == contract.ENV_JUDGE_API_KEY])
     outcome = RejudgeOutcome(skipped=skipped)
     own = backend is None

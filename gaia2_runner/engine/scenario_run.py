@@ -8,8 +8,6 @@ through one `Scrubber` holding the run's secret values.
 from __future__ import annotations
 
 import json
-import math
-import os
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
@@ -22,7 +20,17 @@ from gaia2_runner.sandbox.adapter import (
     HealthFailed,
     HealthTimeout,
 )
+from gaia2_runner.config.defaults import (
+    DEFAULT_HEALTH_TIMEOUT_S,
+    DEFAULT_PODMAN_WAIT_S,
+    DURATION_GRACE_S,
+    JUDGING_GRACE_S,
+    RUNNER_GRACE_S,
+    STATUS_POLL_S,
+    UNKNOWN_DURATION_TIMEOUT_S,
+)
 from gaia2_runner.config.limits import DEFAULT_LIMITS, ContainerLimits
+from gaia2_runner.engine.container_env import ca_bundle_files, container_env
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.artifacts import Extraction, extract_output, write_text
 from gaia2_runner.output.streams import ChunkReader
@@ -38,61 +46,13 @@ from gaia2_runner.targets.filesystem_data import default_filesystem_dir, ensure_
 from gaia2_runner.targets.scenario_file import ScenarioFile, load_scenario
 from gaia2_runner.text import now_iso, one_line
 
-DURATION_BUFFER_S = 120.0  # added to the scenario's own duration: agents need time to think
-UNKNOWN_DURATION_TIMEOUT_S = 600.0
-RUNNER_GRACE_S = 15.0  # the daemon enforces the timeout; the runner waits this much longer
-DEFAULT_PODMAN_WAIT_S = 300.0  # how long an unreachable podman API is waited for before giving up
-JUDGING_GRACE_S = 300.0  # ... or this much while the daemon judges (the judge may call an LLM)
-STATUS_POLL_S = 0.5  # the daemon's watchdog takes a silence of GAIA2_IDLE_TIMEOUT for a dead runner
-COLLECT_GRACE_S = 60.0  # the container's hard deadline leaves the runner this long after its own
-MIN_IDLE_TIMEOUT_S = 2.0  # well above STATUS_POLL_S, so a live runner is never taken for gone
-FORWARDED_ENV_PREFIXES = (contract.AGENT_ENV_PREFIX, contract.JUDGE_ENV_PREFIX)
 
 Progress = Callable[[str], None]
 
 
 def default_timeout(duration: float | None) -> float:
     """Run timeout when none is given: the scenario duration plus a buffer."""
-    return UNKNOWN_DURATION_TIMEOUT_S if duration is None else duration + DURATION_BUFFER_S
-
-
-def idle_timeout() -> float:
-    """GAIA2_IDLE_TIMEOUT from the host environment (0 disables the container's watchdog), else
-    the contract's default."""
-    raw = os.environ.get(contract.ENV_IDLE_TIMEOUT, "").strip()
-    if not raw:
-        return float(contract.DEFAULT_IDLE_TIMEOUT_S)
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not (value == 0 or value >= MIN_IDLE_TIMEOUT_S) or math.isinf(value):
-        raise Gaia2Error(f"{contract.ENV_IDLE_TIMEOUT}={raw} is not a number of seconds >= {MIN_IDLE_TIMEOUT_S:g} "
-                         "(or 0 to let containers of a dead runner run to their deadline): fix or unset it")
-    return value
-
-
-def contract_env(
-    runtime: str | None, scenario_timeout: float, extra_env: Mapping[str, str] | None = None,
-    health_timeout: float = 60.0,
-) -> dict[str, str]:
-    """The container's environment: host GAIA2_AGENT_*/GAIA2_JUDGE_* settings, the contract's
-    variables, then explicit `extra_env` (which wins).
-
-    The lifetime variables make a container end itself once this runner is gone: after
-    GAIA2_IDLE_TIMEOUT seconds without a request carrying the adapter token (a fresh secret per
-    container, sandbox/podman.py), and at GAIA2_DEADLINE whatever happens: later than this runner's own deadline
-    (health wait + run timeout + grace) plus time to collect."""
-    env = {k: v for k, v in os.environ.items() if k.startswith(FORWARDED_ENV_PREFIXES)}
-    env[contract.ENV_ADAPTER_PORT] = str(contract.ADAPTER_PORT)
-    env[contract.ENV_SCENARIO_TIMEOUT] = str(int(math.ceil(scenario_timeout)))
-    env[contract.ENV_IDLE_TIMEOUT] = f"{idle_timeout():g}"
-    deadline = health_timeout + scenario_timeout + RUNNER_GRACE_S + COLLECT_GRACE_S
-    env[contract.ENV_DEADLINE] = str(int(math.ceil(deadline)))
-    if runtime:
-        env[contract.ENV_RUNTIME] = runtime
-    env.update(extra_env or {})
-    return env
+    return UNKNOWN_DURATION_TIMEOUT_S if duration is None else duration + DURATION_GRACE_S
 
 
 def env_secrets(env: Mapping[str, str]) -> list[str]:
@@ -101,29 +61,12 @@ def env_secrets(env: Mapping[str, str]) -> list[str]:
     return [value for name, value in env.items() if name.upper().endswith("_API_KEY") and value]
 
 
-CA_ENV_VARS = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
-
-
-def ca_bundle_files(env: dict[str, str]) -> dict[str, bytes]:
-    """$GAIA2_CA_BUNDLE goes into the container, and the usual variables point every client at it
-    (a TLS-intercepting proxy must be trusted by the agent and the judge alike)."""
-    source = os.environ.get("GAIA2_CA_BUNDLE")
-    if not source:
-        return {}
-    path = Path(source)
-    if not path.is_file():
-        raise Gaia2Error(f"GAIA2_CA_BUNDLE={source} is not a file: fix the path or unset it")
-    for var in CA_ENV_VARS:
-        env.setdefault(var, contract.CA_BUNDLE_PATH)
-    return {contract.CA_BUNDLE_PATH: path.read_bytes()}
-
-
 def run_scenario(
     scenario_path: str | Path | ScenarioFile,
     image: str,
     output_dir: str | Path,
     timeout: float | None = None,
-    health_timeout: float = 60.0,
+    health_timeout: float = DEFAULT_HEALTH_TIMEOUT_S,
     runtime: str | None = None,
     extra_env: Mapping[str, str] | None = None,
     backend: PodmanBackend | None = None,
@@ -170,8 +113,9 @@ def run_scenario(
         if not backend.image_exists(image):
             raise Gaia2Error(f"image {image} not found: build it with `gaia2-runner images build`")
         run_timeout = timeout if timeout is not None else default_timeout(scenario.duration)
-        env = contract_env(runtime, run_timeout, extra_env, health_timeout)
-        files = ca_bundle_files(env)
+        env = container_env(None, scenario_timeout=run_timeout, health_timeout=health_timeout, runtime=runtime,
+                            extra=extra_env)
+        files = ca_bundle_files()
         dest = Path(output_dir) / scenario_dir_name(scenario.scenario_id)
         scrub = Scrubber([*secrets, *env_secrets(env)])
         run = _Run(scenario, image, dest, env, backend, say, files, scrub, podman_wait)

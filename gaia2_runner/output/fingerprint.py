@@ -18,6 +18,7 @@ from typing import Any, Iterable
 
 from gaia2_runner import __version__
 from gaia2_runner.config import RunConfig
+from gaia2_runner.config.defaults import DEFAULT_TIME_SPEED
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import FINGERPRINT_FILE
 
@@ -50,7 +51,7 @@ def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
             "judge_base_url": judge.base_url,
             "timeout": config.run.timeout,
             # Only when not ARE's real time (1), so directories written before the setting existed match.
-            **({"time_speed": config.run.time_speed} if config.run.time_speed != 1 else {}),
+            **({"time_speed": config.run.time_speed} if config.run.time_speed != DEFAULT_TIME_SPEED else {}),
         },
         "scenarios": {f"{split or ''}/{sid}": digest for split, sid, digest in scenarios},
     }

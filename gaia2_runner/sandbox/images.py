@@ -21,23 +21,26 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from gaia2_runner.config.harnesses import Harness
-from gaia2_runner.config.schema import AGENT_IMAGE, ORACLE_IMAGE
+from gaia2_runner.config.defaults import (  # the image names' owner
+    AGENT_IMAGE,
+    DEFAULT_BASE_IMAGE,
+    NODE_IMAGE,
+    ORACLE_IMAGE,
+    RUNTIME_BASE_IMAGE,
+    RUNTIME_DEPS_IMAGE,
+)
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.resources import checkout_candidates
 from gaia2_runner.sandbox.build_context import CONTRACT_SOURCE, context_archive, contract_files
 from gaia2_runner.sandbox.podman import PodmanBackend
 from podman.errors import APIError
 
-RUNTIME_DEPS_IMAGE = "localhost/gaia2-runtime-deps:latest"  # Python, ARE, the agent user: no code of ours
-RUNTIME_BASE_IMAGE = "localhost/gaia2-runtime-base:latest"  # the deps + our container code
-NODE_IMAGE = "localhost/gaia2-runtime-node:latest"  # the deps + Node.js, for npm harnesses
 HARNESSES_DIR = "harnesses"  # containers/harnesses/<name>/{Containerfile,profile.toml}
 NODE_CONTAINERFILE = f"{HARNESSES_DIR}/node/Containerfile"
 CODE_DIR = "gaia2_container"  # containers/<CODE_DIR>: the code every image ends with
 CODE_CONTAINERFILE = "Containerfile.code"  # COPY of CODE_DIR and the contract onto FROM_IMAGE
 DEPS_SUFFIX = "-deps"  # localhost/gaia2-codex-deps:latest: a harness image before our code
 LAYOUT = "code-last"  # in every digest: an image built before the code became its own layer is stale
-DEFAULT_BASE_IMAGE = "python:3.12-slim"
 SYSTEM_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 BUILD_CA_NAME = "build-ca.pem"
 

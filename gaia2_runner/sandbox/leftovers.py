@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from gaia2_runner.config.schema import SWEEP_ENV  # 0/false/no/off: never remove leftovers by themselves
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.ownership import (
     DEAD,
@@ -28,7 +29,6 @@ from gaia2_runner.sandbox.ownership import (
 from podman.errors import APIError, NotFound
 
 STOP_TIMEOUT_S = 2
-SWEEP_ENV = "GAIA2_SWEEP"  # 0/false/no/off: invocations never remove leftovers by themselves
 _OFF, _ON = ("0", "false", "no", "off"), ("1", "true", "yes", "on", "")
 
 

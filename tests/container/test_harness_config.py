@@ -9,8 +9,8 @@ import pytest
 from gaia2_runner.config import load_config
 from gaia2_runner.config.harnesses import all_harnesses, get_harness
 from gaia2_runner.config.load import apply_overrides
-from gaia2_runner.config.schema import AGENT_IMAGE, ORACLE_IMAGE
-from gaia2_runner.config.secrets import container_env
+from gaia2_runner.config.defaults import AGENT_IMAGE, ORACLE_IMAGE
+from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
 
 REPO = Path(__file__).resolve().parents[2]

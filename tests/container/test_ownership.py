@@ -1,7 +1,7 @@
 """Who owns a container (labels, liveness of the owning runner) and the container's lifetime limits.
 
 Unit tests: real processes and /proc, no podman. The kill -9 path with real containers is in
-tests/test_redteam_orphans.py.
+tests/redteam/test_redteam_orphans.py.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from gaia2_contract import constants as contract
-from gaia2_runner.engine.scenario_run import contract_env, idle_timeout
+from gaia2_runner.engine.container_env import container_env, idle_timeout
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox import ownership
 from gaia2_runner.sandbox.leftovers import SWEEP_ENV, sweep_wanted
@@ -144,12 +144,12 @@ def test_an_exited_runner_is_dead_even_before_its_parent_reaps_it():
 
 def test_container_env_carries_the_lifetime(monkeypatch):
     monkeypatch.delenv(contract.ENV_IDLE_TIMEOUT, raising=False)
-    env = contract_env("oracle", 100, health_timeout=30)
+    env = container_env(None, scenario_timeout=100, health_timeout=30, runtime="oracle")
     assert env[contract.ENV_IDLE_TIMEOUT] == str(contract.DEFAULT_IDLE_TIMEOUT_S)
     # The container's deadline comes after the runner's own (health + run + grace) plus collection.
     assert int(env[contract.ENV_DEADLINE]) > 30 + 100 + 15
     monkeypatch.setenv(contract.ENV_IDLE_TIMEOUT, "5")
-    assert contract_env(None, 10)[contract.ENV_IDLE_TIMEOUT] == "5"
+    assert container_env(None, scenario_timeout=10)[contract.ENV_IDLE_TIMEOUT] == "5"
 
 
 @pytest.mark.parametrize("raw", ["abc", "-1", "0.5", "inf"])

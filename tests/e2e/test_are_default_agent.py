@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.config.schema import AGENT_IMAGE
+from gaia2_runner.config.defaults import AGENT_IMAGE
 from harness_support import CALENDAR_ANSWER, HOST, agent_log_tail, app_functions, run_cli, run_harness, tool_calls
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]

@@ -208,10 +208,10 @@ def test_private_podman_service_dies_with_its_runner():
 
 def test_container_exits_at_its_deadline_even_if_nobody_collects(images, backend):
     """The hard limit: no watchdog on idleness (0), nobody polls or collects, the agent never ends."""
-    from gaia2_runner.engine.scenario_run import contract_env
+    from gaia2_runner.engine.container_env import container_env
 
-    env = contract_env(None, 600, {"GAIA2_AGENT_COMMAND": "sleep 600", contract.ENV_IDLE_TIMEOUT: "0",
-                                   contract.ENV_DEADLINE: "12"})
+    env = container_env(None, scenario_timeout=600, extra={"GAIA2_AGENT_COMMAND": "sleep 600", contract.ENV_IDLE_TIMEOUT: "0",
+                                                            contract.ENV_DEADLINE: "12"})
     handle = backend.run_scenario_container(ORACLE_IMAGE, LONG_SCENARIO.read_bytes(), env, "redteam-deadline")
     try:
         started = time.monotonic()

@@ -11,12 +11,12 @@ import pytest
 from gaia2_runner.cli.commands import run_dataset as commands_run
 from gaia2_runner.config import (
     apply_overrides,
-    container_env,
     load_config,
     load_env_file,
     redacted,
 )
 from gaia2_runner.config.schema import SETTINGS
+from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
