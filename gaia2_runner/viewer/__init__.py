@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from gaia2_runner.output.read.safe_io import output_root
+
 from .site import Site
 
 __all__ = ["Site", "build", "regenerate_index"]
@@ -28,7 +30,7 @@ def regenerate_index(output_dir: Path) -> list[str]:
 
 
 def _site(output_dir: Path) -> Site:
-    key = Path(output_dir).resolve()
+    key = output_root(output_dir)
     with _sites_lock:
         if key not in _sites:
             _sites[key] = Site(key)
