@@ -6,13 +6,14 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from gaia2_runner.cli.console import err
+from gaia2_runner.config.defaults import DEFAULT_BASE_IMAGE
 from gaia2_runner.config.harnesses import Harness
 from gaia2_runner.sandbox.images import build_images, ensure_images
 from gaia2_runner.sandbox.podman import PodmanBackend
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-BASE_IMAGE_HELP = "Image the runtime base starts FROM (default: $GAIA2_BASE_IMAGE or python:3.12-slim)."
+BASE_IMAGE_HELP = f"Image the runtime base starts FROM (default: $GAIA2_BASE_IMAGE or {DEFAULT_BASE_IMAGE})."
 
 
 class BuildDisplay:
