@@ -46,7 +46,7 @@ UNIVERSE_MIN_BYTES = 2 << 20
 FLOOR_COMMAND = ["python3", "-m", "http.server"]  # + the adapter port
 
 
-# ---- pure functions (tests/test_bench_runner.py) ----------------------------------------------
+# ---- pure functions (tests/e2e/test_bench_runner.py) ----------------------------------------------
 
 def rss_mb(status_text: str) -> float:
     """VmRSS from a /proc/<pid>/status text, in MB (no psutil on the host)."""

@@ -38,7 +38,7 @@ from .runtimes.llm.providers.openai_responses import ResponsesProvider
 from .runtimes.llm.settings import Options, Settings, SettingsError
 from .runtimes.llm.trace import Redactor, public_url
 
-# Every probe carries this text: tests/fake_llm answers such requests itself, outside its script.
+# Every probe carries this text: tests/support/fake_llm answers such requests itself, outside its script.
 PROBE_MARKER = "gaia2-runner preflight"
 PROBE_TOOL = "gaia2_preflight_ping"
 TEXT_PROMPT = f"{PROBE_MARKER}: reply with the single word OK."

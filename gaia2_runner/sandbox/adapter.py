@@ -1,4 +1,4 @@
-"""HTTP client for the adapter API every scenario container serves (docs/container-contract.md).
+"""HTTP client for the adapter API every scenario container serves (docs/reference/container-contract.md).
 
 The runner only ever talks to a container through this API and podman's archive calls: no
 `podman exec`, so images stay black boxes. Every request carries the container's adapter token

@@ -1,5 +1,5 @@
 """The trace viewer reads what the relay records: each wire format's stream as it passed through a
-real relay (tests/fake_llm as the provider), real stream shapes the fake does not produce
+real relay (tests/support/fake_llm as the provider), real stream shapes the fake does not produce
 (thinking, reasoning, Gemini thought signatures), and non-LLM requests (model lists, token counts)."""
 
 from __future__ import annotations

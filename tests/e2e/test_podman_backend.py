@@ -93,7 +93,7 @@ def test_what_an_exited_container_wrote_is_always_there(backend, images, tmp_pat
     """After wait_exited, a file written to the output directory just before the process ended is
     in the archive and the exit is explained. (`judge` read its containers in podman's "stopped"
     state, process gone and cleanup running, and about one time in four found no verdict; this
-    plain container rarely hits that window: tests/test_rejudge_e2e.py is where it showed.) The root
+    plain container rarely hits that window: tests/e2e/test_rejudge_e2e.py is where it showed.) The root
     is read-only and the output directory a volume (Containerfile.base): it outlives the process."""
     from gaia2_contract import constants as contract
     from gaia2_runner.output.artifacts import extract_output

@@ -1,4 +1,4 @@
-"""`view` against a seeded catalogue of hostile and broken artifacts (tests/viewer_hostile.py).
+"""`view` against a seeded catalogue of hostile and broken artifacts (tests/support/viewer_hostile.py).
 
 Each case gets its own synthetic output tree beside an `outside` directory, then `view` runs
 in-process under a time cap (a hang guard, not a speed test). What must hold for every case:

@@ -2,7 +2,7 @@
 
 It runs in the daemon (root), so the agent can use it but not alter it or what it records. It is
 the runner's own witness of provider failures: an agent that exits saying "the provider is down"
-is believed only when the relay saw the provider fail (docs/container-contract.md). Bodies are
+is believed only when the relay saw the provider fail (docs/reference/container-contract.md). Bodies are
 passed through byte for byte (streams included), in both directions, except that the relay asks
 the provider for an uncompressed answer (`Accept-Encoding: identity`) so that its record is
 readable, and that the run's credential goes in for the agent's placeholder (relay_key.py). Only

@@ -1,6 +1,6 @@
 """The daemon's HTTP routes: the adapter contract (runner-facing) and the tool API (agent-facing).
 
-Kept apart from start-up so the request and response shapes of docs/container-contract.md live in
+Kept apart from start-up so the request and response shapes of docs/reference/container-contract.md live in
 one file; handlers only read `DaemonState`, which main() fills in as the scenario loads.
 """
 

@@ -53,7 +53,7 @@ class EngineSettings:
         options = (env.get(contract.ENV_AGENT_OPTIONS) or "").strip()
         if options and _parsed(options) != {}:
             raise SettingsError("GAIA2_AGENT_OPTIONS: ARE's default agent takes no options: it runs with "
-                                "gaia2-run's own settings (docs/are-default-agent.md)")
+                                "gaia2-run's own settings (docs/reference/are-default-agent.md)")
         return cls(LITELLM_PREFIX + model, endpoint, env.get(contract.ENV_AGENT_API_KEY) or NO_KEY)
 
 

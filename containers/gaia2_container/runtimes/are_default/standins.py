@@ -135,6 +135,6 @@ class ScenarioStandIn:
 
 def environment_standin(log_callback: Callable[[Any], None]) -> SimpleNamespace:
     """What ARE's AgentBuilder takes from an Environment. Pausing the clock during a model call is
-    not offered to the agent's process: the daemon's clock keeps running (docs/are-default-agent.md)."""
+    not offered to the agent's process: the daemon's clock keeps running (docs/reference/are-default-agent.md)."""
     return SimpleNamespace(time_manager=DaemonClock(), append_to_world_logs=log_callback,
                            pause=lambda: None, resume_with_offset=lambda _offset: None)

@@ -119,7 +119,7 @@ class Agent:
     def _run_text_call(self, found: TextCalls) -> bool:
         """Run the first call the model wrote as text (the others are reported, not run) and give
         the result back as a user message: the model's text stays in the conversation as it was,
-        which every server accepts, with no tool-call id the model never made (docs/llm-agent.md)."""
+        which every server accepts, with no tool-call id the model never made (docs/reference/llm-agent.md)."""
         call = found.first
         if call.error is None:
             self._readable(1)
