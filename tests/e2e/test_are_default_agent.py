@@ -104,33 +104,50 @@ def test_two_turns_continue_the_same_conversation(backend, images, fake, tmp_pat
     assert len(trace(out)) == 4
 
 
-def test_bad_actions_never_reach_the_daemon_and_the_run_still_ends_in_a_verdict(backend, images, fake, tmp_path):
+# What the agent process can read, probed before the runtime starts (then it runs as usual).
+PROBE = ("for f in /gaia2/input/scenario.json /proc/1/environ; do "
+         "if cat $f >/dev/null 2>&1; then echo READABLE $f; else echo DENIED $f; fi; done; "
+         "python -c 'import are.simulation.environment, gaia2_container.runtimes.are_default.standins' "
+         "&& echo ARE-IMPORTED; exec python -m gaia2_container.runtimes.are_default")
+
+
+@pytest.fixture(scope="module")
+def probed_bad_actions(backend, images, tmp_path_factory):
+    """One run for the two tests below (they read different things of it): the agent process probes
+    what it can read, then ARE's agent meets a file name, a hidden tool and no action at all from the
+    model before it solves the task."""
+    from fake_llm.server import FakeLLM
+
+    tmp = tmp_path_factory.mktemp("are-default-bad-actions")
+    fake = FakeLLM({"chat": [blob("open", {"file": "/gaia2/input/scenario.json"}),
+                             blob("AgentUserInterface__get_all_messages", {}),
+                             {"text": "I will just answer."},  # no Thought/Action: ARE asks again
+                             ADD, SEND]}, tmp / "llm_requests.jsonl")
+    fake.start()
+    try:
+        result, out = run(backend, fake, "demo_calendar_add_event", tmp / "out",
+                          GAIA2_AGENT_COMMAND=f"sh -c {shlex.quote(PROBE)}")
+    finally:
+        fake.stop()
+    return result, out, fake.llm_requests()
+
+
+def test_bad_actions_never_reach_the_daemon_and_the_run_still_ends_in_a_verdict(probed_bad_actions):
     """The model names a file, a hidden tool and no action at all: ARE's executor refuses each in the
     agent's own process (the error is the next observation); only real app calls reach the apps."""
-    fake.set_script({"chat": [blob("open", {"file": "/gaia2/input/scenario.json"}),
-                              blob("AgentUserInterface__get_all_messages", {}),
-                              {"text": "I will just answer."},  # no Thought/Action: ARE asks again
-                              ADD, SEND]})
-    result, out = run(backend, fake, "demo_calendar_add_event", tmp_path)
+    result, out, requests = probed_bad_actions
     assert (result.status, result.success) == ("completed", True), (result.error, agent_log_tail(out))
     assert app_functions(out) == ["add_calendar_event", "send_message_to_user"]
-    requests = fake.llm_requests()
     assert len(requests) == 5
     assert "Error: unknown tool open, should be instead one of" in prompt_text(requests[1])
     assert "unknown tool AgentUserInterface__get_all_messages" in prompt_text(requests[2])
     assert "I will just answer." not in prompt_text(requests[3])  # a malformed reply is retried, not kept
 
 
-def test_the_agent_process_cannot_read_the_scenario(backend, images, fake, tmp_path):
+def test_the_agent_process_cannot_read_the_scenario(probed_bad_actions):
     """The runtime imports ARE, but runs as the agent user like every runtime: ARE's code gives it
     no way into the scenario file (the answers) or the daemon's environment (the judge's key)."""
-    probe = ("for f in /gaia2/input/scenario.json /proc/1/environ; do "
-             "if cat $f >/dev/null 2>&1; then echo READABLE $f; else echo DENIED $f; fi; done; "
-             "python -c 'import are.simulation.environment, gaia2_container.runtimes.are_default.standins' "
-             "&& echo ARE-IMPORTED; exec python -m gaia2_container.runtimes.are_default")
-    fake.set_script({"chat": [ADD, SEND]})
-    result, out = run(backend, fake, "demo_calendar_add_event", tmp_path,
-                      GAIA2_AGENT_COMMAND=f"sh -c {shlex.quote(probe)}")
+    result, out, _ = probed_bad_actions
     log = (out / "agent.log").read_text()
     assert "DENIED /gaia2/input/scenario.json" in log and "DENIED /proc/1/environ" in log, log[-3000:]
     assert "READABLE" not in log and "ARE-IMPORTED" in log
