@@ -18,8 +18,13 @@ def usage_of(u: Any) -> Usage:
                  cache_read=read, cache_write=write)
 
 
-def _blocks_into(blocks: list[Any], out: ParsedResponse) -> None:
-    texts = [out.text]
+def split_blocks(blocks: list[Any]) -> tuple[list[str], list[str], list[ToolCall], list[dict[str, Any]]]:
+    """Content blocks as (texts, reasoning, tool calls, the other blocks in order): one reading of
+    Anthropic's blocks for responses and for the messages a request replays."""
+    texts: list[str] = []
+    reasoning: list[str] = []
+    calls: list[ToolCall] = []
+    others: list[dict[str, Any]] = []
     for block in blocks:
         if not isinstance(block, dict):
             continue
@@ -27,12 +32,21 @@ def _blocks_into(blocks: list[Any], out: ParsedResponse) -> None:
         if kind == "text":
             texts.append(block.get("text") or "")
         elif kind == "thinking":
-            out.reasoning.append(block.get("thinking") or "")
+            reasoning.append(block.get("thinking") or "")
         elif kind == "redacted_thinking":
-            out.reasoning.append("[redacted thinking]")
+            reasoning.append("[redacted thinking]")
         elif kind in ("tool_use", "server_tool_use"):
-            out.tool_calls.append(ToolCall(block.get("name") or "?", block.get("input"), block.get("id")))
-    out.text = "".join(t if isinstance(t, str) else str(t) for t in texts)
+            calls.append(ToolCall(block.get("name") or "?", block.get("input"), block.get("id")))
+        else:
+            others.append(block)
+    return texts, reasoning, calls, others
+
+
+def _blocks_into(blocks: list[Any], out: ParsedResponse) -> None:
+    texts, reasoning, calls, _ = split_blocks(blocks)
+    out.reasoning.extend(reasoning)
+    out.tool_calls.extend(calls)
+    out.text = "".join(t if isinstance(t, str) else str(t) for t in [out.text, *texts])
 
 
 def from_json(doc: dict[str, Any]) -> ParsedResponse:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .anthropic import split_blocks
 from .model import Message, ToolCall, loads_maybe, pretty
 
 
@@ -75,20 +76,11 @@ def _anthropic(request: dict[str, Any]) -> list[Message]:
         if not isinstance(content, list):
             out.append(Message(role, _text(content)))
             continue
-        msg, texts = Message(role), []
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            kind = block.get("type")
-            if kind == "text":
-                texts.append(block.get("text") or "")
-            elif kind == "thinking":
-                msg.reasoning.append(block.get("thinking") or "")
-            elif kind == "tool_use":
-                msg.tool_calls.append(ToolCall(block.get("name") or "?", block.get("input"), block.get("id")))
-            elif kind == "tool_result":
+        texts, reasoning, calls, others = split_blocks(content)
+        for block in others:
+            if block.get("type") == "tool_result":
                 out.append(Message("tool", _text(block.get("content")), tool_result_for=block.get("tool_use_id") or "?"))
-        msg.text = "".join(texts)
+        msg = Message(role, "".join(t if isinstance(t, str) else str(t) for t in texts), calls, reasoning=reasoning)
         if msg.text or msg.tool_calls or msg.reasoning:
             out.append(msg)
     return out
