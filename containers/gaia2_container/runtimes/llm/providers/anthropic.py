@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..messages import Message, Reply, Tool, ToolCall, Usage
-from .base import ProviderBase, own_raw, split_system
+from .base import ProviderBase, alternating, own_raw, split_system
 
 
 class AnthropicProvider(ProviderBase):
@@ -53,17 +53,8 @@ def _blocks(m: Message, provider: str) -> list[dict[str, Any]]:
 
 def to_wire(messages: list[Message], provider: str) -> list[dict[str, Any]]:
     """Consecutive entries of the same role become one message, since roles must alternate."""
-    out: list[dict[str, Any]] = []
-    for m in messages:
-        role = "assistant" if m.role == "assistant" else "user"
-        blocks = _blocks(m, provider)
-        if not blocks:
-            continue
-        if out and out[-1]["role"] == role:
-            out[-1]["content"].extend(blocks)
-        else:
-            out.append({"role": role, "content": blocks})
-    return out
+    return alternating(messages, lambda m: "assistant" if m.role == "assistant" else "user",
+                       lambda m: _blocks(m, provider), "content")
 
 
 def from_wire(data: dict[str, Any]) -> Reply:

@@ -52,6 +52,22 @@ def split_system(messages: list[Message]) -> tuple[str, list[Message]]:
     return system, [m for m in messages if m.role != "system"]
 
 
+def alternating(messages: list[Message], role_of: Callable[[Message], str], parts_of: Callable[[Message], list[Any]],
+                field: str) -> list[dict[str, Any]]:
+    """Wire messages whose roles alternate (Anthropic's `content`, Gemini's `parts`): consecutive
+    messages of one role become one, and a message with no parts is left out."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        role, parts = role_of(m), parts_of(m)
+        if not parts:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1][field].extend(parts)
+        else:
+            out.append({"role": role, field: parts})
+    return out
+
+
 def parse_arguments(text: Any) -> dict[str, Any]:
     """Tool arguments arrive as a JSON string (OpenAI) or object; a bad string is kept visible to the model."""
     if isinstance(text, dict):

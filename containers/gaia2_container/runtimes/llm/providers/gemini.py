@@ -6,7 +6,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..messages import Message, Reply, Tool, ToolCall, Usage
-from .base import ProviderBase, new_call_id, own_raw, split_system
+from .base import ProviderBase, alternating, new_call_id, own_raw, split_system
 
 # Gemini accepts an OpenAPI subset; these schema keys make it reject the whole request.
 _DROP_KEYS = frozenset({"additionalProperties", "$schema", "default", "examples", "title"})
@@ -71,17 +71,8 @@ def _parts(m: Message, provider: str) -> list[dict[str, Any]]:
 
 
 def to_wire(messages: list[Message], provider: str) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for m in messages:
-        role = "model" if m.role == "assistant" else "user"
-        parts = _parts(m, provider)
-        if not parts:
-            continue
-        if out and out[-1]["role"] == role:
-            out[-1]["parts"].extend(parts)
-        else:
-            out.append({"role": role, "parts": parts})
-    return out
+    return alternating(messages, lambda m: "model" if m.role == "assistant" else "user",
+                       lambda m: _parts(m, provider), "parts")
 
 
 def from_wire(data: dict[str, Any]) -> Reply:
