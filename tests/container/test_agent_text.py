@@ -165,9 +165,9 @@ def test_csv_cells_that_are_numbers_or_plain_text_stay() -> None:
 
 
 def test_csv_export_neutralises_an_agent_controlled_reason(tmp_path: Path) -> None:
-    from test_analysis import _tree
+    from viewer_synth import run_tree
 
-    root = _tree(tmp_path / "a", {"s1": "fail"})
+    root = run_tree(tmp_path / "a", {"s1": "fail"})
     result_path = root / "search" / "s1" / "result.json"
     result = json.loads(result_path.read_text())
     result["failure_reasons"] = ['=HYPERLINK("http://evil","x") \ud800']

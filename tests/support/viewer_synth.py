@@ -137,3 +137,16 @@ def dataset_tree(root: Path, n: int, *, splits: tuple[str, ...] = ("search", "ti
             state = rng.choices(["pass", "fail", "error"], [6, 3, 1])[0]
             dirs.append(write_scenario(run_dir / split / sid, sid, rng, state=state, n_calls=rng.randint(*n_calls)))
     return dirs
+
+
+def run_tree(root: Path, states: dict[str, str]) -> Path:
+    """One run (k=1) whose scenario `sid` ended in `states[sid]` (pass, fail, error)."""
+    rng = random.Random(1)
+    root.mkdir(parents=True)
+    (root / "run_config.json").write_text(json.dumps({
+        "command": "run-dataset", "image": "img", "pass_at": 1, "started_at": "2026-02-03T04:05:06+00:00",
+        "config": {"agent": {"provider": "openai", "model": "gpt-x", "runtime": None}, "judge": {"provider": None}},
+        "scenarios": [{"scenario_id": s, "split": "search"} for s in states]}))
+    for sid, state in states.items():
+        write_scenario(root / "search" / sid, sid, rng, state=state, n_calls=2)
+    return root

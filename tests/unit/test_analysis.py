@@ -5,27 +5,13 @@ from __future__ import annotations
 import csv
 import json
 import math
-import random
 from pathlib import Path
 
 import pytest
 
 from gaia2_runner.analysis import COLUMNS, compare, describe, export_rows, find_output_dirs, load_rows
 from gaia2_runner.errors import Gaia2Error
-from viewer_synth import dataset_tree, write_scenario
-
-
-def _tree(root: Path, states: dict[str, str]) -> Path:
-    """One run (k=1) whose scenario `sid` ended in `states[sid]` (pass, fail, error)."""
-    rng = random.Random(1)
-    root.mkdir(parents=True)
-    (root / "run_config.json").write_text(json.dumps({
-        "command": "run-dataset", "image": "img", "pass_at": 1, "started_at": "2026-02-03T04:05:06+00:00",
-        "config": {"agent": {"provider": "openai", "model": "gpt-x", "runtime": None}, "judge": {"provider": None}},
-        "scenarios": [{"scenario_id": s, "split": "search"} for s in states]}))
-    for sid, state in states.items():
-        write_scenario(root / "search" / sid, sid, rng, state=state, n_calls=2)
-    return root
+from viewer_synth import dataset_tree, run_tree as _tree
 
 
 def test_rows_carry_verdict_tokens_tool_errors_and_simulated_time(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from gaia2_contract import providers
 from gaia2_contract.constants import JUDGE_ENV_PREFIX
 
 
@@ -26,16 +27,17 @@ class MissingJudgeEngine:
         )
 
 
-# Our provider names -> LiteLLM's `custom_llm_provider` (chat-completions endpoints are "openai").
+# Our provider names -> LiteLLM's `custom_llm_provider` (chat-completions endpoints are "openai");
+# "openai-completions", "local" and "google" are aliases the judge also accepts.
 LITELLM_PROVIDERS = {
-    "openai": "openai",
-    "openai-compat": "openai",
+    providers.OPENAI: "openai",
+    providers.OPENAI_COMPAT: "openai",
     "openai-completions": "openai",
     "local": "openai",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
+    providers.ANTHROPIC: "anthropic",
+    providers.GEMINI: "gemini",
     "google": "gemini",
-    "openrouter": "openrouter",
+    providers.OPENROUTER: "openrouter",
 }
 
 

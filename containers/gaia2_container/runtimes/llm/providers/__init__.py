@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from gaia2_contract import providers
+
 from ..settings import Settings
 from ..transport import Transport
 from .anthropic import AnthropicProvider
@@ -13,13 +15,13 @@ from .openai_responses import ResponsesProvider
 
 def make_provider(settings: Settings, transport: Transport) -> Provider:
     name = settings.provider
-    if name == "openai" and settings.options.api == "responses":
+    if name == providers.OPENAI and settings.options.api == "responses":
         return ResponsesProvider(settings, transport)
-    if name in ("openai", "openai-compat", "openrouter"):
+    if name in providers.CHAT_COMPLETIONS:
         return ChatCompletionsProvider(settings, transport, name=name)
-    if name == "anthropic":
+    if name == providers.ANTHROPIC:
         return AnthropicProvider(settings, transport)
-    if name == "gemini":
+    if name == providers.GEMINI:
         return GeminiProvider(settings, transport)
     raise ValueError(f"unknown provider {name!r}")
 

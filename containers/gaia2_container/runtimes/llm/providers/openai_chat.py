@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gaia2_contract import providers
+
 from ..messages import Message, Reply, Tool, ToolCall, Usage
 from .base import ProviderBase, new_call_id, parse_arguments
 
@@ -19,14 +21,14 @@ class ChatCompletionsProvider(ProviderBase):
         super().__init__(settings, transport)
         if name:
             self.name = name
-        if self.name != "openai":
+        if self.name != providers.OPENAI:
             self.max_tokens_field = "max_tokens"
 
     def headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
         if self.settings.api_key:
             headers["Authorization"] = f"Bearer {self.settings.api_key}"
-        if self.name == "openrouter":
+        if self.name == providers.OPENROUTER:
             headers["X-Title"] = "gaia2-runner"
         return headers
 
