@@ -145,11 +145,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _refused_key(self, route: str | None) -> bool:
-        """Answer 401 (and say so) when a key is required and this request does not present it."""
+    def _refused_key(self, route: str | None, body: Any = None) -> bool:
+        """Answer 401 (and say so) when a key is required and this request does not present it.
+        The request is recorded before the answer goes out: a client that reads `requests` once it
+        has its 401 must find it there."""
         key = self.fake.api_key
         if key is None or key in _credentials(self.headers, self.path):
             return False
+        self.fake.record({"time": time.time(), "method": self.command, "path": self.path, "route": None,
+                          "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body,
+                          "refused": "api_key"})
         self._send_json(401, wire.error_body(route or "chat", 401, "fake_llm: incorrect API key provided"))
         return True
 
@@ -157,7 +162,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.startswith("/_fake/requests"):
             self._send_json(200, {"requests": self.fake.requests})
         elif self._refused_key(None):
-            self._record_other()
+            return
         else:
             self._record_other()
             self._send_json(404, {"error": "not found"})
@@ -183,10 +188,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake.set_script(body)
             return self._send_json(200, {"ok": True})
         route, stream_path = route_of(self.path)
-        if self._refused_key(route):
-            return self.fake.record({"time": time.time(), "method": "POST", "path": self.path, "route": None,
-                                     "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body,
-                                     "refused": "api_key"})
+        if self._refused_key(route, body):
+            return
         if route is not None and isinstance(body, dict) and PREFLIGHT_MARKER in raw:
             return self._probe(route, body, stream_path)
         self.fake.record({"time": time.time(), "method": "POST", "path": self.path, "route": route,
