@@ -26,6 +26,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 CLI = [sys.executable, "-m", "gaia2_runner.cli"]
 ENDS_WITHIN_S = 15.0  # issue 20's bound for a stopped server, whole command included
 KEY = "sk-preflight-SECRET-42"
+EVENTS_SETTLE_S = 10.0  # how long podman's event log may trail the API
 
 
 @pytest.fixture
@@ -53,17 +54,25 @@ def url(server: FakeLLM | int) -> str:
     return f"http://{HOST_GATEWAY}:{port}/v1"
 
 
-def containers_created(backend, since: float, out: Path) -> list[str]:
+def containers_created(backend, since: float, out: Path, at_least: int = 0) -> list[str]:
     """The gaia2.scenario_id labels of the containers podman created since `since` for runs into
-    `out` (from its event log: containers are removed by the time a run ends)."""
-    resp = backend.client.api.get("/events", params={
-        "since": str(int(since) - 1), "until": str(int(time.time()) + 1), "stream": "false",
-        "filters": json.dumps({"type": ["container"], "event": ["create"]})})
-    resp.raise_for_status()
-    events = [json.loads(line) for line in resp.text.splitlines() if line.strip()]
-    labels = [(e.get("Actor") or {}).get("Attributes") or {} for e in events]
-    return [attrs.get(LABEL_SCENARIO_ID, "") for attrs in labels
-            if attrs.get(LABEL_RUNNER) == "1" and attrs.get(LABEL_OUTPUT_DIR, "").startswith(str(out.resolve()))]
+    `out` (from its event log: containers are removed by the time a run ends). Podman's event log
+    can trail the API by a moment (CI once read it empty straight after a run), so it is read again
+    until it holds `at_least` creations or EVENTS_SETTLE_S has passed."""
+    deadline = time.monotonic() + EVENTS_SETTLE_S
+    while True:
+        resp = backend.client.api.get("/events", params={
+            "since": str(int(since) - 1), "until": str(int(time.time()) + 1), "stream": "false",
+            "filters": json.dumps({"type": ["container"], "event": ["create"]})})
+        resp.raise_for_status()
+        events = [json.loads(line) for line in resp.text.splitlines() if line.strip()]
+        labels = [(e.get("Actor") or {}).get("Attributes") or {} for e in events]
+        created = [attrs.get(LABEL_SCENARIO_ID, "") for attrs in labels
+                   if attrs.get(LABEL_RUNNER) == "1"
+                   and attrs.get(LABEL_OUTPUT_DIR, "").startswith(str(out.resolve()))]
+        if len(created) >= at_least or time.monotonic() > deadline:
+            return created
+        time.sleep(0.5)
 
 
 def assert_stopped_before_any_scenario(proc, out: Path, backend, since: float, *fragments: str) -> str:
@@ -85,7 +94,7 @@ def test_a_stopped_server_ends_the_job_in_seconds_and_so_does_a_dry_run(images, 
     print(f"\nstopped server: the job ended after {seconds:.1f}s (bound {ENDS_WITHIN_S:g}s)")
     line = assert_stopped_before_any_scenario(proc, tmp_path / "out", backend, since, f"--base-url {dead}",
                                               "connection refused", "0.0.0.0")
-    assert containers_created(backend, since, tmp_path / "out") == [PREFLIGHT_ID]  # the check ran in one
+    assert containers_created(backend, since, tmp_path / "out", at_least=1) == [PREFLIGHT_ID]  # the check ran in one
     assert seconds < ENDS_WITHIN_S
     assert judge.probes and not judge.requests  # the judge was checked too, and found healthy
 
@@ -132,7 +141,8 @@ def test_a_healthy_server_lets_the_run_proceed_as_before(images, backend, fake, 
     # Two agent probes (plain, one tool) and the judge's, all outside the scripted conversation.
     assert len(fake.probes) == 3 and [r["route"] for r in fake.llm_requests()] == ["chat", "chat"]
     assert "warning" not in proc.stderr.lower()
-    assert containers_created(backend, since, tmp_path / "out") == [PREFLIGHT_ID, "demo_calendar_add_event"]
+    created = containers_created(backend, since, tmp_path / "out", at_least=2)
+    assert created == [PREFLIGHT_ID, "demo_calendar_add_event"]
 
 
 def test_a_model_that_answers_tools_with_text_is_a_warning_and_no_preflight_skips_it(images, backend, judge, fake,
