@@ -38,6 +38,7 @@ from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.scan import ScenarioRef
 from gaia2_runner.output.read.scenario import ScenarioData, load
 from . import page, render
+from .index_charts import index_charts
 from .stats import counts, grouped, incomplete_note, reason_groups, stopped_note, summary_rows, table_rows
 
 CACHE_FILE = "rows.json"
@@ -227,6 +228,7 @@ class Site:
         config = (run_config or {}).get("config")
         return {
             "rows": table_rows(groups, runs), "runs": runs, "k": k, "counts": tallies,
+            "charts": index_charts(rows, k),
             "reasons": reason_groups(rows),
             "incomplete": ", ".join(filter(None, (incomplete_note(tallies), stopped_note(summary)))),
             "splits": sorted({key[0] for key in groups if key[0]}),
