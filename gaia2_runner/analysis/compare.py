@@ -30,6 +30,8 @@ class Flip:
     b: float
     a_reason: str = ""
     b_reason: str = ""
+    a_dirs: list[str] = field(default_factory=list)  # its runs' directories from A's root (trace pages)
+    b_dirs: list[str] = field(default_factory=list)
 
     @property
     def direction(self) -> str:
@@ -54,6 +56,7 @@ class Comparison:
     overall: Delta
     splits: dict[str, Delta]
     flips: list[Flip] = field(default_factory=list)
+    pairs: list[Flip] = field(default_factory=list)  # every scenario both have, flipped or not
     only_a: list[Key] = field(default_factory=list)
     only_b: list[Key] = field(default_factory=list)
     unchanged: int = 0
@@ -70,11 +73,13 @@ def compare(a: Path, b: Path) -> Comparison:
     for split in sorted({k[0] for k in common}):
         result.splits[split] = _delta([k for k in common if k[0] == split], rows_a, rows_b)
     for key in common:
-        score_a, score_b = _score(rows_a[key]), _score(rows_b[key])
-        if score_a == score_b:
+        pair = Flip(key[0], key[1], _score(rows_a[key]), _score(rows_b[key]), _reason(rows_a[key]),
+                    _reason(rows_b[key]), [r.dir for r in rows_a[key]], [r.dir for r in rows_b[key]])
+        result.pairs.append(pair)
+        if pair.a == pair.b:
             result.unchanged += 1
-            continue
-        result.flips.append(Flip(key[0], key[1], score_a, score_b, _reason(rows_a[key]), _reason(rows_b[key])))
+        else:
+            result.flips.append(pair)
     result.flips.sort(key=lambda f: (f.direction, f.split, f.scenario_id))
     return result
 
