@@ -4,7 +4,9 @@ success rate moved, with a standard error that accounts for the pairing.
 Per scenario, its score is the fraction of its runs that passed (a run without a verdict counts as
 a failure, as in the headline rate). The delta is mean(B) - mean(A) over the scenarios both runs
 have; its SE is the sample STD of the per-scenario differences / sqrt(n) (a paired comparison:
-the scenario-to-scenario spread that both runs share cancels out).
+the scenario-to-scenario spread that both runs share cancels out), and its 95% interval is
+delta ± t(n-1) · SE (Student's t), cut to the possible -100 … +100 points. With one scenario in
+common there is no spread: no SE, no interval. Two runs with no scenario in common are an error.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.read.record import RunRecord, load_rows
-from gaia2_runner.output.summary import NO_SPLIT, mean, sample_std
+from gaia2_runner.output.summary import NO_SPLIT, mean, sample_std, t_95
 
 from .runs import is_output_dir
 
@@ -40,13 +42,18 @@ class Flip:
 
 @dataclass
 class Delta:
-    """Success rate of A and B over the scenarios both have, B - A, and its paired SE."""
+    """Success rate of A and B over the scenarios both have, B - A, its paired SE and 95%
+    interval (None below two scenarios), and how many scenarios B fixed and broke."""
 
     scenarios: int
     a: float | None
     b: float | None
     delta: float | None
     se: float | None
+    low: float | None = None
+    high: float | None = None
+    fixed: int = 0
+    broke: int = 0
 
 
 @dataclass
@@ -68,6 +75,9 @@ def compare(a: Path, b: Path) -> Comparison:
             raise Gaia2Error(f"{path}: not an output directory of a gaia2-runner run (no run_config.json)")
     rows_a, rows_b = _by_scenario(load_rows(a)), _by_scenario(load_rows(b))
     common = sorted(set(rows_a) & set(rows_b))
+    if not common:
+        raise Gaia2Error(f"{a} ({_count(rows_a)}) and {b} ({_count(rows_b)}) have no finished scenario in "
+                         "common: compare runs of the same scenarios")
     result = Comparison(a=a, b=b, overall=_delta(common, rows_a, rows_b), splits={},
                         only_a=sorted(set(rows_a) - set(rows_b)), only_b=sorted(set(rows_b) - set(rows_a)))
     for split in sorted({k[0] for k in common}):
@@ -105,6 +115,14 @@ def _delta(keys: list[Key], rows_a: dict[Key, list[RunRecord]], rows_b: dict[Key
     a = [_score(rows_a[k]) for k in keys]
     b = [_score(rows_b[k]) for k in keys]
     diffs = [y - x for x, y in zip(a, b)]
-    std = sample_std(diffs)
-    se = std / math.sqrt(len(diffs)) if std is not None else None
-    return Delta(len(keys), mean(a), mean(b), mean(diffs), se)
+    delta = Delta(len(keys), mean(a), mean(b), mean(diffs), None,
+                  fixed=sum(d > 0 for d in diffs), broke=sum(d < 0 for d in diffs))
+    if len(diffs) > 1 and delta.delta is not None:
+        delta.se = (sample_std(diffs) or 0.0) / math.sqrt(len(diffs))
+        half = t_95(len(diffs) - 1) * delta.se
+        delta.low, delta.high = max(-1.0, delta.delta - half), min(1.0, delta.delta + half)
+    return delta
+
+
+def _count(rows: dict[Key, list[RunRecord]]) -> str:
+    return "no finished scenario" if not rows else "1 scenario" if len(rows) == 1 else f"{len(rows)} scenarios"

@@ -146,8 +146,10 @@ def test_report_fits_80_columns(case):
         summary, k = summarize(pass_at_3_records(), 3, 1234.5, 30), 3
     text = render(render_summary(summary))
     assert_fits(text)
-    assert_headers_whole(text, ["split", "runs", "infra", "success", "± SE", "STD", "avg s", "STD s",
+    spread = ["± SE", "STD"] if k > 1 else []  # with k = 1 there is none to show (issue 23)
+    assert_headers_whole(text, ["split", "runs", "infra", "success", *spread, "avg s", "STD s",
                                 "scenarios", f"pass@{k}", f"pass^{k}"])
+    assert ("k = 1: no spread" in text) == (k == 1) and ("± 0.0%" not in text or k > 1)
     assert "INCOMPLETE" in text  # both cases have runs without a verdict
     if case == "pass_at_3":
         for name in ("execution", "adaptability", "overall"):
@@ -155,15 +157,16 @@ def test_report_fits_80_columns(case):
 
 
 def test_report_numbers_sit_under_their_headers():
-    """100% over 9 demo runs: the rate, its SE and STD are three cells on the split's one line."""
+    """100% over 9 demo runs (k = 1): no ± SE or STD columns, since one repetition has no spread
+    (issue 23: the report used to print `± 0.0%`, a standard error that does not exist)."""
     rows = [record(sid, total_s=4.1 + i) for i, sid in enumerate(DEMO_IDS)]  # mean 8.1, STD 2.7
     text = render(render_summary(summarize(rows, 1, 23.2, 9)))
-    assert header_line(text, "split").split() == ["split", "runs", "infra", "success", "±", "SE", "STD",
-                                                  "avg", "s", "STD", "s"]
+    assert header_line(text, "split").split() == ["split", "runs", "infra", "success", "avg", "s", "STD", "s"]
     runs_row, scenarios_row = [line.split() for line in text.splitlines() if line.startswith("default")]
-    assert runs_row == ["default", "9", "0", "100.0%", "0.0%", "0.0%", "8.1", "2.7"]
+    assert runs_row == ["default", "9", "0", "100.0%", "8.1", "2.7"]
     assert scenarios_row == ["default", "9", "9", "(100.0%)", "9", "(100.0%)"]
-    assert "micro success rate: 100.0% ± 0.0% (STD 0.0%)" in text and "INCOMPLETE" not in text
+    assert "micro success rate: 100.0% (k = 1: no spread)" in text and "INCOMPLETE" not in text
+    assert "±" not in text
     text = render(render_summary(summarize(rows[:8], 1, 23.2, 9)))  # interrupted before the last one
     assert "INCOMPLETE: runs without a result yet: 1 (rerun the same command)" in text
 

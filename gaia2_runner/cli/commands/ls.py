@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from gaia2_runner.analysis import RunInfo, describe, find_output_dirs
+from gaia2_runner.analysis import describe, find_output_dirs
 from gaia2_runner.cli.console import out
-from gaia2_runner.cli.display import add_fixed, add_name, compact_table, name_cell, pct
+from gaia2_runner.cli.display import add_fixed, add_name, compact_table, name_cell, pct, who_ran
 from gaia2_runner.cli.errors import friendly
-from gaia2_runner.engine.image_pin import short_id
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.text import printable
@@ -43,11 +42,3 @@ def ls_cmd(
     out.print(table)
     raise typer.Exit(EXIT_OK)
 
-
-def who_ran(info: RunInfo) -> list[str]:
-    """Lines under the run's path: agent kind and provider/model, the judge, the image (its id
-    when recorded) and the runner's version."""
-    model = "/".join(x for x in (info.provider, info.model) if x) or "-"
-    image = short_id(info.image_id) if info.image_id else info.image or "-"
-    return [f"{info.agent or '-'} · {model}", f"judge {info.judge or '-'}",
-            f"image {image} · v{info.runner_version or '-'}"]
