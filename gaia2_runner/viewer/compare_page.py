@@ -13,6 +13,7 @@ from markupsafe import Markup
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.atomic import write_bytes_atomic
 from gaia2_runner.output.layout import TRACE_PAGE_FILE
+from gaia2_runner.output.read.labels import run_labels
 from gaia2_runner.output.read.safe_io import output_root
 from .charts import Bar, bar_chart, percent
 from .render import STATIC, render, url_path
@@ -60,7 +61,7 @@ def write_compare_page(result: Any, path: Path) -> Path:
     page_dir, root_a, root_b = path.resolve().parent, output_root(result.a), output_root(result.b)
     links = [(trace_links(root_a, f.a_dirs, page_dir), trace_links(root_b, f.b_dirs, page_dir)) for f in result.flips]
     text = render("compare.html.j2", result=result, deltas=deltas, fixed=fixed, broke=len(result.flips) - fixed,
-                  points=_points, links=links, zip=zip, chart=a_vs_b_chart(result.pairs),
+                  points=_points, links=links, zip=zip, labels=(run_labels(root_a, None), run_labels(root_b, None)), chart=a_vs_b_chart(result.pairs),
                   css=(STATIC / "viewer.css").read_text(encoding="utf-8"))
     write_bytes_atomic(path, text.encode("utf-8", errors="replace"))
     return path

@@ -3,6 +3,7 @@ where the page is written), the A-vs-B chart, no script."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -69,3 +70,16 @@ def test_a_flip_without_a_trace_page_has_no_link(tmp_path: Path) -> None:
     cell = re.search(r'<td class="traces">(.*?)</td>', (tmp_path / "cmp.html").read_text()).group(1)
     assert re.findall(r">([AB])</a>", cell) == ["B"]
     assert os.path.relpath(b, tmp_path) + "/search/s1/trace.html" in cell
+
+
+def test_the_header_names_both_runs_models(tmp_path: Path) -> None:
+    a = run_tree(tmp_path / "a", {"s1": "pass"})
+    b = run_tree(tmp_path / "b", {"s1": "fail"})
+    config = json.loads((b / "run_config.json").read_text())
+    config["config"]["agent"]["model"] = "claude-y"
+    (b / "run_config.json").write_text(json.dumps(config))
+    write_compare_page(compare(a, b), tmp_path / "cmp.html")
+    html = (tmp_path / "cmp.html").read_text()
+    assert "<h1>B - A: claude-y vs gpt-x</h1>" in html
+    models = re.findall(r'<td class="legend-([ab])">[AB]</td><td class="model"><b>([^<]+)</b>', html)
+    assert models == [("a", "gpt-x"), ("b", "claude-y")]
