@@ -17,9 +17,9 @@ from pathlib import Path
 
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.read.record import RunRecord, load_rows
+from gaia2_runner.output.read.run_files import require_run
 from gaia2_runner.output.summary import NO_SPLIT, mean, sample_std, t_95
 
-from .runs import is_output_dir
 
 Key = tuple[str, str]  # (split, scenario_id)
 
@@ -71,8 +71,7 @@ class Comparison:
 
 def compare(a: Path, b: Path) -> Comparison:
     for path in (a, b):
-        if not is_output_dir(path):
-            raise Gaia2Error(f"{path}: not an output directory of a gaia2-runner run (no run_config.json)")
+        require_run(path)
     rows_a, rows_b = _by_scenario(load_rows(a)), _by_scenario(load_rows(b))
     common = sorted(set(rows_a) & set(rows_b))
     if not common:

@@ -8,12 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.layout import RUN_CONFIG_FILE, SUMMARY_FILE
 from gaia2_runner.output.read.labels import run_labels
 from gaia2_runner.output.read.record import load_rows
-from gaia2_runner.output.read.run_files import first_run_config, read_summary
+from gaia2_runner.output.read.run_files import first_run_config, holds_run, read_summary
 from gaia2_runner.output.read.safe_io import output_root
-from gaia2_runner.output.read.scan import run_dirs_of
 from gaia2_runner.output.summary import summarize
 
 MAX_FOUND = 10_000  # output directories one `ls` lists: a typo must not walk a whole disk
@@ -43,8 +41,7 @@ class RunInfo:
 
 
 def is_output_dir(path: Path) -> bool:
-    path = output_root(path)
-    return any((d / RUN_CONFIG_FILE).is_file() for d in run_dirs_of(path)) or (path / SUMMARY_FILE).is_file()
+    return holds_run(output_root(path))
 
 
 def find_output_dirs(paths: list[Path]) -> list[Path]:
