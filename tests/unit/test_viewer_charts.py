@@ -98,3 +98,15 @@ def test_pages_keep_their_content_security_policy(tmp_path: Path) -> None:
         assert "<style" not in html and not re.search(r"\sstyle=", html)
         assert not re.search(r"<script(?![^>]*\ssrc=)", html)  # every script is a file
         assert not re.search(r"\son[a-z]+=", html)  # no event handler attributes
+
+
+def test_index_and_trace_pages_say_what_ran(tmp_path: Path) -> None:
+    """The labels (output/read/labels.py) on the index and each trace page: agent kind, model, judge."""
+    root = run_tree(tmp_path / "a", {"s1": "pass"})
+    Site(root).refresh()
+    index = (root / "index.html").read_text()
+    labels = index[index.index('id="labels"'):index.index("</dl>", index.index('id="labels"'))]
+    assert "<dt>agent</dt><dd>llm</dd>" in labels and "<dt>model</dt><dd>gpt-x</dd>" in labels
+    assert "<dt>provider</dt><dd>openai</dd>" in labels
+    page = (root / "search" / "s1" / "trace.html").read_text()
+    assert "<dt>model</dt><dd>m-1</dd>" in page  # the model the calls name
