@@ -28,7 +28,7 @@ from gaia2_runner.engine.scenario_run import env_secrets
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.inputs import check_path_text
 from gaia2_runner.output.layout import INDEX_FILE, RESULTS_LOG_FILE, RUNNER_LOG_FILE, SUMMARY_FILE
-from gaia2_runner.output.runner_log import RunnerLog, summary_line
+from gaia2_runner.output.runner_log import RESULTS_SEPARATOR, RunnerLog, summary_line
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.resources import checkout_candidates
 from gaia2_runner.sandbox.leftovers import Leftover
@@ -149,4 +149,8 @@ def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = Fal
     if outcome.interrupted:
         out.print("[yellow]interrupted: rerun the same command to finish the remaining scenarios[/]")
     style = "green" if outcome.summary.complete and not outcome.interrupted else "yellow"
-    out.print(Text(printable(summary_line(outcome)), style=f"bold {style}"), soft_wrap=True)
+    # runner.log keeps it as one line; here the results' path goes on a line of its own, and
+    # whatever is still wider than the terminal wraps (a long path folds), so no line passes 80.
+    head, _, where = summary_line(outcome).rpartition(RESULTS_SEPARATOR)
+    out.print(Text(printable(head), style=f"bold {style}"))
+    out.print(Text(printable(RESULTS_SEPARATOR.lstrip(" ·") + where), style=f"bold {style}", overflow="fold"))

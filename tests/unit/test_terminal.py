@@ -267,11 +267,12 @@ def test_show_outcome_ends_with_the_summary_line(tmp_path):
     rows = demo_records()
     show_outcome(outcome_for(tmp_path, rows), console, per_scenario=True)
     text = console.export_text()
-    *tables, last = text.splitlines()
-    assert_fits("\n".join(tables))
-    # The summary is one line whatever the width (a terminal may wrap it; nothing breaks it).
-    assert last == summary_line(outcome_for(tmp_path, rows))
-    assert last.startswith("9 runs: 7 pass, 1 fail, 1 error · success 77.8% · INCOMPLETE · 23.2 s · results: ")
+    assert_fits(text)  # the summary too (issue 23: it was one line of 118 characters at 80 columns)
+    *tables, head, where = text.splitlines()
+    # runner.log keeps the one line; the terminal puts the results' path on a line of its own
+    assert f"{head} · {where}" == summary_line(outcome_for(tmp_path, rows))
+    assert head == "9 runs: 7 pass, 1 fail, 1 error · success 77.8% · INCOMPLETE · 23.2 s"
+    assert where == f"results: {tmp_path}"
 
 
 def test_runner_log(tmp_path):
@@ -311,3 +312,28 @@ def test_runner_log_that_cannot_be_written_warns_once(tmp_path):
     for job in jobs(tmp_path, ["a", "b"]):
         observer.scenario_finished(job, record(job.ref.scenario_id))
     assert len(warnings) == 1 and "RunnerLog.run_started failed" in warnings[0] and "runner.log" in warnings[0]
+
+
+def test_on_a_terminal_the_failed_runs_are_listed_once_the_bar_is_done(tmp_path):
+    """run-dataset shows no verdict lines on a terminal: the failures scrolled by unseen (issue 23),
+    so they are listed under the finished bar, each cut to the width."""
+    stream = io.StringIO()
+    console = Console(file=stream, width=80, force_terminal=True, force_interactive=True, color_system=None)
+    todo, rows = jobs(tmp_path, DEMO_IDS), demo_records()
+    rows[7].update(success=False, failure_reasons=["turn 1: the agent booked the wrong day"])
+    with DatasetProgress(console) as display:
+        display.run_started(len(todo), 0)
+        for job, row in zip(todo, rows):
+            display.scenario_finished(job, row)
+        display.run_finished(None)
+    output = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", stream.getvalue())
+    after = output.split("failed (2 of 9):", 1)[1].splitlines()[1:]
+    assert [line.split()[:2] for line in after] == [["FAIL", DEMO_IDS[3]], ["FAIL", DEMO_IDS[7]]]
+    assert after[0].endswith("…") and all(len(line) <= 80 for line in after)
+    assert after[1] == f"FAIL {DEMO_IDS[7]} 11.1s: turn 1: the agent booked the wrong day"
+    plain = Lines()
+    display = DatasetProgress(Console(file=plain, width=80, force_terminal=False))
+    display.run_started(1, 0)
+    display.scenario_finished(todo[3], rows[3])
+    display.run_finished(None)
+    assert "failed (" not in plain.getvalue()  # without a terminal every verdict already had its line
