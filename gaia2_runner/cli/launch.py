@@ -17,6 +17,7 @@ from gaia2_runner.cli.plan_view import describe_plan
 from gaia2_runner.cli.progress import DatasetProgress
 from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_env_file
+from gaia2_runner.config.schema import BY_NAME
 from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
 from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.engine.hosts import connect_first
@@ -40,7 +41,7 @@ from rich.console import Console
 from rich.text import Text
 
 # Options the four doors share, with one help text each.
-RETRY_HELP = "Also rerun runs that ended without a verdict (start failure, timeout, crash)."
+RETRY_HELP = BY_NAME["retry"].help  # the setting's own text: what engine/jobs.select reruns
 ENV_FILE_HELP = "dotenv file with API keys (default: .env next to the config or in the current directory)."
 DRY_RUN_HELP = ("Check everything, the model endpoints too (one short container, unless --no-preflight), "
                 "and print the plan; no scenario starts.")
