@@ -142,3 +142,18 @@ def test_ls_shows_the_agent_kind_model_judge_image_and_version(tmp_path: Path) -
     text = result.output
     assert "custom · openai/gpt-x" in text and "judge openai/judge-m" in text
     assert "image " + "cd" * 6 in text and "v9.9.9" in text and "oracle" not in text
+
+
+def test_an_agent_command_the_container_cannot_split_is_one_error_line(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from gaia2_runner.errors import Gaia2Error
+
+    monkeypatch.delenv(COMMAND, raising=False)
+    unbalanced = "python3 agent.py --token 's3cr3t"
+    with pytest.raises(Gaia2Error, match="cannot be split into words") as caught:
+        _config(tmp_path, env=[f"{COMMAND}={unbalanced}"])
+    assert "--env" in str(caught.value) and "s3cr3t" not in str(caught.value)
+    monkeypatch.setenv(COMMAND, unbalanced)  # the host's variable is passed on: checked the same way
+    with pytest.raises(Gaia2Error, match="the environment's GAIA2_AGENT_COMMAND"):
+        _config(tmp_path)
+    assert _config(tmp_path, env=[f"{COMMAND}=sh -c 'echo \"a b\" | wc -w'"])  # --env wins; quotes balance
