@@ -11,7 +11,8 @@ from gaia2_runner.output.read.record import RunRecord
 from gaia2_runner.output.read.scenario import ScenarioData, call_cost_of, failure_reasons, text_of
 from gaia2_runner.output.read.trace_parsers import LlmCall
 from gaia2_runner.output.read.trace_parsers.model import as_num, pretty
-from .trace_parts import event_without_task, judge_checks, messages_without_task, unknown_tool_calls, verdict_view
+from gaia2_runner.output.read.trace_parsers.offered import unknown_tool_count
+from .trace_parts import event_without_task, judge_checks, messages_without_task, verdict_view
 
 CLIP = 20_000  # characters of one tool result or message shown inline; the files keep everything
 
@@ -153,7 +154,7 @@ def context(data: ScenarioData, row: RunRecord, siblings: list[dict[str, Any]],
         "verdict": verdict_view(error, failure_reasons(result), turns, overall, diffs),
         "diffs": diffs,
         "judge_checks": judge_checks(data.events),
-        "unknown_tools": unknown_tool_calls(calls),
+        "unknown_tools": unknown_tool_count(calls),  # already in row.tool_errors: shown as a part
         "prev_page": neighbours[0],
         "next_page": neighbours[1],
         "error": error,

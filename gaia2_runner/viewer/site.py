@@ -43,7 +43,7 @@ from .index_charts import index_charts
 from .stats import counts, grouped, incomplete_note, reason_groups, stopped_note, summary_rows, table_rows
 
 CACHE_FILE = "rows.json"
-CACHE_VERSION = 4
+CACHE_VERSION = 5  # 5: tool_errors counts calls to tools never offered
 RAW_INPUTS = (RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE, AGENT_RESPONSE_FILE)
 
 

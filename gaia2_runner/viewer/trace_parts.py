@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from gaia2_runner.output.read.scenario import text_of
-from gaia2_runner.output.read.trace_parsers import LlmCall, Message
+from gaia2_runner.output.read.trace_parsers import Message
 from gaia2_runner.output.turns import turn_number
 
 TASK_MIN = 16  # a task this long or longer is replaced wherever it is quoted; a shorter one only when it is the whole text
@@ -96,8 +96,3 @@ def judge_checks(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                                     "checker": text_of(check.get("checker")), "ok": check.get("ok") is True,
                                     "not_sent": check.get("agent_chars"), "limit": check.get("limit")})
     return out
-
-
-def unknown_tool_calls(calls: list[LlmCall]) -> int:
-    """Calls to tool names the model was never offered: tool errors no events.jsonl line records."""
-    return sum(len(c.unknown_tools) for c in calls)

@@ -4,6 +4,7 @@ tools the model was never offered counted and badged as tool errors."""
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 import re
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from viewer_synth import write_jsonl, write_scenario
 
+from gaia2_runner.analysis import export_rows, load_rows
 from gaia2_runner.output.read.trace_parsers import parse_line
 from gaia2_runner.output.read.trace_parsers.offered import offered_names
 from gaia2_runner.viewer import Site
@@ -114,3 +116,23 @@ def test_a_made_up_tool_name_is_a_tool_error(tmp_path: Path) -> None:
     page = (directory / "trace.html").read_text()
     assert re.search(r'<dt>tool errors</dt><dd><span class="badge s-fail">1</span> <span class="dim">\(1 to unknown tools\)', page)
     assert 'class="badge s-fail" title="the model called a tool it was not offered: a tool error">unknown tool CalendarApp__invent_event<' in page
+
+
+def test_index_and_export_count_unknown_tools_like_the_trace_page(tmp_path: Path) -> None:
+    """One tool call that raised (events.jsonl) and one call to a tool never offered (trace.jsonl):
+    the record, the index's table, the export and the trace page all say 2."""
+    offered = [{"type": "function", "function": {"name": "CalendarApp__add_calendar_event"}}]
+    directory = write_scenario(tmp_path / "s", "s", random.Random(1), state="fail")
+    events = [json.loads(line) for line in (directory / "events.jsonl").read_text().splitlines()]
+    assert not [e for e in events if e.get("kind") == "tool_call" and e.get("ok") is False]
+    write_jsonl(directory / "events.jsonl", events + [{"kind": "tool_call", "ok": False, "error": "ValueError: x",
+                                                       "wall_time": events[-1]["wall_time"] + 1}])
+    write_jsonl(directory / "trace.jsonl", [json.loads(_trace_line(offered, "CalendarApp__invent_event"))])
+    assert [r.tool_errors for r in load_rows(tmp_path)] == [2]
+    dest, _ = export_rows(tmp_path, "csv", tmp_path / "runs.csv")
+    assert [row["tool_errors"] for row in csv.DictReader(dest.open())] == ["2"]
+    Site(tmp_path).refresh()
+    index = (tmp_path / "index.html").read_text()
+    assert '<td data-v="2"><span class="badge s-fail">2</span></td>' in index
+    page = (directory / "trace.html").read_text()
+    assert re.search(r'<dt>tool errors</dt><dd><span class="badge s-fail">2</span> <span class="dim">\(1 to unknown tools\)', page)

@@ -17,6 +17,7 @@ from .safe_io import output_root
 from .scan import ScenarioRef, find_scenarios
 from .scenario import ScenarioData, call_cost_of, failure_reasons, load, short, status_of, text_of
 from .trace_parsers.model import as_int, as_num
+from .trace_parsers.offered import unknown_tool_count
 
 STATUSES = ("pass", "fail", "error", "running", "pending")
 _NOT_EXPORTED = {"export": False}  # field metadata: where the run lives on disk, for the viewer only
@@ -38,7 +39,7 @@ class RunRecord:
     turns: int | None = None
     failed_turn: int | None = None
     actions: int | None = None
-    tool_errors: int = 0  # tool calls that raised (the agent saw an error)
+    tool_errors: int = 0  # tool calls that raised (the agent saw an error), calls to tools never offered included
     llm_calls: int = 0
     tokens_in: int | None = None
     tokens_out: int | None = None
@@ -125,7 +126,8 @@ def record_of(data: ScenarioData) -> RunRecord:
         record.reason = f"turn {current_turn_number(doc) or 1}/{as_int(doc.get('nb_turns')) or '?'}"
     _from_calls(record, data)
     _label(record, data.labels, result or {})
-    record.tool_errors = sum(1 for e in data.events if e.get("kind") == "tool_call" and e.get("ok") is False)
+    record.tool_errors = (sum(1 for e in data.events if e.get("kind") == "tool_call" and e.get("ok") is False)
+                          + unknown_tool_count(data.calls))
     sims = [t for t in (as_num(e.get("sim_time")) for e in data.events) if t is not None]
     if sims:
         record.sim_start, record.sim_end = min(sims), max(sims)

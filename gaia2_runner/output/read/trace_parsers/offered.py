@@ -7,7 +7,9 @@ plus the built-in runtime's `text_tool_calls`, whose `error` says when a name wa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
+
+from .model import LlmCall
 
 UNKNOWN_PREFIX = "unknown tool"  # how the built-in runtime words it (runtimes/llm/text_calls.py)
 
@@ -45,3 +47,9 @@ def unknown_calls(request: Any, called: list[str], text_calls: Any) -> list[str]
         unknown += [str(c.get("name") or "?") for c in text_calls
                     if isinstance(c, dict) and isinstance(c.get("error"), str) and c["error"].startswith(UNKNOWN_PREFIX)]
     return unknown
+
+
+def unknown_tool_count(calls: Iterable[LlmCall]) -> int:
+    """Calls to tool names the model was never offered: tool errors no events.jsonl line records,
+    so the run's tool-error count (RunRecord.tool_errors) adds them to the events' failed calls."""
+    return sum(len(call.unknown_tools) for call in calls)
