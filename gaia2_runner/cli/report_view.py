@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from gaia2_runner.output.summary import GroupStats, Rate, Summary
+from gaia2_runner.output.summary import NO_SPREAD, GroupStats, Rate, Summary
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -18,7 +18,6 @@ from gaia2_runner.cli.display import add_fixed, add_name, compact_table, pct
 from gaia2_runner.text import printable
 
 MAX_SPLIT_WIDTH = 20
-NO_SPREAD = "k = 1: no spread"  # instead of a `± 0.0%` that measures nothing
 
 
 def rate_text(rate: Rate) -> str:

@@ -32,6 +32,9 @@ RATE_POLICY = ("success_rate counts every run, as ARE does (a run without a verd
                "a run set with infra errors or missing runs is incomplete")
 
 
+NO_SPREAD = "k = 1: no spread"  # said instead of a `± 0.0%` that measures nothing (Rate.has_spread)
+
+
 @dataclass
 class Rate:
     """A rate measured once per repetition: mean, sample STD across repetitions, SE = STD/sqrt(n)."""

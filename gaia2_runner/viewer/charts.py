@@ -15,6 +15,8 @@ from typing import Callable, Iterable
 
 from markupsafe import Markup
 
+from gaia2_runner.output.summary import NO_SPREAD
+
 from .render import render
 
 PLOT_W = 360.0  # drawing area of a chart, in SVG user units (pixels at 100 %)
@@ -115,7 +117,7 @@ def bar_chart(name: str, title: str, bars: list[Bar], **options: object) -> Mark
 def rate_bar(label: str, value: float, se: float | None, k: int, cls: str = "") -> Bar:
     """A success rate with its standard error (ARE's: STD of the k per-run rates / √k); k = 1 has
     no spread, so no error bar and a title that says so."""
-    spread = f" ± {percent(se)} (SE over {k} runs)" if k > 1 and se is not None else " (k = 1: no spread)" if k == 1 else ""
+    spread = f" ± {percent(se)} (SE over {k} runs)" if k > 1 and se is not None else f" ({NO_SPREAD})" if k == 1 else ""
     return Bar(label, value, se if k > 1 and se else None, cls, f"{label}: {percent(value)}{spread}")
 
 

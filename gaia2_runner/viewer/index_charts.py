@@ -7,7 +7,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from gaia2_runner.output.read.record import RunRecord
-from gaia2_runner.output.summary import summarize
+from gaia2_runner.output.summary import NO_SPREAD, summarize
 
 from .charts import Bar, bar_chart, histogram, percent, rate_bar
 
@@ -26,7 +26,7 @@ def index_charts(rows: list[RunRecord], k: int) -> list[Markup]:
         groups["overall"] = summary.overall
     bars = [rate_bar(name, stats.success_rate.value or 0.0, stats.success_rate.se, k,
                      "total" if name == "overall" else "") for name, stats in groups.items()]
-    note = "k = 1: no spread" if k == 1 else f"error bars: ± SE over the {k} runs (ARE's: STD of the per-run rates / √k)"
+    note = NO_SPREAD if k == 1 else f"error bars: ± SE over the {k} runs (ARE's: STD of the per-run rates / √k)"
     charts = [bar_chart(SUCCESS_BY_SPLIT, "Success rate by split", bars, y_max=1.0, fmt=percent, caption=note)]
     if k > 1:
         per_run = [Bar(f"run {i}", rate or 0.0, title=f"run {i}: {percent(rate)}" if rate is not None else f"run {i}: no run finished")

@@ -3,6 +3,7 @@ difference B - A with its 95% interval and the flip counts."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -13,8 +14,11 @@ from cli_support import invoke
 from gaia2_runner.analysis import compare
 from gaia2_runner.cli.report_view import NO_SPREAD, rate_text, render_summary
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.layout import SUMMARY_FILE
 from gaia2_runner.output.summary import Rate, summarize, t_95
-from viewer_synth import run_tree
+from gaia2_runner.viewer import Site
+from gaia2_runner.viewer.stats import summary_rows
+from viewer_synth import dataset_tree, run_tree
 
 
 def _record(sid: str, success: bool, run_index: int = 1) -> dict:
@@ -96,3 +100,28 @@ def test_compare_per_split_table_fits_80_columns(tmp_path: Path) -> None:
     assert "95% interval" in out.output and "fixed" in out.output and "broke" in out.output
     assert "search " in out.output and "time " in out.output
     assert max(map(len, out.output.splitlines())) <= 80
+
+
+def _index_summary_table(root: Path, summary: dict) -> str:
+    """The index's summary.json table, for a run tree whose summary.json is `summary`."""
+    (root / SUMMARY_FILE).write_text(json.dumps(summary))
+    Site(root).refresh()
+    page = (root / "index.html").read_text()
+    table = page[page.index("<h3>summary.json"):]
+    return table[:table.index("</table>")]
+
+
+def test_the_index_prints_no_plus_minus_for_one_repetition(tmp_path: Path) -> None:
+    dataset_tree(tmp_path / "k1", 2, splits=("search",))
+    one = summarize([_record("a", True), _record("b", False)], pass_at=1).to_dict()
+    assert one["overall"]["success_rate"]["se"] == 0.0  # summary.json holds a 0 that measures nothing
+    table = _index_summary_table(tmp_path / "k1", one)
+    assert f"50.0% <span class=\"dim small\">({NO_SPREAD})</span>" in table and "±" not in table
+    older = json.loads(json.dumps(one))  # a summary.json written before per_run: its pass_at decides
+    del older["splits"]["search"]["success_rate"]["per_run"]
+    assert [(r["se"], r["no_spread"]) for r in summary_rows(older)] == [(None, NO_SPREAD)]
+    dataset_tree(tmp_path / "k2", 2, splits=("search",), pass_at=2)
+    two = summarize([_record("a", True), _record("b", True), _record("a", True, 2), _record("b", False, 2)],
+                    pass_at=2).to_dict()
+    table = _index_summary_table(tmp_path / "k2", two)
+    assert "success rate ± SE</th>" in table and "75.0% ± 25.0%" in table and NO_SPREAD not in table
