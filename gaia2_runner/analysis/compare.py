@@ -4,7 +4,9 @@ success rate moved, with a standard error that accounts for the pairing.
 Per scenario, its score is the fraction of its runs that passed (a run without a verdict counts as
 a failure, as in the headline rate). The delta is mean(B) - mean(A) over the scenarios both runs
 have; its SE is the sample STD of the per-scenario differences / sqrt(n) (a paired comparison:
-the scenario-to-scenario spread that both runs share cancels out).
+the scenario-to-scenario spread that both runs share cancels out), and its 95% interval is
+delta ± t(n-1) · SE (Student's t), cut to the possible -100 … +100 points. With one scenario in
+common there is no spread: no SE, no interval. Two runs with no scenario in common are an error.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from pathlib import Path
 
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.read.record import RunRecord, load_rows
-from gaia2_runner.output.summary import NO_SPLIT, mean, sample_std
+from gaia2_runner.output.read.run_files import require_run
+from gaia2_runner.output.summary import NO_SPLIT, mean, sample_std, t_95
 
-from .runs import is_output_dir
 
 Key = tuple[str, str]  # (split, scenario_id)
 
@@ -30,6 +32,8 @@ class Flip:
     b: float
     a_reason: str = ""
     b_reason: str = ""
+    a_dirs: list[str] = field(default_factory=list)  # its runs' directories from A's root (trace pages)
+    b_dirs: list[str] = field(default_factory=list)
 
     @property
     def direction(self) -> str:
@@ -38,13 +42,18 @@ class Flip:
 
 @dataclass
 class Delta:
-    """Success rate of A and B over the scenarios both have, B - A, and its paired SE."""
+    """Success rate of A and B over the scenarios both have, B - A, its paired SE and 95%
+    interval (None below two scenarios), and how many scenarios B fixed and broke."""
 
     scenarios: int
     a: float | None
     b: float | None
     delta: float | None
     se: float | None
+    low: float | None = None
+    high: float | None = None
+    fixed: int = 0
+    broke: int = 0
 
 
 @dataclass
@@ -54,6 +63,7 @@ class Comparison:
     overall: Delta
     splits: dict[str, Delta]
     flips: list[Flip] = field(default_factory=list)
+    pairs: list[Flip] = field(default_factory=list)  # every scenario both have, flipped or not
     only_a: list[Key] = field(default_factory=list)
     only_b: list[Key] = field(default_factory=list)
     unchanged: int = 0
@@ -61,20 +71,24 @@ class Comparison:
 
 def compare(a: Path, b: Path) -> Comparison:
     for path in (a, b):
-        if not is_output_dir(path):
-            raise Gaia2Error(f"{path}: not an output directory of a gaia2-runner run (no run_config.json)")
+        require_run(path)
     rows_a, rows_b = _by_scenario(load_rows(a)), _by_scenario(load_rows(b))
     common = sorted(set(rows_a) & set(rows_b))
+    if not common:
+        raise Gaia2Error(f"{a} ({_count(rows_a)}) and {b} ({_count(rows_b)}) have no finished scenario in "
+                         "common: compare runs of the same scenarios")
     result = Comparison(a=a, b=b, overall=_delta(common, rows_a, rows_b), splits={},
                         only_a=sorted(set(rows_a) - set(rows_b)), only_b=sorted(set(rows_b) - set(rows_a)))
     for split in sorted({k[0] for k in common}):
         result.splits[split] = _delta([k for k in common if k[0] == split], rows_a, rows_b)
     for key in common:
-        score_a, score_b = _score(rows_a[key]), _score(rows_b[key])
-        if score_a == score_b:
+        pair = Flip(key[0], key[1], _score(rows_a[key]), _score(rows_b[key]), _reason(rows_a[key]),
+                    _reason(rows_b[key]), [r.dir for r in rows_a[key]], [r.dir for r in rows_b[key]])
+        result.pairs.append(pair)
+        if pair.a == pair.b:
             result.unchanged += 1
-            continue
-        result.flips.append(Flip(key[0], key[1], score_a, score_b, _reason(rows_a[key]), _reason(rows_b[key])))
+        else:
+            result.flips.append(pair)
     result.flips.sort(key=lambda f: (f.direction, f.split, f.scenario_id))
     return result
 
@@ -100,6 +114,14 @@ def _delta(keys: list[Key], rows_a: dict[Key, list[RunRecord]], rows_b: dict[Key
     a = [_score(rows_a[k]) for k in keys]
     b = [_score(rows_b[k]) for k in keys]
     diffs = [y - x for x, y in zip(a, b)]
-    std = sample_std(diffs)
-    se = std / math.sqrt(len(diffs)) if std is not None else None
-    return Delta(len(keys), mean(a), mean(b), mean(diffs), se)
+    delta = Delta(len(keys), mean(a), mean(b), mean(diffs), None,
+                  fixed=sum(d > 0 for d in diffs), broke=sum(d < 0 for d in diffs))
+    if len(diffs) > 1 and delta.delta is not None:
+        delta.se = (sample_std(diffs) or 0.0) / math.sqrt(len(diffs))
+        half = t_95(len(diffs) - 1) * delta.se
+        delta.low, delta.high = max(-1.0, delta.delta - half), min(1.0, delta.delta + half)
+    return delta
+
+
+def _count(rows: dict[Key, list[RunRecord]]) -> str:
+    return "no finished scenario" if not rows else "1 scenario" if len(rows) == 1 else f"{len(rows)} scenarios"

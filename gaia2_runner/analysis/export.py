@@ -10,9 +10,9 @@ from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.atomic import json_bytes, write_bytes_atomic
 from gaia2_runner.output.layout import EXPORT_FILE_STEM
 from gaia2_runner.output.read.record import COLUMNS, RunRecord, load_rows
+from gaia2_runner.output.read.run_files import require_run
 
 from . import are_export
-from .runs import is_output_dir
 
 TABLE_FORMATS = ("csv", "jsonl", "parquet")
 DIRECTORY_FORMATS = ("are", "leaderboard")  # written as directories (analysis/are_export.py)
@@ -41,6 +41,9 @@ def export(output_dir: Path, fmt: str, dest: Path | None = None, hf_split: str =
         count, missing = are_export.export_are(output_dir, dest)
     else:
         count, missing = are_export.export_leaderboard(output_dir, dest, hf_split)
+    if count == 0:
+        raise Gaia2Error(f"{output_dir}: none of its {len(missing)} finished runs has ARE's trace (runs from "
+                         "before this runner version): nothing to export in ARE's formats")
     return dest, count, missing
 
 
@@ -62,8 +65,8 @@ def upload(folder: Path, repo: str) -> str:
 
 
 def _check_output_dir(output_dir: Path) -> None:
-    if not is_output_dir(output_dir):
-        raise Gaia2Error(f"{output_dir}: not an output directory of a gaia2-runner run (no run_config.json)")
+    """A run with at least one finished run: an export of nothing is an error, not an empty file."""
+    require_run(output_dir, finished=True)
 
 
 def export_rows(output_dir: Path, fmt: str, dest: Path | None = None) -> tuple[Path, int]:

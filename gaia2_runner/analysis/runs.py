@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.layout import RUN_CONFIG_FILE, SUMMARY_FILE
+from gaia2_runner.output.read.labels import run_labels
 from gaia2_runner.output.read.record import load_rows
-from gaia2_runner.output.read.run_files import first_run_config, read_summary
+from gaia2_runner.output.read.run_files import first_run_config, holds_run, read_summary
 from gaia2_runner.output.read.safe_io import output_root
-from gaia2_runner.output.read.scan import run_dirs_of
 from gaia2_runner.output.summary import summarize
 
 MAX_FOUND = 10_000  # output directories one `ls` lists: a typo must not walk a whole disk
@@ -25,10 +24,13 @@ class RunInfo:
 
     path: Path
     command: str | None = None
+    agent: str | None = None  # the kind (output/agent_kind.py): oracle, llm, are-default, a harness, custom
     model: str | None = None
-    harness: str | None = None
+    provider: str | None = None
     image: str | None = None
+    image_id: str | None = None
     judge: str | None = None
+    runner_version: str | None = None
     started_at: str | None = None
     scenarios: int = 0
     runs: int = 0
@@ -39,8 +41,7 @@ class RunInfo:
 
 
 def is_output_dir(path: Path) -> bool:
-    path = output_root(path)
-    return any((d / RUN_CONFIG_FILE).is_file() for d in run_dirs_of(path)) or (path / SUMMARY_FILE).is_file()
+    return holds_run(output_root(path))
 
 
 def find_output_dirs(paths: list[Path]) -> list[Path]:
@@ -70,15 +71,14 @@ def describe(path: Path) -> RunInfo:
     info = RunInfo(path=path)
     config = first_run_config(root)
     summary = read_summary(root)
+    labels = run_labels(root, None)
+    info.agent, info.model, info.provider, info.judge = labels.agent, labels.model, labels.provider, labels.judge
+    info.image_id, info.runner_version = labels.image_id, labels.runner_version
     if config:
         settings = config.get("config") if isinstance(config.get("config"), dict) else {}
         agent = settings.get("agent") if isinstance(settings.get("agent"), dict) else {}
-        judge = settings.get("judge") if isinstance(settings.get("judge"), dict) else {}
         info.command = _str(config.get("command"))
         info.image = _str(config.get("image")) or _str(agent.get("image"))
-        info.model = _str(agent.get("model")) or _str(agent.get("provider"))
-        info.harness = _str(agent.get("harness")) or _str(agent.get("runtime")) or _str(agent.get("provider"))
-        info.judge = "/".join(x for x in (_str(judge.get("provider")), _str(judge.get("model"))) if x) or None
         info.started_at = _str(config.get("started_at"))
         info.pass_at = _int(config.get("pass_at")) or 1
     rows = load_rows(root)

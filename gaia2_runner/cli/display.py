@@ -8,14 +8,18 @@ give up width when the terminal is narrow.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from gaia2_runner.engine.image_pin import short_id
 from gaia2_runner.output.runner_log import duration_s, result_reason, verdict_word
 from gaia2_runner.text import printable
+
+if TYPE_CHECKING:
+    from gaia2_runner.analysis import RunInfo
 
 MAX_ERROR_ROWS = 30
 MAX_NAME_WIDTH = 40  # a longer scenario id folds, so the reason keeps some room at 80 columns
@@ -122,3 +126,12 @@ def errors_table(records: list[dict[str, Any]]) -> Table | None:
     if len(rows) > MAX_ERROR_ROWS:
         table.caption = f"… and {len(rows) - MAX_ERROR_ROWS} more (see results.jsonl)"
     return table
+
+
+def who_ran(info: RunInfo) -> list[str]:
+    """What ran, for `ls` and `compare`: agent kind and provider/model, the judge, the image (its
+    id when recorded) and the runner's version."""
+    model = "/".join(x for x in (info.provider, info.model) if x) or "-"
+    image = short_id(info.image_id) if info.image_id else info.image or "-"
+    return [f"{info.agent or '-'} · {model}", f"judge {info.judge or '-'}",
+            f"image {image} · v{info.runner_version or '-'}"]

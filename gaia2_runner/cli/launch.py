@@ -17,6 +17,7 @@ from gaia2_runner.cli.plan_view import describe_plan
 from gaia2_runner.cli.progress import DatasetProgress
 from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_env_file
+from gaia2_runner.config.schema import BY_NAME
 from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
 from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.engine.hosts import connect_first
@@ -28,7 +29,7 @@ from gaia2_runner.engine.scenario_run import env_secrets
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.inputs import check_path_text
 from gaia2_runner.output.layout import INDEX_FILE, RESULTS_LOG_FILE, RUNNER_LOG_FILE, SUMMARY_FILE
-from gaia2_runner.output.runner_log import RunnerLog, summary_line
+from gaia2_runner.output.runner_log import RESULTS_SEPARATOR, RunnerLog, summary_line
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.resources import checkout_candidates
 from gaia2_runner.sandbox.leftovers import Leftover
@@ -40,7 +41,7 @@ from rich.console import Console
 from rich.text import Text
 
 # Options the four doors share, with one help text each.
-RETRY_HELP = "Also rerun runs that ended without a verdict (start failure, timeout, crash)."
+RETRY_HELP = BY_NAME["retry"].help  # the setting's own text: what engine/jobs.select reruns
 ENV_FILE_HELP = "dotenv file with API keys (default: .env next to the config or in the current directory)."
 DRY_RUN_HELP = ("Check everything, the model endpoints too (one short container, unless --no-preflight), "
                 "and print the plan; no scenario starts.")
@@ -149,4 +150,8 @@ def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = Fal
     if outcome.interrupted:
         out.print("[yellow]interrupted: rerun the same command to finish the remaining scenarios[/]")
     style = "green" if outcome.summary.complete and not outcome.interrupted else "yellow"
-    out.print(Text(printable(summary_line(outcome)), style=f"bold {style}"), soft_wrap=True)
+    # runner.log keeps it as one line; here the results' path goes on a line of its own, and
+    # whatever is still wider than the terminal wraps (a long path folds), so no line passes 80.
+    head, _, where = summary_line(outcome).rpartition(RESULTS_SEPARATOR)
+    out.print(Text(printable(head), style=f"bold {style}"))
+    out.print(Text(printable(RESULTS_SEPARATOR.lstrip(" ·") + where), style=f"bold {style}", overflow="fold"))

@@ -12,6 +12,7 @@ import typing
 from typing import Any, Callable, Iterable, List, Optional
 
 import typer
+import typer.models
 from gaia2_runner.config import SETTINGS, Setting
 
 # How each kind of setting reads on the command line (None: not given, the config file decides).
@@ -33,9 +34,10 @@ def settings_named(*sections: str, exclude: Iterable[str] = ()) -> list[Setting]
 def _option(setting: Setting, help_override: str | None) -> inspect.Parameter:
     help_text = help_override or setting.help
     if setting.kind == "bool":
-        default = typer.Option(False, setting.flag, help=help_text)
+        default = typer.Option(False, setting.flag, help=help_text, rich_help_panel=setting.help_panel)
     else:
-        default = typer.Option(None, setting.flag, help=help_text, show_default=False)
+        default = typer.Option(None, setting.flag, help=help_text, show_default=False,
+                               rich_help_panel=setting.help_panel)
     return inspect.Parameter(setting.name, inspect.Parameter.KEYWORD_ONLY, default=default,
                              annotation=_KIND_TYPES[setting.kind])
 
@@ -61,7 +63,11 @@ def with_settings(settings: list[Setting], help_overrides: dict[str, str] | None
             values = {k: (None if v is False else False if k in negative else v) for k, v in values.items()}
             return fn(settings=values, **kwargs)
 
-        params = own + added
+        # Settings first, so `--help` lists their panels (target, agent, judge, execution, output)
+        # in that order; keyword-only throughout, as typer passes every parameter by name.
+        keyword = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
+        arguments = [p for p in keyword if isinstance(p.default, typer.models.ArgumentInfo)]
+        params = arguments + added + [p for p in keyword if p not in arguments]
         command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
         command.__annotations__ = {p.name: p.annotation for p in params}
         return command

@@ -32,6 +32,7 @@ from rich.text import Text
 from gaia2_runner.cli.display import VERDICT_STYLES
 
 PLAIN_REASON_CHARS = 300  # a CI log line: long enough to read the reason, short of a page
+MAX_FAILED_LISTED = 30  # failed runs listed under the bar when it is done (the rest: results.jsonl)
 BAR_WIDTH = 20  # the whole bar line then fits 80 columns
 
 
@@ -44,6 +45,7 @@ class DatasetProgress(RunObserver):
         self.per_scenario = per_scenario or verbose or not self.live
         self.counts = {"PASS": 0, "FAIL": 0, "ERROR": 0}
         self.total = 0
+        self.failed: list[str] = []  # verdict lines of failed runs, listed once the bar is done
         self._lock = threading.Lock()
         self.progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(bar_width=BAR_WIDTH), MofNCompleteColumn(),
@@ -90,6 +92,9 @@ class DatasetProgress(RunObserver):
             self.counts[word] += 1
             done, counts = sum(self.counts.values()), self._counts()
         self.progress.update(self.task, advance=1, counts=counts)
+        if word == "FAIL" and not self.per_scenario:
+            with self._lock:
+                self.failed.append(verdict_line(job_label(job), result, reason_limit=PLAIN_REASON_CHARS))
         if self.per_scenario or word == "ERROR":
             limit = None if self.live else PLAIN_REASON_CHARS  # a terminal line is cut at its width
             line = verdict_line(job_label(job), result, reason_limit=limit)
@@ -105,4 +110,14 @@ class DatasetProgress(RunObserver):
         self.log("interrupted: no new scenarios; stopping the running ones…", "yellow")
 
     def run_finished(self, outcome: Any) -> None:
+        """Stop the bar; on a terminal without verdict lines, list the failed runs under it (their
+        lines scrolled by unseen; runs without a verdict get the table that follows)."""
         self.progress.stop()
+        if not self.failed:
+            return
+        shown = sorted(self.failed)
+        self.console.print(Text(f"failed ({len(shown)} of {self.total}):", style="bold red"))
+        for line in shown[:MAX_FAILED_LISTED]:
+            self.console.print(Text(printable(line)), no_wrap=True, overflow="ellipsis", crop=True)
+        if len(shown) > MAX_FAILED_LISTED:
+            self.console.print(Text(f"… and {len(shown) - MAX_FAILED_LISTED} more (see results.jsonl)", style="dim"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from gaia2_runner.output.summary import GroupStats, Rate, Summary
+from gaia2_runner.output.summary import NO_SPREAD, GroupStats, Rate, Summary
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -21,9 +21,12 @@ MAX_SPLIT_WIDTH = 20
 
 
 def rate_text(rate: Rate) -> str:
-    """ARE's wording, for the lines under the tables: `53.3% ± 6.7% (STD 11.5%)`."""
+    """ARE's wording, for the lines under the tables: `53.3% ± 6.7% (STD 11.5%)`; with one
+    repetition `53.3% (k = 1: no spread)`."""
     if rate.value is None:
         return "-"
+    if not rate.has_spread:
+        return f"{pct(rate.value)} ({NO_SPREAD})"
     return f"{pct(rate.value)} ± {pct(rate.se)} (STD {pct(rate.std)})"
 
 
@@ -42,16 +45,20 @@ def _table(title: str | None) -> Table:
 
 
 def runs_table(summary: Summary) -> Table:
-    """Per split: runs, infra errors, success rate ± SE (STD) over the k runs, run seconds."""
+    """Per split: runs, infra errors, success rate ± SE (STD) over the k runs, run seconds; with
+    k = 1 no ± SE and STD columns (a caption says there is no spread)."""
+    spread = summary.pass_at > 1
     table = _table(f"gaia2-runner report: runs (k = {summary.pass_at})")
-    for name in ("runs", "infra", "success", "± SE", "STD", "avg s", "STD s"):
+    for name in ("runs", "infra", "success", *(("± SE", "STD") if spread else ()), "avg s", "STD s"):
         add_fixed(table, name)
+    if not spread:
+        table.caption = f"success: {NO_SPREAD} (--pass-at K runs each scenario K times)"
 
     def row(s: GroupStats) -> list[str | Text]:
         rate, seconds = s.success_rate, s.avg_run_duration_s
-        spread = ["-", "-"] if rate.value is None else [pct(rate.se), pct(rate.std)]
+        cells = ["-", "-"] if not rate.has_spread else [pct(rate.se), pct(rate.std)]
         return [str(s.runs), Text(str(s.infra_errors), style="yellow" if s.infra_errors else ""),
-                Text(pct(rate.value), style="bold"), *spread,
+                Text(pct(rate.value), style="bold"), *(cells if spread else []),
                 _secs(seconds), _secs(None if seconds is None else s.run_duration_std_s or 0)]
 
     _fill(table, summary, row)

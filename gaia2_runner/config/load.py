@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
@@ -213,10 +214,28 @@ def validate(config: RunConfig) -> None:
         raise Gaia2Error(f"{config.where('provider')}: provider {config.agent.provider!r} needs a model: "
                          "set [agent] model or pass --model")
     validate_judge(config)
+    check_agent_command(config)
     if r.shard is not None:
         parse_shard(r.shard, config.where("shard"))
     if r.hosts:
         parse_hosts(r.hosts, r.concurrency, config.where("hosts"))
+
+
+def check_agent_command(config: RunConfig, environ: Mapping[str, str] | None = None) -> None:
+    """The container splits GAIA2_AGENT_COMMAND into words with POSIX shell quoting (shlex.split in
+    the daemon's agent_process.agent_command; no pipes, `&&` or `$VAR` expansion): a value it cannot
+    split is one error line here, not a crashed container. The value is never printed."""
+    name = contract.ENV_AGENT_COMMAND
+    given = name in config.agent.env
+    value = config.agent.env[name] if given else (os.environ if environ is None else environ).get(name)
+    if not value:
+        return
+    try:
+        shlex.split(value)
+    except ValueError as exc:
+        where = config.where("env") if given else f"the environment's {name}"
+        raise Gaia2Error(f"{where}: {name} cannot be split into words ({exc}): it is split with POSIX shell "
+                         "quoting; close the quote, or run `sh -c '…'` for pipes, && or $VARS") from None
 
 
 def check_bounds(config: RunConfig, sections: tuple[str, ...]) -> None:

@@ -87,14 +87,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("cost_limit", "run", "cost_limit", "float",
             "USD for the whole job at the price table's rates: once the finished runs cost this much, no "
             "further scenario starts; what ran is kept (default: none).", minimum=0, unit="USD"),
-    Setting("retry", "run", "retry", "bool", "Rerun only runs that ended without a verdict (infrastructure errors).",
-            default=False),
+    Setting("retry", "run", "retry", "bool",
+            "Also rerun the runs that ended without a verdict (an infrastructure error: a start failure, a "
+            "crash, no final status in time, a configuration fault) and those whose files a podman outage "
+            "lost. Verdicts are kept, an agent's time-out included (it is judged).", default=False),
     Setting("noise", "run", "noise", "bool",
             "ARE's noise mode: random tool failures, augmented tool names/descriptions, random ENV events.",
             default=False),
-    Setting("output_dir", "run", "output_dir", "path", "Where results go."),
+    Setting("output_dir", "run", "output_dir", "path", "Where results go.", panel="output"),
     Setting("log_level", "run", "log_level", "str", "INFO, or DEBUG to log every scenario.",
-            default=D.DEFAULT_LOG_LEVEL, choices=D.LOG_LEVELS),
+            default=D.DEFAULT_LOG_LEVEL, choices=D.LOG_LEVELS, panel="output"),
     Setting("shard", "run", "shard", "str",
             "Run only slice I of N (I/N, e.g. 2/8) of the planned scenarios; merge with `aggregate`."),
     # None: $GAIA2_SWEEP decides, else on (sandbox/leftovers.py sweep_wanted).

@@ -31,6 +31,12 @@ KIND_WORDS = {
 }
 
 
+# The groups `--help` shows settings in (cli/options.py); a setting's section gives its panel
+# unless its declaration names another (`panel`).
+PANELS = {"target": "Target", "agent": "Agent", "judge": "Judge", "execution": "Execution", "output": "Output"}
+SECTION_PANELS = {"target": "target", "agent": "agent", "judge": "judge", "run": "execution"}
+
+
 def type_ok(kind: str, value: Any) -> bool:
     """Whether a TOML value fits a setting's kind (bool is not an int here)."""
     if kind in ("str", "path"):
@@ -72,6 +78,12 @@ class Setting:
     env_var: str | None = None  # a host environment variable that also sets it
     secret: bool = False
     flag_name: str | None = None  # when the flag is not the name with dashes
+    panel: str | None = None  # the `--help` group (a key of PANELS) when not its section's
+
+    @property
+    def help_panel(self) -> str:
+        """The title of the `--help` group this setting's option is listed in."""
+        return PANELS[self.panel or SECTION_PANELS[self.section]]
 
     @property
     def flag(self) -> str:

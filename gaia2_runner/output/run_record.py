@@ -6,11 +6,13 @@ it ends. Secrets never reach it: the configuration goes through `config.redacted
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from gaia2_runner import __version__
 from gaia2_runner.config import RunConfig, redacted
+from gaia2_runner.output.agent_kind import agent_kind, command_given
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.config.harnesses import get_harness
 from gaia2_runner.output.layout import RUN_CONFIG_FILE
@@ -19,14 +21,20 @@ from gaia2_runner.output.layout import RUN_CONFIG_FILE
 def run_record(config: RunConfig, *, command: str, run_index: int, pass_at: int, retry: bool,
                started_at: str, finished_at: str | None,
                scenarios: Iterable[tuple[str, str | None, Path]],
-               shard: dict[str, Any] | None = None, image_id: str | None = None) -> dict[str, Any]:
+               shard: dict[str, Any] | None = None, image_id: str | None = None,
+               environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The document for one run directory; `scenarios` are (scenario_id, split, path) triples;
     `shard` (engine/shards.py plan_identity) when a shard wrote it; `image_id` the image the run
-    is pinned to (engine/image_pin.py): what its containers run, whatever `image` names now."""
+    is pinned to (engine/image_pin.py): what its containers run, whatever `image` names now.
+    `agent_kind` (output/agent_kind.py) also sees a GAIA2_AGENT_COMMAND the host passes on
+    (`environ`, default os.environ), which the settings do not record."""
     listed = [{"scenario_id": sid, "split": split, "path": str(path)} for sid, split, path in scenarios]
+    settings = redacted(config)
+    custom = command_given(config.agent.env, os.environ if environ is None else environ)
     return {
         "runner_version": __version__,
         "command": command,
+        "agent_kind": agent_kind(settings["agent"], custom_command=custom),
         "image": config.agent.image,
         "image_id": image_id,
         **({"harness": harness_record(config.agent.harness)} if config.agent.harness else {}),
@@ -35,7 +43,7 @@ def run_record(config: RunConfig, *, command: str, run_index: int, pass_at: int,
         "retry": retry,
         "started_at": started_at,
         "finished_at": finished_at,
-        "config": redacted(config),
+        "config": settings,
         "scenario_count": len(listed),
         "scenarios": listed,
         **({"shard": shard} if shard else {}),

@@ -78,6 +78,9 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
+RESULTS_SEPARATOR = " · results: "  # before the output directory, the summary line's last part
+
+
 def summary_line(outcome: Any) -> str:
     """The whole run in one line (engine.dataset_run.DatasetOutcome, duck-typed), e.g.
     `9 runs: 9 pass, 0 fail, 0 error · success 100.0% · complete · 23.2 s · results: out/demo`."""
@@ -93,8 +96,7 @@ def summary_line(outcome: Any) -> str:
              f"success {_pct(summary.overall.success_rate.value)}", state]
     if summary.job_duration_s is not None:
         parts.append(f"{summary.job_duration_s:.1f} s")
-    parts.append(f"results: {outcome.output_dir}")
-    return " · ".join(parts)
+    return " · ".join(parts) + f"{RESULTS_SEPARATOR}{outcome.output_dir}"
 
 
 class RunnerLog:

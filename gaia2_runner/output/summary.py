@@ -32,6 +32,9 @@ RATE_POLICY = ("success_rate counts every run, as ARE does (a run without a verd
                "a run set with infra errors or missing runs is incomplete")
 
 
+NO_SPREAD = "k = 1: no spread"  # said instead of a `± 0.0%` that measures nothing (Rate.has_spread)
+
+
 @dataclass
 class Rate:
     """A rate measured once per repetition: mean, sample STD across repetitions, SE = STD/sqrt(n)."""
@@ -40,6 +43,12 @@ class Rate:
     std: float | None = None
     se: float | None = None
     per_run: list[float | None] = field(default_factory=list)
+
+    @property
+    def has_spread(self) -> bool:
+        """Whether STD and SE measure anything: at least two repetitions had runs (with k = 1 they
+        are 0 by definition, not a measurement, and are never shown as `± 0.0%`)."""
+        return sum(v is not None for v in self.per_run) > 1
 
 
 @dataclass
@@ -104,6 +113,25 @@ def sample_std(values: list[float]) -> float | None:
         return 0.0
     m = sum(values) / len(values)
     return math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
+
+
+# Two-sided 95% quantiles of Student's t for 1 … 30 degrees of freedom (standard tables); beyond,
+# the Cornish-Fisher series in `t_95` is within 0.001 of them.
+_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+        2.045, 2.042)
+Z95 = 1.959964
+
+
+def t_95(df: int) -> float:
+    """The factor of a 95% interval, mean ± t_95(n - 1) · SE, for a mean of n values."""
+    if df < 1:
+        raise ValueError("a 95% interval needs at least two values")
+    if df <= len(_T95):
+        return _T95[df - 1]
+    z = Z95
+    return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
 
 
 def rate_over_runs(per_run: list[float | None]) -> Rate:

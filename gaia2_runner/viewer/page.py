@@ -11,6 +11,8 @@ from gaia2_runner.output.read.record import RunRecord
 from gaia2_runner.output.read.scenario import ScenarioData, call_cost_of, failure_reasons, text_of
 from gaia2_runner.output.read.trace_parsers import LlmCall
 from gaia2_runner.output.read.trace_parsers.model import as_num, pretty
+from gaia2_runner.output.read.trace_parsers.offered import unknown_tool_count
+from .trace_parts import event_without_task, judge_checks, messages_without_task, verdict_view
 
 CLIP = 20_000  # characters of one tool result or message shown inline; the files keep everything
 
@@ -73,21 +75,25 @@ def _side_by_side(oracle: dict[str, Any], attempt: dict[str, Any] | None) -> lis
     return rows
 
 
-def timeline(data: ScenarioData) -> list[dict[str, Any]]:
-    """Events and LLM calls in time order; calls carry only the messages new since the last call."""
+def timeline(data: ScenarioData, tasks: list[str] | None = None) -> list[dict[str, Any]]:
+    """Events and LLM calls in time order; calls carry only the messages new since the last call;
+    a user message that repeats the task (`tasks`) points to it instead."""
+    tasks = tasks or []
     items: list[dict[str, Any]] = []
     for index, event in enumerate(data.events):
         if event.get("kind") == "judge_detail":  # shown in the verdict, as expected vs actual
             continue
         items.append({"type": "event", "kind": str(event.get("kind") or "?"), "t": _float(event.get("wall_time")),
-                      "order": (1, index), "e": event, "turn": turn_number(event), **sim_clock(event.get("sim_time"))})
+                      "order": (1, index), "e": event_without_task(event, tasks), "turn": turn_number(event),
+                      **sim_clock(event.get("sim_time"))})
     cumulative_in = cumulative_out = 0
     for index, call in enumerate(data.calls):
         usage = call.response.usage
         cumulative_in += usage.input or 0
         cumulative_out += usage.output or 0
         items.append({"type": "llm", "kind": "llm_call", "t": call.timestamp, "order": (0, index), "c": call,
-                      "index": index, "new_messages": call.messages, "skipped": call.earlier_messages,
+                      "index": index, "new_messages": messages_without_task(call.messages, tasks),
+                      "skipped": call.earlier_messages,
                       "cum_in": cumulative_in, "cum_out": cumulative_out, "cost": call_cost_of(call)})
     start = min((i["t"] for i in items if i["t"] is not None), default=None)
     for item in items:
@@ -95,18 +101,6 @@ def timeline(data: ScenarioData) -> list[dict[str, Any]]:
     # Items without a time keep their file order, after the timed ones.
     items.sort(key=lambda i: (i["t"] is None, i["t"] or 0.0, i["order"]))
     return items
-
-
-def verdict_texts(judgment: Any, turns: list[dict[str, Any]], reasons: list[str]) -> dict[str, Any]:
-    """Each rationale once: the per-turn table keeps its own; the overall rationale and the failure
-    reasons only when they say something the table does not."""
-    shown = {text_of(t.get("rationale") or t.get("error")).strip() for t in turns} - {""}
-    overall = text_of(judgment.get("rationale")).strip() if isinstance(judgment, dict) else ""
-    if overall in shown:
-        overall = ""
-    shown.add(overall)
-    return {"overall": overall,
-            "reasons": [r for r in reasons if r.strip() and not any(r.strip() in s or (s and s in r) for s in shown)]}
 
 
 def sim_clock(value: Any) -> dict[str, str]:
@@ -144,21 +138,26 @@ def context(data: ScenarioData, row: RunRecord, siblings: list[dict[str, Any]],
     calls: list[LlmCall] = data.calls
     # Numbered from 1 whatever the runner that wrote them (output/turns.py reads older runs too).
     turns = [{**t, "number": turn_number(t)} for t in turns or list(judgments.values())]
+    tasks = task_of(data.events)
+    error = text_of(result.get("error") or doc.get("error"))
+    diffs = [d for d in judge_diffs(data.events) if not d["success"]]
+    overall = text_of(judgment.get("rationale")) if isinstance(judgment, dict) else ""
     return {
         "row": row,
         "result": result,
         "status_doc": doc,
-        "task": task_of(data.events),
-        "items": timeline(data),
+        "task": tasks,
+        "items": timeline(data, tasks),
         "sim_span": sim_span(result),
-        "turns": turns,
         "judgment": judgment if isinstance(judgment, dict) else None,
         "failed_turn": failed_turn_number(judgment),
-        "verdict": verdict_texts(judgment, turns, failure_reasons(result)),
-        "diffs": [d for d in judge_diffs(data.events) if not d["success"]],
+        "verdict": verdict_view(error, failure_reasons(result), turns, overall, diffs),
+        "diffs": diffs,
+        "judge_checks": judge_checks(data.events),
+        "unknown_tools": unknown_tool_count(calls),  # already in row.tool_errors: shown as a part
         "prev_page": neighbours[0],
         "next_page": neighbours[1],
-        "error": text_of(result.get("error") or doc.get("error")),
+        "error": error,
         "agent_response": data.agent_response,
         "files": data.files,
         "raw": data.raw,

@@ -33,15 +33,17 @@ from gaia2_runner.output.layout import (
 )
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.read import safe_io, scan
+from gaia2_runner.output.read.labels import run_labels
 from gaia2_runner.output.read.record import RunRecord, placeholder, record_of
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.scan import ScenarioRef
 from gaia2_runner.output.read.scenario import ScenarioData, load
 from . import page, render
+from .index_charts import index_charts
 from .stats import counts, grouped, incomplete_note, reason_groups, stopped_note, summary_rows, table_rows
 
 CACHE_FILE = "rows.json"
-CACHE_VERSION = 4
+CACHE_VERSION = 5  # 5: tool_errors counts calls to tools never offered
 RAW_INPUTS = (RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE, AGENT_RESPONSE_FILE)
 
 
@@ -227,6 +229,7 @@ class Site:
         config = (run_config or {}).get("config")
         return {
             "rows": table_rows(groups, runs), "runs": runs, "k": k, "counts": tallies,
+            "charts": index_charts(rows, k), "labels": run_labels(self.root, runs[0] if runs else None),
             "reasons": reason_groups(rows),
             "incomplete": ", ".join(filter(None, (incomplete_note(tallies), stopped_note(summary)))),
             "splits": sorted({key[0] for key in groups if key[0]}),

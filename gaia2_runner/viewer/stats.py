@@ -9,6 +9,7 @@ from typing import Any
 from gaia2_runner.output.runner_log import STOP_WORDS
 
 from gaia2_runner.output.read.record import RunRecord
+from gaia2_runner.output.summary import NO_SPREAD, Rate
 
 
 @dataclass
@@ -110,11 +111,25 @@ def summary_rows(summary: Any) -> list[dict[str, Any]]:
         rate = stats.get("success_rate") if isinstance(stats.get("success_rate"), dict) else {}
         verdicts = stats.get("success_rate_verdicts_only")
         verdicts = verdicts if isinstance(verdicts, dict) else {}
+        spread = _has_spread(rate, summary.get("pass_at"))
         rows.append({"name": name, "scenarios": stats.get("scenarios"), "runs": stats.get("runs"),
-                     "rate": rate.get("value"), "se": rate.get("se"), "verdict_rate": verdicts.get("value"),
+                     "rate": rate.get("value"), "se": rate.get("se") if spread else None,
+                     "no_spread": "" if spread else NO_SPREAD, "verdict_rate": verdicts.get("value"),
                      "pass_at_k": stats.get("pass_at_k_rate"), "pass_hat_k": stats.get("pass_hat_k_rate"),
                      "infra": stats.get("infra_errors"), "duration": stats.get("avg_run_duration_s")})
     return rows
+
+
+def _has_spread(rate: dict[str, Any], pass_at: Any) -> bool:
+    """Rate.has_spread on summary.json's rate (two or more repetitions had runs); a summary without
+    per-run rates has spread when it was planned with k > 1, or (no k either) when its SE is not 0."""
+    per_run = rate.get("per_run")
+    if isinstance(per_run, list):
+        return Rate(per_run=per_run).has_spread
+    if isinstance(pass_at, int) and not isinstance(pass_at, bool):
+        return pass_at > 1
+    se = rate.get("se")
+    return isinstance(se, (int, float)) and not isinstance(se, bool) and se > 0
 
 
 def table_rows(groups: dict[tuple[str, str], list[RunRecord]], runs: list[int]) -> list[dict[str, Any]]:

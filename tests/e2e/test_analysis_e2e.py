@@ -52,8 +52,10 @@ def test_compare_reports_three_broken_scenarios(runs: tuple[Path, Path], tmp_pat
     page = tmp_path / "cmp.html"
     proc = _cli("compare", str(good), str(bad), "--html", str(page))
     assert proc.returncode == 0, proc.stderr
-    assert "100.0% → 0.0%: -100.0 ± 0.0 points (3 scenarios)" in proc.stdout
-    assert "0 fixed, 3 broke, 0 unchanged" in proc.stdout
+    assert "B - A over 3 scenarios in common" in proc.stdout
+    assert "success 100.0% → 0.0%, -100.0 points, 95% interval -100.0 to -100.0" in proc.stdout
+    assert "flips: 0 fixed, 3 broke, 0 unchanged" in proc.stdout
+    assert "custom · oracle" in proc.stdout  # B ran GAIA2_AGENT_COMMAND in the oracle image: not "oracle"
     assert all(name in proc.stdout for name in DEMOS)
     assert max(map(len, proc.stdout.splitlines())) <= 80
     html = page.read_text()

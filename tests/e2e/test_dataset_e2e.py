@@ -72,8 +72,9 @@ def test_demo_dataset_pass_at_2(images, tmp_path: Path):
     assert summary["macro"]["value"] == 1.0 and summary["micro"]["value"] == 1.0
     assert "pass@2" in proc.stdout and "100.0%" in proc.stdout
     total = 2 * len(ids)
-    assert proc.stdout.splitlines()[-1].startswith(f"{total} runs: {total} pass, 0 fail, 0 error · "
-                                                   "success 100.0% · complete ·")
+    *_, head, where = proc.stdout.splitlines()  # the summary, then where the results are (≤ 80 columns)
+    assert head.startswith(f"{total} runs: {total} pass, 0 fail, 0 error · success 100.0% · complete ·")
+    assert where.startswith("results: ")
     # stderr is a pipe here: no bar, one plain line per finished run
     verdicts = [line for line in proc.stderr.splitlines() if line.startswith("[")]
     assert len(verdicts) == total and all(" PASS demo/" in line for line in verdicts)

@@ -54,7 +54,8 @@ def test_compare_refuses_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
 def test_describe_reads_config_and_recomputes_without_summary(tmp_path: Path) -> None:
     root = _tree(tmp_path / "a", {"s1": "pass", "s2": "fail", "s3": "pass", "s4": "error"})
     info = describe(root)
-    assert (info.model, info.harness, info.image, info.judge) == ("gpt-x", "openai", "img", None)
+    # the agent kind, not the provider, in the agent's place (issue 23: a provider is not an agent)
+    assert (info.agent, info.model, info.provider, info.image, info.judge) == ("llm", "gpt-x", "openai", "img", None)
     assert info.started_at.startswith("2026-02-03") and info.runs == 4 and info.scenarios == 4
     assert info.rate == 0.5 and info.complete is False  # no summary.json: recomputed, every run counts
 

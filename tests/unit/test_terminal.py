@@ -146,8 +146,10 @@ def test_report_fits_80_columns(case):
         summary, k = summarize(pass_at_3_records(), 3, 1234.5, 30), 3
     text = render(render_summary(summary))
     assert_fits(text)
-    assert_headers_whole(text, ["split", "runs", "infra", "success", "± SE", "STD", "avg s", "STD s",
+    spread = ["± SE", "STD"] if k > 1 else []  # with k = 1 there is none to show (issue 23)
+    assert_headers_whole(text, ["split", "runs", "infra", "success", *spread, "avg s", "STD s",
                                 "scenarios", f"pass@{k}", f"pass^{k}"])
+    assert ("k = 1: no spread" in text) == (k == 1) and ("± 0.0%" not in text or k > 1)
     assert "INCOMPLETE" in text  # both cases have runs without a verdict
     if case == "pass_at_3":
         for name in ("execution", "adaptability", "overall"):
@@ -155,15 +157,16 @@ def test_report_fits_80_columns(case):
 
 
 def test_report_numbers_sit_under_their_headers():
-    """100% over 9 demo runs: the rate, its SE and STD are three cells on the split's one line."""
+    """100% over 9 demo runs (k = 1): no ± SE or STD columns, since one repetition has no spread
+    (issue 23: the report used to print `± 0.0%`, a standard error that does not exist)."""
     rows = [record(sid, total_s=4.1 + i) for i, sid in enumerate(DEMO_IDS)]  # mean 8.1, STD 2.7
     text = render(render_summary(summarize(rows, 1, 23.2, 9)))
-    assert header_line(text, "split").split() == ["split", "runs", "infra", "success", "±", "SE", "STD",
-                                                  "avg", "s", "STD", "s"]
+    assert header_line(text, "split").split() == ["split", "runs", "infra", "success", "avg", "s", "STD", "s"]
     runs_row, scenarios_row = [line.split() for line in text.splitlines() if line.startswith("default")]
-    assert runs_row == ["default", "9", "0", "100.0%", "0.0%", "0.0%", "8.1", "2.7"]
+    assert runs_row == ["default", "9", "0", "100.0%", "8.1", "2.7"]
     assert scenarios_row == ["default", "9", "9", "(100.0%)", "9", "(100.0%)"]
-    assert "micro success rate: 100.0% ± 0.0% (STD 0.0%)" in text and "INCOMPLETE" not in text
+    assert "micro success rate: 100.0% (k = 1: no spread)" in text and "INCOMPLETE" not in text
+    assert "±" not in text
     text = render(render_summary(summarize(rows[:8], 1, 23.2, 9)))  # interrupted before the last one
     assert "INCOMPLETE: runs without a result yet: 1 (rerun the same command)" in text
 
@@ -264,11 +267,12 @@ def test_show_outcome_ends_with_the_summary_line(tmp_path):
     rows = demo_records()
     show_outcome(outcome_for(tmp_path, rows), console, per_scenario=True)
     text = console.export_text()
-    *tables, last = text.splitlines()
-    assert_fits("\n".join(tables))
-    # The summary is one line whatever the width (a terminal may wrap it; nothing breaks it).
-    assert last == summary_line(outcome_for(tmp_path, rows))
-    assert last.startswith("9 runs: 7 pass, 1 fail, 1 error · success 77.8% · INCOMPLETE · 23.2 s · results: ")
+    assert_fits(text)  # the summary too (issue 23: it was one line of 118 characters at 80 columns)
+    *tables, head, where = text.splitlines()
+    # runner.log keeps the one line; the terminal puts the results' path on a line of its own
+    assert f"{head} · {where}" == summary_line(outcome_for(tmp_path, rows))
+    assert head == "9 runs: 7 pass, 1 fail, 1 error · success 77.8% · INCOMPLETE · 23.2 s"
+    assert where == f"results: {tmp_path}"
 
 
 def test_runner_log(tmp_path):
@@ -308,3 +312,28 @@ def test_runner_log_that_cannot_be_written_warns_once(tmp_path):
     for job in jobs(tmp_path, ["a", "b"]):
         observer.scenario_finished(job, record(job.ref.scenario_id))
     assert len(warnings) == 1 and "RunnerLog.run_started failed" in warnings[0] and "runner.log" in warnings[0]
+
+
+def test_on_a_terminal_the_failed_runs_are_listed_once_the_bar_is_done(tmp_path):
+    """run-dataset shows no verdict lines on a terminal: the failures scrolled by unseen (issue 23),
+    so they are listed under the finished bar, each cut to the width."""
+    stream = io.StringIO()
+    console = Console(file=stream, width=80, force_terminal=True, force_interactive=True, color_system=None)
+    todo, rows = jobs(tmp_path, DEMO_IDS), demo_records()
+    rows[7].update(success=False, failure_reasons=["turn 1: the agent booked the wrong day"])
+    with DatasetProgress(console) as display:
+        display.run_started(len(todo), 0)
+        for job, row in zip(todo, rows):
+            display.scenario_finished(job, row)
+        display.run_finished(None)
+    output = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", stream.getvalue())
+    after = output.split("failed (2 of 9):", 1)[1].splitlines()[1:]
+    assert [line.split()[:2] for line in after] == [["FAIL", DEMO_IDS[3]], ["FAIL", DEMO_IDS[7]]]
+    assert after[0].endswith("…") and all(len(line) <= 80 for line in after)
+    assert after[1] == f"FAIL {DEMO_IDS[7]} 11.1s: turn 1: the agent booked the wrong day"
+    plain = Lines()
+    display = DatasetProgress(Console(file=plain, width=80, force_terminal=False))
+    display.run_started(1, 0)
+    display.scenario_finished(todo[3], rows[3])
+    display.run_finished(None)
+    assert "failed (" not in plain.getvalue()  # without a terminal every verdict already had its line

@@ -98,6 +98,7 @@ def test_a_port_out_of_range_is_one_error_line(tmp_path: Path, port: str) -> Non
 
 
 def test_a_port_in_use_is_one_error_line(tmp_path: Path) -> None:
+    dataset_tree(tmp_path, 1)  # a run to serve: a directory without one is refused first (issue 23)
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -110,12 +111,14 @@ def test_a_port_in_use_is_one_error_line(tmp_path: Path) -> None:
 
 
 def test_an_unknown_host_is_one_error_line(tmp_path: Path) -> None:
+    dataset_tree(tmp_path, 1)
     proc = _cli("serve", "--output-dir", str(tmp_path), "--host", "no-such-host.invalid")
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("error:"), proc.stderr
 
 
 def test_view_into_an_unwritable_place_is_one_error_line(tmp_path: Path) -> None:
+    dataset_tree(tmp_path, 1)
     (tmp_path / "index.html").mkdir()  # the index cannot be written over a directory
     proc = _cli("view", "--output-dir", str(tmp_path))
     assert proc.returncode == 2

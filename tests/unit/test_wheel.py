@@ -33,7 +33,7 @@ def test_wheel_installs_everything_and_runs(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     packaged = {n.rsplit("/", 1)[0].replace("/", ".") for n in names if n.endswith("/__init__.py")}
     assert _packages_in_tree() <= packaged, _packages_in_tree() - packaged
-    for asset in ("templates/index.html.j2", "templates/trace.html.j2", "static/viewer.js"):
+    for asset in ("templates/index.html.j2", "templates/trace.html.j2", "templates/chart.svg.j2", "static/viewer.js"):
         assert f"gaia2_runner/viewer/{asset}" in names
     assert "gaia2_runner/viewer/templates/compare.html.j2" in names and "gaia2_runner/pricing/prices.toml" in names
 
@@ -62,5 +62,6 @@ def test_wheel_installs_everything_and_runs(tmp_path: Path) -> None:
     assert view.returncode == 0, view.stderr
     index = (out / "index.html").read_text()
     assert "scenario_00003" in index
+    assert '<svg class="chart" data-chart=' in index  # the charts' template came from the wheel
     assert (out / "_viewer" / "viewer.js").is_file()
     assert json.loads((out / "run_config.json").read_text())["pass_at"] == 1

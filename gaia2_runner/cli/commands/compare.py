@@ -6,34 +6,72 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from gaia2_runner.analysis import compare
+from gaia2_runner.analysis import compare, describe
 from gaia2_runner.analysis.compare import Comparison, Delta
 from gaia2_runner.cli.console import out
-from gaia2_runner.cli.display import add_fixed, add_flexible, add_name, compact_table, name_cell, one_line_cell, pct
+from gaia2_runner.cli.display import (add_fixed, add_flexible, add_name, compact_table, name_cell, one_line_cell, pct,
+                                      who_ran)
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.exit_codes import EXIT_OK
+from gaia2_runner.text import printable
 from gaia2_runner.viewer.compare_page import write_compare_page
+from rich.table import Table
 from rich.text import Text
 
 MAX_FLIP_ROWS = 50
+MAX_SPLIT_WIDTH = 16
 
 
-def _delta_text(delta: Delta) -> str:
+def _points(value: float) -> str:
+    return f"{100 * value:+.1f}"
+
+
+def delta_text(delta: Delta) -> str:
+    """`100.0% → 50.0%, -50.0 points, 95% interval -80.2 to -19.8`: the paired difference B - A
+    and its interval; with one scenario there is no spread, and none is shown."""
     if delta.delta is None:
         return "no scenarios in common"
-    se = "" if delta.se is None else f" ± {100 * delta.se:.1f}"
-    return f"{pct(delta.a)} → {pct(delta.b)}: {100 * delta.delta:+.1f}{se} points ({delta.scenarios} scenarios)"
+    head = f"{pct(delta.a)} → {pct(delta.b)}, {_points(delta.delta)} points"
+    if delta.low is None or delta.high is None:
+        return f"{head} (1 scenario: no spread)"
+    return f"{head}, 95% interval {_points(delta.low)} to {_points(delta.high)}"
+
+
+def _flips(delta: Delta) -> str:
+    return f"{delta.fixed} fixed, {delta.broke} broke, {delta.scenarios - delta.fixed - delta.broke} unchanged"
+
+
+def _side(name: str, path: Path) -> Text:
+    text = Text(f"{name}: ", style="bold")
+    text.append(printable(str(path)))
+    text.append("".join("\n   " + printable(line) for line in who_ran(describe(path))), style="dim")
+    return text
+
+
+def splits_table(result: Comparison) -> Table:
+    """Per split: scenarios in common, A, B, B - A with its 95% interval, fixed and broke."""
+    table = compact_table("per split (B - A in points)")
+    add_name(table, "split", MAX_SPLIT_WIDTH)
+    for name in ("n", "A", "B", "B - A", "95% interval", "fixed", "broke"):
+        add_fixed(table, name)
+    for split, d in result.splits.items():
+        interval = "no spread" if d.low is None or d.high is None else f"{_points(d.low)} … {_points(d.high)}"
+        table.add_row(name_cell(split), str(d.scenarios), pct(d.a), pct(d.b),
+                      "-" if d.delta is None else _points(d.delta), interval, str(d.fixed), str(d.broke))
+    return table
 
 
 def print_comparison(result: Comparison) -> None:
-    out.print(Text(f"A: {result.a}\nB: {result.b}"))
-    out.print(Text(f"success rate {_delta_text(result.overall)}", style="bold"))
+    out.print(_side("A", result.a))
+    out.print(_side("B", result.b))
+    overall = result.overall
+    out.print(Text(f"B - A over {overall.scenarios} scenarios in common (paired):", style="bold"))
+    out.print(Text(f"  success {delta_text(overall)}", style="bold"))
+    if overall.se is not None:
+        out.print(Text(f"  paired standard error {100 * overall.se:.1f} points"))
+    out.print(Text(f"  flips: {_flips(overall)}; {len(result.only_a)} only in A, {len(result.only_b)} only in B"))
     if len(result.splits) > 1:
-        for split, delta in result.splits.items():
-            out.print(Text(f"  {split}: {_delta_text(delta)}"))
-    fixed = sum(1 for f in result.flips if f.direction == "fixed")
-    out.print(Text(f"{fixed} fixed, {len(result.flips) - fixed} broke, {result.unchanged} unchanged; "
-                   f"{len(result.only_a)} only in A, {len(result.only_b)} only in B"))
+        out.print(splits_table(result))
     if not result.flips:
         return
     table = compact_table("flipped scenarios")
@@ -56,7 +94,8 @@ def compare_cmd(
     b: Path = typer.Argument(..., help="The output directory compared with it."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the comparison as an HTML page here."),
 ) -> None:
-    """Per-scenario flips and the success-rate delta (B - A) with its paired standard error."""
+    """Per-scenario flips and the success-rate difference B - A with its paired standard error
+    and 95% interval, overall and per split."""
     result = compare(a, b)
     print_comparison(result)
     if html is not None:

@@ -12,6 +12,7 @@ from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_OK
+from gaia2_runner.text import printable
 from rich.text import Text
 
 
@@ -32,11 +33,13 @@ def export_cmd(
     if hf_upload is not None and fmt != "leaderboard":
         raise Gaia2Error("--hf-upload goes with --format leaderboard")
     path, count, missing = export(output_dir, fmt, dest, hf_split)
-    out.print(f"wrote {count} rows to {path}" if fmt in TABLE_FORMATS else f"wrote {count} runs to {path}",
-              soft_wrap=True)
+    # Paths fold at the terminal's width (no line past it) rather than run on.
+    what = "rows" if fmt in TABLE_FORMATS else "runs"
+    out.print(Text(printable(f"wrote {count} {what} to {path}"), overflow="fold"))
     if missing:
-        err.print(Text(f"{len(missing)} runs have no ARE trace (runs from before this runner version): "
-                       + ", ".join(missing[:5]) + (" …" if len(missing) > 5 else ""), style="yellow"), soft_wrap=True)
+        err.print(Text(printable(f"{len(missing)} runs have no ARE trace (runs from before this runner version): "
+                                 + ", ".join(missing[:5]) + (" …" if len(missing) > 5 else "")),
+                       style="yellow", overflow="fold"))
     if hf_upload is not None:
-        out.print(f"uploaded: {upload(path, hf_upload)}", soft_wrap=True)
+        out.print(Text(printable(f"uploaded: {upload(path, hf_upload)}"), overflow="fold"))
     raise typer.Exit(EXIT_OK)

@@ -8,14 +8,17 @@ from typing import List, Optional
 import typer
 from gaia2_runner.cli.build_display import BASE_IMAGE_HELP, build_with_display
 from gaia2_runner.cli.console import out
+from gaia2_runner.cli.display import add_fixed, add_name, compact_table, name_cell
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.config import load_env_file
 from gaia2_runner.config.harnesses import all_harnesses, get_harness
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.images import default_base_image
 from gaia2_runner.sandbox.podman import PodmanBackend
-from rich.table import Table
 from rich.text import Text
+
+
+MAX_PACKAGE_WIDTH = 50
 
 
 @friendly
@@ -49,11 +52,17 @@ def list_cmd() -> None:
             present = {h.name: backend.image_exists(h.image) for h in harnesses.values()}
     except Gaia2Error:
         present = {}
-    table = Table(box=None, pad_edge=False)
-    for column in ("agent", "package", "wire", "image", "built"):
-        table.add_column(column, overflow="fold")
+    # Three columns, the package and its image stacked in one: whole names at 80 columns.
+    table = compact_table()
+    add_fixed(table, "agent", "left")
+    add_name(table, "package (pinned) · wire · image", max_width=MAX_PACKAGE_WIDTH)
+    add_fixed(table, "built", "left")
     for h in harnesses.values():
         package = f"{h.package.partition(':')[2]}@{h.version}" if h.package else "(built in)"
         built = {True: "yes", False: "no"}.get(present.get(h.name), "?")
-        table.add_row(h.name, package, h.wire or "-", h.image.removeprefix("localhost/"), built)
+        cell = name_cell(package)
+        cell.append(f"\n{h.wire or '-'} · {h.image.removeprefix('localhost/')}", style="dim")
+        table.add_row(h.name, cell, built)
     out.print(table)
+    if not present:
+        out.print(Text("built: ? (no podman API answered)", style="dim"))

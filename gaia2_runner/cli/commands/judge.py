@@ -15,6 +15,7 @@ from gaia2_runner.config import judge_overrides
 from gaia2_runner.engine.rejudge import Rejudged, rejudge_output
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.output.layout import REJUDGE_SUMMARY_FILE
+from gaia2_runner.output.read.run_files import require_run
 from gaia2_runner.sandbox.images import ensure_images
 from gaia2_runner.text import printable
 from rich.text import Text
@@ -38,6 +39,7 @@ def judge_cmd(
     no apps run). New verdicts go beside the old ones (rejudged.json); rejudge_summary.json and the
     table below say what changed. Exit 1 when some run could not be judged."""
     config = judge_overrides(settings)
+    require_run(output_dir, finished=True)  # before any image work: a wrong directory is one line at once
     ensure_images()  # builds only what is missing or stale (the rejudge entry point ships with the images)
     outcome = rejudge_output(output_dir, config, dict(os.environ), concurrency=concurrency,
                              on_done=_print_rejudged)

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from gaia2_runner.analysis import describe, find_output_dirs
 from gaia2_runner.cli.console import out
-from gaia2_runner.cli.display import add_fixed, add_name, compact_table, name_cell, pct
+from gaia2_runner.cli.display import add_fixed, add_name, compact_table, name_cell, pct, who_ran
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_OK
@@ -20,12 +20,13 @@ def ls_cmd(
     dirs: Optional[list[Path]] = typer.Argument(None, help="Output directories, or directories holding them "
                                                 "(searched two levels deep). Default: the current directory."),
 ) -> None:
-    """List runs: model, harness, judge, date, success rate, pass@k, and whether complete."""
+    """List runs: agent kind, model, judge, image, runner version, date, success rate, pass@k,
+    and whether complete."""
     found = find_output_dirs(dirs or [Path(".")])
     if not found:
         raise Gaia2Error(f"no output directory of a gaia2-runner run under {', '.join(map(str, dirs or ['.']))}")
     table = compact_table(f"gaia2-runner runs ({len(found)})")
-    add_name(table, "run · model · harness · judge", max_width=30)
+    add_name(table, "run · agent · model · judge", max_width=30)
     add_fixed(table, "date", "left")
     add_fixed(table, "runs")
     add_fixed(table, "rate")
@@ -33,10 +34,11 @@ def ls_cmd(
     add_fixed(table, "done", "left")
     for path in found:
         info = describe(path)
-        who = " · ".join((info.model or "-", info.harness or "-", info.judge or "no judge"))
         label = name_cell(str(path))
-        label.append("\n" + printable(who), style="dim")
+        for line in who_ran(info):
+            label.append("\n" + printable(line), style="dim")
         table.add_row(label, (info.started_at or "-")[:10], str(info.runs), pct(info.rate),
                       f"{pct(info.pass_at_k_rate)} ({info.pass_at})", "yes" if info.complete else "no")
     out.print(table)
     raise typer.Exit(EXIT_OK)
+

@@ -10,6 +10,7 @@ from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.launch import DRY_RUN_HELP, ENV_FILE_HELP, OVERWRITE_HELP, build_config, exit_code, launch
 from gaia2_runner.cli.options import settings_named, with_settings
 from gaia2_runner.config import ORACLE_IMAGE
+from gaia2_runner.config.setting import PANELS
 from gaia2_runner.errors import Gaia2Error
 
 # Settings that choose what to run: `run` takes one --scenario instead.
@@ -19,13 +20,14 @@ TARGET_ONLY = ("dataset", "dataset_root", "splits", "subset", "limit", "revision
 @friendly
 @with_settings(settings_named(exclude=TARGET_ONLY + ("retry", "shard", "hosts")))
 def run_cmd(
-    scenario: str = typer.Option(..., "--scenario", help="Gaia2 scenario JSON file."),
-    image: Optional[str] = typer.Option(None, "--image",
+    scenario: str = typer.Option(..., "--scenario", help="Gaia2 scenario JSON file.", rich_help_panel=PANELS["target"]),
+    image: Optional[str] = typer.Option(None, "--image", rich_help_panel=PANELS["agent"],
                                         help=f"Image to run, e.g. {ORACLE_IMAGE} (default: the --agent's image)."),
-    output_dir: str = typer.Option(..., "--output-dir", help="Artifacts go to OUTPUT_DIR/<scenario_id>/."),
+    output_dir: str = typer.Option(..., "--output-dir", help="Artifacts go to OUTPUT_DIR/<scenario_id>/.",
+                                   rich_help_panel=PANELS["output"]),
     env_file: Optional[str] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
-    dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
-    overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP, rich_help_panel=PANELS["execution"]),
+    overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP, rich_help_panel=PANELS["output"]),
     settings: dict[str, Any] = None,  # type: ignore[assignment] - filled by with_settings
 ) -> None:
     """Run one scenario in a fresh container and print its verdict.

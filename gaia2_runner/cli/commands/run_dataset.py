@@ -7,17 +7,18 @@ from typing import Any, Optional
 import typer
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly
-from gaia2_runner.cli.launch import (DRY_RUN_HELP, ENV_FILE_HELP, OVERWRITE_HELP, RETRY_HELP, build_config, exit_code,
+from gaia2_runner.cli.launch import (DRY_RUN_HELP, ENV_FILE_HELP, OVERWRITE_HELP, build_config, exit_code,
                                       launch)
 from gaia2_runner.cli.options import settings_named, with_settings
+from gaia2_runner.config.setting import PANELS
 
 
 @friendly
-@with_settings(settings_named(), help_overrides={"retry": RETRY_HELP})
+@with_settings(settings_named())
 def run_dataset_cmd(
     env_file: Optional[str] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
-    dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP),
-    overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run", help=DRY_RUN_HELP, rich_help_panel=PANELS["execution"]),
+    overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP, rich_help_panel=PANELS["output"]),
     settings: dict[str, Any] = None,  # type: ignore[assignment]
 ) -> None:
     """Run a scenario, a split or a dataset, N containers at a time, k runs each.

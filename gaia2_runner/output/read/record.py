@@ -12,10 +12,12 @@ from typing import Any, Iterator
 
 from gaia2_runner.output.turns import current_turn_number, failed_turn_number
 
+from .labels import MAX_LABEL, RunLabels
 from .safe_io import output_root
 from .scan import ScenarioRef, find_scenarios
 from .scenario import ScenarioData, call_cost_of, failure_reasons, load, short, status_of, text_of
 from .trace_parsers.model import as_int, as_num
+from .trace_parsers.offered import unknown_tool_count
 
 STATUSES = ("pass", "fail", "error", "running", "pending")
 _NOT_EXPORTED = {"export": False}  # field metadata: where the run lives on disk, for the viewer only
@@ -37,7 +39,7 @@ class RunRecord:
     turns: int | None = None
     failed_turn: int | None = None
     actions: int | None = None
-    tool_errors: int = 0  # tool calls that raised (the agent saw an error)
+    tool_errors: int = 0  # tool calls that raised (the agent saw an error), calls to tools never offered included
     llm_calls: int = 0
     tokens_in: int | None = None
     tokens_out: int | None = None
@@ -50,6 +52,13 @@ class RunRecord:
     image: str | None = None
     runtime: str | None = None
     dir: str = ""
+    # What ran (output/read/labels.py), after the older columns so their order stays.
+    agent: str | None = None  # oracle, llm, are-default, a harness name, custom (GAIA2_AGENT_COMMAND)
+    model: str | None = None  # as configured, else the models the relay saw called
+    provider: str | None = None
+    judge: str | None = None  # provider/model
+    image_id: str | None = None  # the image's content id the run is pinned to
+    runner_version: str | None = None
     name: str = field(default="", metadata=_NOT_EXPORTED)  # the directory's name
     layout_run: int | None = field(default=None, metadata=_NOT_EXPORTED)  # k of its run_<k>/ (None: one run)
     has_page: bool = field(default=False, metadata=_NOT_EXPORTED)  # its directory exists (a trace page)
@@ -80,7 +89,7 @@ class RunRecord:
         ok = (all(isinstance(doc[k], str) for k in ("dir", "name", "detail", "scenario_id", "reason"))
               and doc["status"] in STATUSES and isinstance(doc["has_page"], bool)
               and doc["success"] in (None, True, False) and isinstance(doc["run"], int)
-              and all(doc[k] is None or isinstance(doc[k], str) for k in ("split", "started_at", "image", "runtime"))
+              and all(doc[k] is None or isinstance(doc[k], str) for k in ("split", "started_at", "image", "runtime", *LABELS))
               and all(doc[k] is None or as_int(doc[k]) is not None
                       for k in ("layout_run", "actions", "tokens_in", "tokens_out", "turns", "failed_turn"))
               and as_int(doc["llm_calls"]) is not None and as_int(doc["tool_errors"]) is not None
@@ -91,6 +100,7 @@ class RunRecord:
 
 # Record fields in the order exports write them: the one owner of the export schema.
 COLUMNS = tuple(f.name for f in fields(RunRecord) if f.metadata.get("export", True))
+LABELS = tuple(f.name for f in fields(RunLabels))  # the columns that say what ran
 
 
 def placeholder(ref: ScenarioRef, status: str, reason: str = "") -> RunRecord:
@@ -115,7 +125,9 @@ def record_of(data: ScenarioData) -> RunRecord:
     elif doc.get("started_at"):
         record.reason = f"turn {current_turn_number(doc) or 1}/{as_int(doc.get('nb_turns')) or '?'}"
     _from_calls(record, data)
-    record.tool_errors = sum(1 for e in data.events if e.get("kind") == "tool_call" and e.get("ok") is False)
+    _label(record, data.labels, result or {})
+    record.tool_errors = (sum(1 for e in data.events if e.get("kind") == "tool_call" and e.get("ok") is False)
+                          + unknown_tool_count(data.calls))
     sims = [t for t in (as_num(e.get("sim_time")) for e in data.events) if t is not None]
     if sims:
         record.sim_start, record.sim_end = min(sims), max(sims)
@@ -136,6 +148,16 @@ def _from_result(record: RunRecord, result: dict[str, Any]) -> None:
     record.failed_turn = failed_turn_number(judgment if isinstance(judgment, dict) else {})
     record.started_at, record.image, record.runtime = (
         _str(result.get("started_at")), _str(result.get("image")), _str(result.get("runtime")))
+
+
+def _label(record: RunRecord, labels: RunLabels, result: dict[str, Any]) -> None:
+    for name in LABELS:
+        setattr(record, name, getattr(labels, name))
+    if record.model is None:  # e.g. a harness's own default model: the relay's account names it
+        account = result.get("provider")
+        called = account.get("by_model") if isinstance(account, dict) else None
+        if isinstance(called, dict) and called:
+            record.model = short(",".join(sorted(str(name) for name in called)), MAX_LABEL)
 
 
 def _from_calls(record: RunRecord, data: ScenarioData) -> None:

@@ -20,6 +20,7 @@ from gaia2_runner.output.layout import (
 )
 from gaia2_runner.pricing import call_cost
 from . import safe_io
+from .labels import RunLabels, run_labels
 from .safe_io import real_dir
 from .safe_json import loads
 from .scan import ScenarioRef
@@ -41,11 +42,12 @@ class ScenarioData:
     agent_response: str | None = None
     raw: list[tuple[str, str]] = field(default_factory=list)  # (file, text) of files that could not be parsed
     result_problem: str = ""  # result.json is there but unusable: the run ended, its verdict is unreadable
+    labels: RunLabels = field(default_factory=RunLabels)  # what ran: from the run's run_config.json
 
 
 def load(root: Path, ref: ScenarioRef) -> ScenarioData:
     directory = ref.directory(root)
-    data = ScenarioData(ref, None, None, [], [])
+    data = ScenarioData(ref, None, None, [], [], labels=run_labels(root, ref.run))
     if not real_dir(root, directory):
         data.warnings.append("this scenario's directory is a symbolic link or went away: not read")
         return data

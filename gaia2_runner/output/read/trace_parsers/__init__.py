@@ -9,6 +9,7 @@ from typing import Any
 from .. import safe_io, safe_json
 from .detect import parse_body, parse_document
 from .model import LlmCall, Message, ParsedResponse, ToolCall, Usage, as_int, as_num, tidy
+from .offered import unknown_calls
 from .requests import request_messages
 
 __all__ = ["LlmCall", "Message", "ParsedResponse", "ToolCall", "Usage", "parse_body", "parse_document",
@@ -55,6 +56,8 @@ def _parse_entry(entry: dict[str, Any]) -> LlmCall:
     _fill_usage(call.response.usage, entry.get("usage"))
     call.model = call.model or call.response.model
     call.warnings.extend(call.response.warnings)
+    names = [c.name if isinstance(c.name, str) else "?" for c in call.response.tool_calls]
+    call.unknown_tools = unknown_calls(entry.get("request"), names, entry.get("text_tool_calls"))
     return call
 
 

@@ -84,6 +84,7 @@ class LlmCall:
     raw_line: str | None = None
     warnings: list[str] = field(default_factory=list)
     earlier_messages: int = 0  # request messages left out: the previous call already had them
+    unknown_tools: list[str] = field(default_factory=list)  # called but never offered (offered.py)
 
 
 def pretty(value: Any) -> str:
