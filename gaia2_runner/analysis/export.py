@@ -22,6 +22,7 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def default_path(output_dir: Path, fmt: str) -> Path:
+    output_dir = Path(output_dir).expanduser()  # beside the run the reader found (safe_io.output_root)
     if fmt in DIRECTORY_FORMATS:
         return output_dir / f"{EXPORT_FILE_STEM}_{fmt}"
     return output_dir / f"{EXPORT_FILE_STEM}.{fmt}"

@@ -47,7 +47,7 @@ def is_output_dir(path: Path) -> bool:
 def find_output_dirs(paths: list[Path]) -> list[Path]:
     """Each path that is an output directory, else the output directories below it (two levels)."""
     found: list[Path] = []
-    for path in paths:
+    for path in map(Path.expanduser, paths):  # `~` as every reader takes it (safe_io.output_root)
         if not path.is_dir():
             raise Gaia2Error(f"{path}: no such directory (give output directories of gaia2-runner runs)")
         if is_output_dir(path):

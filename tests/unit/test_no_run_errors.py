@@ -84,3 +84,18 @@ def test_relative_absolute_and_linked_paths_give_the_same_answers(tmp_path: Path
         answers.append([{k: v for k, v in r.items()} for r in csv.DictReader(dest.open())])
     assert answers[0] == answers[2] == answers[4] and "0 fixed, 1 broke, 1 unchanged" in answers[0]
     assert answers[1] == answers[3] == answers[5] and len(answers[1]) == 2
+
+
+def test_a_tilde_path_reads_the_same_run_in_ls_and_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`~` as the shell would not expand it (quoted, or from a script): ls found no directory and
+    export's default file went to a literal `~/…` directory that does not exist."""
+    run_tree(tmp_path / "out" / "a", {"s1": "pass", "s2": "fail"})
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "runs").symlink_to(tmp_path / "out", target_is_directory=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    listed = invoke(["ls", "~/runs"])
+    assert listed.exit_code == 0 and "50.0%" in listed.output, listed.output
+    exported = invoke(["export", "~/runs/a", "--format", "csv"])
+    assert exported.exit_code == 0, exported.output
+    rows = list(csv.DictReader((tmp_path / "out" / "a" / "export.csv").open()))
+    assert sorted(r["scenario_id"] for r in rows) == ["s1", "s2"]
