@@ -21,6 +21,7 @@ from gaia2_runner.output.atomic import write_bytes_atomic, write_json_atomic
 from gaia2_runner.output.layout import ARE_TRACE_FILE
 from gaia2_runner.output.read import safe_io
 from gaia2_runner.output.read.record import RunRecord, load_runs
+from gaia2_runner.output.read.verdicts import CURRENT
 from gaia2_runner.output.read.run_files import first_run_config
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.scenario import ScenarioData
@@ -73,12 +74,12 @@ def _lite(row: RunRecord, data: ScenarioData, model: str | None) -> dict[str, An
 
 
 
-def export_are(output_dir: Path, dest: Path) -> tuple[int, list[str]]:
+def export_are(output_dir: Path, dest: Path, verdicts: str = CURRENT) -> tuple[int, list[str]]:
     """hf/ and lite/ under `dest`; (runs written, runs without an ARE trace)."""
     root = output_root(output_dir)
     model = (((first_run_config(root) or {}).get("config") or {}).get("agent") or {}).get("model")
     written, missing = 0, []
-    for row, data in load_runs(root):
+    for row, data in load_runs(root, verdicts):
         text = _trace_text(root, root / row.dir)
         if text is None:
             missing.append(row.dir or ".")
@@ -92,15 +93,16 @@ def export_are(output_dir: Path, dest: Path) -> tuple[int, list[str]]:
     return written, missing
 
 
-def leaderboard_rows(output_dir: Path) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
-    """ARE's upload rows grouped by config name (the split, `_noise` appended with noise)."""
+def leaderboard_rows(output_dir: Path, verdicts: str = CURRENT) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+    """ARE's upload rows grouped by config name (the split, `_noise` appended with noise), scored
+    with the verdict set `verdicts`."""
     root = output_root(output_dir)
     run_config = first_run_config(root) or {}
     noise = bool(((run_config.get("config") or {}).get("run") or {}).get("noise"))
     config_json = json.dumps(run_config.get("config") or {}, indent=2)
     groups: dict[str, list[dict[str, Any]]] = {}
     missing = []
-    for row, _ in load_runs(root):
+    for row, _ in load_runs(root, verdicts):
         data = _trace_text(root, root / row.dir)
         if data is None:
             missing.append(row.dir or ".")
@@ -118,11 +120,12 @@ def leaderboard_rows(output_dir: Path) -> tuple[dict[str, list[dict[str, Any]]],
     return groups, missing
 
 
-def export_leaderboard(output_dir: Path, dest: Path, split: str = "validation") -> tuple[int, list[str]]:
+def export_leaderboard(output_dir: Path, dest: Path, split: str = "validation",
+                       verdicts: str = CURRENT) -> tuple[int, list[str]]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    groups, missing = leaderboard_rows(output_dir)
+    groups, missing = leaderboard_rows(output_dir, verdicts)
     schema = pa.schema([(name, _arrow_type(pa, name)) for name in HF_FIELDS])
     total = 0
     for config, rows in sorted(groups.items()):

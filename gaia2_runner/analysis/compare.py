@@ -7,6 +7,9 @@ have; its SE is the sample STD of the per-scenario differences / sqrt(n) (a pair
 the scenario-to-scenario spread that both runs share cancels out), and its 95% interval is
 delta ± t(n-1) · SE (Student's t), cut to the possible -100 … +100 points. With one scenario in
 common there is no spread: no SE, no interval. Two runs with no scenario in common are an error.
+
+Each side's verdicts come from the set asked for (output/read/verdicts.py): a run's original
+verdicts and its re-judge can be compared as A and B of the same directory.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from pathlib import Path
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.read.record import RunRecord, load_rows
 from gaia2_runner.output.read.run_files import require_run
+from gaia2_runner.output.read.safe_io import output_root
+from gaia2_runner.output.read.verdicts import CURRENT, VerdictSet, choose
 from gaia2_runner.output.summary import NO_SPLIT, mean, sample_std, t_95
 
 
@@ -67,18 +72,23 @@ class Comparison:
     only_a: list[Key] = field(default_factory=list)
     only_b: list[Key] = field(default_factory=list)
     unchanged: int = 0
+    verdicts_a: VerdictSet = field(default_factory=VerdictSet)  # the verdict set each side was read with
+    verdicts_b: VerdictSet = field(default_factory=VerdictSet)
 
 
-def compare(a: Path, b: Path) -> Comparison:
+def compare(a: Path, b: Path, verdicts: tuple[str, str] = (CURRENT, CURRENT)) -> Comparison:
+    """B - A over the scenarios both have, each side's verdicts from its set in `verdicts`."""
     for path in (a, b):
         require_run(path)
-    rows_a, rows_b = _by_scenario(load_rows(a)), _by_scenario(load_rows(b))
+    set_a, set_b = choose(output_root(a), verdicts[0]), choose(output_root(b), verdicts[1])
+    rows_a, rows_b = _by_scenario(load_rows(a, set_a)), _by_scenario(load_rows(b, set_b))
     common = sorted(set(rows_a) & set(rows_b))
     if not common:
         raise Gaia2Error(f"{a} ({_count(rows_a)}) and {b} ({_count(rows_b)}) have no finished scenario in "
                          "common: compare runs of the same scenarios")
     result = Comparison(a=a, b=b, overall=_delta(common, rows_a, rows_b), splits={},
-                        only_a=sorted(set(rows_a) - set(rows_b)), only_b=sorted(set(rows_b) - set(rows_a)))
+                        only_a=sorted(set(rows_a) - set(rows_b)), only_b=sorted(set(rows_b) - set(rows_a)),
+                        verdicts_a=set_a, verdicts_b=set_b)
     for split in sorted({k[0] for k in common}):
         result.splits[split] = _delta([k for k in common if k[0] == split], rows_a, rows_b)
     for key in common:

@@ -11,6 +11,8 @@ from gaia2_runner.output.atomic import json_bytes, write_bytes_atomic
 from gaia2_runner.output.layout import EXPORT_FILE_STEM
 from gaia2_runner.output.read.record import COLUMNS, RunRecord, load_rows
 from gaia2_runner.output.read.run_files import require_run
+from gaia2_runner.output.read.safe_io import output_root
+from gaia2_runner.output.read.verdicts import CURRENT, choose
 
 from . import are_export
 
@@ -28,20 +30,23 @@ def default_path(output_dir: Path, fmt: str) -> Path:
     return output_dir / f"{EXPORT_FILE_STEM}.{fmt}"
 
 
-def export(output_dir: Path, fmt: str, dest: Path | None = None, hf_split: str = "validation") -> tuple[Path, int, list[str]]:
-    """(what was written, runs, runs left out for want of ARE's trace) for any of FORMATS."""
+def export(output_dir: Path, fmt: str, dest: Path | None = None, hf_split: str = "validation",
+           verdicts: str = CURRENT) -> tuple[Path, int, list[str]]:
+    """(what was written, runs, runs left out for want of ARE's trace) for any of FORMATS, the
+    verdicts from the set `verdicts` (output/read/verdicts.py)."""
     if fmt not in FORMATS:
         raise Gaia2Error(f"--format {fmt}: unknown format (use one of {', '.join(FORMATS)})")
     if fmt in TABLE_FORMATS:
-        path, count = export_rows(output_dir, fmt, dest)
+        path, count = export_rows(output_dir, fmt, dest, verdicts)
         return path, count, []
     _check_output_dir(output_dir)
+    choose(output_root(output_dir), verdicts)  # a set that does not exist: an error before any file
     dest = dest or default_path(output_dir, fmt)
     are_export.check_dest(dest)
     if fmt == "are":
-        count, missing = are_export.export_are(output_dir, dest)
+        count, missing = are_export.export_are(output_dir, dest, verdicts)
     else:
-        count, missing = are_export.export_leaderboard(output_dir, dest, hf_split)
+        count, missing = are_export.export_leaderboard(output_dir, dest, hf_split, verdicts)
     if count == 0:
         raise Gaia2Error(f"{output_dir}: none of its {len(missing)} finished runs has ARE's trace (runs from "
                          "before this runner version): nothing to export in ARE's formats")
@@ -70,12 +75,12 @@ def _check_output_dir(output_dir: Path) -> None:
     require_run(output_dir, finished=True)
 
 
-def export_rows(output_dir: Path, fmt: str, dest: Path | None = None) -> tuple[Path, int]:
+def export_rows(output_dir: Path, fmt: str, dest: Path | None = None, verdicts: str = CURRENT) -> tuple[Path, int]:
     """(file written, rows) for one of TABLE_FORMATS; the file is replaced atomically."""
     if fmt not in TABLE_FORMATS:
         raise Gaia2Error(f"--format {fmt}: unknown format (use one of {', '.join(FORMATS)})")
     _check_output_dir(output_dir)
-    rows = load_rows(output_dir)
+    rows = load_rows(output_dir, verdicts)
     dest = dest or default_path(output_dir, fmt)
     if dest.is_dir():
         raise Gaia2Error(f"--out {dest}: is a directory (give a file name)")
@@ -123,6 +128,7 @@ def _parquet(rows: list[RunRecord]) -> bytes:
 def _schema(pa: object) -> object:
     types = {"run": "int64", "turns": "int64", "failed_turn": "int64", "actions": "int64", "tool_errors": "int64",
              "llm_calls": "int64", "tokens_in": "int64", "tokens_out": "int64", "success": "bool_",
+             "original_success": "bool_",
              "cost_usd": "float64", "sim_start": "float64", "sim_end": "float64", "sim_elapsed_s": "float64", "wall_s": "float64"}
     return pa.schema([(name, getattr(pa, types.get(name, "string"))()) for name in COLUMNS])  # type: ignore[attr-defined]
 

@@ -12,6 +12,7 @@ from gaia2_runner.output.read.labels import run_labels
 from gaia2_runner.output.read.record import load_rows
 from gaia2_runner.output.read.run_files import first_run_config, holds_run, read_summary
 from gaia2_runner.output.read.safe_io import output_root
+from gaia2_runner.output.read.verdicts import CURRENT, REJUDGED, VerdictSet, choose
 from gaia2_runner.output.summary import summarize
 
 MAX_FOUND = 10_000  # output directories one `ls` lists: a typo must not walk a whole disk
@@ -20,7 +21,8 @@ MAX_FOUND = 10_000  # output directories one `ls` lists: a typo must not walk a 
 @dataclass
 class RunInfo:
     """One output directory. `rate` is the headline success rate (every run counts, as in
-    summary.json); `complete` is False while runs are missing or have no verdict."""
+    summary.json; recomputed from the rows when the verdicts are a re-judge's); `complete` is
+    False while runs are missing or have no verdict; `verdicts`: the set the numbers come from."""
 
     path: Path
     command: str | None = None
@@ -38,6 +40,7 @@ class RunInfo:
     rate: float | None = None
     pass_at_k_rate: float | None = None
     complete: bool = False
+    verdicts: VerdictSet = VerdictSet()
 
 
 def is_output_dir(path: Path) -> bool:
@@ -66,9 +69,11 @@ def find_output_dirs(paths: list[Path]) -> list[Path]:
     return found
 
 
-def describe(path: Path) -> RunInfo:
+def describe(path: Path, verdicts: str = CURRENT, *, strict: bool = False) -> RunInfo:
+    """What `ls` shows of `path`, its numbers from the verdict set `verdicts` (verdicts.choose;
+    not `strict`: a directory never re-judged shows its original verdicts, and says so)."""
     root = output_root(path)
-    info = RunInfo(path=path)
+    info = RunInfo(path=path, verdicts=choose(root, verdicts, strict=strict))
     config = first_run_config(root)
     summary = read_summary(root)
     labels = run_labels(root, None)
@@ -81,7 +86,7 @@ def describe(path: Path) -> RunInfo:
         info.image = _str(config.get("image")) or _str(agent.get("image"))
         info.started_at = _str(config.get("started_at"))
         info.pass_at = _int(config.get("pass_at")) or 1
-    rows = load_rows(root)
+    rows = load_rows(root, info.verdicts)
     info.runs = len(rows)
     info.scenarios = len({(r.split, r.scenario_id) for r in rows})
     if summary and isinstance(summary.get("overall"), dict):
@@ -91,7 +96,9 @@ def describe(path: Path) -> RunInfo:
         info.pass_at_k_rate = _num(overall.get("pass_at_k_rate"))
         info.complete = summary.get("complete") is True
         info.pass_at = _int(summary.get("pass_at")) or info.pass_at
-    elif rows:  # interrupted before summary.json: recompute from what finished
+    if rows and (info.verdicts.name == REJUDGED or not summary or not isinstance(summary.get("overall"), dict)):
+        # summary.json holds the run's own verdicts; a re-judge's (or a run interrupted before
+        # summary.json) is recomputed from the rows
         stats = summarize([r.summary_record() for r in rows], pass_at=info.pass_at).overall
         info.rate, info.pass_at_k_rate = stats.success_rate.value, stats.pass_at_k_rate
     return info

@@ -130,8 +130,11 @@ def errors_table(records: list[dict[str, Any]]) -> Table | None:
 
 def who_ran(info: RunInfo) -> list[str]:
     """What ran, for `ls` and `compare`: agent kind and provider/model, the judge, the image (its
-    id when recorded) and the runner's version."""
+    id when recorded) and the runner's version; for a re-judged run, the verdict set shown."""
     model = "/".join(x for x in (info.provider, info.model) if x) or "-"
     image = short_id(info.image_id) if info.image_id else info.image or "-"
-    return [f"{info.agent or '-'} · {model}", f"judge {info.judge or '-'}",
-            f"image {image} · v{info.runner_version or '-'}"]
+    lines = [f"{info.agent or '-'} · {model}", f"judge {info.judge or '-'}",
+             f"image {image} · v{info.runner_version or '-'}"]
+    if info.verdicts.rejudged:  # which set the numbers are from, once there are two
+        lines.append(info.verdicts.describe())
+    return lines

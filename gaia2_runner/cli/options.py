@@ -9,11 +9,12 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
-from typing import Any, Callable, Iterable, List, Optional
+from typing import Annotated, Any, Callable, Iterable, List, Optional
 
 import typer
 import typer.models
 from gaia2_runner.config import SETTINGS, Setting
+from gaia2_runner.output.read.verdicts import CURRENT
 
 # How each kind of setting reads on the command line (None: not given, the config file decides).
 _KIND_TYPES: dict[str, Any] = {
@@ -73,3 +74,14 @@ def with_settings(settings: list[Setting], help_overrides: dict[str, str] | None
         return command
 
     return decorate
+
+
+# The one option that picks a verdict set (output/read/verdicts.py) in ls, compare, export, view,
+# serve and judge's report. Annotated, so the commands stay callable from Python with a plain str.
+VERDICTS_HELP = ("Verdicts to read: current (the re-judge once `judge` ran, or what `judge --use` "
+                 "chose), original (the run's own) or rejudged.")
+# A plain str checked by verdicts.choose (one `error:` line naming current, original, rejudged), as
+# typer here has no choice type for str options.
+VERDICTS_FLAG = "--verdicts"
+VerdictsOption = Annotated[str, typer.Option(VERDICTS_FLAG, metavar="SET", help=VERDICTS_HELP)]
+DEFAULT_VERDICTS = CURRENT

@@ -2,7 +2,9 @@
 
 One short container per run (the runtime image, no agent, `entrypoint rejudge`), N at a time. The
 new verdict lands beside the old one (`rejudged.json` in the scenario directory, the old
-result.json untouched) and `rejudge_summary.json` at the root says what changed.
+result.json untouched) and `rejudge_summary.json` at the root says what changed (and with which
+judge, when). Then the re-judge becomes the directory's current verdict set (verdicts.json,
+output/read/verdicts.py), which every reader shows; `judge --use original` goes back.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from gaia2_runner.output.layout import ARE_TRACE_FILE, REJUDGE_FILE, REJUDGE_SUM
 from gaia2_runner.output.read import safe_io
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.scan import find_scenarios
+from gaia2_runner.output.read.verdicts import REJUDGED, use
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
 from gaia2_runner.sandbox.container_logs import exit_text
@@ -112,6 +115,7 @@ def rejudge_output(output_dir: Path, config: RunConfig, environ: dict[str, str],
         "generated_at": now_iso(), "judge_provider": config.judge.provider, "judge_model": config.judge.model,
         "image": image, "counts": outcome.counts(), "skipped": skipped,
         "runs": [asdict(r) | {"change": r.change} for r in outcome.runs]})
+    use(output_root(output_dir), REJUDGED)
     return outcome
 
 

@@ -43,6 +43,7 @@ AGENT_LOG_FILE = contract.AGENT_LOG_FILE
 ARE_TRACE_FILE = contract.ARE_TRACE_FILE  # ARE's own trace dump of the run (re-judging, export)
 REJUDGE_FILE = contract.REJUDGE_FILE  # `judge`: the new verdict, beside result.json
 REJUDGE_SUMMARY_FILE = "rejudge_summary.json"  # `judge`: what changed, at the output root
+VERDICTS_FILE = "verdicts.json"  # `judge`: which verdict set is current (output/read/verdicts.py)
 
 # Any of these in a directory makes it a scenario directory.
 SCENARIO_MARKERS = frozenset({RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE, AGENT_LOG_FILE,

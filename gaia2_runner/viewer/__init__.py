@@ -6,18 +6,20 @@ import threading
 from pathlib import Path
 
 from gaia2_runner.output.read.safe_io import output_root
+from gaia2_runner.output.read.verdicts import CURRENT
 
 from .site import Site
 
 __all__ = ["Site", "build", "regenerate_index"]
 
-_sites: dict[Path, Site] = {}
+_sites: dict[tuple[Path, str], Site] = {}
 _sites_lock = threading.Lock()
 
 
-def build(output_dir: Path) -> Site:
-    """Bring every page of `output_dir` up to date (a full pass, reusing unchanged rows)."""
-    site = _site(output_dir)
+def build(output_dir: Path, verdicts: str = CURRENT) -> Site:
+    """Bring every page of `output_dir` up to date (a full pass, reusing unchanged rows), showing
+    the verdict set `verdicts` (output/read/verdicts.py: current, original or rejudged)."""
+    site = _site(output_dir, verdicts)
     site.refresh()
     return site
 
@@ -29,9 +31,9 @@ def regenerate_index(output_dir: Path) -> list[str]:
     return _site(output_dir).refresh()
 
 
-def _site(output_dir: Path) -> Site:
-    key = output_root(output_dir)
+def _site(output_dir: Path, verdicts: str = CURRENT) -> Site:
+    key = (output_root(output_dir), verdicts)
     with _sites_lock:
         if key not in _sites:
-            _sites[key] = Site(key)
+            _sites[key] = Site(key[0], verdicts)
         return _sites[key]

@@ -11,6 +11,7 @@ import watchfiles
 
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.layout import INDEX_FILE, TRACE_PAGE_FILE, VIEWER_DIR
+from gaia2_runner.output.read.verdicts import CURRENT
 from . import _site
 from .render import url_path
 from .server import Broker, make_server
@@ -27,7 +28,7 @@ def ignore_own_output(change: watchfiles.Change, path: str) -> bool:
 
 
 def serve(output_dir: Path, host: str, port: int, say: Callable[[str], None] = print,
-          stop: threading.Event | None = None) -> int:
+          stop: threading.Event | None = None, verdicts: str = CURRENT) -> int:
     """Bind first (a port in use fails at once, before the first full build), then build, then
     watch. Ctrl-C at any point of that, start-up included, ends in the same clean stop."""
     root = Path(output_dir).resolve()
@@ -40,7 +41,7 @@ def serve(output_dir: Path, host: str, port: int, say: Callable[[str], None] = p
         raise Gaia2Error(f"cannot serve on {host}:{port}: {reason}") from None
     gate = _ServeGate(server)
     try:
-        site = _site(root)
+        site = _site(root, verdicts)
         site.refresh()
         threading.Thread(target=gate.serve, name="viewer-http", daemon=True).start()
         shown_host = f"[{host}]" if ":" in host else host

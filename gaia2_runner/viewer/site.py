@@ -38,18 +38,23 @@ from gaia2_runner.output.read.record import RunRecord, placeholder, record_of
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.scan import ScenarioRef
 from gaia2_runner.output.read.scenario import ScenarioData, load
+from gaia2_runner.output.read.verdicts import CURRENT, REJUDGED, choose
+from gaia2_runner.output.read.verdicts import sides as verdict_sides
+from gaia2_runner.output.summary import summarize
 from . import page, render
 from .index_charts import index_charts
 from .stats import counts, grouped, incomplete_note, reason_groups, stopped_note, summary_rows, table_rows
 
 CACHE_FILE = "rows.json"
-CACHE_VERSION = 5  # 5: tool_errors counts calls to tools never offered
+CACHE_VERSION = 6  # 6: rows say their verdict set (verdict_set … verdict_note); 5: unknown tools counted
 RAW_INPUTS = (RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE, AGENT_RESPONSE_FILE)
 
 
 class Site:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, verdicts: str = CURRENT) -> None:
         self.root = output_root(root)
+        self.requested = verdicts  # verdicts.VERDICT_CHOICES: the set the pages show
+        self.verdicts = choose(self.root, verdicts)  # rejudged where none exists: an error at once
         self.lock = threading.Lock()
         self.refs: dict[str, ScenarioRef] = {}
         self._order: dict[int | None, tuple[list[tuple[str, str]], dict[tuple[str, str], ScenarioRef]]] = {}
@@ -70,6 +75,11 @@ class Site:
         with self.lock:
             try:
                 render.copy_static(self.root)
+                chosen = choose(self.root, self.requested, strict=False)
+                if chosen != self.verdicts:  # `judge` finished or `judge --use`: every row changes
+                    self.verdicts, changed = chosen, None
+                    self.rows.clear()
+                    self.sigs.clear()
                 if changed is None:
                     dirty = self._discover()
                 else:
@@ -164,7 +174,7 @@ class Site:
         except Exception as exc:  # the loaders do not raise on bad input; this is the last line of defence
             data = ScenarioData(ref, None, None, [], [], warnings=[f"this scenario's files could not be read: {exc!r}"[:500]])
         try:
-            row = record_of(data)
+            row = record_of(data, self.verdicts)
         except Exception as exc:
             row = placeholder(ref, "error", f"the viewer could not read this scenario: {exc!r}"[:500])
         self.rows[rel] = row
@@ -182,7 +192,8 @@ class Site:
         siblings = [{"run": r.run, "href": render.page_href(r.rel, prefix), "current": r.rel == rel}
                     for r in self.refs.values() if r.key == ref.key and r.exists and r.run is not None]
         siblings.sort(key=lambda s: s["run"])
-        common = {"up": prefix, "page_rel": render.page_id(rel), "row": row}
+        common = {"up": prefix, "page_rel": render.page_id(rel), "row": row,
+                  "verdict_sides": verdict_sides(row, data.result or {}, data.rejudge, self.verdicts)}
         try:
             return render.render("trace.html.j2", **{**page.context(data, row, siblings, self._neighbours(ref, prefix)),
                                                      **common})
@@ -226,6 +237,11 @@ class Site:
             warnings.append(summary_doc.warning)
         summary = summary_doc.value if isinstance(summary_doc.value, dict) else None
         tallies = counts(groups, k)
+        if self.verdicts.name == REJUDGED:  # summary.json counts the run's own verdicts
+            done = [r for r in rows if r.status in ("pass", "fail", "error")]
+            recomputed = summarize([r.summary_record() for r in done], pass_at=k).to_dict()
+            summary = {**recomputed, **{key: value for key, value in (summary or {}).items()
+                                        if key not in ("splits", "overall", "macro", "micro", "pass_at")}}
         config = (run_config or {}).get("config")
         return {
             "rows": table_rows(groups, runs), "runs": runs, "k": k, "counts": tallies,
@@ -236,7 +252,7 @@ class Site:
             "run_config": run_config, "config": flatten(config) if isinstance(config, dict) else [],
             "summary": summary, "summary_rows": summary_rows(summary),
             "warnings": warnings + sorted(self.page_problems.values())[:50],
-            "title": self.root.name, "up": "", "page_rel": INDEX_FILE,
+            "title": self.root.name, "up": "", "page_rel": INDEX_FILE, "verdicts": self.verdicts,
         }
 
     def _render_index(self) -> bool:
@@ -253,15 +269,20 @@ class Site:
         """Rows from the last pass; an entry that is not exactly what _save_cache wrote is dropped
         (its scenario is simply read again)."""
         doc = safe_io.read_json(self.root, self.root / VIEWER_DIR / CACHE_FILE, safe_io.CACHE_CAP).value
-        if not isinstance(doc, dict) or doc.get("version") != CACHE_VERSION or not isinstance(doc.get("rows"), dict):
+        if (not isinstance(doc, dict) or doc.get("version") != CACHE_VERSION or not isinstance(doc.get("rows"), dict)
+                or doc.get("verdicts") != self._verdicts_key()):
             return
         for rel, entry in doc["rows"].items():
             row = RunRecord.from_json(entry.get("row")) if isinstance(entry, dict) else None
             if row is not None and row.dir == rel and isinstance(entry.get("sig"), list):
                 self.rows[rel], self.sigs[rel] = row, entry["sig"]
 
+    def _verdicts_key(self) -> list[str | None]:
+        """The verdict set the cached rows were read with: another set means every row is stale."""
+        return [self.verdicts.name, self.verdicts.judged_at]
+
     def _save_cache(self) -> None:
-        doc = {"version": CACHE_VERSION, "rows": {rel: {"row": row.to_json(), "sig": self.sigs.get(rel)}
+        doc = {"version": CACHE_VERSION, "verdicts": self._verdicts_key(), "rows": {rel: {"row": row.to_json(), "sig": self.sigs.get(rel)}
                                                  for rel, row in self.rows.items() if rel in self.sigs}}
         safe_io.own_dir(self.root, self.root / VIEWER_DIR)
         render.write_page(self.root, self.root / VIEWER_DIR / CACHE_FILE, json.dumps(doc, separators=(",", ":")))

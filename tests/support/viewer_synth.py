@@ -150,3 +150,23 @@ def run_tree(root: Path, states: dict[str, str]) -> Path:
     for sid, state in states.items():
         write_scenario(root / "search" / sid, sid, rng, state=state, n_calls=2)
     return root
+
+
+def rejudge_tree(root: Path, verdicts: dict[str, bool | str], judge: tuple[str, str] = ("openai", "judge-x"),
+                 when: str = "2026-11-26T10:00:00+00:00") -> Path:
+    """What `gaia2-runner judge` leaves in a run_tree: rejudged.json per scenario in `verdicts`
+    (True/False, or an error text), rejudge_summary.json, and the re-judge made current."""
+    from gaia2_runner.output.read.verdicts import REJUDGED, use
+
+    for sid, new in verdicts.items():
+        directory = root / "search" / sid
+        old = json.loads((directory / "result.json").read_text())["success"]
+        doc = ({"success": new, "reason": "" if new else f"{sid}: re-judged wrong", "rationale": f"why {sid}",
+                "judge_details": [], "error": None} if isinstance(new, bool)
+               else {"success": None, "reason": "", "rationale": "", "judge_details": [], "error": new})
+        (directory / "rejudged.json").write_text(json.dumps({**doc, "previous_success": old, "judged_at": when}))
+    (root / "rejudge_summary.json").write_text(json.dumps({
+        "generated_at": when, "judge_provider": judge[0], "judge_model": judge[1], "image": "img",
+        "counts": {}, "skipped": [], "runs": []}))
+    use(root.resolve(), REJUDGED)
+    return root

@@ -78,7 +78,8 @@ def _set_config(root: Path, **changes: object) -> None:
 
 
 def test_rows_carry_the_labels_of_their_run_and_exports_append_them(tmp_path: Path) -> None:
-    assert COLUMNS[:len(OLD_COLUMNS)] == OLD_COLUMNS and COLUMNS[len(OLD_COLUMNS):] == LABEL_COLUMNS
+    labels_end = len(OLD_COLUMNS) + len(LABEL_COLUMNS)  # the verdict-set columns come after (issue 23)
+    assert COLUMNS[:len(OLD_COLUMNS)] == OLD_COLUMNS and COLUMNS[len(OLD_COLUMNS):labels_end] == LABEL_COLUMNS
     assert tuple(f for f in RunLabels.__dataclass_fields__) == LABEL_COLUMNS
     root = run_tree(tmp_path / "a", {"s1": "pass", "s2": "fail"})
     _set_config(root, agent_kind="custom", runner_version="9.9.9", image_id="sha256:" + "cd" * 32,

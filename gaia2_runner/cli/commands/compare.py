@@ -12,6 +12,9 @@ from gaia2_runner.cli.console import out
 from gaia2_runner.cli.display import (add_fixed, add_flexible, add_name, compact_table, name_cell, one_line_cell, pct,
                                       who_ran)
 from gaia2_runner.cli.errors import friendly
+from gaia2_runner.cli.options import VERDICTS_FLAG, VERDICTS_HELP
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.read.verdicts import CURRENT, VerdictSet
 from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.text import printable
 from gaia2_runner.viewer.compare_page import write_compare_page
@@ -41,10 +44,10 @@ def _flips(delta: Delta) -> str:
     return f"{delta.fixed} fixed, {delta.broke} broke, {delta.scenarios - delta.fixed - delta.broke} unchanged"
 
 
-def _side(name: str, path: Path) -> Text:
+def _side(name: str, path: Path, verdicts: VerdictSet) -> Text:
     text = Text(f"{name}: ", style="bold")
     text.append(printable(str(path)))
-    text.append("".join("\n   " + printable(line) for line in who_ran(describe(path))), style="dim")
+    text.append("".join("\n   " + printable(line) for line in who_ran(describe(path, verdicts.name))), style="dim")
     return text
 
 
@@ -62,8 +65,8 @@ def splits_table(result: Comparison) -> Table:
 
 
 def print_comparison(result: Comparison) -> None:
-    out.print(_side("A", result.a))
-    out.print(_side("B", result.b))
+    out.print(_side("A", result.a, result.verdicts_a))
+    out.print(_side("B", result.b, result.verdicts_b))
     overall = result.overall
     out.print(Text(f"B - A over {overall.scenarios} scenarios in common (paired):", style="bold"))
     out.print(Text(f"  success {delta_text(overall)}", style="bold"))
@@ -93,10 +96,15 @@ def compare_cmd(
     a: Path = typer.Argument(..., help="The baseline output directory."),
     b: Path = typer.Argument(..., help="The output directory compared with it."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the comparison as an HTML page here."),
+    verdicts: Optional[list[str]] = typer.Option(None, VERDICTS_FLAG, metavar="SET", help=VERDICTS_HELP + (
+        " Twice: A's, then B's (`compare D D --verdicts original --verdicts rejudged`: what a re-judge changed).")),
 ) -> None:
     """Per-scenario flips and the success-rate difference B - A with its paired standard error
     and 95% interval, overall and per split."""
-    result = compare(a, b)
+    sets = verdicts or [CURRENT]
+    if len(sets) > 2:
+        raise Gaia2Error(f"--verdicts given {len(sets)} times: give it once (both runs) or twice (A's, then B's)")
+    result = compare(a, b, (sets[0], sets[-1]))
     print_comparison(result)
     if html is not None:
         out.print(f"wrote {write_compare_page(result, html)}")

@@ -10,6 +10,7 @@ from gaia2_runner.analysis import TABLE_FORMATS
 from gaia2_runner.analysis.export import FORMATS, export, upload
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly
+from gaia2_runner.cli.options import DEFAULT_VERDICTS, VerdictsOption
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.text import printable
@@ -26,13 +27,15 @@ def export_cmd(
     hf_upload: Optional[str] = typer.Option(None, "--hf-upload", metavar="REPO",
                                             help="leaderboard: also upload it to this Hugging Face dataset repo "
                                             "(token from HF_TOKEN)."),
+    verdicts: VerdictsOption = DEFAULT_VERDICTS,
 ) -> None:
     """One row per run (ids, split, verdict, reason, turns, actions, tokens, cost, tool errors,
-    simulated and wall time) as csv, jsonl or parquet; `are`: ARE's hf/ and lite/ trace dumps;
+    simulated and wall time, the verdict set and, for a re-judge, the original verdict) as csv,
+    jsonl or parquet; `are`: ARE's hf/ and lite/ trace dumps;
     `leaderboard`: the rows a Gaia2 submission uploads, in the hub's layout."""
     if hf_upload is not None and fmt != "leaderboard":
         raise Gaia2Error("--hf-upload goes with --format leaderboard")
-    path, count, missing = export(output_dir, fmt, dest, hf_split)
+    path, count, missing = export(output_dir, fmt, dest, hf_split, verdicts)
     # Paths fold at the terminal's width (no line past it) rather than run on.
     what = "rows" if fmt in TABLE_FORMATS else "runs"
     out.print(Text(printable(f"wrote {count} {what} to {path}"), overflow="fold"))

@@ -1,21 +1,27 @@
-"""`judge OUTPUT_DIR`: re-judge finished runs offline with ARE's judge; a table of what changed."""
+"""`judge OUTPUT_DIR`: re-judge finished runs offline with ARE's judge; a table of what changed,
+then the report over the verdicts now current. `--use original|rejudged` only switches sets."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import typer
+from gaia2_runner.analysis import describe, load_rows
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.display import add_fixed, add_flexible, add_name, compact_table, name_cell, one_line_cell
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.options import settings_named, with_settings
+from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import judge_overrides
 from gaia2_runner.engine.rejudge import Rejudged, rejudge_output
+from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.output.layout import REJUDGE_SUMMARY_FILE
 from gaia2_runner.output.read.run_files import require_run
+from gaia2_runner.output.read.verdicts import VERDICT_SETS, use
+from gaia2_runner.output.summary import summarize
 from gaia2_runner.sandbox.images import ensure_images
 from gaia2_runner.text import printable
 from rich.text import Text
@@ -33,13 +39,24 @@ def _print_rejudged(run: Rejudged) -> None:
 def judge_cmd(
     output_dir: Path = typer.Argument(..., help="A run's output directory."),
     concurrency: int = typer.Option(2, "--concurrency", min=1, max=64, help="Judge containers at a time."),
+    use_set: Optional[str] = typer.Option(None, "--use", metavar="SET", help=(
+        "Judge nothing: make original or rejudged the current verdicts (what ls, compare, export, "
+        "view and the report show) and print the report.")),
     settings: dict[str, Any] = None,  # type: ignore[assignment]
 ) -> None:
     """Re-judge finished runs offline with ARE's judge, from the ARE trace each run saved (no agent,
-    no apps run). New verdicts go beside the old ones (rejudged.json); rejudge_summary.json and the
-    table below say what changed. Exit 1 when some run could not be judged."""
+    no apps run). New verdicts go beside the old ones (rejudged.json) and become the current ones
+    (verdicts.json; `--use original` goes back); rejudge_summary.json and the table below say what
+    changed, the report what they add up to. Exit 1 when some run could not be judged."""
+    root = require_run(output_dir, finished=True)  # before any image work: a wrong directory is one line at once
+    if use_set is not None:
+        if use_set not in VERDICT_SETS:
+            raise Gaia2Error(f"--use {use_set}: use one of {', '.join(VERDICT_SETS)}")
+        chosen = use(root, use_set)
+        out.print(Text(printable(f"current verdicts of {output_dir}: {chosen.describe()}"), overflow="fold"))
+        _refresh_report(output_dir)
+        raise typer.Exit(EXIT_OK)
     config = judge_overrides(settings)
-    require_run(output_dir, finished=True)  # before any image work: a wrong directory is one line at once
     ensure_images()  # builds only what is missing or stale (the rejudge entry point ships with the images)
     outcome = rejudge_output(output_dir, config, dict(os.environ), concurrency=concurrency,
                              on_done=_print_rejudged)
@@ -59,4 +76,20 @@ def judge_cmd(
     out.print(Text(", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
                    + (f"; {len(outcome.skipped)} without an ARE trace" if outcome.skipped else "")
                    + f"; details in {output_dir / REJUDGE_SUMMARY_FILE}"), soft_wrap=True)
+    _refresh_report(output_dir)
     raise typer.Exit(EXIT_NO_VERDICT if counts.get("error") else EXIT_OK)
+
+
+def _refresh_report(output_dir: Path) -> None:
+    """The viewer's pages and the report, over the verdicts now current (summary.json keeps the
+    run's own: the report is recomputed from the rows)."""
+    from gaia2_runner.viewer import build
+
+    info = describe(output_dir)
+    try:
+        build(output_dir)
+    except (OSError, Gaia2Error) as exc:  # the verdicts are recorded; only the pages are stale
+        err.print(Text(printable(f"warning: viewer not written: {exc}"), style="yellow"), soft_wrap=True)
+    rows = load_rows(output_dir, info.verdicts)
+    out.print(Text(printable(f"report over the {info.verdicts.describe()}:"), overflow="fold"))
+    out.print(render_summary(summarize([r.summary_record() for r in rows], pass_at=info.pass_at)))

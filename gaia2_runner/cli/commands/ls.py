@@ -10,6 +10,7 @@ from gaia2_runner.analysis import describe, find_output_dirs
 from gaia2_runner.cli.console import out
 from gaia2_runner.cli.display import add_fixed, add_name, compact_table, name_cell, pct, who_ran
 from gaia2_runner.cli.errors import friendly
+from gaia2_runner.cli.options import DEFAULT_VERDICTS, VerdictsOption
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.text import printable
@@ -19,9 +20,11 @@ from gaia2_runner.text import printable
 def ls_cmd(
     dirs: Optional[list[Path]] = typer.Argument(None, help="Output directories, or directories holding them "
                                                 "(searched two levels deep). Default: the current directory."),
+    verdicts: VerdictsOption = DEFAULT_VERDICTS,
 ) -> None:
     """List runs: agent kind, model, judge, image, runner version, date, success rate, pass@k,
-    and whether complete."""
+    and whether complete; a re-judged run says which verdicts its numbers are from (a run never
+    re-judged shows its own with --verdicts rejudged)."""
     found = find_output_dirs(dirs or [Path(".")])
     if not found:
         raise Gaia2Error(f"no output directory of a gaia2-runner run under {', '.join(map(str, dirs or ['.']))}")
@@ -33,7 +36,7 @@ def ls_cmd(
     add_fixed(table, "pass@k (k)")
     add_fixed(table, "done", "left")
     for path in found:
-        info = describe(path)
+        info = describe(path, verdicts)
         label = name_cell(str(path))
         for line in who_ran(info):
             label.append("\n" + printable(line), style="dim")

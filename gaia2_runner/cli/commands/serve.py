@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 from gaia2_runner.cli.errors import friendly
+from gaia2_runner.cli.options import DEFAULT_VERDICTS, VerdictsOption
 from gaia2_runner.cli.output_dir import OutputDirOption, existing_output_dir
 from gaia2_runner.errors import Gaia2Error
 
@@ -18,6 +19,7 @@ def serve_cmd(
     output_dir: OutputDirOption,
     host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback only).")] = DEFAULT_HOST,
     port: Annotated[int, typer.Option("--port", help="Port (0: a free one; the URL is printed).")] = 0,
+    verdicts: VerdictsOption = DEFAULT_VERDICTS,
 ) -> int:
     """Serve the viewer live: pages regenerate as results land and open pages update themselves."""
     # Port 0 picks a free port; the URL is printed. Pages reload by themselves when their scenario
@@ -27,4 +29,4 @@ def serve_cmd(
     path = existing_output_dir(output_dir)
     from gaia2_runner.viewer.live import serve
 
-    return serve(path, host, port, say=lambda line: print(line, flush=True))
+    return serve(path, host, port, say=lambda line: print(line, flush=True), verdicts=verdicts)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from gaia2_runner.cli.console import out
 from gaia2_runner.cli.errors import friendly
+from gaia2_runner.cli.options import DEFAULT_VERDICTS, VerdictsOption
 from gaia2_runner.cli.output_dir import OutputDirOption, existing_output_dir
 from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.text import printable
@@ -14,8 +15,9 @@ from rich.text import Text
 
 
 @friendly
-def view_cmd(output_dir: OutputDirOption) -> int:
-    """Write index.html and one trace.html per scenario (static; opens from disk, no network)."""
+def view_cmd(output_dir: OutputDirOption, verdicts: VerdictsOption = DEFAULT_VERDICTS) -> int:
+    """Write index.html and one trace.html per scenario (static; opens from disk, no network),
+    showing the verdict set asked for."""
     # Works on single-scenario, dataset and pass@k layouts, and on runs still in progress. Only
     # scenarios whose files changed since the last view are re-read. Broken or hostile files cost
     # their scenario's page (shown raw, with a warning), never the command.
@@ -23,7 +25,7 @@ def view_cmd(output_dir: OutputDirOption) -> int:
 
     path = existing_output_dir(output_dir)
     started = time.monotonic()
-    site = build(path)
+    site = build(path, verdicts)
     notes = len(site.page_problems) + len(site.scan_warnings)
     out.print(Text(printable(f"wrote {path / 'index.html'} ({len(site.rows)} scenario runs, "
                              f"{time.monotonic() - started:.1f}s)"

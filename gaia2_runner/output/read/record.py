@@ -18,6 +18,7 @@ from .scan import ScenarioRef, find_scenarios
 from .scenario import ScenarioData, call_cost_of, failure_reasons, load, short, status_of, text_of
 from .trace_parsers.model import as_int, as_num
 from .trace_parsers.offered import unknown_tool_count
+from .verdicts import CURRENT, ORIGINAL, VERDICT_SETS, VerdictSet, apply, choose
 
 STATUSES = ("pass", "fail", "error", "running", "pending")
 _NOT_EXPORTED = {"export": False}  # field metadata: where the run lives on disk, for the viewer only
@@ -59,6 +60,12 @@ class RunRecord:
     judge: str | None = None  # provider/model
     image_id: str | None = None  # the image's content id the run is pinned to
     runner_version: str | None = None
+    # Which verdict set `success`/`status`/`reason` come from (output/read/verdicts.py), appended.
+    verdict_set: str = ORIGINAL  # original (result.json) or rejudged (rejudged.json, `gaia2-runner judge`)
+    verdict_judge: str | None = None  # provider/model of the judge that gave this verdict
+    verdict_at: str | None = None  # when: the run's end (original) or the re-judge's date
+    original_success: bool | None = None  # the run's own verdict, set when this one is a re-judge
+    verdict_note: str = ""  # why a run kept its original verdict under the re-judge
     name: str = field(default="", metadata=_NOT_EXPORTED)  # the directory's name
     layout_run: int | None = field(default=None, metadata=_NOT_EXPORTED)  # k of its run_<k>/ (None: one run)
     has_page: bool = field(default=False, metadata=_NOT_EXPORTED)  # its directory exists (a trace page)
@@ -86,10 +93,12 @@ class RunRecord:
         """A cached record, or None when the cache entry is not exactly what to_json wrote."""
         if not isinstance(doc, dict) or set(doc) != set(cls.__dataclass_fields__):
             return None
-        ok = (all(isinstance(doc[k], str) for k in ("dir", "name", "detail", "scenario_id", "reason"))
+        ok = (all(isinstance(doc[k], str) for k in ("dir", "name", "detail", "scenario_id", "reason", "verdict_note"))
               and doc["status"] in STATUSES and isinstance(doc["has_page"], bool)
               and doc["success"] in (None, True, False) and isinstance(doc["run"], int)
-              and all(doc[k] is None or isinstance(doc[k], str) for k in ("split", "started_at", "image", "runtime", *LABELS))
+              and doc["original_success"] in (None, True, False) and doc["verdict_set"] in VERDICT_SETS
+              and all(doc[k] is None or isinstance(doc[k], str)
+                      for k in ("split", "started_at", "image", "runtime", "verdict_judge", "verdict_at", *LABELS))
               and all(doc[k] is None or as_int(doc[k]) is not None
                       for k in ("layout_run", "actions", "tokens_in", "tokens_out", "turns", "failed_turn"))
               and as_int(doc["llm_calls"]) is not None and as_int(doc["tool_errors"]) is not None
@@ -109,7 +118,8 @@ def placeholder(ref: ScenarioRef, status: str, reason: str = "") -> RunRecord:
                      dir=ref.rel, name=ref.name, layout_run=ref.run, has_page=ref.exists and status != "pending")
 
 
-def record_of(data: ScenarioData) -> RunRecord:
+def record_of(data: ScenarioData, verdicts: VerdictSet = VerdictSet()) -> RunRecord:
+    """The row of one scenario directory, its verdict from the set `verdicts` (verdicts.choose)."""
     ref, result, doc = data.ref, data.result, data.status_doc or {}
     source = result or doc
     record = RunRecord(scenario_id=short(text_of(source.get("scenario_id")) or ref.name, 300), split=ref.split,
@@ -126,6 +136,9 @@ def record_of(data: ScenarioData) -> RunRecord:
         record.reason = f"turn {current_turn_number(doc) or 1}/{as_int(doc.get('nb_turns')) or '?'}"
     _from_calls(record, data)
     _label(record, data.labels, result or {})
+    record.verdict_judge = record.judge
+    if result:
+        apply(record, result, data.rejudge, verdicts)
     record.tool_errors = (sum(1 for e in data.events if e.get("kind") == "tool_call" and e.get("ok") is False)
                           + unknown_tool_count(data.calls))
     sims = [t for t in (as_num(e.get("sim_time")) for e in data.events) if t is not None]
@@ -175,23 +188,26 @@ def _from_calls(record: RunRecord, data: ScenarioData) -> None:
     record.cost_usd = None if cost is None else round(cost, 6)
 
 
-def load_runs(output_dir: str | Path) -> Iterator[tuple[RunRecord, ScenarioData]]:
+def load_runs(output_dir: str | Path, verdicts: str | VerdictSet = CURRENT
+              ) -> Iterator[tuple[RunRecord, ScenarioData]]:
     """(record, files) of every finished run under `output_dir` (runs still going or never
-    started are left out); the path may be relative, absolute, a link or start with ~."""
+    started are left out); the path may be relative, absolute, a link or start with ~.
+    `verdicts`: current, original or rejudged (verdicts.VERDICT_CHOICES), or a chosen set."""
     root = output_root(output_dir)
+    chosen = verdicts if isinstance(verdicts, VerdictSet) else choose(root, verdicts)
     for ref in find_scenarios(root):
         if not ref.exists:
             continue
         data = load(root, ref)
         if data.result is not None:
-            yield record_of(data), data
+            yield record_of(data, chosen), data
 
 
-def load_rows(output_dir: str | Path) -> list[RunRecord]:
-    """Every finished run under `output_dir` as a record.
+def load_rows(output_dir: str | Path, verdicts: str | VerdictSet = CURRENT) -> list[RunRecord]:
+    """Every finished run under `output_dir` as a record, its verdict from the set `verdicts`.
 
     For pandas: `pandas.DataFrame([r.to_dict() for r in load_rows("out/")])`."""
-    return [record for record, _ in load_runs(output_dir)]
+    return [record for record, _ in load_runs(output_dir, verdicts)]
 
 
 def _count(value: Any) -> int | None:

@@ -14,6 +14,7 @@ from typing import Any
 from gaia2_runner.output.layout import (
     AGENT_RESPONSE_FILE,
     EVENTS_FILE,
+    REJUDGE_FILE,
     RESULT_FILE,
     STATUS_FILE,
     TRACE_FILE,
@@ -43,6 +44,7 @@ class ScenarioData:
     raw: list[tuple[str, str]] = field(default_factory=list)  # (file, text) of files that could not be parsed
     result_problem: str = ""  # result.json is there but unusable: the run ended, its verdict is unreadable
     labels: RunLabels = field(default_factory=RunLabels)  # what ran: from the run's run_config.json
+    rejudge: dict[str, Any] | None = None  # rejudged.json: the offline re-judge's verdict (verdicts.py applies it)
 
 
 def load(root: Path, ref: ScenarioRef) -> ScenarioData:
@@ -53,6 +55,7 @@ def load(root: Path, ref: ScenarioRef) -> ScenarioData:
         return data
     data.result, data.result_problem = _document(root, directory / RESULT_FILE, data)
     data.status_doc, _ = _document(root, directory / STATUS_FILE, data)
+    data.rejudge, _ = _document(root, directory / REJUDGE_FILE, data)
     data.events = read_events(root, directory / EVENTS_FILE, data.warnings)
     trace_warnings: list[str] = []
     data.calls = read_trace(directory / TRACE_FILE, trace_warnings, root)
