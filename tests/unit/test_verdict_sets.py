@@ -62,6 +62,14 @@ def test_a_run_without_a_verdict_of_the_agents_is_never_turned_into_one(tmp_path
     assert "the run ended crashed" in row.verdict_note
 
 
+def test_a_run_redone_after_the_re_judge_keeps_its_new_verdict(out: Path) -> None:
+    """--retry rewrites result.json; the rejudged.json beside it judged the run before."""
+    result = out / "search" / "s1" / "result.json"
+    result.write_text(json.dumps({**json.loads(result.read_text()), "finished_at": "2026-11-27T00:00:00+00:00"}))
+    row = _by_id(load_rows(out))["s1"]
+    assert (row.status, row.verdict_set) == ("pass", ORIGINAL) and "redone" in row.verdict_note
+
+
 def test_original_asked_for_gives_the_run_s_own_verdicts(out: Path) -> None:
     rows = _by_id(load_rows(out, ORIGINAL))
     assert {k: r.status for k, r in rows.items()} == {"s1": "pass", "s2": "fail", "s3": "error", "s4": "pass",

@@ -14,6 +14,7 @@ verdict of the agent's to replace (a crash, a provider fault: never turned into 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -129,7 +130,19 @@ def _not_applied(result: dict[str, Any], rejudge: dict[str, Any] | None) -> str:
         return "original kept: not re-judged (no ARE trace, or not in the re-judge)"
     if rejudge.get("error") or not isinstance(rejudge.get("success"), bool):
         return f"original kept: the re-judge failed: {one_line(str(rejudge.get('error') or 'no verdict'))}"[:MAX_NOTE]
+    ended, judged = _when(result.get("finished_at")), _when(rejudge.get("judged_at"))
+    if ended is not None and judged is not None and ended > judged:
+        return "original kept: the run was redone (--retry) after the re-judge"
     return ""
+
+
+def _when(value: Any) -> datetime | None:
+    """An ISO 8601 time with its zone (now_iso's), else None: the files are not trusted."""
+    try:
+        when = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    return when if when is not None and when.tzinfo is not None else None
 
 
 def _str(value: Any) -> str | None:
