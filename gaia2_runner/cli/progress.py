@@ -4,7 +4,8 @@ On a terminal: a live bar (done/total, pass/fail/error counts, elapsed, ETA) wit
 per finished scenario printed above it (for `run` and `demo`, or every scenario at DEBUG; a run
 without a verdict is always shown). Without one (CI, a pipe, TTY_INTERACTIVE=0), rich's live
 display would print nothing until the end, so each event is one plain line instead, written as it
-happens: `[3/9] PASS demo_cab_order 4.1s`.
+happens: `[3/9] PASS demo_cab_order 4.1s`, cut at the width like a terminal's (a pipe is 80 columns,
+or COLUMNS; runner.log keeps the whole line); other messages fold at the width, nothing cut.
 
 Every method is safe to call from worker threads (rich's Progress and Console have their locks).
 """
@@ -64,14 +65,16 @@ class DatasetProgress(RunObserver):
         c = self.counts
         return f"[green]{c['PASS']} pass[/] [red]{c['FAIL']} fail[/] [yellow]{c['ERROR']} error[/]"
 
-    def log(self, message: str | Text, style: str = "dim") -> None:
-        """One line above the bar (terminal), or one plain line, flushed at once (rich flushes
-        after each print)."""
+    def log(self, message: str | Text, style: str = "dim", *, cut: bool = False) -> None:
+        """One line above the bar (terminal), or plain lines, flushed at once (rich flushes after
+        each print); without a terminal a `cut` line ends at the width, others fold at it."""
         text = message if isinstance(message, Text) else Text(printable(message), style=style)
         if self.live:
             self.progress.console.print(text, no_wrap=True, overflow="ellipsis", crop=True)
+        elif cut:
+            self.console.print(text, no_wrap=True, overflow="ellipsis", crop=True)
         else:
-            self.console.print(text, soft_wrap=True)  # no width to fit: the whole line
+            self.console.print(text, overflow="fold")
 
     def run_started(self, total: int, reused: int) -> None:
         note = f" ({reused} already done)" if reused else ""
@@ -101,7 +104,7 @@ class DatasetProgress(RunObserver):
             text = Text(printable(f"[{done}/{self.total}] {line}"))
             start = len(f"[{done}/{self.total}] ")
             text.stylize(VERDICT_STYLES[word], start, start + len(word))
-            self.log(text)
+            self.log(text, cut=True)  # one line per run, as a terminal shows it
 
     def warning(self, message: str) -> None:
         self.log(as_warning(message), "yellow")
