@@ -51,7 +51,7 @@ def _rows(path: Path) -> dict[str, dict[str, Any]]:
 
 def test_a_rejudged_multi_turn_run_shows_its_new_verdict_everywhere(images, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    proc = _cli("run", "--scenario", SCENARIO, "--output-dir", out)
+    proc = _cli("run", "--agent", "oracle", "--scenario", SCENARIO, "--output-dir", out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     scenario = out / NAME
     before = (scenario / "result.json").read_bytes()
