@@ -21,6 +21,7 @@ from .daemon import are_speedups, judge_guard
 from .daemon.judge_engine import build_judge_engine
 from .daemon.judge_trace import JudgeTrace
 from .daemon.judge_hooks import clean_rationale
+from .daemon.loader import noise_configs
 
 log = logging.getLogger("gaia2.rejudge")
 
@@ -31,15 +32,22 @@ def rejudge(text: str) -> dict[str, Any]:
     from are.simulation.benchmark.scenario_loader import APPS_TO_SKIP
     from are.simulation.data_handler.importer import JsonScenarioImporter
     from are.simulation.environment import Environment
-    from are.simulation.scenarios.scenario_imported_from_json.utils import preprocess_scenario
+    from are.simulation.scenarios.config import MAX_SCENARIO_DURATION, MAX_TIME_SCENARIO_DURATION
+    from are.simulation.scenarios.scenario_imported_from_json.utils import get_scenario_duration, preprocess_scenario
     from are.simulation.types import EventLog
     from are.simulation.validation.configs import GraphPerEventJudgeConfig
 
     scenario, completed_events, _ = JsonScenarioImporter().import_from_json_to_benchmark(
         text, apps_to_skip=APPS_TO_SKIP, load_completed_events=True)
     trace = JudgeTrace()
+    # As ARE's preprocess_scenario_from_config with judge_only: its durations, and `--noise`'s
+    # configs when the run had them (ARE's exporter says so in the trace's definition).
+    tool_augmentation, env_events = noise_configs() if _had_noise(text) else (None, None)
     preprocess_scenario(scenario, judge_config=GraphPerEventJudgeConfig(engine=build_judge_engine(), tracer=trace),
-                        offline_validation=True)
+                        offline_validation=True,
+                        max_scenario_duration=get_scenario_duration(scenario, MAX_TIME_SCENARIO_DURATION,
+                                                                    MAX_SCENARIO_DURATION),
+                        tool_augmentation_config=tool_augmentation, env_events_config=env_events)
     trace.take()
     # ARE's ScenarioRunner._judge: an environment that holds only the run's completed events.
     environment = Environment()
@@ -53,6 +61,11 @@ def rejudge(text: str) -> dict[str, Any]:
     if result.exception is not None and result.success is not True:
         outcome.update(success=None, error=f"judge error: {result.exception}")
     return outcome
+
+
+def _had_noise(text: str) -> bool:
+    definition = (json.loads(text).get("metadata") or {}).get("definition") or {}
+    return bool(definition.get("has_tool_augmentation") or definition.get("has_env_events_augmentation"))
 
 
 def main() -> int:
