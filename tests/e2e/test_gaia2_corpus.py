@@ -153,6 +153,15 @@ def test_oracle_passes_every_scenario_through_run_dataset(built, docs, tmp_path)
     got = results(tmp_path / "out")
     assert sorted(got) == sorted(d["metadata"]["definition"]["scenario_id"] for d in docs.values())
     assert all(r["success"] is True for r in got.values()), {k: r.get("error") for k, r in got.items()}
+    # ARE's offline judge over the ARE trace each run saved (every capability: time, ambiguity's
+    # second turn, ENV reactions, placeholders, Files) gives every scenario the same verdict.
+    judged = subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "judge", str(tmp_path / "out"),
+                             "--concurrency", "2"], cwd=REPO, capture_output=True, text=True, timeout=900,
+                            env={**os.environ, "COLUMNS": "200"})
+    summary = json.loads((tmp_path / "out" / "rejudge_summary.json").read_text())
+    assert judged.returncode == 0 and summary["counts"] == {"same": len(docs)}, \
+        ({r["scenario_id"]: r["error"] or r["reason"] for r in summary["runs"] if r["change"] != "same"},
+         judged.stderr[-2000:])
 
 
 def test_oracle_without_one_action_fails_every_scenario(built, docs, tmp_path):
