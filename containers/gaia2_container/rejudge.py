@@ -43,12 +43,13 @@ def rejudge(text: str) -> dict[str, Any]:
     # As ARE's preprocess_scenario_from_config with judge_only: its durations, and `--noise`'s
     # configs when the run had them (ARE's exporter says so in the trace's definition).
     tool_augmentation, env_events = noise_configs() if _had_noise(text) else (None, None)
-    preprocess_scenario(scenario, judge_config=GraphPerEventJudgeConfig(engine=build_judge_engine(), tracer=trace),
+    engine = build_judge_engine(calls=trace.calls, step=trace.step)
+    preprocess_scenario(scenario, judge_config=GraphPerEventJudgeConfig(engine=engine, tracer=trace),
                         offline_validation=True,
                         max_scenario_duration=get_scenario_duration(scenario, MAX_TIME_SCENARIO_DURATION,
                                                                     MAX_SCENARIO_DURATION),
                         tool_augmentation_config=tool_augmentation, env_events_config=env_events)
-    trace.take()
+    trace.take(), trace.calls.take()  # preparing is not judging
     # ARE's ScenarioRunner._judge: an environment that holds only the run's completed events.
     environment = Environment()
     environment.event_log = EventLog.from_list_view(completed_events)
@@ -57,7 +58,7 @@ def rejudge(text: str) -> dict[str, Any]:
     reason = next((d["reason"] for d in details if d.get("reason")), "")
     outcome: dict[str, Any] = {"scenario_id": str(scenario.scenario_id), "success": result.success,
                                "rationale": clean_rationale(result.rationale), "reason": reason,
-                               "judge_details": details, "error": None}
+                               "judge_details": details, "judge_calls": trace.calls.take(), "error": None}
     if result.exception is not None and result.success is not True:
         outcome.update(success=None, error=f"judge error: {result.exception}")
     return outcome

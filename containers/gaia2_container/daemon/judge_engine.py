@@ -9,10 +9,12 @@ silent call to ARE's default model.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 from gaia2_contract import providers
 from gaia2_contract.constants import JUDGE_ENV_PREFIX
+
+from .judge_calls import JudgeCalls, RecordedJudgeEngine
 
 
 class JudgeNotConfigured(RuntimeError):
@@ -92,18 +94,29 @@ class LiteLLMJudgeEngine:
         text = response.choices[0].message.content
         if text is None:
             raise JudgeCallError("judge provider returned an empty reply")
-        return text, None
+        return text, _usage(response)  # ARE's judge ignores this metadata; judge_calls.py records it
 
 
-def build_judge_engine(env: dict[str, str] | None = None) -> Any:
-    """The configured judge model, else a stand-in that fails loudly when a soft check is needed."""
+def _usage(response: Any) -> dict[str, Any]:
+    usage = getattr(response, "usage", None)
+    return {"model": getattr(response, "model", None),
+            "prompt_tokens": getattr(usage, "prompt_tokens", None),
+            "completion_tokens": getattr(usage, "completion_tokens", None)}
+
+
+def build_judge_engine(env: dict[str, str] | None = None, calls: JudgeCalls | None = None,
+                       step: Callable[[], str | None] = lambda: None) -> Any:
+    """The configured judge model, else a stand-in that fails loudly when a soft check is needed;
+    with `calls`, every call it makes is recorded there (`step`: which step of ARE's judge asked)."""
     settings = judge_settings_from_env(env)
     if not settings["model"]:
-        return MissingJudgeEngine()
-    provider = settings["provider"] or "openai"
-    return LiteLLMJudgeEngine(
-        model=settings["model"],
-        provider=LITELLM_PROVIDERS.get(provider, provider),
-        base_url=settings["base_url"],
-        api_key=settings["api_key"] or ("none" if settings["base_url"] else None),
-    )
+        engine: Any = MissingJudgeEngine()
+    else:
+        provider = settings["provider"] or "openai"
+        engine = LiteLLMJudgeEngine(
+            model=settings["model"],
+            provider=LITELLM_PROVIDERS.get(provider, provider),
+            base_url=settings["base_url"],
+            api_key=settings["api_key"] or ("none" if settings["base_url"] else None),
+        )
+    return engine if calls is None else RecordedJudgeEngine(engine, calls, settings["model"], step)

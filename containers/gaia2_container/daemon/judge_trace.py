@@ -20,6 +20,7 @@ from functools import wraps
 from typing import Any, Callable
 
 from ..jsonable import to_jsonable
+from .judge_calls import JudgeCalls
 from .judge_guard import AGENT_TEXT_CAP, oversized_agent_text
 
 VALUE_CAP = 600  # characters of one argument value kept (agent-controlled text can be huge)
@@ -58,6 +59,7 @@ class JudgeTrace:
         self._lock = threading.RLock()
         self._local = threading.local()
         self._turns: list[dict[str, Any]] = []
+        self.calls = JudgeCalls()  # the judge model's calls (judge_engine.build_judge_engine records them)
 
     # ---- ARE's tracer protocol ----------------------------------------------------------------
     def __call__(self, tags: Any = None, trace_type: str | None = None, meta_data: Any = None,
@@ -69,7 +71,12 @@ class JudgeTrace:
                     self._enter(trace_type or "", owner, args, kwargs)
                 except Exception:  # noqa: BLE001 - observing must never change the judge
                     pass
-                result = func(owner, *args, **kwargs)
+                steps = self._steps()
+                steps.append(trace_type or "")
+                try:
+                    result = func(owner, *args, **kwargs)
+                finally:
+                    steps.pop()
                 try:
                     self._exit(trace_type or "", owner, args, kwargs, result)
                 except Exception:  # noqa: BLE001
@@ -84,6 +91,16 @@ class JudgeTrace:
         with self._lock:
             turns, self._turns = self._turns, []
             return turns
+
+    def step(self) -> str | None:
+        """The innermost step of ARE's judge running in this thread (e.g. `email_checker`)."""
+        steps = self._steps()
+        return steps[-1] if steps else None
+
+    def _steps(self) -> list[str]:
+        if not hasattr(self._local, "steps"):
+            self._local.steps = []
+        return self._local.steps
 
     # ---- recording ----------------------------------------------------------------------------
     @property

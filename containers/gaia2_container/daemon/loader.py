@@ -109,7 +109,8 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
     try:
         preprocess_scenario(
             scenario,
-            judge_config=GraphPerEventJudgeConfig(engine=build_judge_engine(), tracer=trace),
+            judge_config=GraphPerEventJudgeConfig(engine=build_judge_engine(calls=trace.calls, step=trace.step),
+                                                  tracer=trace),
             max_scenario_duration=get_scenario_duration(scenario, MAX_TIME_SCENARIO_DURATION, MAX_SCENARIO_DURATION),
             tool_augmentation_config=tool_augmentation,
             env_events_config=env_events,

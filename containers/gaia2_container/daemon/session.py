@@ -89,6 +89,7 @@ class Session:
         )
         if self.judge_trace is not None:
             self.judge_trace.take()  # anything ARE judged while preparing the scenario is not this run
+            self.judge_trace.calls.take()
         self.clock.install(self.env)
         self.clock.on_tick = self._sync  # manual clock: record each tick's events as it happens
         self.env.run(scenario, wait_for_end=False)
@@ -227,8 +228,11 @@ class Session:
             self._start_final_judgment("last turn ended")
 
     def _judge_details(self) -> str:
-        """Record what ARE's judge compared since the last call; the failed turn's one-line reason."""
+        """Record the judge model's calls and what ARE's judge compared since the last call; the
+        failed turn's one-line reason."""
         reason = ""
+        for call in self.judge_trace.calls.take() if self.judge_trace is not None else []:
+            self.recorder.record("judge_call", self.sim_time(), **call)
         for detail in self.judge_trace.take() if self.judge_trace is not None else []:
             self.recorder.record("judge_detail", self.sim_time(), **detail)
             reason = detail.get("reason") or reason
@@ -285,6 +289,7 @@ class Session:
             with self._call_lock:  # a tool call in flight finishes before the judge looks
                 result = self.scenario.validate(self.env)
         except Exception as exc:  # noqa: BLE001 - ARE raising is an infrastructure error
+            self._judge_details()  # the judge model's calls so far (a failing provider shows there)
             self._finish(status="error", error=f"ARE validation raised {type(exc).__name__}: {exc}")
             return
         rationale = clean_rationale(result.rationale)
