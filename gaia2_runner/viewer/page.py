@@ -12,7 +12,7 @@ from gaia2_runner.output.read.scenario import ScenarioData, call_cost_of, failur
 from gaia2_runner.output.read.trace_parsers import LlmCall
 from gaia2_runner.output.read.trace_parsers.model import as_num, pretty
 from gaia2_runner.output.read.trace_parsers.offered import unknown_tool_count
-from .trace_parts import event_without_task, judge_checks, messages_without_task, verdict_view
+from .trace_parts import event_without_task, judge_calls, judge_checks, messages_without_task, verdict_view
 
 CLIP = 20_000  # characters of one tool result or message shown inline; the files keep everything
 
@@ -81,7 +81,7 @@ def timeline(data: ScenarioData, tasks: list[str] | None = None) -> list[dict[st
     tasks = tasks or []
     items: list[dict[str, Any]] = []
     for index, event in enumerate(data.events):
-        if event.get("kind") == "judge_detail":  # shown in the verdict, as expected vs actual
+        if event.get("kind") in ("judge_detail", "judge_call"):  # the verdict's diff; the judge section
             continue
         items.append({"type": "event", "kind": str(event.get("kind") or "?"), "t": _float(event.get("wall_time")),
                       "order": (1, index), "e": event_without_task(event, tasks), "turn": turn_number(event),
@@ -154,6 +154,7 @@ def context(data: ScenarioData, row: RunRecord, siblings: list[dict[str, Any]],
         "verdict": verdict_view(error, failure_reasons(result), turns, overall, diffs),
         "diffs": diffs,
         "judge_checks": judge_checks(data.events),
+        "judge_calls": judge_calls(data.events, getattr(data, "rejudge", None)),
         "unknown_tools": unknown_tool_count(calls),  # already in row.tool_errors: shown as a part
         "prev_page": neighbours[0],
         "next_page": neighbours[1],

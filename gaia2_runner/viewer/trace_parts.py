@@ -1,5 +1,6 @@
 """What makes a trace page read top to bottom: each text once (the task, the failure reason), the
-judge's own model calls apart from the agent's, and made-up tool names counted as tool errors."""
+judge's own model calls apart from the agent's (its checks and each call, folded), and made-up tool
+names counted as tool errors."""
 
 from __future__ import annotations
 
@@ -77,9 +78,34 @@ def verdict_view(error: str, reasons: list[str], turns: list[dict[str, Any]], ov
     return {"headline": headline, "turns": rows, "overall": overall, "reasons": more}
 
 
+def judge_calls(events: list[dict[str, Any]], rejudge: Any = None) -> list[dict[str, Any]]:
+    """The judge model's own calls (`judge_call` lines; a re-judge's `judge_calls` in rejudged.json,
+    marked `rejudge`), each field in the type the page shows (the files are untrusted)."""
+    live = [e for e in events if e.get("kind") == "judge_call"]
+    again = rejudge.get("judge_calls") if isinstance(rejudge, dict) else None
+    calls = [(False, c) for c in live] + [(True, c) for c in (again if isinstance(again, list) else [])]
+    out = []
+    for rejudged, call in calls:
+        if not isinstance(call, dict):
+            continue
+        messages = call.get("messages") if isinstance(call.get("messages"), list) else []
+        out.append({"rejudge": rejudged, "model": text_of(call.get("model")), "step": text_of(call.get("step")),
+                    "messages": [{"role": text_of(m.get("role")) or "?", "content": text_of(m.get("content"))}
+                                 for m in messages if isinstance(m, dict)],
+                    "response": text_of(call.get("response")), "error": text_of(call.get("error")),
+                    "duration_ms": _number(call.get("duration_ms")), "prompt_tokens": _number(call.get("prompt_tokens")),
+                    "completion_tokens": _number(call.get("completion_tokens")),
+                    "calls_dropped": _number(call.get("calls_dropped"))})
+    return out
+
+
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def judge_checks(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every time ARE's judge asked its model (an LLM soft check), from the `judge_detail` lines:
-    the turn, the tool, the checker and its answer. The prompts and replies are not recorded."""
+    the turn, the tool, the checker and its answer (the calls themselves: `judge_calls`)."""
     out = []
     for detail in events:
         if detail.get("kind") != "judge_detail" or not isinstance(detail.get("oracle_events"), list):

@@ -84,6 +84,39 @@ def test_the_judges_model_calls_have_their_own_section(tmp_path: Path) -> None:
     assert page.count('<details class="llm"') == 3  # the agent's own calls only
 
 
+JUDGE_CALL = {"kind": "judge_call", "model": "judge-x", "step": "user_message_checker", "duration_ms": 640,
+              "messages": [{"role": "system", "content": "You compare an agent's message with the oracle's."},
+                           {"role": "user", "content": "<agent_text>\ncontent: Booked\n</agent_text>"}],
+              "response": "- Evaluation: the same booking [[Success]]", "prompt_tokens": 1210,
+              "completion_tokens": 14, "error": None}
+
+
+def test_the_judges_own_calls_are_folded_in_the_judge_section(tmp_path: Path) -> None:
+    directory = _failed_run(tmp_path)
+    events = (directory / "events.jsonl").read_text()
+    failing = {**JUDGE_CALL, "response": None, "error": "JudgeCallError: judge provider openai failed: 503",
+               "prompt_tokens": None, "completion_tokens": None}
+    (directory / "events.jsonl").write_text(events + json.dumps(JUDGE_CALL) + "\n" + json.dumps(failing) + "\n")
+    Site(tmp_path).refresh()
+    page = (directory / "trace.html").read_text()
+    judge = page[page.index('id="judge"'):page.index("</section>", page.index('id="judge"'))]
+    calls = re.findall(r'<details class="judge-call">.*?</details>', judge, re.S)
+    assert len(calls) == 2 and "judge-call" not in page.replace(judge, "")  # not in the timeline
+    assert "user_message_checker" in calls[0] and "1,210 → 14 tokens" in calls[0] and "640 ms" in calls[0]
+    assert "&lt;agent_text&gt;" in calls[0] and "[[Success]]" in calls[0] and "judge-x" in calls[0]
+    assert "s-error" in calls[1] and "judge provider openai failed: 503" in calls[1]
+    assert "did not record the calls" not in judge
+
+
+def test_a_rejudges_calls_are_listed_after_the_runs_own() -> None:
+    from gaia2_runner.viewer.trace_parts import judge_calls
+
+    rejudged = {"judge_calls": [{**JUDGE_CALL, "model": "judge-y"}, "not a call", {"messages": "nonsense"}]}
+    calls = judge_calls([JUDGE_CALL, {"kind": "tool_call"}], rejudged)
+    assert [(c["rejudge"], c["model"]) for c in calls] == [(False, "judge-x"), (True, "judge-y"), (True, "")]
+    assert calls[2]["messages"] == [] and calls[2]["duration_ms"] is None
+
+
 def _trace_line(tools: list[dict], called: str, text_calls: list | None = None) -> str:
     line = {"seq": 0, "type": "llm_call", "timestamp": 1.0, "request": {"messages": [{"role": "user", "content": "hi"}],
                                                                          "tools": tools},
