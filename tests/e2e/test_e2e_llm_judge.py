@@ -48,6 +48,12 @@ def test_judge_model_accepts_a_reworded_answer(images, fake, tmp_path):
     assert {r["headers"]["authorization"] for r in requests} == {f"Bearer {JUDGE_KEY}"}
     prompt = " ".join(str(m.get("content")) for m in requests[0]["body"]["messages"])
     assert "Smile Dental" in prompt
+    # The judge's own calls, as the trace page shows them: one judge_call per request it sent.
+    calls = judge_calls(out)
+    assert len(calls) == len(requests), (len(calls), len(requests))
+    assert all(c["response"].endswith("[[True]] [[Success]]") and c["error"] is None for c in calls), calls
+    assert all(c["model"] and c["step"] and c["duration_ms"] >= 0 and c["messages"] for c in calls), calls
+    assert any("Smile Dental" in m["content"] for c in calls for m in c["messages"])
     for path in out.rglob("*"):
         if path.is_file():
             assert JUDGE_KEY not in path.read_text(errors="replace"), path
@@ -69,6 +75,13 @@ def test_judge_provider_down_gives_no_verdict(images, fake, tmp_path):
     result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path, extra_env=env, timeout=120)
     assert result.success is None and result.status == "error"
     assert "judge" in result.error
+    calls = judge_calls(tmp_path / result.scenario_id)
+    assert calls and all(c["response"] is None and "judge overloaded" in c["error"] for c in calls), calls
+
+
+def judge_calls(out: Path) -> list[dict]:
+    lines = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if line.strip()]
+    return [line for line in lines if line["kind"] == "judge_call"]
 
 
 def answering(script: str) -> str:
