@@ -206,7 +206,7 @@ class _Run:
             result.status, result.success, result.error = "error", None, str(exc)
         except HealthFailed as exc:
             result.status, result.success = "error", None
-            result.error = one_line(f"container could not load the scenario: {exc}")
+            result.error = one_line(f"container could not start the run: {exc}")  # scenario, settings or agent command
         except ContainerExited:
             self._mark_crashed("before /health was ok")
         else:

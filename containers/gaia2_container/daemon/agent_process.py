@@ -36,10 +36,15 @@ BUILTIN_RUNTIMES = {
 
 
 def agent_command(runtime: str) -> list[str] | None:
-    """GAIA2_AGENT_COMMAND wins; otherwise the built-in runtime named by GAIA2_RUNTIME."""
+    """GAIA2_AGENT_COMMAND wins; otherwise the built-in runtime named by GAIA2_RUNTIME. SystemExit
+    with one line (never the command, which may hold a secret) when neither can be run."""
     custom = os.environ.get(contract.ENV_AGENT_COMMAND)
     if custom:
-        return shlex.split(custom)
+        try:
+            return shlex.split(custom)
+        except ValueError as exc:  # unbalanced quotes: the run ends with this line, never a traceback
+            raise SystemExit(f"{contract.ENV_AGENT_COMMAND} cannot be split into words with POSIX shell "
+                             f"quoting ({exc}): fix its quotes") from None
     if runtime in BUILTIN_RUNTIMES:
         return [sys.executable, "-m", BUILTIN_RUNTIMES[runtime]]
     if runtime in ("none", ""):

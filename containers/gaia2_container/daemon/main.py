@@ -95,14 +95,15 @@ def main() -> int:
     serve(contract.TOOLS_HOST, places.LISTEN_TOOLS_PORT, TOOL_ROUTES, state, "tools")
     watchdog.start(lambda final, reason: _cut_short(state, final, reason), finished)
 
+    try:
+        command = agent_command(runtime)
+    except SystemExit as exc:  # GAIA2_AGENT_COMMAND or GAIA2_RUNTIME unusable: the run's error, one line
+        return _refuse(state, watchdog, finished, str(exc.code))
     started = time.perf_counter()
     try:
         state.loaded = load_scenario(places.SCENARIO_PATH)
     except ScenarioLoadError as exc:
-        state.load_error = str(exc)
-        status.update(status="error", error=str(exc))
-        log.error("%s", exc)
-        return _linger(state, watchdog, finished)
+        return _refuse(state, watchdog, finished, str(exc))
     if watchdog.expired.is_set():  # the runner left while ARE was loading: do not start the clock
         return _linger(state, watchdog, finished)
     status.update(scenario_id=state.loaded.scenario_id)
@@ -111,10 +112,7 @@ def main() -> int:
     try:
         speed = parse_speed(os.environ.get(contract.ENV_TIME_SPEED))
     except ValueError as exc:
-        state.load_error = str(exc)
-        status.update(status="error", error=str(exc))
-        log.error("%s", exc)
-        return _linger(state, watchdog, finished)
+        return _refuse(state, watchdog, finished, str(exc))
     # The built-in oracle never waits in real time: it moves the clock itself (/oracle/advance).
     realtime = os.environ.get(contract.ENV_ORACLE_REALTIME, "") in ("1", "true", "yes")
     clock = SimClock(speed=speed, manual=state.serves_oracle and not realtime)
@@ -128,7 +126,6 @@ def main() -> int:
 
     agent = None
     relay = None
-    command = agent_command(runtime)
     if command is not None:
         custom = bool(os.environ.get(contract.ENV_AGENT_COMMAND))
         harness = runtime == "harness" and not custom
@@ -216,6 +213,15 @@ def _cut_short(state: DaemonState, final: str, reason: str) -> None:
         state.session.end(final, reason)
     else:
         state.status.update(status=final, error=reason)
+
+
+def _refuse(state: DaemonState, watchdog: Watchdog, finished: threading.Event, reason: str) -> int:
+    """The run cannot start (its scenario, settings or agent command): its final status is an error
+    with this one line, the runner's reason for the run."""
+    state.load_error = reason
+    state.status.update(status="error", error=reason)
+    log.error("%s", reason)
+    return _linger(state, watchdog, finished)
 
 
 def _linger(state: DaemonState, watchdog: Watchdog, finished: threading.Event) -> int:
