@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,8 @@ def test_oracle_passes_with_noise(images, tmp_path: Path):
     assert noise and all(e["ok"] for e in noise), noise
     noise_texts = {"Traffic is bad today.", "Did you see the game?", "Bought bread.", "Call me later."}
     assert {e["args"]["content"] for e in noise} <= noise_texts
+    # Re-judged offline from ARE's trace (ARE prepares it again with its noise configs): the same verdict.
+    judged = subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "judge", str(tmp_path)], capture_output=True,
+                            text=True, timeout=240, cwd=SCENARIO.parents[2])
+    rejudged = json.loads((out / "rejudged.json").read_text())
+    assert (judged.returncode, rejudged["success"], rejudged["error"]) == (0, True, None), judged.stderr[-2000:]
