@@ -4,15 +4,12 @@
   (ARE's exporter output, saved by the daemon as are_trace.json.gz) and `lite/<run id>.json`
   (scenario id, model, verdict, rationale, duration, per-agent history and LLM usage; ours come
   from trace.jsonl, as ARE's come from its agent logs). Run ids are ARE's: `<scenario>_run_<k>`.
-- `leaderboard`: what a Gaia2 submission uploads (ARE's `hf_upload_utils` rows and schema, one
-  parquet per config in the hub's layout, with a dataset card naming the configs), ready for
-  `--hf-upload` or a manual upload.
+- `leaderboard`: what a Gaia2 submission uploads: analysis/leaderboard_export.py.
 """
 
 from __future__ import annotations
 
 import gzip
-import json
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +22,8 @@ from gaia2_runner.output.read.verdicts import CURRENT
 from gaia2_runner.output.read.run_files import first_run_config
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.scenario import ScenarioData
-from gaia2_runner.output.summary import NO_SPLIT
 
 TRACE_CAP = 64 * safe_io.MB  # one decompressed ARE trace
-HF_FIELDS = ("scenario_id", "run_number", "task_id", "score", "status", "data", "config", "phase_name",
-             "a2a_app_prop", "has_app_noise", "has_env_noise", "run_config", "has_exception", "exception_type",
-             "exception_message", "rationale")
 
 
 def run_id(row: RunRecord) -> str:
@@ -38,7 +31,7 @@ def run_id(row: RunRecord) -> str:
     return f"{row.scenario_id}_run_{row.run}"
 
 
-def _trace_text(root: Path, directory: Path) -> str | None:
+def trace_text(root: Path, directory: Path) -> str | None:
     handle, _ = safe_io.open_file(root, directory / ARE_TRACE_FILE)
     if handle is None:
         return None
@@ -72,15 +65,13 @@ def _lite(row: RunRecord, data: ScenarioData, model: str | None) -> dict[str, An
             "per_agent_llm_usage_stats": {"agent_main": usage}}
 
 
-
-
 def export_are(output_dir: Path, dest: Path, verdicts: str = CURRENT) -> tuple[int, list[str]]:
     """hf/ and lite/ under `dest`; (runs written, runs without an ARE trace)."""
     root = output_root(output_dir)
     model = (((first_run_config(root) or {}).get("config") or {}).get("agent") or {}).get("model")
     written, missing = 0, []
     for row, data in load_runs(root, verdicts):
-        text = _trace_text(root, root / row.dir)
+        text = trace_text(root, root / row.dir)
         if text is None:
             missing.append(row.dir or ".")
             continue
@@ -91,71 +82,6 @@ def export_are(output_dir: Path, dest: Path, verdicts: str = CURRENT) -> tuple[i
         write_json_atomic(_in(dest, "lite") / name, _lite(row, data, model))
         written += 1
     return written, missing
-
-
-def leaderboard_rows(output_dir: Path, verdicts: str = CURRENT) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
-    """ARE's upload rows grouped by config name (the split, `_noise` appended with noise), scored
-    with the verdict set `verdicts`."""
-    root = output_root(output_dir)
-    run_config = first_run_config(root) or {}
-    noise = bool(((run_config.get("config") or {}).get("run") or {}).get("noise"))
-    config_json = json.dumps(run_config.get("config") or {}, indent=2)
-    groups: dict[str, list[dict[str, Any]]] = {}
-    missing = []
-    for row, _ in load_runs(root, verdicts):
-        data = _trace_text(root, root / row.dir)
-        if data is None:
-            missing.append(row.dir or ".")
-        config = row.split or NO_SPLIT
-        exception = row.success is None
-        groups.setdefault(config + ("_noise" if noise else ""), []).append({
-            "scenario_id": row.scenario_id, "run_number": row.run, "task_id": row.scenario_id,
-            "score": None if row.success is None else float(row.success),
-            "status": "exception" if exception else ("success" if row.success else "failed"),
-            "data": data, "config": config, "phase_name": "noise" if noise else "standard", "a2a_app_prop": 0.0,
-            "has_app_noise": noise, "has_env_noise": noise, "run_config": config_json,
-            "has_exception": exception, "exception_type": "InfrastructureError" if exception else None,
-            "exception_message": row.reason if exception else None,
-            "rationale": row.reason or None})
-    return groups, missing
-
-
-def export_leaderboard(output_dir: Path, dest: Path, split: str = "validation",
-                       verdicts: str = CURRENT) -> tuple[int, list[str]]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    groups, missing = leaderboard_rows(output_dir, verdicts)
-    schema = pa.schema([(name, _arrow_type(pa, name)) for name in HF_FIELDS])
-    total = 0
-    for config, rows in sorted(groups.items()):
-        table = pa.Table.from_pylist(rows, schema=schema)
-        sink = pa.BufferOutputStream()
-        pq.write_table(table, sink)
-        write_bytes_atomic(_in(dest, config) / f"{split}-00000-of-00001.parquet", sink.getvalue().to_pybytes())
-        total += len(rows)
-    write_bytes_atomic(dest / "README.md", _card(sorted(groups), split).encode("utf-8"))
-    return total, missing
-
-
-def _arrow_type(pa: Any, name: str) -> Any:
-    if name in ("run_number",):
-        return pa.int64()
-    if name in ("score", "a2a_app_prop"):
-        return pa.float64()
-    if name in ("has_app_noise", "has_env_noise", "has_exception"):
-        return pa.bool_()
-    return pa.string()
-
-
-def _card(configs: list[str], split: str) -> str:
-    lines = ["---", "configs:"]
-    for config in configs:
-        lines += [f"- config_name: {config}", "  data_files:", f"  - split: {split}", f"    path: {config}/{split}-*"]
-    lines += ["---", "", "# Gaia2 results", "",
-              "Written by `gaia2-runner export --format leaderboard`: one row per run in the columns of ARE's",
-              "Gaia2 submission upload (`data` holds ARE's trace of the run).", ""]
-    return "\n".join(lines)
 
 
 def _in(dest: Path, sub: str) -> Path:

@@ -14,7 +14,9 @@ from gaia2_runner.output.read.run_files import require_run
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.verdicts import CURRENT, choose
 
-from . import are_export
+from gaia2_runner.engine.leaderboard_phases import is_leaderboard_root, phase_dirs
+
+from . import are_export, leaderboard_export
 
 TABLE_FORMATS = ("csv", "jsonl", "parquet")
 DIRECTORY_FORMATS = ("are", "leaderboard")  # written as directories (analysis/are_export.py)
@@ -39,14 +41,15 @@ def export(output_dir: Path, fmt: str, dest: Path | None = None, hf_split: str =
     if fmt in TABLE_FORMATS:
         path, count = export_rows(output_dir, fmt, dest, verdicts)
         return path, count, []
-    _check_output_dir(output_dir)
-    choose(output_root(output_dir), verdicts)  # a set that does not exist: an error before any file
+    for directory in _run_dirs(output_dir, fmt):
+        _check_output_dir(directory)
+        choose(output_root(directory), verdicts)  # a set that does not exist: an error before any file
     dest = dest or default_path(output_dir, fmt)
     are_export.check_dest(dest)
     if fmt == "are":
         count, missing = are_export.export_are(output_dir, dest, verdicts)
     else:
-        count, missing = are_export.export_leaderboard(output_dir, dest, hf_split, verdicts)
+        count, missing = leaderboard_export.export_leaderboard(output_dir, dest, hf_split, verdicts)
     if count == 0:
         raise Gaia2Error(f"{output_dir}: none of its {len(missing)} finished runs has ARE's trace (runs from "
                          "before this runner version): nothing to export in ARE's formats")
@@ -68,6 +71,15 @@ def upload(folder: Path, repo: str) -> str:
         raise Gaia2Error(f"--hf-upload {repo}: the upload failed ({type(exc).__name__}: "
                          f"{' '.join(str(exc).split())[:200]}); the export is in {folder}: upload it later") from None
     return str(getattr(info, "commit_url", info))
+
+
+def _run_dirs(output_dir: Path, fmt: str) -> list[Path]:
+    """The run directories an export reads: every phase's of a `leaderboard` root (leaderboard
+    format), else the one given."""
+    root = Path(output_dir).expanduser()
+    if fmt == "leaderboard" and is_leaderboard_root(root):
+        return [directory for _, _, directory in phase_dirs(root)]
+    return [output_dir]
 
 
 def _check_output_dir(output_dir: Path) -> None:

@@ -13,8 +13,8 @@ from typing import Any, Callable, Optional
 
 import typer
 from gaia2_runner import __version__
-from gaia2_runner.cli.commands import (aggregate, check_image, clean, compare, demo, export, images, judge, ls,
-                                       run, run_config, run_dataset, serve, submit, view)
+from gaia2_runner.cli.commands import (aggregate, check_image, clean, compare, demo, export, images, judge, leaderboard,
+                                       ls, run, run_config, run_dataset, serve, submit, view)
 from gaia2_runner.cli.console import out
 from gaia2_runner.cli.errors import HANDLED, OneLineErrors
 
@@ -29,6 +29,7 @@ COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("demo", demo.demo_cmd),
     ("run-dataset", run_dataset.run_dataset_cmd),
     ("run-config", run_config.run_config_cmd),
+    ("leaderboard", leaderboard.leaderboard_cmd),
     ("check-image", check_image.check_image_cmd),
     ("clean", clean.clean_cmd),
     ("view", view.view_cmd),

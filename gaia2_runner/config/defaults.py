@@ -33,7 +33,11 @@ DEFAULT_TIME_SPEED = contract.DEFAULT_TIME_SPEED
 DEFAULT_PASS_AT = 1
 DEFAULT_CONCURRENCY_CAP = 8  # the computed default never exceeds this (each container needs ~1 core to load)
 DEFAULT_LOG_LEVEL = "INFO"
+# `leaderboard`: ARE's gaia2-run makes every phase run each scenario this many times, on this split.
+LEADERBOARD_RUNS = 3
+LEADERBOARD_SPLIT = "validation"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+DEFAULT_HUB_SPLIT = "validation"  # --split of a dataset in the original hub layout: the one the hub publishes
 
 
 def default_concurrency() -> int:

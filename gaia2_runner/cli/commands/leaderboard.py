@@ -1,0 +1,116 @@
+"""`leaderboard`: a whole Gaia2 leaderboard entry from one command, as ARE's `gaia2-run` makes it:
+three phases × k runs (engine/leaderboard_phases.py), each (phase, config) an ordinary run-dataset
+output directory under --output-dir, resumable; then the report in ARE's terms and the submission
+bundle (`export --format leaderboard` of every phase), optionally uploaded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from gaia2_runner.analysis import leaderboard_export as bundle_export
+from gaia2_runner.analysis.export import default_path, upload
+from gaia2_runner.analysis.leaderboard_stats import capability_key
+from gaia2_runner.cli.console import err, out
+from gaia2_runner.cli.errors import friendly
+from gaia2_runner.cli.launch import ENV_FILE_HELP, OVERWRITE_HELP, build_config, launch
+from gaia2_runner.cli.leaderboard_view import render
+from gaia2_runner.cli.options import settings_named, with_settings
+from gaia2_runner.config import defaults as D
+from gaia2_runner.config.setting import PANELS
+from gaia2_runner.engine.leaderboard_phases import is_leaderboard_root
+from gaia2_runner.engine.leaderboard_plan import COMMAND, PhaseJob, owned_settings, plan_phases
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_OK
+from gaia2_runner.text import printable
+from rich.rule import Rule
+from rich.text import Text
+
+LEADERBOARD_PANEL = "Leaderboard"
+
+
+@friendly
+@with_settings(settings_named(exclude=owned_settings()))
+def leaderboard_cmd(
+    config_path: Optional[str] = typer.Option(None, "--config", help="TOML run configuration (as for run-config; "
+                                              "the phases set configs, split, runs, noise and Agent2Agent)."),
+    split: str = typer.Option(D.LEADERBOARD_SPLIT, "--split", help="Dataset split every phase runs.",
+                              rich_help_panel=LEADERBOARD_PANEL),
+    runs: int = typer.Option(D.LEADERBOARD_RUNS, "--runs", min=1, max=D.MAX_PASS_AT,
+                             help="Runs of every scenario in each phase (ARE's submission: 3).",
+                             rich_help_panel=LEADERBOARD_PANEL),
+    report: bool = typer.Option(False, "--report", help="Run nothing: report on --output-dir and write its bundle.",
+                                rich_help_panel=LEADERBOARD_PANEL),
+    hf_upload: Optional[str] = typer.Option(None, "--hf-upload", metavar="REPO", rich_help_panel=LEADERBOARD_PANEL,
+                                            help="Also upload the bundle to this Hugging Face dataset repo "
+                                            "(token from HF_TOKEN)."),
+    env_file: Optional[str] = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check every phase and print what would run; "
+                                 "no container starts.", rich_help_panel=PANELS["execution"]),
+    overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP, rich_help_panel=PANELS["output"]),
+    settings: dict[str, Any] = None,  # type: ignore[assignment]
+) -> None:
+    """Run a Gaia2 leaderboard entry: standard (five capability configs), agent2agent and noise
+    (config mini), each scenario 3 times; then ARE's report and the submission bundle.
+
+    One directory per phase and config under --output-dir, each read by
+    ls, view, judge and export. Rerunning the command resumes: finished
+    runs are kept. Exit codes as for run-dataset (the worst phase's).
+    """
+    base = build_config(config_path, settings, env_file)
+    if report:
+        root = Path(base.run.output_dir or "")
+        if base.run.output_dir is None or not is_leaderboard_root(root):
+            raise Gaia2Error(f"--report: {root or '--output-dir'} holds no leaderboard phase directory "
+                             "(<phase>/<config>/): give the --output-dir a leaderboard run wrote")
+        raise typer.Exit(finish(root, split, runs, hf_upload))
+    jobs = plan_phases(base, split=split, runs=runs, retry=bool(settings.get("retry")), overwrite=overwrite)
+    if dry_run:
+        show_plan(jobs)
+        raise typer.Exit(EXIT_OK)
+    code = EXIT_OK
+    for job in jobs:
+        code = max(code, run_phase(job, bool(settings.get("retry")), overwrite))
+        if code == EXIT_INTERRUPTED:
+            out.print("[yellow]interrupted: rerun the same command to finish the remaining phases[/]")
+            raise typer.Exit(code)
+    raise typer.Exit(max(code, finish(Path(base.run.output_dir), split, runs, hf_upload)))
+
+
+def show_plan(jobs: list[PhaseJob]) -> None:
+    for job in jobs:
+        selection, total = job.plan.selection(), len(job.plan.refs) * job.plan.pass_at
+        out.print(Text(printable(f"{job.label}: {len(job.plan.refs)} scenarios × {job.plan.pass_at} runs, "
+                                 f"{len(selection.todo)} of {total} to run → {job.plan.output_dir}"), overflow="fold"))
+
+
+def run_phase(job: PhaseJob, retry: bool, overwrite: bool) -> int:
+    """One (phase, config) through run-dataset's path; one whose every run is done starts nothing."""
+    out.print(Rule(Text(printable(job.label))))
+    if not job.plan.selection().todo:
+        out.print(Text(printable(f"{job.label}: all {len(job.plan.jobs())} runs done (kept)")))
+        return EXIT_OK
+    outcome = launch(job.config, command=COMMAND, out=out, err=err, retry=retry, overwrite=overwrite)
+    return outcome if isinstance(outcome, int) else outcome.exit_code
+
+
+def finish(root: Path, split: str, runs: int, hf_upload: str | None) -> int:
+    """The report of every phase found under `root`, the bundle written (and uploaded)."""
+    bundle = bundle_export.collect(root)
+    if not bundle.count:
+        raise Gaia2Error(f"{root}: no finished run in any phase: nothing to report")
+    statistics = bundle_export.stats_report(bundle)["statistics"]
+    phases_of = {capability_key(r.config, r.phase): r.phase for r in bundle.rows}
+    out.print(Rule("leaderboard"))
+    out.print(render(statistics, phases_of, runs))
+    dest = default_path(root, "leaderboard")
+    bundle_export.write_bundle(bundle, dest, split)
+    out.print(Text(printable(f"bundle: {bundle.count} rows in {dest}"), overflow="fold"))
+    if bundle.missing:
+        err.print(Text(printable(f"{len(bundle.missing)} runs have no ARE trace (their rows' data is empty): "
+                                 + ", ".join(bundle.missing[:3]) + (" …" if len(bundle.missing) > 3 else "")),
+                       style="yellow", overflow="fold"))
+    if hf_upload is not None:
+        out.print(Text(printable(f"uploaded: {upload(dest, hf_upload)}"), overflow="fold"))
+    return EXIT_OK

@@ -1,0 +1,85 @@
+"""The phases of a Gaia2 leaderboard entry, as ARE's `gaia2-run` defines them
+(are/simulation/benchmark/gaia2_submission.py), and where each one's runs go.
+
+`standard` runs the five capability configs; `agent2agent` runs `mini` with every app behind an
+expert agent (a2a_app_prop 1.0); `noise` runs `mini` with ARE's noise (ToolAugmentationConfig()
+and 10 ENV events a minute, seed 0: our `noise` setting, daemon/loader.py). Each (phase, config)
+is one ordinary run-dataset output directory, ROOT/<phase>/<config>/, with run_1/ … run_3/ inside,
+so `ls`, `view`, `judge` and `export` read it as any other run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+STANDARD, AGENT2AGENT, NOISE = "standard", "agent2agent", "noise"
+CAPABILITY_CONFIGS = ("execution", "search", "adaptability", "time", "ambiguity")  # CapabilityTag.gaia2_capabilities()
+MINI = "mini"
+# ARE's config-name suffixes of the upload (hf_config_utils.create_config_name).
+PHASE_SUFFIX = {STANDARD: "", AGENT2AGENT: "_a2a", NOISE: "_noise"}
+
+# The settings a phase sets, found by their flags (config/schema.py owns them; the dataset config,
+# Agent2Agent and simulated generation time are declared there by their own features).
+CONFIG_FLAG = "--config"
+A2A_FLAG = "--a2a-app-prop"
+SIM_GENERATION_FLAG = "--sim-generation-time"
+SIM_GENERATION_MODE = "measured"  # ARE's gaia2-run default
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase: its configs and the augmentation it runs them with."""
+
+    name: str
+    configs: tuple[str, ...]
+    a2a_app_prop: float = 0.0
+    noise: bool = False
+
+
+PHASES: tuple[Phase, ...] = (
+    Phase(STANDARD, CAPABILITY_CONFIGS),
+    Phase(AGENT2AGENT, (MINI,), a2a_app_prop=1.0),
+    Phase(NOISE, (MINI,), noise=True),
+)
+PHASE_NAMES = tuple(p.name for p in PHASES)
+
+
+def phase_name(a2a_app_prop: float | None, noise: bool) -> str:
+    """The phase a run belongs to by its settings: Agent2Agent wins over noise (ARE has no phase
+    with both; a run with both is reported as agent2agent, its has_*_noise columns still true)."""
+    if a2a_app_prop:
+        return AGENT2AGENT
+    return NOISE if noise else STANDARD
+
+
+def upload_config_name(config: str, phase: str) -> str:
+    """The upload's config (directory) name: `mini_a2a`, `mini_noise`, `execution`."""
+    return config + PHASE_SUFFIX.get(phase, f"_{phase}")
+
+
+def phase_dir(root: Path, phase: str, config: str) -> Path:
+    """The run-dataset output directory of one (phase, config)."""
+    return root / phase / config
+
+
+def phase_dirs(root: Path) -> list[tuple[str, str, Path]]:
+    """(phase, config, directory) of every phase directory present under `root`, in phase order."""
+    found = []
+    for phase in PHASES:
+        for config in phase.configs:
+            directory = phase_dir(root, phase.name, config)
+            if directory.is_dir():
+                found.append((phase.name, config, directory))
+    return found
+
+
+def is_leaderboard_root(path: Path) -> bool:
+    """A directory `leaderboard` wrote into: a phase directory of a known config under it."""
+    return bool(phase_dirs(path))
+
+
+def run_settings(config_doc: dict[str, Any], section: str, key: str) -> Any:
+    """A value of run_config.json's `config` (a setting by its section and key), None when absent."""
+    return ((config_doc or {}).get(section) or {}).get(key)

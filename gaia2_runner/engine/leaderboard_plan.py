@@ -1,0 +1,90 @@
+"""From one configuration to the leaderboard's run-dataset jobs: one per (phase, config), each the
+user's settings plus what its phase sets (engine/leaderboard_phases.py), all checked (targets,
+keys, images named) before the first container starts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from gaia2_runner.config import RunConfig, apply_overrides
+from gaia2_runner.config.schema import SETTINGS, Setting
+from gaia2_runner.engine import leaderboard_phases as phases
+from gaia2_runner.engine.plan import RunPlan, plan_run
+from gaia2_runner.errors import Gaia2Error
+
+COMMAND = "leaderboard"
+# Settings every phase sets itself; by name where they are the runner's own, by flag where a
+# feature of its own declares them (their names are its business).
+OWNED_NAMES = ("splits", "pass_at", "noise", "shard", "scenario", "dataset_root")
+OWNED_FLAGS = (phases.CONFIG_FLAG, phases.A2A_FLAG, "--split")
+
+
+def setting_by_flag(flag: str) -> Setting | None:
+    return next((s for s in SETTINGS if s.flag == flag), None)
+
+
+def owned_settings() -> list[str]:
+    """Names of the settings a phase sets (the user may not)."""
+    by_flag = [s.name for flag in OWNED_FLAGS if (s := setting_by_flag(flag)) is not None]
+    return [*OWNED_NAMES, *by_flag]
+
+
+@dataclass
+class PhaseJob:
+    """One (phase, config): its run configuration and the plan run-dataset would make of it."""
+
+    phase: phases.Phase
+    dataset_config: str
+    config: RunConfig
+    plan: RunPlan
+
+    @property
+    def label(self) -> str:
+        return f"{self.phase.name}/{self.dataset_config}"
+
+
+def _required(flag: str, why: str) -> Setting:
+    setting = setting_by_flag(flag)
+    if setting is None:
+        raise Gaia2Error(f"this runner has no {flag} setting, which {why}: update gaia2-runner")
+    return setting
+
+
+def _split_setting() -> Setting:
+    return setting_by_flag("--split") or _required("--splits", "picks the dataset split")
+
+
+def check_base(base: RunConfig) -> Path:
+    """The output root; refuses what the phases set themselves and a target that is not the hub's."""
+    for name in owned_settings():
+        if name in base.origins and base.value(name) not in (None, False, [], ()):
+            raise Gaia2Error(f"{base.where(name)}: leaderboard sets it for each phase: remove it")
+    if not base.target.dataset:
+        raise Gaia2Error("leaderboard runs the configs of Gaia2's hub dataset: give --dataset "
+                         "meta-agents-research-environments/gaia2 (or a local copy in its layout)")
+    if base.run.output_dir is None:
+        raise Gaia2Error("leaderboard needs --output-dir (or [run] output_dir): one directory per phase goes in it")
+    return Path(base.run.output_dir)
+
+
+def plan_phases(base: RunConfig, *, split: str, runs: int, retry: bool = False,
+                overwrite: bool = False) -> list[PhaseJob]:
+    """Every (phase, config) job, planned and checked, in ARE's order."""
+    root = check_base(base)
+    config_setting = _required(phases.CONFIG_FLAG, "picks the hub dataset's config")
+    a2a_setting = _required(phases.A2A_FLAG, "the agent2agent phase needs")
+    split_setting = _split_setting()
+    jobs = []
+    for phase in phases.PHASES:
+        for dataset_config in phase.configs:
+            overrides = {config_setting.name: dataset_config, split_setting.name: split, "pass_at": runs,
+                         "noise": phase.noise, a2a_setting.name: phase.a2a_app_prop or None,
+                         "output_dir": str(phases.phase_dir(root, phase.name, dataset_config))}
+            config = apply_overrides(base, overrides)
+            try:
+                plan = plan_run(config, retry=retry, command=COMMAND, overwrite=overwrite)
+            except Gaia2Error as exc:
+                raise Gaia2Error(f"phase {phase.name}, config {dataset_config}: {exc}") from None
+            jobs.append(PhaseJob(phase, dataset_config, config, plan))
+    return jobs
