@@ -10,6 +10,7 @@ ADAPTER_PORT = 8090  # the runner-facing adapter API
 TOOLS_PORT = 8091  # the agent-facing tool API, loopback only
 TOOLS_HOST = "127.0.0.1"
 RELAY_PORT = 8092  # the model relay, loopback only (daemon/relay.py)
+A2A_RELAY_PORT = 8093  # the expert sub-agents' model relay (Agent2Agent), loopback only (daemon/a2a_relay.py)
 
 INPUT_DIR = "/gaia2/input"  # root only: the scenario holds the answers
 OUTPUT_DIR = "/gaia2/output"  # what the runner collects after a final status
@@ -66,6 +67,15 @@ ENV_JUDGE_PROVIDER = JUDGE_ENV_PREFIX + "PROVIDER"
 ENV_JUDGE_MODEL = JUDGE_ENV_PREFIX + "MODEL"
 ENV_JUDGE_BASE_URL = JUDGE_ENV_PREFIX + "BASE_URL"
 ENV_JUDGE_API_KEY = JUDGE_ENV_PREFIX + "API_KEY"
+# Agent2Agent (ARE's --a2a_app_prop): this fraction of the scenario's apps become expert agents
+# (ARE's AppAgent, in the daemon) whose own model is the A2A_* one (default: the agent's). The
+# agent never sees any of these variables: its sub-agents' key stays in the daemon.
+A2A_ENV_PREFIX = "GAIA2_A2A_"
+ENV_A2A_APP_PROP = A2A_ENV_PREFIX + "APP_PROP"
+ENV_A2A_PROVIDER = A2A_ENV_PREFIX + "PROVIDER"
+ENV_A2A_MODEL = A2A_ENV_PREFIX + "MODEL"
+ENV_A2A_BASE_URL = A2A_ENV_PREFIX + "BASE_URL"
+ENV_A2A_API_KEY = A2A_ENV_PREFIX + "API_KEY"
 
 # Lifetime: the container ends itself when its runner is gone, so a runner killed with -9 leaves no
 # container running. "Gone" means no adapter request carrying the adapter token (ENV_ADAPTER_TOKEN)

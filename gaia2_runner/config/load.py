@@ -302,8 +302,8 @@ def validate_judge(config: RunConfig) -> None:
     if judge.provider and not judge.model:
         raise Gaia2Error(f"{config.where('judge_provider')}: a judge provider needs a model: "
                          "set [judge] model or pass --judge-model")
-    for name in ("base_url", "judge_base_url"):
-        url = config.agent.base_url if name == "base_url" else judge.base_url
+    for name in ("base_url", "judge_base_url", "a2a_base_url"):
+        url = config.value(name)
         if url and urlsplit(url).username is not None:
             # Credentials in a URL would end up in logs and records, and silently replace the key.
             raise Gaia2Error(f"{config.where(name)}: the URL holds credentials (user:password@): remove them "

@@ -47,6 +47,19 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("env", "agent", "env", "env",
             "Extra container variable KEY=VALUE (repeatable; values are never written to disk).",
             secret=True),
+    Setting("a2a_app_prop", "agent", "a2a_app_prop", "float",
+            "Agent2Agent, as ARE's --a2a_app_prop: this fraction (0 to 1) of each scenario's apps become "
+            "expert agents (ARE's seeded choice); the agent gets one tool per such app, expert_agent(task), "
+            "and a sub-agent (ARE's app agent, in the container) holding the app's tools does the task "
+            "(default: off).", minimum=0, maximum=1, unit="(a fraction of the apps)"),
+    Setting("a2a_provider", "agent", "a2a_provider", "str",
+            "Provider of the expert sub-agents' model (default: the agent's): "
+            + ", ".join(providers.CHAT_COMPLETIONS) + "; its key from the provider's usual variable.",
+            choices=providers.CHAT_COMPLETIONS, noun="expert agents' provider"),
+    Setting("a2a_model", "agent", "a2a_model", "str", "Model of the expert sub-agents (default: the agent's)."),
+    Setting("a2a_base_url", "agent", "a2a_base_url", "str",
+            "API base URL of the expert sub-agents' model (default: the agent's when --a2a-provider is not "
+            "given, else the provider's)."),
     Setting("judge_provider", "judge", "provider", "str", "Judge provider for ARE's LLM soft checks.",
             choices=providers.MODELS, noun="judge provider"),  # the judge is always a model
     Setting("judge_model", "judge", "model", "str", "Judge model."),

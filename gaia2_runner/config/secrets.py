@@ -67,9 +67,9 @@ def resolve_key(provider: str | None, explicit: str | None, env_name: str | None
 def secret_values(config: RunConfig, env: Mapping[str, str]) -> tuple[str, ...]:
     """The values the runner must never write (the output scrubber's list): the agent's and the
     judge's API keys, every `--env` / `[agent] env` value, passwords in base and proxy URLs."""
-    values = [env.get(contract.ENV_AGENT_API_KEY), env.get(contract.ENV_JUDGE_API_KEY),
+    values = [env.get(contract.ENV_AGENT_API_KEY), env.get(contract.ENV_JUDGE_API_KEY), env.get(contract.ENV_A2A_API_KEY),
               config.agent.api_key, config.judge.api_key, *config.agent.env.values()]
-    for var in (*PROXY_VARS, contract.ENV_AGENT_BASE_URL, contract.ENV_JUDGE_BASE_URL):
+    for var in (*PROXY_VARS, contract.ENV_AGENT_BASE_URL, contract.ENV_JUDGE_BASE_URL, contract.ENV_A2A_BASE_URL):
         try:
             values.append(urlsplit(env.get(var) or "").password)
         except ValueError:

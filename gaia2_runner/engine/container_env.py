@@ -89,6 +89,7 @@ def _run(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
         if key:
             env[contract.ENV_AGENT_API_KEY] = key
     env.update(_judge(config, environ))
+    env.update(_a2a(config, environ))
     if run.noise:
         env[contract.ENV_NOISE] = "1"
     if run.max_tokens is not None:
@@ -96,6 +97,27 @@ def _run(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
     if run.time_speed != DEFAULT_TIME_SPEED:  # the daemon's default is ARE's real time
         env[contract.ENV_TIME_SPEED] = repr(float(run.time_speed))
     env.update(agent.env)  # --env wins, as documented
+    return env
+
+
+def _a2a(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
+    """Agent2Agent's variables (none when off). The expert agents' model settings default to the
+    agent's in the container; a provider of their own brings its own key."""
+    agent = config.agent
+    if not agent.a2a_app_prop:
+        return {}
+    env = {contract.ENV_A2A_APP_PROP: repr(float(agent.a2a_app_prop))}
+    if agent.provider == providers.ORACLE:
+        return env  # ARE's oracle acts on the apps themselves: no expert is ever asked
+    own = agent.a2a_provider not in (None, agent.provider)
+    for var, value in ((contract.ENV_A2A_PROVIDER, agent.a2a_provider if own else None),
+                       (contract.ENV_A2A_MODEL, agent.a2a_model), (contract.ENV_A2A_BASE_URL, agent.a2a_base_url)):
+        if value:
+            env[var] = value
+    if own:
+        key = resolve_key(agent.a2a_provider, None, None, environ, "expert agents", config.where("a2a_provider"))
+        if key:
+            env[contract.ENV_A2A_API_KEY] = key
     return env
 
 

@@ -23,8 +23,9 @@ log = logging.getLogger("gaia2.agent")
 
 AGENT_USER = "agent"
 # Variables the agent must not see: the judge's credentials and settings, the adapter token, the
-# provider key (the agent gets the run's placeholder instead: daemon/relay_key.py).
-_PRIVATE_PREFIXES = (contract.JUDGE_ENV_PREFIX,)
+# provider key (the agent gets the run's placeholder instead: daemon/relay_key.py), the expert
+# sub-agents' settings and key (Agent2Agent: daemon/a2a.py).
+_PRIVATE_PREFIXES = (contract.JUDGE_ENV_PREFIX, contract.A2A_ENV_PREFIX)
 _PRIVATE_NAMES = frozenset({contract.ENV_ADAPTER_TOKEN, contract.ENV_AGENT_API_KEY})
 # GAIA2_RUNTIME value -> module of gaia2_container.runtimes run with `python -m`.
 BUILTIN_RUNTIMES = {

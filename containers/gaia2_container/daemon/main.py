@@ -16,6 +16,8 @@ from gaia2_contract import urls
 
 from .. import places
 from ..jsonable import encodable
+from . import a2a_relay
+from .a2a import A2AError, A2ASettings, ExpertAgents
 from .agent_files import TRACE_CAP_BYTES, copy_agent_file
 from .agent_process import AgentProcess, agent_command, agent_identity
 from .app_commands import install_app_commands
@@ -118,7 +120,13 @@ def main() -> int:
     clock = SimClock(speed=speed, manual=state.serves_oracle and not realtime)
     log.info("simulated clock: %s, speed %g", clock.mode, speed)
     session = Session(state.loaded, recorder, status, timeout_s, clock=clock)
-    session.start()
+    try:
+        session.a2a, expert_relay = _expert_agents(state.serves_oracle, recorder, session, status)
+        session.start()
+        if session.a2a is not None:  # which apps became expert agents (ARE's seeded choice)
+            status.update(a2a={"app_prop": session.a2a.settings.app_prop, "apps": session.a2a.expert_apps()})
+    except A2AError as exc:
+        return _refuse(state, watchdog, finished, str(exc))
     state.session = session
     if watchdog.expired.is_set():  # fired between the check above and here
         session.end(watchdog.status, watchdog.reason or "runner gone")
@@ -139,6 +147,9 @@ def main() -> int:
         if relay is not None:
             session.provider_witness = relay.provider_unavailable
             session.provider_note = relay.ledger.context_overflow
+        if expert_relay is not None:  # the expert agents' provider failing is no model's failure either
+            witnesses = [w for w in (session.provider_witness, expert_relay.provider_unavailable) if w is not None]
+            session.provider_witness = lambda: next((down for w in witnesses if (down := w())), None)
         if fakes_agent(custom or harness, os.environ):
             process_clock = ProcessClock(session.sim_time)
             process_clock.prepare()
@@ -167,6 +178,26 @@ def main() -> int:
     status.update(**verdict)
     log.info("finished: status=%s judgment=%s error=%s", verdict["status"], verdict.get("judgment"), verdict.get("error"))
     return _linger(state, watchdog, finished)
+
+
+def _expert_agents(serves_oracle: bool, recorder: EventRecorder, session: Session,
+                   status: StatusBoard) -> tuple[ExpertAgents | None, Relay | None]:
+    """Agent2Agent (GAIA2_A2A_*), or (None, None) when off; A2AError for unusable settings. The
+    expert relay is started unless the built-in oracle runs (it never asks an expert)."""
+    settings = A2ASettings.from_env(os.environ, needs_model=not serves_oracle)
+    if settings is None:
+        return None, None
+    relay = placeholder = endpoint = None
+    if not serves_oracle:
+        relay, placeholder, endpoint = a2a_relay.start(
+            settings.provider, settings.model, settings.base_url, settings.key, os.environ,
+            write=lambda fields: experts.record_llm_call(fields),
+            on_fault=lambda reason: session.provider_fault(
+                f"configuration fault of the expert agents' provider: {reason} (seen by the model relay)"),
+            on_change=lambda summary: status.update(a2a_provider=summary))
+    experts = ExpertAgents(settings, recorder.record, endpoint, placeholder,
+                           keep_app_tools=serves_oracle)
+    return experts, relay
 
 
 def _provider_ledger(session: Session, status: StatusBoard, setup: RunnerSetup, paced: bool) -> ProviderLedger:

@@ -10,10 +10,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from contextlib import nullcontext
 from datetime import datetime, timezone
 from typing import Any, Callable
 
 from ..jsonable import as_text, to_jsonable
+from .a2a import ExpertAgents
 from .judge_hooks import agent_error_reason, clean_rationale, listen_to_turns, with_agent_note
 from .event_mirror import EventMirror
 from .processes import start_thread
@@ -66,6 +68,8 @@ class Session:
         # Frees the pids the agent holds, when the judge finds none to start a thread with.
         self.make_room: Callable[[], None] | None = None
         self._sync_lock = threading.Lock()  # the monitor and the manual clock both mirror ARE's log
+        # Agent2Agent (a2a.py): applied to the scenario at start, nests the sub-agents' records.
+        self.a2a: ExpertAgents | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
@@ -92,12 +96,14 @@ class Session:
             self.judge_trace.calls.take()
         self.clock.install(self.env)
         self.clock.on_tick = self._sync  # manual clock: record each tick's events as it happens
+        if self.a2a is not None:  # as ARE's runner: after making the Environment, before running it
+            self.a2a.apply(scenario, self.env)
         self.env.run(scenario, wait_for_end=False)
         aui = self.env.apps.get("AgentUserInterface")
         if aui is not None:
             # As ARE's own agent does: user messages arrive as notifications, never block on input.
             aui.wait_for_user_response = False
-        self.toolbox = Toolbox(self.env.get_tools())
+        self.toolbox = Toolbox(self.env.get_tools() + (self.a2a.extra_tools() if self.a2a is not None else []))
         if self.judge is not None:
             listen_to_turns(self.judge, self._on_turn_judged)
         self._started_wall = time.time()
@@ -130,8 +136,10 @@ class Session:
                 return {"ok": False, "error": "the scenario is over: no more tool calls are accepted"}
             started = time.perf_counter()
             sim_before = self.sim_time()
+            expert = self.a2a.expert_call(spec.app_class, spec.app) if self.a2a is not None else nullcontext(None)
             try:
-                raw = self.toolbox.call(name, args)
+                with expert as call_id:  # an expert_agent call: its sub-agent's records nest under call_id
+                    raw = self.toolbox.call(name, args)
                 # `text`: str() of what the app returned, which is what ARE's own agent observes.
                 outcome: dict[str, Any] = {"ok": True, "result": to_jsonable(raw), "text": as_text(raw)}
             except Exception as exc:  # noqa: BLE001 - tool errors are the agent's to see
@@ -149,6 +157,7 @@ class Session:
             result=outcome.get("result"),
             error=outcome.get("error"),
             duration_ms=duration_ms,
+            **({"call_id": call_id} if call_id else {}),
         )
         self.status.increment("agent_actions")
         self._time_moved()  # wait_for_notification jumps: the agent's next `date` shows it

@@ -14,7 +14,9 @@ from typing import Any
 from gaia2_contract import constants as contract
 from gaia2_contract import routes
 
-from .. import places
+from .. import budget, places
+
+CALL_TIMEOUT_S = 3600.0  # a tool call's wait without a scenario limit (an expert agent's whole task)
 
 
 class ToolApiError(Exception):
@@ -43,7 +45,10 @@ def list_tools(base_url: str | None = None) -> list[dict[str, Any]]:
 
 
 def call_tool(tool: str, args: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
-    return request("POST", routes.CALL, {"tool": tool, "args": args}, base_url=base_url)
+    """One tool call; it may last as long as the scenario: an `expert_agent` tool (Agent2Agent)
+    answers once its sub-agent is done."""
+    return request("POST", routes.CALL, {"tool": tool, "args": args}, base_url=base_url,
+                   timeout=budget.scenario_timeout() or CALL_TIMEOUT_S)
 
 
 def wait_for_tools(limit_s: float = 120.0) -> list[dict[str, Any]]:

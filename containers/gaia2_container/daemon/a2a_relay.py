@@ -1,0 +1,81 @@
+"""The expert sub-agents' model relay (Agent2Agent): a second relay, on its own loopback port,
+in front of the sub-agents' provider (GAIA2_A2A_*, default: the agent's).
+
+The sub-agents run in the daemon (ARE's AppAgent, daemon/a2a.py); the relay is how their calls
+reach the provider, as the agent's do (relay.py): the key is swapped in for a per-run placeholder
+only the daemon holds, the provider's answers feed a ledger (a failing provider is an
+infrastructure error, never the model's failure), and each call is recorded, here into
+events.jsonl as an `llm_call` nested under the agent's `expert_agent` call that caused it.
+
+The agent can reach every loopback port, this one included. A request without the sub-agents'
+placeholder is refused before anything is forwarded or recorded: the agent can neither spend the
+sub-agents' key, nor write calls into the trace in their name.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+from gaia2_contract import constants as contract
+from gaia2_contract import urls
+
+from .. import budget
+from .provider_faults import RunnerSetup
+from .provider_ledger import ProviderLedger
+from .relay import REFUSED_TYPE, Relay, RelayHandler, _send_json, serve_relay
+from .relay_key import CREDENTIAL_HEADERS, RunCredential, new_placeholder
+from .relay_trace import RelayTrace
+
+log = logging.getLogger("gaia2.a2a_relay")
+
+NOT_SUB_AGENT_STATUS = 403
+
+
+class SubAgentRelay(Relay):
+    """A relay that forwards only the sub-agents' own requests (those carrying their placeholder)."""
+
+    def forward(self, handler: RelayHandler) -> None:
+        assert self.credential is not None
+        sent = [v for k, v in handler.headers.items() if k.lower() in CREDENTIAL_HEADERS]
+        if not any(self.credential.placeholder in value for value in sent):
+            log.info("refused %s %.200r: not the expert sub-agents' credential", handler.command, handler.path)
+            _send_json(handler, NOT_SUB_AGENT_STATUS, {"error": {
+                "type": REFUSED_TYPE, "message": "gaia2 relay: this relay serves the daemon's expert agents only"}})
+            return
+        super().forward(handler)
+
+
+class EventsTrace(RelayTrace):
+    """RelayTrace's `llm_call` entries, written into events.jsonl with the nesting `parent()` gives
+    (the `expert_agent` call in progress) instead of into a file."""
+
+    def __init__(self, provider: str | None, write: Callable[[dict[str, Any]], None]) -> None:
+        super().__init__(path=None, provider=provider)  # type: ignore[arg-type]
+        self._write = write
+
+    def _append(self, entry: dict[str, Any]) -> None:
+        fields = {k: v for k, v in entry.items() if k != "type"}
+        self._write(fields)
+
+
+def upstream_of(provider: str, base_url: str | None) -> str:
+    """Where the sub-agents' calls go: the base URL given, else the provider's usual one."""
+    return (base_url or urls.API_BASE_URLS.get(provider, "")).strip().rstrip("/")
+
+
+def start(provider: str, model: str | None, base_url: str | None, key: str | None, environ: Any,
+          write: Callable[[dict[str, Any]], None], on_fault: Callable[[str], None],
+          on_change: Callable[[dict[str, Any]], None] | None = None,
+          port: int = contract.A2A_RELAY_PORT) -> tuple[SubAgentRelay, str, str]:
+    """Serve the sub-agents' relay; returns it, the placeholder the sub-agents send as their key and
+    the relay's URL (`port` 0: any free port, for tests)."""
+    credential = RunCredential(new_placeholder(), key)
+    setup = RunnerSetup(model=model, agent_key=credential.placeholder, keyless=key is None,
+                        keyless_placeholders=frozenset())
+    ledger = ProviderLedger(setup, on_change=on_change, on_fault=on_fault, paced=True)  # one call at a time
+    timeout = budget.relay_timeout(budget.scenario_timeout(environ))
+    relay = SubAgentRelay(upstream_of(provider, base_url), timeout_s=timeout, ledger=ledger,
+                          credential=credential, trace=EventsTrace(provider, write))
+    server = serve_relay(relay, "127.0.0.1", port)
+    return relay, credential.placeholder, f"http://127.0.0.1:{server.server_address[1]}"
