@@ -16,7 +16,8 @@ from gaia2_runner.errors import Gaia2Error
 COMMAND = "leaderboard"
 # Settings every phase sets itself; by name where they are the runner's own, by flag where a
 # feature of its own declares them (their names are its business).
-OWNED_NAMES = ("splits", "pass_at", "noise", "shard", "scenario", "dataset_root")
+OTHER_TARGETS = ("scenario", "dataset_root")
+OWNED_NAMES = ("splits", "pass_at", "noise", "shard", *OTHER_TARGETS)
 OWNED_FLAGS = (phases.CONFIG_FLAG, phases.A2A_FLAG, "--split")
 
 
@@ -59,12 +60,10 @@ def check_base(base: RunConfig) -> Path:
     """The output root; refuses what the phases set themselves and a target that is not the hub's."""
     for name in owned_settings():
         if name in base.origins and base.value(name) not in (None, False, [], ()):
-            raise Gaia2Error(f"{base.where(name)}: leaderboard sets it for each phase: remove it")
-    if not base.target.dataset:
-        raise Gaia2Error("leaderboard runs the configs of Gaia2's hub dataset: give --dataset "
-                         "meta-agents-research-environments/gaia2 (or a local copy in its layout)")
-    if base.run.output_dir is None:
-        raise Gaia2Error("leaderboard needs --output-dir (or [run] output_dir): one directory per phase goes in it")
+            why = ("runs the hub dataset's configs (--dataset)" if name in OTHER_TARGETS
+                   else "sets it for each phase")
+            raise Gaia2Error(f"{base.where(name)}: leaderboard {why}: remove it")
+    assert base.run.output_dir is not None  # validate() guarantees it
     return Path(base.run.output_dir)
 
 

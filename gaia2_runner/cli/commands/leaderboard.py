@@ -58,13 +58,14 @@ def leaderboard_cmd(
     ls, view, judge and export. Rerunning the command resumes: finished
     runs are kept. Exit codes as for run-dataset (the worst phase's).
     """
-    base = build_config(config_path, settings, env_file)
-    if report:
-        root = Path(base.run.output_dir or "")
-        if base.run.output_dir is None or not is_leaderboard_root(root):
-            raise Gaia2Error(f"--report: {root or '--output-dir'} holds no leaderboard phase directory "
+    if report:  # reads what is there: no target, no keys needed
+        given = settings.get("output_dir")
+        root = Path(given or "").expanduser()
+        if not given or not is_leaderboard_root(root):
+            raise Gaia2Error(f"--report: {given or '--output-dir'} holds no leaderboard phase directory "
                              "(<phase>/<config>/): give the --output-dir a leaderboard run wrote")
         raise typer.Exit(finish(root, split, runs, hf_upload))
+    base = build_config(config_path, settings, env_file)
     jobs = plan_phases(base, split=split, runs=runs, retry=bool(settings.get("retry")), overwrite=overwrite)
     if dry_run:
         show_plan(jobs)

@@ -1,0 +1,112 @@
+"""`leaderboard` without containers: ARE's report numbers on hand-made verdicts, the submission
+bundle's rows and schema (phase columns from each run's settings), the report at 80 columns, and
+the settings a phase owns refused with one error line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from cli_support import assert_one_error_line, invoke
+from gaia2_runner.analysis import leaderboard_export
+from gaia2_runner.analysis.leaderboard_stats import StatRow, calculate
+from leaderboard_synth import leaderboard_root
+
+ROWS = [StatRow("standard", "execution", "s1", k, True) for k in (1, 2, 3)] + [
+    StatRow("standard", "execution", "s2", 1, False), StatRow("standard", "execution", "s2", 2, True),
+    StatRow("standard", "execution", "s2", 3, None)] + [StatRow("noise", "mini", "s3", k, False) for k in (1, 2, 3)]
+
+
+def test_statistics_in_ares_terms_by_hand():
+    stats = calculate(ROWS)
+    execution, mini = stats["per_capability"]["execution"], stats["per_capability"]["mini_noise"]
+    assert mini["capability"] == "mini (noise)" and execution["capability"] == "execution"
+    assert (execution["total_runs"], execution["validated_runs"], execution["exception_runs"]) == (6, 5, 1)
+    assert execution["success_rate"] == pytest.approx(80.0)  # 4 of the 5 runs with a verdict
+    # Run-level rates 50, 100, 100: sample STD 28.87, SE 16.67.
+    assert execution["success_rate_std"] == pytest.approx(28.8675, abs=1e-3)
+    assert execution["success_rate_sem"] == pytest.approx(16.6667, abs=1e-3)
+    assert (execution["pass_at_k"], execution["pass_k"], execution["pass_k_percent"]) == (2, 1, 50.0)
+    assert (mini["success_rate"], mini["pass_at_k"], mini["success_rate_std"]) == (0.0, 0, 0.0)
+    overall = stats["global"]
+    assert overall["macro_success_rate"] == pytest.approx(40.0)  # (80 + 0) / 2
+    assert overall["micro_success_rate"] == pytest.approx(50.0)  # (80·5 + 0·3) / 8
+    assert overall["macro_success_rate_std"] == pytest.approx(14.4338, abs=1e-3)  # of 25, 50, 50
+    assert overall["micro_success_rate_std"] == pytest.approx(16.6667, abs=1e-3)  # of 33.3, 66.7, 50
+    assert (overall["total_scenarios"], overall["pass_at_k"], overall["pass_k"]) == (3, 2, 1)
+
+
+def test_bundle_of_a_leaderboard_root(tmp_path: Path, monkeypatch):
+    root = leaderboard_root(tmp_path / "lb", monkeypatch)
+    result = invoke(["export", str(root), "--format", "leaderboard"])
+    assert result.exit_code == 0, result.output
+    dest = root / "export_leaderboard"
+    assert sorted(p.name for p in dest.iterdir()) == ["README.md", "computed_stats.json", "execution",
+                                                      "mini_a2a", "mini_noise"]
+    tables = {name: pq.read_table(dest / name / "validation-00000-of-00001.parquet")
+              for name in ("execution", "mini_a2a", "mini_noise")}
+    assert [f.name for f in tables["execution"].schema] == list(leaderboard_export.HF_FIELDS)
+    assert "run_type" in leaderboard_export.HF_FIELDS
+    phase_columns = {name: {(r["phase_name"], r["config"], r["a2a_app_prop"], r["has_app_noise"], r["has_env_noise"])
+                            for r in t.to_pylist()} for name, t in tables.items()}
+    assert phase_columns == {"execution": {("standard", "execution", 0.0, False, False)},
+                             "mini_a2a": {("agent2agent", "mini", 1.0, False, False)},
+                             "mini_noise": {("noise", "mini", 0.0, True, True)}}
+    rows = tables["execution"].to_pylist()
+    infra = [r for r in rows if r["scenario_id"] == "s2" and r["run_number"] == 3][0]
+    assert (infra["score"], infra["status"], infra["has_exception"], infra["exception_type"]) == (
+        None, "exception", True, "InfrastructureError")
+    assert sorted((r["scenario_id"], r["run_number"], r["score"]) for r in rows if r["score"] is not None)[:2] == [
+        ("s1", 1, 1.0), ("s1", 2, 1.0)]
+    stats = json.loads((dest / "computed_stats.json").read_text())
+    assert set(stats["statistics"]["per_capability"]) == {"execution", "mini_noise", "mini_agent2agent"}
+    assert stats["statistics"]["per_capability"]["mini_agent2agent"]["success_rate"] == pytest.approx(200 / 3)
+    card = (dest / "README.md").read_text()
+    assert "config_name: mini_a2a" in card and "path: mini_noise/validation-*" in card
+
+
+def test_report_fits_80_columns(tmp_path: Path, monkeypatch):
+    root = leaderboard_root(tmp_path / "lb", monkeypatch)
+    monkeypatch.setenv("COLUMNS", "80")
+    result = invoke(["leaderboard", "--report", "--output-dir", str(root)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines) <= 80, result.output
+    text = result.output
+    assert text.index("standard (k = 3)") < text.index("agent2agent (k = 3)") < text.index("noise (k = 3)")
+    assert text.index("noise (k = 3)") < text.index("overall")
+    macro = next(line for line in lines if line.strip().startswith("macro"))
+    assert "48.9%" in macro  # (80 + 66.7 + 0) / 3
+    assert (root / "export_leaderboard" / "computed_stats.json").is_file()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--pass-at", "2"], "No such option"),
+    (["--noise"], "No such option"),
+])
+def test_phase_settings_are_not_options(tmp_path: Path, args, fragment):
+    result = invoke(["leaderboard", "--output-dir", str(tmp_path), *args])
+    assert result.exit_code == 2 and fragment in result.output
+
+
+def test_phase_settings_in_a_toml_are_refused(tmp_path: Path):
+    toml = tmp_path / "lb.toml"
+    toml.write_text('[target]\ndataset = "meta-agents-research-environments/gaia2"\n'
+                    f'[run]\nnoise = true\noutput_dir = "{tmp_path / "out"}"\n')
+    assert_one_error_line(invoke(["leaderboard", "--config", str(toml)]), "leaderboard sets it for each phase")
+
+
+def test_leaderboard_needs_the_hub_dataset_and_an_output_dir(tmp_path: Path):
+    assert_one_error_line(invoke(["leaderboard", "--output-dir", str(tmp_path)]), "choose exactly one target")
+    assert_one_error_line(invoke(["leaderboard", "--output-dir", str(tmp_path), "--dataset-root", str(tmp_path)]),
+                          "No such option")
+    assert_one_error_line(invoke(["leaderboard", "--dataset", "meta-agents-research-environments/gaia2"]),
+                          "no output directory")
+    toml = tmp_path / "lb.toml"
+    toml.write_text(f'[target]\ndataset_root = "{tmp_path}"\n[run]\noutput_dir = "{tmp_path / "out"}"\n')
+    assert_one_error_line(invoke(["leaderboard", "--config", str(toml)]), "runs the hub dataset's configs")
+    assert_one_error_line(invoke(["leaderboard", "--report", "--output-dir", str(tmp_path)]),
+                          "holds no leaderboard phase directory")
