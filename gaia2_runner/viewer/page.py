@@ -12,7 +12,8 @@ from gaia2_runner.output.read.scenario import ScenarioData, call_cost_of, failur
 from gaia2_runner.output.read.trace_parsers import LlmCall
 from gaia2_runner.output.read.trace_parsers.model import as_num, pretty
 from gaia2_runner.output.read.trace_parsers.offered import unknown_tool_count
-from .trace_parts import event_without_task, judge_calls, judge_checks, messages_without_task, verdict_view
+from .trace_parts import (event_without_task, judge_calls, judge_checks, messages_without_task, nest_expert_calls,
+                          verdict_view)
 
 CLIP = 20_000  # characters of one tool result or message shown inline; the files keep everything
 
@@ -147,7 +148,7 @@ def context(data: ScenarioData, row: RunRecord, siblings: list[dict[str, Any]],
         "result": result,
         "status_doc": doc,
         "task": tasks,
-        "items": timeline(data, tasks),
+        "items": nest_expert_calls(timeline(data, tasks)),  # Agent2Agent: sub-agents under their call
         "sim_span": sim_span(result),
         "judgment": judgment if isinstance(judgment, dict) else None,
         "failed_turn": failed_turn_number(judgment),

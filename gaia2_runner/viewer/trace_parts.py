@@ -1,9 +1,10 @@
 """What makes a trace page read top to bottom: each text once (the task, the failure reason), the
-judge's own model calls apart from the agent's (its checks and each call, folded), and made-up tool
-names counted as tool errors."""
+judge's own model calls apart from the agent's (its checks and each call, folded), made-up tool
+names counted as tool errors, and an expert sub-agent's steps under the call that asked it (A2A)."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from typing import Any
@@ -122,3 +123,33 @@ def judge_checks(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                                     "checker": text_of(check.get("checker")), "ok": check.get("ok") is True,
                                     "not_sent": check.get("agent_chars"), "limit": check.get("limit")})
     return out
+
+
+def nest_expert_calls(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Agent2Agent: what an expert sub-agent did (events with `parent_call_id`) moves under the
+    agent's `expert_agent` call with that `call_id`, as the item's `nested` steps, in file order;
+    a step whose parent is not in the file stays in the timeline. Each nested model call gets
+    `reply`, the text its model answered (the files are untrusted: '' when unreadable)."""
+    parents = {item["e"].get("call_id"): item for item in items
+               if item.get("type") == "event" and item.get("kind") == "tool_call" and isinstance(item["e"].get("call_id"), str)}
+    kept = []
+    for item in items:
+        parent_id = item.get("e", {}).get("parent_call_id") if item.get("type") == "event" else None
+        parent = parents.get(parent_id) if isinstance(parent_id, str) else None
+        if parent is None:
+            kept.append(item)
+            continue
+        step = {**item, "reply": _reply_text(item["e"].get("raw_response")) if item.get("kind") == "llm_call" else ""}
+        parent.setdefault("nested", []).append(step)
+    for parent in parents.values():
+        parent.get("nested", []).sort(key=lambda step: step["order"])
+    return kept
+
+
+def _reply_text(raw: Any) -> str:
+    """The assistant's text of a Chat Completions answer (what ARE's app agent reads)."""
+    try:
+        doc = json.loads(raw) if isinstance(raw, str) else None
+        return text_of(doc["choices"][0]["message"].get("content"))
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return ""
