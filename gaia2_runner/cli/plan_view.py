@@ -71,6 +71,9 @@ def _selection(config: RunConfig) -> str:
     if target.scenario is not None:
         return "one scenario"
     parts = [f"splits {', '.join(target.splits)}" if target.splits else "splits all"]
+    if target.config is not None or target.split is not None:  # a dataset in the original hub layout
+        parts = [f"configs {', '.join(target.config or ['(default)'])}"] + ([f"hub split {target.split}"]
+                                                                             if target.split else [])
     if target.subset is not None:
         parts.append(f"subset {target.subset}")
     if target.limit is not None:

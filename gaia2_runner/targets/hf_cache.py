@@ -3,6 +3,7 @@
 
 The `datasets` library is imported lazily: it is slow to import and only this path needs it.
 A local directory in the hub's layout goes through the same code, which is how it is tested here.
+The original Gaia2 layout (configs with hub splits, JSON in `data`) is hub_dataset.py's.
 """
 
 from __future__ import annotations
@@ -35,11 +36,11 @@ def materialize(dataset_id: str, splits: list[str] | None, revision: str | None 
                 cache_dir: Path | None = None) -> Path:
     """Make sure the wanted splits (None: all) are on disk; return the dataset's cache dir."""
     root = dataset_cache_dir(dataset_id, revision, cache_dir)
-    wanted = list(splits) if splits else _all_splits(dataset_id, revision, root)
+    wanted = list(splits) if splits else config_names(dataset_id, revision, root)
     missing = [s for s in wanted if not (root / s / COMPLETE).is_file()]
     if missing and splits:
         # Check names before downloading, so a typo lists the real splits instead of a hub error.
-        available = _all_splits(dataset_id, revision, root)
+        available = config_names(dataset_id, revision, root)
         unknown = [s for s in missing if s not in available]
         if unknown:
             raise Gaia2Error(f"unknown split {', '.join(unknown)} in {dataset_id}: available: {', '.join(available)}")
@@ -48,8 +49,8 @@ def materialize(dataset_id: str, splits: list[str] | None, revision: str | None 
     return root
 
 
-def _all_splits(dataset_id: str, revision: str | None, root: Path) -> list[str]:
-    """The dataset's config names (one per split), asked once and remembered in the cache."""
+def config_names(dataset_id: str, revision: str | None, root: Path) -> list[str]:
+    """The dataset's config names (one per split in this layout), asked once and remembered in the cache."""
     listed = root / SPLITS_FILE
     if listed.is_file():
         return json.loads(listed.read_text())
@@ -58,7 +59,7 @@ def _all_splits(dataset_id: str, revision: str | None, root: Path) -> list[str]:
 
         names = list(datasets.get_dataset_config_names(dataset_id, revision=revision))
     except Exception as exc:  # noqa: BLE001 - any hub failure becomes one line
-        raise _download_error(dataset_id, exc) from None
+        raise download_error(dataset_id, exc) from None
     names = [n for n in names if n != "default"] or list(GAIA2_SPLITS)
     root.mkdir(parents=True, exist_ok=True)
     partial = listed.with_suffix(".partial")
@@ -76,9 +77,9 @@ def _download_split(dataset_id: str, split: str, revision: str | None, root: Pat
     except ValueError as exc:
         if "BuilderConfig" in str(exc) or "config" in str(exc).lower():
             raise Gaia2Error(f"unknown split {split!r} in {dataset_id}: {' '.join(str(exc).split())[:300]}") from None
-        raise _download_error(dataset_id, exc) from None
+        raise download_error(dataset_id, exc) from None
     except Exception as exc:  # noqa: BLE001
-        raise _download_error(dataset_id, exc) from None
+        raise download_error(dataset_id, exc) from None
     missing = {"scenario_id", "scenario"} - set(rows.column_names)
     if missing:
         raise Gaia2Error(f"{dataset_id} split {split}: rows lack {', '.join(sorted(missing))}: not a Gaia2 scenario dataset")
@@ -94,7 +95,7 @@ def _download_split(dataset_id: str, split: str, revision: str | None, root: Pat
     staging.rename(final)
 
 
-def _download_error(dataset_id: str, exc: BaseException) -> Gaia2Error:
+def download_error(dataset_id: str, exc: BaseException) -> Gaia2Error:
     reason = " ".join(str(exc).split())[:300] or type(exc).__name__
     return Gaia2Error(
         f"could not download {dataset_id} from Hugging Face: {reason}; check the id, HF_TOKEN or your network"

@@ -8,6 +8,7 @@ from pathlib import Path
 from gaia2_runner.config import TargetConfig
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.inputs import parse_json, read_text
+from gaia2_runner.targets.hub_dataset import dataset_root
 from gaia2_runner.targets.scenario_file import load_scenario
 
 
@@ -37,13 +38,13 @@ def resolve_targets(target: TargetConfig, cache_dir: Path | None = None) -> list
         refs = [scenario_ref(Path(target.scenario), None)]
         return _apply_subset(refs, target.subset)
     if target.dataset_root is not None:
-        root = Path(target.dataset_root)
+        root, wanted = Path(target.dataset_root), target.splits
     elif target.dataset is not None:
-        root = _dataset_root(target, cache_dir)
+        root, wanted = dataset_root(target, cache_dir)
     else:
         raise Gaia2Error("no target: set [target] scenario, dataset or dataset_root")
     available = local_splits(root)
-    chosen = choose_splits(available, target.splits, str(target.dataset or root))
+    chosen = choose_splits(available, wanted, str(target.dataset or root))
     refs: list[ScenarioRef] = []
     for split in chosen:
         files = sorted(available[split].glob("*.json"))
@@ -55,16 +56,6 @@ def resolve_targets(target: TargetConfig, cache_dir: Path | None = None) -> list
     if not refs:
         raise Gaia2Error(f"no scenarios found in {root} (splits: {', '.join(chosen)}): check the dataset and subset")
     return refs
-
-
-def _dataset_root(target: TargetConfig, cache_dir: Path | None) -> Path:
-    local = Path(str(target.dataset))
-    if local.is_dir() and not (local / "README.md").is_file() and any(local.iterdir()):
-        return local  # a plain directory of scenario JSON files given as --dataset
-    from gaia2_runner.targets.hf_cache import materialize
-
-    wanted = None if not target.splits or target.splits == ["all"] else list(target.splits)
-    return materialize(str(target.dataset), wanted, target.revision, cache_dir)
 
 
 def local_splits(root: Path) -> dict[str, Path]:

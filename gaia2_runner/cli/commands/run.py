@@ -14,7 +14,7 @@ from gaia2_runner.config.setting import PANELS
 from gaia2_runner.errors import Gaia2Error
 
 # Settings that choose what to run: `run` takes one --scenario instead.
-TARGET_ONLY = ("dataset", "dataset_root", "splits", "subset", "limit", "revision")
+TARGET_ONLY = ("dataset", "dataset_root", "splits", "subset", "limit", "revision", "hub_config", "hub_split")
 
 
 @friendly
