@@ -41,6 +41,9 @@ DEFAULT_TIME_SPEED = 1.0  # ARE's real time: the daemon's without the variable, 
 # "1": the built-in oracle waits in ARE's real time as an agent would, instead of moving the clock
 # itself (tests that need a scenario to stay running a while; comparisons with real-time pacing).
 ENV_ORACLE_REALTIME = "GAIA2_ORACLE_REALTIME"
+# How the clock treats the agent's model calls: measured | off | fixed:N (generation_time.py);
+# unset: measured, as ARE's gaia2-run.
+ENV_SIM_GENERATION_TIME = "GAIA2_SIM_GENERATION_TIME"
 ENV_ADAPTER_PORT = "GAIA2_ADAPTER_PORT"
 # A random secret per container: the runner sends it as `Authorization: Bearer <token>` on every
 # adapter request, the daemon refuses requests without it and hides it from the agent.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from gaia2_contract import constants as contract
+from gaia2_contract import generation_time
 
 # --- times (seconds) ---------------------------------------------------------------------------
 DEFAULT_HEALTH_TIMEOUT_S = 60.0  # a container's /health: ARE loads the scenario's apps first
@@ -28,6 +29,9 @@ MIN_IDLE_TIMEOUT_S = 2.0  # well above STATUS_POLL_S, so a live runner is never 
 
 # --- the simulated clock: ARE's real time, the daemon's default too (so it is never sent) ---------
 DEFAULT_TIME_SPEED = contract.DEFAULT_TIME_SPEED
+# How the clock treats the agent's model calls: ARE's gaia2-run default (measured), also the daemon's
+# without the variable; "off" is the runner's behaviour before the setting existed.
+DEFAULT_SIM_GENERATION_TIME = generation_time.DEFAULT_SIM_GENERATION_TIME
 
 # --- the job ---------------------------------------------------------------------------------------
 DEFAULT_PASS_AT = 1

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gaia2_contract import constants as contract
+from gaia2_contract.generation_time import parse_generation_time
 from gaia2_runner.config.endpoints import check_not_loopback
 from gaia2_runner.config.defaults import MAX_CONCURRENCY, MAX_SHARDS
 from gaia2_runner.config.harnesses import apply_harness
@@ -170,6 +171,11 @@ def _convert(setting: Setting, value: Any, base: Path, where: str) -> Any:
         return [str(v) for v in value]
     if setting.kind == "float":
         return float(value)
+    if setting.name == "sim_generation_time":  # normalised once: measured, off or fixed:N
+        try:
+            return str(parse_generation_time(str(value)))
+        except ValueError as exc:
+            raise Gaia2Error(f"{where}: sim_generation_time {exc}") from None
     if setting.name == "dataset" and isinstance(value, str) and value.startswith((".", "~", "/", "$")):
         return str(expand_path(value, base))  # a local copy in the hub's layout
     return value
@@ -204,12 +210,6 @@ def validate(config: RunConfig) -> None:
         raise Gaia2Error(f"{config.where('dataset')}: {t.dataset} not found: fix the path or use a hub id (org/name)")
     if t.splits is not None and not t.splits:
         raise Gaia2Error(f'{config.where("splits")}: no splits listed: name some or use "all"')
-    if t.config is not None and not t.config:
-        raise Gaia2Error(f'{config.where("hub_config")}: no configs listed: name some or use "all"')
-    for name in ("hub_config", "hub_split"):
-        if config.value(name) is not None and not t.dataset:
-            raise Gaia2Error(f"{config.where(name)}: selects a hub dataset's config or split: use it with "
-                             "[target] dataset (--dataset)")
     if r.output_dir is None:
         raise Gaia2Error("no output directory: set [run] output_dir or pass --output-dir")
     check_output_dir(Path(r.output_dir), config.where("output_dir"))

@@ -27,13 +27,6 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("subset", "target", "subset", "path", "Manifest of scenario ids to run (JSON list, {scenario_ids: [...]}, or one id per line)."),
     Setting("limit", "target", "limit", "int", "Run at most this many scenarios per split.", minimum=1),
     Setting("revision", "target", "revision", "str", "Hugging Face dataset revision (branch, tag or commit)."),
-    Setting("hub_config", "target", "config", "splits",
-            "Configs of a dataset in the original hub layout (meta-agents-research-environments/gaia2): mini, "
-            'demo, execution, search, adaptability, time, ambiguity; one, a list or "all" (default: the five '
-            "capabilities). Each config is a split of the results.", flag_name="--config"),
-    Setting("hub_split", "target", "split", "str",
-            f"Hub split of a dataset in the original hub layout: validation or test (default {D.DEFAULT_HUB_SPLIT}).",
-            flag_name="--split"),
     Setting("filesystem_dir", "target", "filesystem_dir", "path",
             "The Files app's data: a copy of the hub dataset gaia2_filesystem (default: <cache>/gaia2_filesystem)."),
     Setting("harness", "agent", "harness", "str",
@@ -98,6 +91,13 @@ SETTINGS: tuple[Setting, ...] = (
             f"{D.DEFAULT_TIME_SPEED:g}: ARE's real time). The oracle never waits in real time, whatever this is.",
             default=D.DEFAULT_TIME_SPEED, minimum=MIN_TIME_SPEED, maximum=MAX_TIME_SPEED,
             unit="simulated seconds per wall second"),
+    Setting("sim_generation_time", "run", "sim_generation_time", "str",
+            "How simulated time treats the agent's model calls, as ARE's gaia2-run "
+            "(--simulated_generation_time_mode): measured (default): the clock holds while a call is in flight, "
+            "then advances by its wall duration (overlapping calls: once, by the span of their union); "
+            "fixed:N: advances N simulated seconds per call instead; off: the clock runs on during "
+            "generation, at --time-speed. The judge's calls never count.",
+            default=D.DEFAULT_SIM_GENERATION_TIME),
     Setting("pass_at", "run", "pass_at", "int", "Runs per scenario (the k of pass@k), in run_1/ … run_k/.",
             default=D.DEFAULT_PASS_AT, minimum=1, maximum=D.MAX_PASS_AT),
     Setting("max_tokens", "run", "max_tokens", "int",

@@ -19,6 +19,7 @@ from pathlib import Path
 from gaia2_contract import constants as contract
 from gaia2_contract import providers
 from gaia2_runner.config.defaults import (
+    DEFAULT_SIM_GENERATION_TIME,
     COLLECT_GRACE_S,
     DEFAULT_HEALTH_TIMEOUT_S,
     DEFAULT_TIME_SPEED,
@@ -96,6 +97,8 @@ def _run(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
         env[contract.ENV_TOKEN_BUDGET] = str(run.max_tokens)
     if run.time_speed != DEFAULT_TIME_SPEED:  # the daemon's default is ARE's real time
         env[contract.ENV_TIME_SPEED] = repr(float(run.time_speed))
+    if run.sim_generation_time != DEFAULT_SIM_GENERATION_TIME:  # normalised by config/load.py; the daemon's default is ARE's
+        env[contract.ENV_SIM_GENERATION_TIME] = run.sim_generation_time
     env.update(agent.env)  # --env wins, as documented
     return env
 

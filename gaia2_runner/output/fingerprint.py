@@ -16,6 +16,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+from gaia2_contract import providers
+from gaia2_contract.generation_time import OFF
 from gaia2_runner import __version__
 from gaia2_runner.config import RunConfig
 from gaia2_runner.config.defaults import DEFAULT_TIME_SPEED
@@ -52,6 +54,11 @@ def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
             "timeout": config.run.timeout,
             # Only when not ARE's real time (1), so directories written before the setting existed match.
             **({"time_speed": config.run.time_speed} if config.run.time_speed != DEFAULT_TIME_SPEED else {}),
+            # A directory written before the setting existed ran with the clock on during model calls
+            # ("off", recorded as absent), so resuming it under another mode refuses to mix the two; the
+            # oracle calls no model, so it is not recorded for it.
+            **({"sim_generation_time": config.run.sim_generation_time}
+               if config.agent.provider != providers.ORACLE and config.run.sim_generation_time != OFF else {}),
         },
         "scenarios": {f"{split or ''}/{sid}": digest for split, sid, digest in scenarios},
     }

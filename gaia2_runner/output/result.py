@@ -53,6 +53,9 @@ class ScenarioResult:
     sim_start: float | None = None
     sim_end: float | None = None
     sim_elapsed: float | None = None
+    # Simulated generation time (--sim-generation-time): the daemon's `mode` and what it did: model
+    # calls that held the clock, wall seconds held, simulated seconds charged for them.
+    sim_generation_time: dict[str, Any] | None = None
     turns: list[dict[str, Any]] = field(default_factory=list)
     timings: Timings = field(default_factory=Timings)
     # The model relay's account: calls by outcome, tokens per model, a configuration fault
@@ -90,6 +93,7 @@ class ScenarioResult:
         if isinstance(status, str) and status in FINAL_STATUSES:
             self.status = status
         self._apply_sim_times(doc)
+        self.sim_generation_time = _generation_account(doc.get("sim_generation_time"))
         daemon_error = one_line(str(doc["error"])) if doc.get("error") else None
         self.provider = sanitize_account(doc.get("provider")) or self.provider
         if status == "failed":
@@ -119,6 +123,18 @@ class ScenarioResult:
         for f in fields(self):
             if f.name not in ("timings", "output_dir"):
                 setattr(self, f.name, scrub.value(getattr(self, f.name)))
+
+
+def _generation_account(value: Any) -> dict[str, Any] | None:
+    """The daemon's simulated generation account, its known fields only (untrusted input)."""
+    if not isinstance(value, dict) or not isinstance(value.get("mode"), str):
+        return None
+    account: dict[str, Any] = {"mode": one_line(value["mode"])[:40]}
+    for key in ("calls_held", "held_s", "advanced_s"):
+        account[key] = _number(value.get(key))
+    if account["calls_held"] is not None:
+        account["calls_held"] = int(account["calls_held"])
+    return account
 
 
 def _number(value: Any) -> float | None:

@@ -23,6 +23,7 @@ from .agent_process import AgentProcess, agent_command, agent_identity
 from .app_commands import install_app_commands
 from .are_dump import write_are_trace
 from .egress import close_agent_egress
+from .generation_clock import GenerationClock, setting_from_env
 from .http_api import serve
 from .loader import ScenarioLoadError, load_scenario
 from .recorder import EventRecorder
@@ -113,6 +114,7 @@ def main() -> int:
 
     try:
         speed = parse_speed(os.environ.get(contract.ENV_TIME_SPEED))
+        generation_time = setting_from_env(os.environ.get(contract.ENV_SIM_GENERATION_TIME))
     except ValueError as exc:
         return _refuse(state, watchdog, finished, str(exc))
     # The built-in oracle never waits in real time: it moves the clock itself (/oracle/advance).
@@ -128,6 +130,8 @@ def main() -> int:
     except A2AError as exc:
         return _refuse(state, watchdog, finished, str(exc))
     state.session = session
+    session.generation = GenerationClock(generation_time, session.env, manual=clock.manual)
+    status.update(sim_generation_time=session.generation.summary())
     if watchdog.expired.is_set():  # fired between the check above and here
         session.end(watchdog.status, watchdog.reason or "runner gone")
     install_app_commands(session.toolbox.specs() if session.toolbox else [], places.BIN_PATH)
@@ -138,12 +142,15 @@ def main() -> int:
         custom = bool(os.environ.get(contract.ENV_AGENT_COMMAND))
         harness = runtime == "harness" and not custom
         credential = run_credential(os.environ)  # the agent gets its placeholder, never the key
-        relay, relay_env = start_for_agent(os.environ, credential, record=lambda o: recorder.record(
+        relay, relay_env = start_for_agent(os.environ, credential, record=lambda o, sim: recorder.record(
             "provider_call", session.sim_time(), url=o.url, http_status=o.status, error=o.error,
-            duration_ms=round(o.duration_s * 1000, 1), burst=o.bursting, outcome=o.kind),
+            duration_ms=round(o.duration_s * 1000, 1), burst=o.bursting, outcome=o.kind, **sim),
             defaults=urls.SDK_BASE_URLS if harness else None, trace_path=_relay_trace_path(runtime),
             ledger=_provider_ledger(session, status, runner_setup(os.environ, credential),
                                     paced=runtime == "agent" and not custom))
+        for model_relay in (relay, expert_relay):  # every model call of the run holds the clock
+            if model_relay is not None:
+                model_relay.generation = session.generation
         if relay is not None:
             session.provider_witness = relay.provider_unavailable
             session.provider_note = relay.ledger.context_overflow
@@ -169,6 +176,7 @@ def main() -> int:
     if agent is not None:
         agent.stop(grace_s=3.0)
     verdict = dict(session.verdict or {"status": "error", "error": "session ended without a verdict"})
+    verdict["sim_generation_time"] = session.generation.summary()
     _finish_trace(relay)
     (places.OUTPUT_PATH / contract.AGENT_RESPONSE_FILE).write_text(encodable(verdict.get("agent_response") or ""),
                                                                       encoding="utf-8")

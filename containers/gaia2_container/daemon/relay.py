@@ -32,7 +32,7 @@ from .http_api import IDLE_CONNECTION_S, DaemonServer
 from ..runtimes.llm.trace import public_url
 from .provider_faults import Request, RunnerSetup
 from .relay_key import CREDENTIAL_HEADERS, KEY_QUERY_PARAMS, RunCredential, new_placeholder
-from .relay_paths import refusal
+from .relay_paths import is_model_call, refusal
 from .provider_ledger import BURST_LIMIT, BURST_WINDOW_S, UNAVAILABLE_STREAK, Outcome, ProviderLedger  # noqa: F401
 from .relay_trace import Capture, RelayTrace
 
@@ -63,6 +63,9 @@ class Relay:
         self.record = record
         self.trace = trace
         self.ledger = ledger or ProviderLedger()
+        # The simulated clock's hook (daemon/generation_clock.py, set by the daemon once the
+        # scenario runs): `begin()` as a model call leaves, its span's `end()` when it is over.
+        self.generation: Any = None
         self.client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)),
                                    follow_redirects=False)
 
@@ -70,10 +73,10 @@ class Relay:
         """The ledger's witness: why the provider counts as unavailable, else None."""
         return self.ledger.provider_unavailable()
 
-    def _remember(self, outcome: Outcome) -> None:
+    def _remember(self, outcome: Outcome, sim: dict[str, Any]) -> None:
         if self.record is not None:
             try:
-                self.record(outcome)
+                self.record(outcome, sim)
             except Exception:  # noqa: BLE001 - recording must never break the agent's call
                 log.exception("recording a relay outcome failed")
 
@@ -106,6 +109,17 @@ class Relay:
         if self.credential is not None:
             headers, forward_path = self.credential.headers(headers), self.credential.path(handler.path)
         headers.append(("Accept-Encoding", "identity"))  # a readable record; httpx would ask for gzip
+        # A model call holds the simulated clock until it is over, whichever way it ends.
+        span = self.generation.begin() if self.generation is not None and is_model_call(handler.path) else None
+        try:
+            self._exchange(handler, method, forward_path, headers, body, url, span)
+        finally:
+            if span is not None:
+                span.end()
+
+    def _exchange(self, handler: "RelayHandler", method: str, forward_path: str, headers: list[tuple[str, str]],
+                  body: bytes, url: str, span: Any) -> None:
+        """Send the request upstream and pass the answer back; account, record and trace it."""
         call = self.ledger.begin(_request_facts(handler, body))
         wall_started = time.time()
         started_wait = time.monotonic()
@@ -123,9 +137,10 @@ class Relay:
             handler.send_error(400, f"relay: bad request: {type(exc).__name__}")
             return
         except httpx.HTTPError as exc:
+            sim = span.end() if span is not None else {}
             outcome = self.ledger.finish(call, url, None, f"{type(exc).__name__}: {exc}"[:300])
-            self._remember(outcome)
-            self._trace(handler.path, url, wall_started, outcome, sent, received, None)
+            self._remember(outcome, sim)
+            self._trace(handler.path, url, wall_started, outcome, sent, received, None, sim=sim)
             _send_json(handler, 502, {"error": "relay: cannot reach the provider"})
             return
         tail = b""
@@ -148,21 +163,23 @@ class Relay:
             hung_up = hung_up or isinstance(exc, OSError)  # httpx wraps its own: this is the agent's socket
         finally:
             response.close()
+            sim = span.end() if span is not None else {}
             answer = received.data + (b"\n" + tail if received.cut else b"")
             outcome = self.ledger.finish(call, url, response.status_code, None, answer, waited_s=waited,
                                          hung_up=hung_up)
-            self._remember(outcome)
+            self._remember(outcome, sim)
         self._trace(handler.path, url, wall_started, outcome, sent, received,
-                    response.headers.get("content-encoding"), broke)
+                    response.headers.get("content-encoding"), broke, sim=sim)
 
     def _trace(self, path: str, url: str, wall_started: float, outcome: Outcome, sent: Capture,
-               received: Capture, content_encoding: str | None, broke: str | None = None) -> None:
+               received: Capture, content_encoding: str | None, broke: str | None = None,
+               sim: dict[str, Any] | None = None) -> None:
         if self.trace is None:
             return
         try:
             self.trace.record(url=url, path=path, started=wall_started, latency_ms=outcome.duration_s * 1000,
                               http_status=outcome.status, request=sent, response=received,
-                              content_encoding=content_encoding, error=outcome.error or broke)
+                              content_encoding=content_encoding, error=outcome.error or broke, sim=sim)
         except Exception:  # noqa: BLE001 - recording must never break the agent's call
             log.exception("recording a relay call in the trace failed")
 

@@ -115,7 +115,7 @@ class RelayTrace:
 
     def record(self, *, url: str, path: str, started: float, latency_ms: float, http_status: int | None,
                request: Capture, response: Capture, content_encoding: str | None = None,
-               error: str | None = None) -> None:
+               error: str | None = None, sim: dict[str, Any] | None = None) -> None:
         body = _request_field(request.data, request.cut)
         raw, note = decoded(response.data, content_encoding)
         entry: dict[str, Any] = {
@@ -132,6 +132,7 @@ class RelayTrace:
             entry["response_note"] = note
         if error:
             entry["error"] = error
+        entry.update(sim or {})  # sim_started_at, sim_duration_s: the simulated clock's view (generation_clock.py)
         self._append(entry)
 
     def _append(self, entry: dict[str, Any]) -> None:

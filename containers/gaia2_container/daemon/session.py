@@ -18,6 +18,7 @@ from ..jsonable import as_text, to_jsonable
 from .a2a import ExpertAgents
 from .judge_hooks import agent_error_reason, clean_rationale, listen_to_turns, with_agent_note
 from .event_mirror import EventMirror
+from .generation_clock import GenerationClock
 from .processes import start_thread
 from .recorder import EventRecorder
 from .sim_clock import SimClock
@@ -68,6 +69,8 @@ class Session:
         # Frees the pids the agent holds, when the judge finds none to start a thread with.
         self.make_room: Callable[[], None] | None = None
         self._sync_lock = threading.Lock()  # the monitor and the manual clock both mirror ARE's log
+        # Simulated generation time (generation_clock.py): holds the clock during model calls.
+        self.generation = GenerationClock.off()
         # Agent2Agent (a2a.py): applied to the scenario at start, nests the sub-agents' records.
         self.a2a: ExpertAgents | None = None
 
@@ -131,7 +134,7 @@ class Session:
             self._finish(status="error", error=f"{down} (seen by the model relay); the agent's message "
                          f"to the user came after it: {str(args.get('content', ''))[:200]!r}")
             return {"ok": False, "error": "the scenario is over: the model provider was failing"}
-        with self._call_lock:
+        with self._call_lock, self.generation.tool_call():
             if self._final_started:  # being judged: what is judged must not change under the judge
                 return {"ok": False, "error": "the scenario is over: no more tool calls are accepted"}
             started = time.perf_counter()
@@ -289,6 +292,7 @@ class Session:
         start_thread(self._final_judgment, "final-judge", self.make_room)
 
     def _final_judgment(self) -> None:
+        self.generation.close()  # a model call in flight no longer holds (nor resumes) the clock
         try:
             self.env.pause()
         except Exception:  # noqa: BLE001 - pausing only freezes the clock for the judge
@@ -343,6 +347,7 @@ class Session:
                 return
             self.verdict = {"status": status, "judgment": judgment, "error": error, "sim_time": self.sim_time()}
             self.verdict["agent_response"] = self.outbox[-1]["content"] if self.outbox else ""
+        self.generation.close()
         try:
             self.env.stop()
         except Exception:  # noqa: BLE001 - the verdict is already saved
