@@ -78,7 +78,7 @@ def _run_dirs(output_dir: Path, fmt: str) -> list[Path]:
     format), else the one given."""
     root = Path(output_dir).expanduser()
     if fmt == "leaderboard" and is_leaderboard_root(root):
-        return [directory for _, _, directory in phase_dirs(root)]
+        return [directory for _, directory in phase_dirs(root)]
     return [output_dir]
 
 

@@ -72,7 +72,8 @@ def add_run(bundle: Bundle, output_dir: Path, verdicts: str = CURRENT, prefix: s
     noise = bool(phases.run_settings(config_doc, "run", "noise"))
     a2a = float(_setting_value(config_doc, phases.A2A_FLAG) or 0.0)
     phase = phases.phase_name(a2a, noise)
-    dataset_config = _setting_value(config_doc, phases.CONFIG_FLAG)
+    configs = _setting_value(config_doc, phases.CONFIG_FLAG)  # the hub layout's configs are our splits
+    only_config = configs[0] if isinstance(configs, list) and len(configs) == 1 else None
     config_json = json.dumps(config_doc, indent=2)
     agent = config_doc.get("agent") or {}
     bundle.model = bundle.model or agent.get("model") or agent.get("harness")
@@ -81,7 +82,7 @@ def add_run(bundle: Bundle, output_dir: Path, verdicts: str = CURRENT, prefix: s
         data = trace_text(root, root / row.dir)
         if data is None:
             bundle.missing.append(f"{prefix}{row.dir or '.'}")
-        config = str(dataset_config or row.split or NO_SPLIT)
+        config = str(row.split or only_config or NO_SPLIT)
         exception = row.success is None
         bundle.groups.setdefault(phases.upload_config_name(config, phase), []).append({
             "scenario_id": row.scenario_id, "run_number": row.run, "task_id": row.scenario_id,
@@ -101,8 +102,8 @@ def collect(output_dir: Path, verdicts: str = CURRENT) -> Bundle:
     found = phases.phase_dirs(root)
     if not found:
         add_run(bundle, root, verdicts)
-    for phase, config, directory in found:
-        add_run(bundle, directory, verdicts, prefix=f"{phase}/{config}/")
+    for phase, directory in found:
+        add_run(bundle, directory, verdicts, prefix=f"{phase}/")
     return bundle
 
 

@@ -3,9 +3,10 @@
 
 `standard` runs the five capability configs; `agent2agent` runs `mini` with every app behind an
 expert agent (a2a_app_prop 1.0); `noise` runs `mini` with ARE's noise (ToolAugmentationConfig()
-and 10 ENV events a minute, seed 0: our `noise` setting, daemon/loader.py). Each (phase, config)
-is one ordinary run-dataset output directory, ROOT/<phase>/<config>/, with run_1/ … run_3/ inside,
-so `ls`, `view`, `judge` and `export` read it as any other run.
+and 10 ENV events a minute, seed 0: our `noise` setting, daemon/loader.py). Each phase is one
+ordinary run-dataset output directory, ROOT/<phase>/, with run_1/ … run_3/ inside and a split per
+config (the hub layout's configs are our splits), so `ls`, `view`, `judge` and `export` read it as
+any other run.
 """
 
 from __future__ import annotations
@@ -23,9 +24,8 @@ PHASE_SUFFIX = {STANDARD: "", AGENT2AGENT: "_a2a", NOISE: "_noise"}
 # The settings a phase sets, found by their flags (config/schema.py owns them; the dataset config,
 # Agent2Agent and simulated generation time are declared there by their own features).
 CONFIG_FLAG = "--config"
+SPLIT_FLAG = "--split"
 A2A_FLAG = "--a2a-app-prop"
-SIM_GENERATION_FLAG = "--sim-generation-time"
-SIM_GENERATION_MODE = "measured"  # ARE's gaia2-run default
 
 
 @dataclass(frozen=True)
@@ -59,24 +59,18 @@ def upload_config_name(config: str, phase: str) -> str:
     return config + PHASE_SUFFIX.get(phase, f"_{phase}")
 
 
-def phase_dir(root: Path, phase: str, config: str) -> Path:
-    """The run-dataset output directory of one (phase, config)."""
-    return root / phase / config
+def phase_dir(root: Path, phase: str) -> Path:
+    """The run-dataset output directory of one phase."""
+    return root / phase
 
 
-def phase_dirs(root: Path) -> list[tuple[str, str, Path]]:
-    """(phase, config, directory) of every phase directory present under `root`, in phase order."""
-    found = []
-    for phase in PHASES:
-        for config in phase.configs:
-            directory = phase_dir(root, phase.name, config)
-            if directory.is_dir():
-                found.append((phase.name, config, directory))
-    return found
+def phase_dirs(root: Path) -> list[tuple[str, Path]]:
+    """(phase, directory) of every phase directory present under `root`, in phase order."""
+    return [(p.name, phase_dir(root, p.name)) for p in PHASES if phase_dir(root, p.name).is_dir()]
 
 
 def is_leaderboard_root(path: Path) -> bool:
-    """A directory `leaderboard` wrote into: a phase directory of a known config under it."""
+    """A directory `leaderboard` wrote into: a phase directory under it."""
     return bool(phase_dirs(path))
 
 

@@ -1,5 +1,5 @@
-"""From one configuration to the leaderboard's run-dataset jobs: one per (phase, config), each the
-user's settings plus what its phase sets (engine/leaderboard_phases.py), all checked (targets,
+"""From one configuration to the leaderboard's run-dataset jobs: one per phase, each the user's
+settings plus what its phase sets (engine/leaderboard_phases.py), all checked (targets,
 keys, images named) before the first container starts."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ COMMAND = "leaderboard"
 # feature of its own declares them (their names are its business).
 OTHER_TARGETS = ("scenario", "dataset_root")
 OWNED_NAMES = ("splits", "pass_at", "noise", "shard", *OTHER_TARGETS)
-OWNED_FLAGS = (phases.CONFIG_FLAG, phases.A2A_FLAG, "--split")
+OWNED_FLAGS = (phases.CONFIG_FLAG, phases.A2A_FLAG, phases.SPLIT_FLAG)
 
 
 def setting_by_flag(flag: str) -> Setting | None:
@@ -33,16 +33,15 @@ def owned_settings() -> list[str]:
 
 @dataclass
 class PhaseJob:
-    """One (phase, config): its run configuration and the plan run-dataset would make of it."""
+    """One phase: its run configuration and the plan run-dataset would make of it."""
 
     phase: phases.Phase
-    dataset_config: str
     config: RunConfig
     plan: RunPlan
 
     @property
     def label(self) -> str:
-        return f"{self.phase.name}/{self.dataset_config}"
+        return f"{self.phase.name} ({', '.join(self.phase.configs)})"
 
 
 def _required(flag: str, why: str) -> Setting:
@@ -50,10 +49,6 @@ def _required(flag: str, why: str) -> Setting:
     if setting is None:
         raise Gaia2Error(f"this runner has no {flag} setting, which {why}: update gaia2-runner")
     return setting
-
-
-def _split_setting() -> Setting:
-    return setting_by_flag("--split") or _required("--splits", "picks the dataset split")
 
 
 def check_base(base: RunConfig) -> Path:
@@ -69,21 +64,20 @@ def check_base(base: RunConfig) -> Path:
 
 def plan_phases(base: RunConfig, *, split: str, runs: int, retry: bool = False,
                 overwrite: bool = False) -> list[PhaseJob]:
-    """Every (phase, config) job, planned and checked, in ARE's order."""
+    """Every phase's job, planned and checked, in ARE's order."""
     root = check_base(base)
-    config_setting = _required(phases.CONFIG_FLAG, "picks the hub dataset's config")
+    config_setting = _required(phases.CONFIG_FLAG, "picks the hub dataset's configs")
+    split_setting = _required(phases.SPLIT_FLAG, "picks the hub dataset's split")
     a2a_setting = _required(phases.A2A_FLAG, "the agent2agent phase needs")
-    split_setting = _split_setting()
     jobs = []
     for phase in phases.PHASES:
-        for dataset_config in phase.configs:
-            overrides = {config_setting.name: dataset_config, split_setting.name: split, "pass_at": runs,
-                         "noise": phase.noise, a2a_setting.name: phase.a2a_app_prop or None,
-                         "output_dir": str(phases.phase_dir(root, phase.name, dataset_config))}
+        overrides = {config_setting.name: ",".join(phase.configs), split_setting.name: split, "pass_at": runs,
+                     "noise": phase.noise, a2a_setting.name: phase.a2a_app_prop or None,
+                     "output_dir": str(phases.phase_dir(root, phase.name))}
+        try:
             config = apply_overrides(base, overrides)
-            try:
-                plan = plan_run(config, retry=retry, command=COMMAND, overwrite=overwrite)
-            except Gaia2Error as exc:
-                raise Gaia2Error(f"phase {phase.name}, config {dataset_config}: {exc}") from None
-            jobs.append(PhaseJob(phase, dataset_config, config, plan))
+            plan = plan_run(config, retry=retry, command=COMMAND, overwrite=overwrite)
+        except Gaia2Error as exc:
+            raise Gaia2Error(f"phase {phase.name}: {exc}") from None
+        jobs.append(PhaseJob(phase, config, plan))
     return jobs

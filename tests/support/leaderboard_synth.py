@@ -1,4 +1,4 @@
-"""A leaderboard output root written by hand (no container): ROOT/<phase>/<config>/run_<k>/ with
+"""A leaderboard output root written by hand (no container): ROOT/<phase>/run_<k>/<config>/ with
 run_config.json holding each phase's settings and a result.json per run with a chosen verdict."""
 
 from __future__ import annotations
@@ -27,30 +27,30 @@ def flag_setting(flag: str, name: str, kind: str, monkeypatch: pytest.MonkeyPatc
     found = setting_by_flag(flag)
     if found is not None:
         return found
-    stand_in = Setting(name, "run" if kind == "float" else "target", name, kind, "stand-in")
+    stand_in = Setting(name, "agent" if kind == "float" else "target", name, kind, "stand-in")
     monkeypatch.setattr(leaderboard_export, "SETTINGS", (*leaderboard_export.SETTINGS, stand_in))
     return stand_in
 
 
 def leaderboard_root(root: Path, monkeypatch: pytest.MonkeyPatch, verdicts: dict = VERDICTS) -> Path:
+    """One run-dataset output directory per phase, a split per config, as `leaderboard` writes them."""
     a2a = flag_setting(phases.A2A_FLAG, "a2a_app_prop", "float", monkeypatch)
-    dataset_config = flag_setting(phases.CONFIG_FLAG, "dataset_config", "str", monkeypatch)
+    hub_config = flag_setting(phases.CONFIG_FLAG, "hub_config", "splits", monkeypatch)
     by_name = {p.name: p for p in phases.PHASES}
     for (phase, config), scenarios in verdicts.items():
         runs = len(next(iter(scenarios.values())))
         settings = {"agent": {"provider": "openai-compat", "model": "m-1"}, "judge": {},
                     "run": {"noise": by_name[phase].noise}, "target": {}}
         settings.setdefault(a2a.section, {})[a2a.key] = by_name[phase].a2a_app_prop or None
-        settings.setdefault(dataset_config.section, {})[dataset_config.key] = config
+        settings.setdefault(hub_config.section, {})[hub_config.key] = list(by_name[phase].configs)
         for k in range(1, runs + 1):
-            run_dir = phases.phase_dir(root, phase, config) / f"run_{k}"
-            run_dir.mkdir(parents=True)
+            run_dir = phases.phase_dir(root, phase) / f"run_{k}"
+            run_dir.mkdir(parents=True, exist_ok=True)
             (run_dir / "run_config.json").write_text(json.dumps({
                 "command": "leaderboard", "pass_at": runs, "run_index": k, "config": settings,
-                "scenarios": [{"scenario_id": s, "split": "validation"} for s in scenarios]}))
+                "scenarios": [{"scenario_id": s, "split": config} for s in scenarios]}))
             for sid, outcome in scenarios.items():
-                directory = run_dir / "validation" / sid
+                directory = run_dir / config / sid
                 directory.mkdir(parents=True)
                 (directory / "result.json").write_text(json.dumps(result_doc(sid, outcome[k - 1])))
     return root
-

@@ -1,5 +1,5 @@
 """`leaderboard`: a whole Gaia2 leaderboard entry from one command, as ARE's `gaia2-run` makes it:
-three phases × k runs (engine/leaderboard_phases.py), each (phase, config) an ordinary run-dataset
+three phases × k runs (engine/leaderboard_phases.py), each phase an ordinary run-dataset
 output directory under --output-dir, resumable; then the report in ARE's terms and the submission
 bundle (`export --format leaderboard` of every phase), optionally uploaded."""
 
@@ -54,8 +54,8 @@ def leaderboard_cmd(
     """Run a Gaia2 leaderboard entry: standard (five capability configs), agent2agent and noise
     (config mini), each scenario 3 times; then ARE's report and the submission bundle.
 
-    One directory per phase and config under --output-dir, each read by
-    ls, view, judge and export. Rerunning the command resumes: finished
+    One run-dataset output directory per phase under --output-dir (a split
+    per config), each read by ls, view, judge and export. Rerunning the command resumes: finished
     runs are kept. Exit codes as for run-dataset (the worst phase's).
     """
     if report:  # reads what is there: no target, no keys needed
@@ -63,7 +63,7 @@ def leaderboard_cmd(
         root = Path(given or "").expanduser()
         if not given or not is_leaderboard_root(root):
             raise Gaia2Error(f"--report: {given or '--output-dir'} holds no leaderboard phase directory "
-                             "(<phase>/<config>/): give the --output-dir a leaderboard run wrote")
+                             "(standard/, agent2agent/, noise/): give the --output-dir a leaderboard run wrote")
         raise typer.Exit(finish(root, split, runs, hf_upload))
     base = build_config(config_path, settings, env_file)
     jobs = plan_phases(base, split=split, runs=runs, retry=bool(settings.get("retry")), overwrite=overwrite)
@@ -87,7 +87,7 @@ def show_plan(jobs: list[PhaseJob]) -> None:
 
 
 def run_phase(job: PhaseJob, retry: bool, overwrite: bool) -> int:
-    """One (phase, config) through run-dataset's path; one whose every run is done starts nothing."""
+    """One phase through run-dataset's path; one whose every run is done starts nothing."""
     out.print(Rule(Text(printable(job.label))))
     if not job.plan.selection().todo:
         out.print(Text(printable(f"{job.label}: all {len(job.plan.jobs())} runs done (kept)")))
