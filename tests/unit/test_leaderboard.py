@@ -110,3 +110,13 @@ def test_leaderboard_needs_the_hub_dataset_and_an_output_dir(tmp_path: Path):
     assert_one_error_line(invoke(["leaderboard", "--config", str(toml)]), "runs the hub dataset's configs")
     assert_one_error_line(invoke(["leaderboard", "--report", "--output-dir", str(tmp_path)]),
                           "holds no leaderboard phase directory")
+
+
+def test_one_run_directory_exports_its_own_phase(tmp_path: Path, monkeypatch):
+    root = leaderboard_root(tmp_path / "lb", monkeypatch)
+    result = invoke(["export", str(root / "agent2agent"), "--format", "leaderboard", "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "b").iterdir() if p.is_dir()) == ["mini_a2a"]
+    rows = pq.read_table(tmp_path / "b" / "mini_a2a" / "validation-00000-of-00001.parquet").to_pylist()
+    assert {(r["phase_name"], r["a2a_app_prop"], r["has_app_noise"]) for r in rows} == {("agent2agent", 1.0, False)}
+    assert sorted((r["run_number"], r["score"]) for r in rows) == [(1, 1.0), (2, 0.0), (3, 1.0)]
