@@ -210,6 +210,12 @@ def validate(config: RunConfig) -> None:
         raise Gaia2Error(f"{config.where('dataset')}: {t.dataset} not found: fix the path or use a hub id (org/name)")
     if t.splits is not None and not t.splits:
         raise Gaia2Error(f'{config.where("splits")}: no splits listed: name some or use "all"')
+    if t.config is not None and not t.config:
+        raise Gaia2Error(f'{config.where("hub_config")}: no configs listed: name some or use "all"')
+    for name in ("hub_config", "hub_split"):
+        if config.value(name) is not None and not t.dataset:
+            raise Gaia2Error(f"{config.where(name)}: selects a hub dataset's config or split: use it with "
+                             "[target] dataset (--dataset)")
     if r.output_dir is None:
         raise Gaia2Error("no output directory: set [run] output_dir or pass --output-dir")
     check_output_dir(Path(r.output_dir), config.where("output_dir"))

@@ -27,6 +27,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("subset", "target", "subset", "path", "Manifest of scenario ids to run (JSON list, {scenario_ids: [...]}, or one id per line)."),
     Setting("limit", "target", "limit", "int", "Run at most this many scenarios per split.", minimum=1),
     Setting("revision", "target", "revision", "str", "Hugging Face dataset revision (branch, tag or commit)."),
+    Setting("hub_config", "target", "config", "splits",
+            "Configs of a dataset in the original hub layout (meta-agents-research-environments/gaia2): mini, "
+            'demo, execution, search, adaptability, time, ambiguity; one, a list or "all" (default: the five '
+            "capabilities). Each config is a split of the results.", flag_name="--config"),
+    Setting("hub_split", "target", "split", "str",
+            f"Hub split of a dataset in the original hub layout: validation or test (default {D.DEFAULT_HUB_SPLIT}).",
+            flag_name="--split"),
     Setting("filesystem_dir", "target", "filesystem_dir", "path",
             "The Files app's data: a copy of the hub dataset gaia2_filesystem (default: <cache>/gaia2_filesystem)."),
     Setting("harness", "agent", "harness", "str",
