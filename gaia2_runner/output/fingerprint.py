@@ -64,6 +64,9 @@ def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
     }
     if config.run.noise:  # only when on, so directories written before the setting existed still match
         doc["settings"]["noise"] = True
+    if config.agent.a2a_app_prop:  # Agent2Agent, likewise only when on: other apps, another model
+        doc["settings"]["a2a"] = {"app_prop": config.agent.a2a_app_prop, "provider": config.agent.a2a_provider,
+                                  "model": config.agent.a2a_model, "base_url": config.agent.a2a_base_url}
     return doc
 
 

@@ -56,17 +56,17 @@ class CliRun:
 
 
 def run_cli(agent: str, scenario: str, out: Path, fake, key: str | None, path: str = "", model: str = "fake-model",
-            timeout: float = 900) -> CliRun:
+            timeout: float = 900, extra: tuple[str, ...] = ()) -> CliRun:
     """`gaia2-runner run --agent AGENT` as a user types it: the harness's default provider, the fake
     provider as `--base-url` (and as the judge's), the key only in an environment variable (None:
-    a keyless endpoint, as a local vLLM is)."""
+    a keyless endpoint, as a local vLLM is); `extra`: more options."""
     keyed = ["--api-key-env", "HARNESS_TEST_KEY"] if key is not None else []
     proc = subprocess.run(
         [sys.executable, "-m", "gaia2_runner.cli", "run", "--agent", agent, "--model", model,
          "--base-url", f"http://{HOST}:{fake.port}{path}", *keyed,
          "--judge-provider", "openai-compat", "--judge-model", "fake-judge",
          "--judge-base-url", f"http://{HOST}:{fake.port}/v1",
-         "--scenario", str(SCENARIOS / f"{scenario}.json"), "--output-dir", str(out)],
+         "--scenario", str(SCENARIOS / f"{scenario}.json"), "--output-dir", str(out), *extra],
         capture_output=True, text=True, timeout=timeout,
         env={**os.environ, "HARNESS_TEST_KEY": key or "", "COLUMNS": "200"})
     found = sorted(out.rglob("result.json"))

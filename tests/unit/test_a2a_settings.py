@@ -65,3 +65,13 @@ def test_bad_values_get_one_error_line(tmp_path):
         validate(config(tmp_path, a2a_app_prop=1.0, a2a_provider="anthropic"))
     with pytest.raises(Gaia2Error, match="a2a-base-url"):
         validate(config(tmp_path, a2a_app_prop=1.0, a2a_base_url="http://127.0.0.1:8000/v1"))
+
+
+def test_the_fingerprint_tells_a2a_runs_apart_and_old_directories_still_match(tmp_path):
+    from gaia2_runner.output.fingerprint import differences, fingerprint
+
+    plain, a2a = config(tmp_path), config(tmp_path, a2a_app_prop=1.0, a2a_model="small")
+    prints = [fingerprint(c, image_id="i", runtime="agent", scenarios=[]) for c in (plain, a2a)]
+    assert "a2a" not in prints[0]["settings"]  # off: as written before the setting existed
+    assert prints[1]["settings"]["a2a"]["app_prop"] == 1.0 and prints[1]["settings"]["a2a"]["model"] == "small"
+    assert differences(prints[0], prints[1])
