@@ -14,9 +14,10 @@ import shutil
 from pathlib import Path
 
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.targets.hub_layout import CAPABILITY_CONFIGS, CLI_SCENARIO_COLUMN, ROW_SCENARIO_ID
 from gaia2_runner.text import safe_name
 
-GAIA2_SPLITS = ("adaptability", "ambiguity", "execution", "search", "time")
+GAIA2_SPLITS = tuple(sorted(CAPABILITY_CONFIGS))  # gaia2-cli's configs, used when the hub lists none
 COMPLETE = ".complete"
 SPLITS_FILE = "_splits.json"
 
@@ -80,15 +81,16 @@ def _download_split(dataset_id: str, split: str, revision: str | None, root: Pat
         raise download_error(dataset_id, exc) from None
     except Exception as exc:  # noqa: BLE001
         raise download_error(dataset_id, exc) from None
-    missing = {"scenario_id", "scenario"} - set(rows.column_names)
+    missing = {ROW_SCENARIO_ID, CLI_SCENARIO_COLUMN} - set(rows.column_names)
     if missing:
         raise Gaia2Error(f"{dataset_id} split {split}: rows lack {', '.join(sorted(missing))}: not a Gaia2 scenario dataset")
     staging = root / f".{split}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     for row in rows:
-        text = row["scenario"] if isinstance(row["scenario"], str) else json.dumps(row["scenario"])
-        (staging / f"{safe_name(str(row['scenario_id']))}.json").write_text(text, encoding="utf-8")
+        data = row[CLI_SCENARIO_COLUMN]
+        text = data if isinstance(data, str) else json.dumps(data)
+        (staging / f"{safe_name(str(row[ROW_SCENARIO_ID]))}.json").write_text(text, encoding="utf-8")
     (staging / COMPLETE).write_text(str(len(rows)))
     final = root / split
     shutil.rmtree(final, ignore_errors=True)

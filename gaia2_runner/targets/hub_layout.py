@@ -22,7 +22,6 @@ ORIGINAL_DATASET_ID = "meta-agents-research-environments/gaia2"
 CAPABILITY_CONFIGS = ("execution", "search", "adaptability", "time", "ambiguity")
 MINI_CONFIG = "mini"  # a mix of the capabilities; ARE's agent2agent and noise phases run it
 DEMO_CONFIG = "demo"
-HUB_SPLITS = ("validation", "test")  # the hub publishes validation; test has no oracle events
 
 ROW_ID, ROW_SCENARIO_ID, ROW_SPLIT, ROW_DATA = "id", "scenario_id", "split", "data"
 ORIGINAL_COLUMNS = (ROW_ID, ROW_SCENARIO_ID, ROW_SPLIT, ROW_DATA)
