@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gaia2_runner.targets.hub_layout import CAPABILITY_CONFIGS, MINI_CONFIG as MINI
+
 STANDARD, AGENT2AGENT, NOISE = "standard", "agent2agent", "noise"
-CAPABILITY_CONFIGS = ("execution", "search", "adaptability", "time", "ambiguity")  # CapabilityTag.gaia2_capabilities()
-MINI = "mini"
 # ARE's config-name suffixes of the upload (hf_config_utils.create_config_name).
 PHASE_SUFFIX = {STANDARD: "", AGENT2AGENT: "_a2a", NOISE: "_noise"}
 
