@@ -16,6 +16,7 @@ from gaia2_runner.targets.hub_dataset import HUB_DIR, LAYOUT_FILE, ORIGINAL
 from gaia2_runner.targets.hub_layout import (CAPABILITY_CONFIGS, ORIGINAL_DATASET_ID, README, data_file,
                                              write_hub_dataset)
 from gaia2_runner.targets.resolve import resolve_targets
+from dataset_support import run_cli
 from make_hub_dataset import CONFIGS, SCENARIOS, make_hub_dataset
 
 
@@ -135,3 +136,18 @@ def test_config_and_split_need_a_dataset_target(tmp_path):
     config = apply_overrides(load_config(None), {**base, "dataset": "org/name", "hub_config": "mini,time",
                                                  "hub_split": "test"})
     assert (config.target.config, config.target.split) == (["mini", "time"], "test")
+
+
+def test_run_dataset_plans_a_config_and_refuses_an_unknown_one_in_one_line(hub_copy, tmp_path, monkeypatch):
+    monkeypatch.setenv("GAIA2_CACHE_DIR", str(tmp_path / "cache"))
+    base = ["run-dataset", "--dataset", str(hub_copy), "--agent", "oracle", "--output-dir", str(tmp_path / "out"),
+            "--dry-run", "--no-preflight"]
+    proc = run_cli(*base, "--config", "mini", "--split", "validation")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "configs mini; hub split validation" in proc.stdout
+    assert f"{len(CONFIGS['mini'])} of {len(CONFIGS['mini'])} runs would start" in proc.stdout
+    proc = run_cli(*base, "--config", "minny")
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 2 and errors == [f"error: unknown config minny in {hub_copy}: available: execution, "
+                                                "search, adaptability, time, ambiguity, mini, demo"]
+    assert "Traceback" not in proc.stderr
