@@ -120,3 +120,28 @@ def test_one_run_directory_exports_its_own_phase(tmp_path: Path, monkeypatch):
     rows = pq.read_table(tmp_path / "b" / "mini_a2a" / "validation-00000-of-00001.parquet").to_pylist()
     assert {(r["phase_name"], r["a2a_app_prop"], r["has_app_noise"]) for r in rows} == {("agent2agent", 1.0, False)}
     assert sorted((r["run_number"], r["score"]) for r in rows) == [(1, 1.0), (2, 0.0), (3, 1.0)]
+
+
+def test_each_phase_runs_with_its_settings_from_a_toml(tmp_path: Path, monkeypatch):
+    from gaia2_runner.cli.launch import build_config
+    from gaia2_runner.engine.leaderboard_plan import plan_phases
+    from make_hub_dataset import make_hub_dataset
+
+    monkeypatch.setenv("GAIA2_CACHE_DIR", str(tmp_path / "cache"))
+    hub = make_hub_dataset(tmp_path / "hub")
+    toml = tmp_path / "lb.toml"
+    toml.write_text(f'[target]\ndataset = "{hub}"\n[agent]\nharness = "oracle"\n'
+                    f'[run]\noutput_dir = "{tmp_path / "out"}"\nconcurrency = 2\n')
+    jobs = plan_phases(build_config(toml, {}, None), split="validation", runs=3)
+    got = {job.phase.name: (job.config.value("hub_config"), job.config.value("hub_split"), job.config.run.noise,
+                            job.config.value("a2a_app_prop"), job.plan.pass_at, job.plan.output_dir.name,
+                            sorted({ref.split for ref in job.plan.refs}), len(job.plan.refs)) for job in jobs}
+    capabilities = ["execution", "search", "adaptability", "time", "ambiguity"]
+    assert got == {
+        "standard": (capabilities, "validation", False, None, 3, "standard", sorted(capabilities), 5),
+        "agent2agent": (["mini"], "validation", False, 1.0, 3, "agent2agent", ["mini"], 2),
+        "noise": (["mini"], "validation", True, None, 3, "noise", ["mini"], 2)}
+    result = invoke(["leaderboard", "--config", str(toml), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert "noise (mini): 2 scenarios × 3 runs, 6 of 6 to run" in result.output
+    assert not (tmp_path / "out").exists()  # a dry run writes nothing

@@ -22,7 +22,7 @@ from gaia2_runner.config.setting import PANELS
 from gaia2_runner.engine.leaderboard_phases import is_leaderboard_root
 from gaia2_runner.engine.leaderboard_plan import COMMAND, PhaseJob, owned_settings, plan_phases
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_OK
+from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from gaia2_runner.text import printable
 from rich.rule import Rule
 from rich.text import Text
@@ -72,10 +72,11 @@ def leaderboard_cmd(
         raise typer.Exit(EXIT_OK)
     code = EXIT_OK
     for job in jobs:
-        code = max(code, run_phase(job, bool(settings.get("retry")), overwrite))
-        if code == EXIT_INTERRUPTED:
-            out.print("[yellow]interrupted: rerun the same command to finish the remaining phases[/]")
-            raise typer.Exit(code)
+        phase_code = run_phase(job, bool(settings.get("retry")), overwrite)
+        if phase_code in (EXIT_INTERRUPTED, EXIT_USAGE):  # Ctrl-C, or a configuration fault the next phase would hit too
+            out.print("[yellow]stopped: rerun the same command (with --retry after a fix) to finish the phases[/]")
+            raise typer.Exit(phase_code)
+        code = max(code, phase_code)
     raise typer.Exit(max(code, finish(Path(base.run.output_dir), split, runs, hf_upload)))
 
 
