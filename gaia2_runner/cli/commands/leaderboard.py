@@ -55,8 +55,9 @@ def leaderboard_cmd(
     (config mini), each scenario 3 times; then ARE's report and the submission bundle.
 
     One run-dataset output directory per phase under --output-dir (a split
-    per config), each read by ls, view, judge and export. Rerunning the command resumes: finished
-    runs are kept. Exit codes as for run-dataset (the worst phase's).
+    per config), each read by ls, view, judge and export. Rerunning the
+    command resumes: finished runs are kept. Exit codes as for run-dataset
+    (the worst phase's).
     """
     if report:  # reads what is there: no target, no keys needed
         given = settings.get("output_dir")
@@ -64,7 +65,7 @@ def leaderboard_cmd(
         if not given or not is_leaderboard_root(root):
             raise Gaia2Error(f"--report: {given or '--output-dir'} holds no leaderboard phase directory "
                              "(standard/, agent2agent/, noise/): give the --output-dir a leaderboard run wrote")
-        raise typer.Exit(finish(root, split, runs, hf_upload))
+        raise typer.Exit(finish(root, split, hf_upload))
     base = build_config(config_path, settings, env_file)
     jobs = plan_phases(base, split=split, runs=runs, retry=bool(settings.get("retry")), overwrite=overwrite)
     if dry_run:
@@ -77,7 +78,7 @@ def leaderboard_cmd(
             out.print("[yellow]stopped: rerun the same command (with --retry after a fix) to finish the phases[/]")
             raise typer.Exit(phase_code)
         code = max(code, phase_code)
-    raise typer.Exit(max(code, finish(Path(base.run.output_dir), split, runs, hf_upload)))
+    raise typer.Exit(max(code, finish(Path(base.run.output_dir), split, hf_upload)))
 
 
 def show_plan(jobs: list[PhaseJob]) -> None:
@@ -97,7 +98,7 @@ def run_phase(job: PhaseJob, retry: bool, overwrite: bool) -> int:
     return outcome if isinstance(outcome, int) else outcome.exit_code
 
 
-def finish(root: Path, split: str, runs: int, hf_upload: str | None) -> int:
+def finish(root: Path, split: str, hf_upload: str | None) -> int:
     """The report of every phase found under `root`, the bundle written (and uploaded)."""
     bundle = bundle_export.collect(root)
     if not bundle.count:
@@ -105,7 +106,7 @@ def finish(root: Path, split: str, runs: int, hf_upload: str | None) -> int:
     statistics = bundle_export.stats_report(bundle)["statistics"]
     phases_of = {capability_key(r.config, r.phase): r.phase for r in bundle.rows}
     out.print(Rule("leaderboard"))
-    out.print(render(statistics, phases_of, runs))
+    out.print(render(statistics, phases_of, max(r.run for r in bundle.rows)))
     dest = default_path(root, "leaderboard")
     bundle_export.write_bundle(bundle, dest, split)
     out.print(Text(printable(f"bundle: {bundle.count} rows in {dest}"), overflow="fold"))
