@@ -16,14 +16,13 @@ from gaia2_contract import routes
 
 from .. import budget, places
 
-CALL_TIMEOUT_S = 3600.0  # a tool call's wait without a scenario limit (an expert agent's whole task)
-
 
 class ToolApiError(Exception):
     pass
 
 
-def request(method: str, path: str, body: Any = None, base_url: str | None = None, timeout: float = 60.0) -> Any:
+def request(method: str, path: str, body: Any = None, base_url: str | None = None,
+            timeout: float | None = 60.0) -> Any:
     url = (base_url or places.TOOLS_URL).rstrip("/") + path
     data = None if body is None else json.dumps(body).encode("utf-8")
     req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
@@ -45,10 +44,10 @@ def list_tools(base_url: str | None = None) -> list[dict[str, Any]]:
 
 
 def call_tool(tool: str, args: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
-    """One tool call; it may last as long as the scenario: an `expert_agent` tool (Agent2Agent)
-    answers once its sub-agent is done."""
+    """One tool call; it may last as long as the scenario (without a limit: as long as it takes): an
+    `expert_agent` tool (Agent2Agent) answers once its sub-agent is done."""
     return request("POST", routes.CALL, {"tool": tool, "args": args}, base_url=base_url,
-                   timeout=budget.scenario_timeout() or CALL_TIMEOUT_S)
+                   timeout=budget.scenario_timeout())
 
 
 def wait_for_tools(limit_s: float = 120.0) -> list[dict[str, Any]]:
