@@ -112,6 +112,10 @@ def _a2a(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
     env = {contract.ENV_A2A_APP_PROP: repr(float(agent.a2a_app_prop))}
     if agent.provider == providers.ORACLE:
         return env  # ARE's oracle acts on the apps themselves: no expert is ever asked
+    if (agent.a2a_provider or agent.provider) not in providers.CHAT_COMPLETIONS:
+        raise Gaia2Error(f"{config.where('a2a_app_prop')}: the expert agents run ARE's app agent on a chat completions "
+                         f"endpoint, and the agent's provider {agent.provider!r} is none: set --a2a-provider "
+                         f"({', '.join(providers.CHAT_COMPLETIONS)}) and --a2a-model")
     own = agent.a2a_provider not in (None, agent.provider)
     for var, value in ((contract.ENV_A2A_PROVIDER, agent.a2a_provider if own else None),
                        (contract.ENV_A2A_MODEL, agent.a2a_model), (contract.ENV_A2A_BASE_URL, agent.a2a_base_url)):

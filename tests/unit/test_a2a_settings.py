@@ -52,6 +52,15 @@ def test_own_provider_brings_its_own_key_which_is_a_secret(tmp_path):
         container_env(cfg, {"OPENAI_API_KEY": "sk-agent"})
 
 
+def test_an_agent_on_another_wire_needs_an_expert_provider_of_their_own(tmp_path):
+    cfg = config(tmp_path, provider="anthropic", a2a_app_prop=1.0)
+    with pytest.raises(Gaia2Error, match="--a2a-app-prop: the expert agents run ARE's app agent on a chat completions"):
+        container_env(cfg, {"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"})
+    env = container_env(config(tmp_path, provider="anthropic", a2a_app_prop=1.0, a2a_provider="openai", a2a_model="m"),
+                        {"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"})
+    assert env[contract.ENV_A2A_PROVIDER] == "openai" and env[contract.ENV_A2A_API_KEY] == "o"
+
+
 def test_oracle_gets_only_the_proportion(tmp_path):
     oracle = apply_overrides(load_config(None), {"dataset_root": DEMO, "output_dir": tmp_path, "a2a_app_prop": 1.0,
                                                  "a2a_model": "m"})
