@@ -10,8 +10,10 @@ from pathlib import Path
 from gaia2_runner.config import RunConfig, apply_overrides
 from gaia2_runner.config.schema import SETTINGS, Setting
 from gaia2_runner.engine import leaderboard_phases as phases
-from gaia2_runner.engine.plan import RunPlan, plan_run
+from gaia2_runner.engine.hosts import connect_first
+from gaia2_runner.engine.plan import RunPlan, check_image, plan_run, refuse_other_setup
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.layout import has_results
 
 COMMAND = "leaderboard"
 # Settings every phase sets itself; by name where they are the runner's own, by flag where a
@@ -81,3 +83,20 @@ def plan_phases(base: RunConfig, *, split: str, runs: int, retry: bool = False,
             raise Gaia2Error(f"phase {phase.name}: {exc}") from None
         jobs.append(PhaseJob(phase, config, plan))
     return jobs
+
+
+def check_setups(jobs: list[PhaseJob]) -> None:
+    """Before any phase runs: every phase directory holding results holds this setup's (the
+    fingerprint check run-dataset makes), so a finished phase is never kept under another model
+    and a later phase never refuses after the earlier ones ran. Needs podman (the image id), no
+    container."""
+    held = [job for job in jobs if has_results(job.plan.output_dir)]
+    if not held:
+        return
+    with connect_first(held[0].config) as backend:
+        for job in held:
+            check_image(job.plan, backend)
+            try:
+                refuse_other_setup(job.plan, backend)
+            except Gaia2Error as exc:
+                raise Gaia2Error(f"phase {job.phase.name}: {exc}") from None

@@ -193,9 +193,9 @@ def _compare_shard(plan: RunPlan, new: dict, olds: list[dict], pin: ImagePin) ->
     return FingerprintCheck(new, olds[0], list(dict.fromkeys(diffs)), unverifiable=False, pin=pin)
 
 
-def claim_output_dir(plan: RunPlan, backend: PodmanBackend) -> ImagePin:
-    """Refuse to mix results of different setups; with `overwrite`, discard the old ones first.
-    Returns the image pin the run executes."""
+def refuse_other_setup(plan: RunPlan, backend: PodmanBackend) -> FingerprintCheck:
+    """The fingerprint check; raises Gaia2Error when the output directory holds results of
+    another setup (or its pinned image is gone) and nothing allows mixing or discarding them."""
     check = compare_fingerprint(plan, backend)
     assert check.pin is not None
     if check.pin.gone and not plan.overwrite:
@@ -206,6 +206,13 @@ def claim_output_dir(plan: RunPlan, backend: PodmanBackend) -> ImagePin:
     if check.refused and not plan.overwrite and not fixed:
         raise Gaia2Error(f"{plan.output_dir} holds results of another setup ({check.describe()}): "
                          "use a new --output-dir, or pass --overwrite to discard them")
+    return check
+
+
+def claim_output_dir(plan: RunPlan, backend: PodmanBackend) -> ImagePin:
+    """Refuse to mix results of different setups; with `overwrite`, discard the old ones first.
+    Returns the image pin the run executes."""
+    check = refuse_other_setup(plan, backend)
     if plan.overwrite and (check.old is not None or check.unverifiable):
         if plan.shard is None:
             clear_outputs(plan.output_dir)

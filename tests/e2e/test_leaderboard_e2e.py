@@ -77,6 +77,11 @@ def test_leaderboard_oracle_and_agent_bundles_pass_ares_submission_code(images, 
     for phase, count in RUNS_PER_PHASE.items():
         assert f"all {count} runs done (kept)" in again.stdout, again.stdout
     assert {p: p.stat().st_mtime_ns for p in oracle.rglob("result.json")} == stamps
+    # Another setup on the same root: refused before anything runs, even where every run is done.
+    other = leaderboard(oracle, hub, cache, "--agent", "oracle", "--time-speed", "2")
+    assert other.returncode == 2 and other.stderr.startswith("error: phase standard: "), other.stderr
+    assert "holds results of another setup" in other.stderr and len(other.stderr.strip().splitlines()) == 1
+    assert {p: p.stat().st_mtime_ns for p in oracle.rglob("result.json")} == stamps
 
     # The built-in agent on the scripted provider, the same three phases.
     fake.set_script({"chat": [{**SEND, "repeat": 500}]})

@@ -20,7 +20,7 @@ from gaia2_runner.cli.options import settings_named, with_settings
 from gaia2_runner.config import defaults as D
 from gaia2_runner.config.setting import PANELS
 from gaia2_runner.engine.leaderboard_phases import is_leaderboard_root
-from gaia2_runner.engine.leaderboard_plan import COMMAND, PhaseJob, owned_settings, plan_phases
+from gaia2_runner.engine.leaderboard_plan import COMMAND, PhaseJob, check_setups, owned_settings, plan_phases
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from gaia2_runner.text import printable
@@ -71,6 +71,7 @@ def leaderboard_cmd(
     if dry_run:
         show_plan(jobs)
         raise typer.Exit(EXIT_OK)
+    check_setups(jobs)
     code = EXIT_OK
     for job in jobs:
         phase_code = run_phase(job, bool(settings.get("retry")), overwrite)
