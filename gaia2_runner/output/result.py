@@ -61,6 +61,10 @@ class ScenarioResult:
     # The model relay's account: calls by outcome, tokens per model, a configuration fault
     # (output/provider_account.py); None without a relay (the oracle).
     provider: dict[str, Any] | None = None
+    # Agent2Agent (--a2a-app-prop): `app_prop` and the `apps` that became expert agents (ARE's seeded
+    # choice), and the expert relay's account of the sub-agents' provider (as `provider`).
+    a2a: dict[str, Any] | None = None
+    a2a_provider: dict[str, Any] | None = None
     image: str | None = None
     runtime: str | None = None
     container_id: str | None = None
@@ -96,6 +100,8 @@ class ScenarioResult:
         self.sim_generation_time = _generation_account(doc.get("sim_generation_time"))
         daemon_error = one_line(str(doc["error"])) if doc.get("error") else None
         self.provider = sanitize_account(doc.get("provider")) or self.provider
+        self.a2a = _a2a_choice(doc.get("a2a"))
+        self.a2a_provider = sanitize_account(doc.get("a2a_provider")) or self.a2a_provider
         if status == "failed":
             self.success = False
             self.note = daemon_error  # e.g. the agent's own note (agent_note.txt): not an error
@@ -135,6 +141,14 @@ def _generation_account(value: Any) -> dict[str, Any] | None:
     if account["calls_held"] is not None:
         account["calls_held"] = int(account["calls_held"])
     return account
+
+
+def _a2a_choice(value: Any) -> dict[str, Any] | None:
+    """The daemon's Agent2Agent record, its known fields only (untrusted input)."""
+    if not isinstance(value, dict) or _number(value.get("app_prop")) is None:
+        return None
+    apps = value.get("apps") if isinstance(value.get("apps"), list) else []
+    return {"app_prop": _number(value["app_prop"]), "apps": [one_line(str(a))[:100] for a in apps[:50]]}
 
 
 def _number(value: Any) -> float | None:

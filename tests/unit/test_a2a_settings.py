@@ -84,3 +84,15 @@ def test_the_fingerprint_tells_a2a_runs_apart_and_old_directories_still_match(tm
     assert "a2a" not in prints[0]["settings"]  # off: as written before the setting existed
     assert prints[1]["settings"]["a2a"]["app_prop"] == 1.0 and prints[1]["settings"]["a2a"]["model"] == "small"
     assert differences(prints[0], prints[1])
+
+
+def test_result_keeps_the_daemons_a2a_record_and_the_experts_account_only():
+    from gaia2_runner.output.result import ScenarioResult
+
+    result = ScenarioResult(scenario_id="s")
+    result.apply_status({"status": "completed", "judgment": {"success": True},
+                         "a2a": {"app_prop": 1.0, "apps": ["CalendarApp", "ContactsApp"], "extra": "x"},
+                         "a2a_provider": {"calls": 2}})
+    assert result.to_dict()["a2a"] == {"app_prop": 1.0, "apps": ["CalendarApp", "ContactsApp"]}
+    result.apply_status({"status": "completed", "judgment": {"success": True}, "a2a": {"apps": "nonsense"}})
+    assert result.a2a is None
