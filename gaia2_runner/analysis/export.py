@@ -14,7 +14,7 @@ from gaia2_runner.output.read.run_files import require_run
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.verdicts import CURRENT, choose
 
-from gaia2_runner.engine.leaderboard_phases import is_leaderboard_root, phase_dirs
+from gaia2_runner.output.leaderboard_phases import is_leaderboard_root, phase_dirs
 
 from . import are_export, leaderboard_export
 

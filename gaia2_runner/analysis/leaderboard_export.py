@@ -19,7 +19,7 @@ from gaia2_runner import __version__
 from gaia2_runner.analysis import leaderboard_stats as stats
 from gaia2_runner.analysis.are_export import trace_text
 from gaia2_runner.config.schema import SETTINGS
-from gaia2_runner.engine import leaderboard_phases as phases
+from gaia2_runner.output import leaderboard_phases as phases
 from gaia2_runner.output.atomic import write_bytes_atomic, write_json_atomic
 from gaia2_runner.output.read.record import load_runs
 from gaia2_runner.output.read.run_files import first_run_config

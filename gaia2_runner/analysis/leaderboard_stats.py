@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from statistics import mean, stdev
 from typing import Any, Iterable
 
-from gaia2_runner.engine.leaderboard_phases import MINI
+from gaia2_runner.output.leaderboard_phases import MINI
 
 SUCCESS, FAILED, EXCEPTION, NO_VALIDATION = "success", "failed", "exception", "no_validation"
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gaia2_runner.cli.display import add_fixed, add_name, compact_table
-from gaia2_runner.engine.leaderboard_phases import PHASE_NAMES
+from gaia2_runner.output.leaderboard_phases import PHASE_NAMES
 
 CAPABILITY_WIDTH = 14
 

@@ -1,5 +1,5 @@
 """From one configuration to the leaderboard's run-dataset jobs: one per phase, each the user's
-settings plus what its phase sets (engine/leaderboard_phases.py), all checked (targets,
+settings plus what its phase sets (output/leaderboard_phases.py), all checked (targets,
 keys, images named) before the first container starts."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gaia2_runner.config import RunConfig, apply_overrides
 from gaia2_runner.config.schema import SETTINGS, Setting
-from gaia2_runner.engine import leaderboard_phases as phases
+from gaia2_runner.output import leaderboard_phases as phases
 from gaia2_runner.engine.hosts import connect_first
 from gaia2_runner.engine.plan import RunPlan, check_image, plan_run, refuse_other_setup
 from gaia2_runner.errors import Gaia2Error

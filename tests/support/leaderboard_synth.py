@@ -10,7 +10,7 @@ import pytest
 
 from gaia2_runner.analysis import leaderboard_export
 from gaia2_runner.config.setting import Setting
-from gaia2_runner.engine import leaderboard_phases as phases
+from gaia2_runner.output import leaderboard_phases as phases
 from gaia2_runner.engine.leaderboard_plan import setting_by_flag
 from viewer_synth import result_doc
 

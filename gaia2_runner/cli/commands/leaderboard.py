@@ -1,5 +1,5 @@
 """`leaderboard`: a whole Gaia2 leaderboard entry from one command, as ARE's `gaia2-run` makes it:
-three phases × k runs (engine/leaderboard_phases.py), each phase an ordinary run-dataset
+three phases × k runs (output/leaderboard_phases.py), each phase an ordinary run-dataset
 output directory under --output-dir, resumable; then the report in ARE's terms and the submission
 bundle (`export --format leaderboard` of every phase), optionally uploaded."""
 
@@ -19,7 +19,7 @@ from gaia2_runner.cli.leaderboard_view import render
 from gaia2_runner.cli.options import settings_named, with_settings
 from gaia2_runner.config import defaults as D
 from gaia2_runner.config.setting import PANELS
-from gaia2_runner.engine.leaderboard_phases import is_leaderboard_root
+from gaia2_runner.output.leaderboard_phases import is_leaderboard_root
 from gaia2_runner.engine.leaderboard_plan import COMMAND, PhaseJob, check_setups, owned_settings, plan_phases
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
@@ -93,7 +93,7 @@ def run_phase(job: PhaseJob, retry: bool, overwrite: bool) -> int:
     """One phase through run-dataset's path; one whose every run is done starts nothing."""
     out.print(Rule(Text(printable(job.label))))
     if not job.plan.selection().todo:
-        out.print(Text(printable(f"{job.label}: all {len(job.plan.jobs())} runs done (kept)")))
+        out.print(Text(printable(f"{job.phase.name}: all {len(job.plan.jobs())} runs done (kept)")))
         return EXIT_OK
     outcome = launch(job.config, command=COMMAND, out=out, err=err, retry=retry, overwrite=overwrite)
     return outcome if isinstance(outcome, int) else outcome.exit_code
