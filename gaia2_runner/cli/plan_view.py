@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from gaia2_contract.generation_time import FIXED, parse_generation_time
 from gaia2_runner.config import redact_url_credentials
 from gaia2_runner.config.defaults import DEFAULT_TIME_SPEED, DURATION_GRACE_S
 from gaia2_runner.targets.filesystem_data import default_filesystem_dir
@@ -48,6 +49,8 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
          else "ARE's real time for agents (x1)"),
         ("output", str(run.output_dir)),
     ]
+    if agent.provider != "oracle":  # the oracle calls no model: its clock is its own
+        rows.insert(-1, ("model calls", _generation_text(run.sim_generation_time)))
     if run.shard:  # refs are already this shard's slice
         rows.append(("shard", f"{run.shard}: its bookkeeping in {run.output_dir}/shards/"
                               f"{run.shard.replace('/', '-of-')}/"))
@@ -63,6 +66,16 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
         per_split.add_row(Text(printable(split)), str(count))
     per_split.add_row("[bold]total", f"[bold]{len(refs)}")
     return Group(settings, per_split)
+
+
+def _generation_text(value: str) -> str:
+    """--sim-generation-time (normalised by config/load.py) in the plan's words."""
+    setting = parse_generation_time(value)
+    if setting.mode == FIXED:
+        return f"the clock holds during each, then advances {setting.seconds:g} s ({setting})"
+    if setting.holds:
+        return f"the clock holds during each, then advances by its duration ({setting})"
+    return f"the clock runs on during each ({setting})"
 
 
 def _selection(config: RunConfig) -> str:
