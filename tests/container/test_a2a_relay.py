@@ -148,3 +148,13 @@ def test_the_agents_process_never_sees_the_expert_agents_settings_or_key():
     env = agent_environment({contract.ENV_A2A_APP_PROP: "1", contract.ENV_A2A_API_KEY: KEY,
                              contract.ENV_A2A_MODEL: "small", "PATH": "/usr/bin"})
     assert not [k for k in env if k.startswith(contract.A2A_ENV_PREFIX)] and KEY not in json.dumps(env)
+
+
+def test_a_taken_relay_port_is_the_runs_one_line_error(relay):
+    """Binding the expert relay's port fails (another listener holds it): A2AError, which main()
+    turns into the run's error (as a scenario that does not load), never a daemon traceback."""
+    taken = int(relay[2].rsplit(":", 1)[1])
+    with pytest.raises(A2AError, match=f"cannot listen on 127.0.0.1:{taken}") as caught:
+        a2a_relay.start("openai-compat", "small", "http://127.0.0.1:9/v1", KEY, {},
+                        write=lambda _fields: None, on_fault=lambda _reason: None, port=taken)
+    assert "\n" not in str(caught.value) and KEY not in str(caught.value)

@@ -79,6 +79,16 @@ surface = build_surface(s.to_dict() for s in Toolbox(env.get_tools()).specs())
 print("TOOLS", json.dumps(agent_tools))
 print("ORACLE", json.dumps(oracle_tools))
 print("SURFACE", json.dumps({name: sorted(c.subcommands) for name, c in surface.items()}))
+
+# ARE refuses a scenario with no app it may replace (ValueError): our apply makes it the run's one-line error.
+from gaia2_container.daemon.a2a import A2AError
+bare, env = fresh(0)
+bare.apps = [a for a in bare.apps if a.name in ("AgentUserInterface", "SystemApp")]
+try:
+    experts(1.0).apply(bare, env)
+    print("REFUSED", json.dumps(None))
+except A2AError as exc:
+    print("REFUSED", json.dumps(str(exc)))
 print("ALL-OK")
 '''
 
@@ -111,6 +121,8 @@ def test_ares_choice_and_the_tool_surface(images, backend):
     assert "CalendarApp__add_calendar_event" in _lines(text, "ORACLE")  # the oracle acts on the apps themselves
     surface = _lines(text, "SURFACE")
     assert surface["calendar"] == ["expert-agent"] and surface["contacts"] == ["expert-agent"], surface
+    refused = _lines(text, "REFUSED")
+    assert refused and "No valid apps" in refused and "\n" not in refused, refused
 
 
 def blob(tool: str, arguments: dict) -> dict:

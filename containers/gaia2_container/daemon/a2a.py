@@ -110,8 +110,12 @@ class ExpertAgents:
         before = list(scenario.apps or [])
         config = ScenarioRunnerConfig(a2a_app_prop=self.settings.app_prop, a2a_model=LITELLM_PREFIX + self.settings.model,
                                       a2a_model_provider=ARE_PROVIDER, a2a_endpoint=self.endpoint)
-        _apply_a2a_config(config, scenario, env, AppAgentConfigBuilder(),
-                          AppAgentBuilder(llm_engine_builder=_relay_engine_builder(self._placeholder)))
+        try:
+            _apply_a2a_config(config, scenario, env, AppAgentConfigBuilder(),
+                              AppAgentBuilder(llm_engine_builder=_relay_engine_builder(self._placeholder)))
+        except ValueError as exc:  # ARE's own refusal (e.g. no app it may replace): the run's one-line error
+            raise A2AError(f"Agent2Agent (--a2a-app-prop {self.settings.app_prop:g}) cannot be applied to this "
+                           f"scenario: {exc}") from exc
         kept = {id(app) for app in scenario.apps or []}
         self.replaced = [app for app in before if id(app) not in kept]
         self.experts = [app for app in scenario.apps or [] if isinstance(app, AppAgent)]

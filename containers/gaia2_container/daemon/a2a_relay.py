@@ -21,6 +21,7 @@ from gaia2_contract import constants as contract
 from gaia2_contract import urls
 
 from .. import budget
+from .a2a import A2AError
 from .provider_faults import RunnerSetup
 from .provider_ledger import ProviderLedger
 from .relay import REFUSED_TYPE, Relay, RelayHandler, _send_json, serve_relay
@@ -77,5 +78,8 @@ def start(provider: str, model: str | None, base_url: str | None, key: str | Non
     timeout = budget.relay_timeout(budget.scenario_timeout(environ))
     relay = SubAgentRelay(upstream_of(provider, base_url), timeout_s=timeout, ledger=ledger,
                           credential=credential, trace=EventsTrace(provider, write))
-    server = serve_relay(relay, "127.0.0.1", port)
+    try:
+        server = serve_relay(relay, "127.0.0.1", port)
+    except OSError as exc:  # the port is taken (or loopback unusable): the run's one-line error
+        raise A2AError(f"the expert agents' model relay cannot listen on 127.0.0.1:{port}: {exc}") from exc
     return relay, credential.placeholder, f"http://127.0.0.1:{server.server_address[1]}"
