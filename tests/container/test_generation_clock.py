@@ -195,6 +195,57 @@ def test_a_tool_call_during_a_call_in_flight_gets_the_time_charged_so_far():
     assert env.sim() == 2
 
 
+def test_a_failed_call_holds_the_clock_and_charges_nothing():
+    gen, env, wall = clock("measured", speed=10)
+    failed = gen.begin()
+    wall.now += 4
+    assert env.state == PAUSED  # held while it is in flight ...
+    assert failed.end(charge=False)["sim_duration_s"] == 0.0  # ... and resumed with 0, as ARE does
+    assert env.state == RUNNING and env.sim() == 0 and env.ticks == 1
+    good = gen.begin()  # the retry answers: only it is charged
+    wall.now += 3
+    assert good.end()["sim_duration_s"] == 3.0 and env.sim() == 3
+    assert gen.summary() == {"mode": "measured", "calls_held": 2, "held_s": 7.0, "advanced_s": 3.0}
+    gen, env, wall = clock("fixed:2")  # fixed: a period with no answer costs nothing either
+    gen.begin().end(charge=False)
+    assert env.sim() == 0
+    span = gen.begin()
+    assert span.end()["sim_duration_s"] == 2.0
+
+
+def test_a_failed_call_overlapping_a_good_one_adds_nothing_to_its_charge():
+    gen, env, wall = clock("measured", speed=4)
+    failed = gen.begin()  # wall 0
+    wall.now += 2
+    good = gen.begin()  # wall 2
+    wall.now += 3
+    good.end()  # wall 5: answered, [2, 5]
+    assert env.state == PAUSED  # the failed one still holds the clock
+    wall.now += 4
+    failed.end(charge=False)  # wall 9: [0, 9] failed
+    assert env.state == RUNNING and env.sim() == 3  # only the good call's 3 s
+    # the failed call ends first, the good one outlives it: the good one's whole span counts
+    gen, env, wall = clock("measured")
+    good, failed = gen.begin(), gen.begin()
+    wall.now += 2
+    failed.end(charge=False)
+    wall.now += 1
+    good.end()
+    assert env.sim() == 3
+    # a failed call overlapping nothing between two good ones in one busy period
+    gen, env, wall = clock("measured")
+    first = gen.begin()
+    wall.now += 1
+    failed = gen.begin()
+    first.end()  # [0, 1]
+    wall.now += 5
+    last = gen.begin()  # [6, 8]
+    failed.end(charge=False)
+    wall.now += 2
+    last.end()
+    assert env.sim() == 3 and gen.summary()["held_s"] == 8.0
+
+
 def test_a_call_that_never_ends_cannot_hold_the_clock_under_the_judge():
     gen, env, wall = clock("measured", speed=10)
     endless = gen.begin()
@@ -233,17 +284,19 @@ def test_a_clock_paused_by_someone_else_is_never_resumed_by_a_call():
 # ---- through the relay, over real HTTP -------------------------------------------------------
 
 class Provider(BaseHTTPRequestHandler):
-    """Answers a model call once the test opens `gate` (never, for the endless call); GET answers at once."""
+    """Answers a model call once the test opens `gate` (never, for the endless call), with the next
+    of `statuses` (200 when none is left); GET answers at once."""
 
     protocol_version = "HTTP/1.1"
     gate = threading.Event()
     arrived = threading.Event()
+    statuses: list[int] = []
 
     def log_message(self, *_args: object) -> None:
         pass
 
-    def _reply(self, body: bytes) -> None:
-        self.send_response(200)
+    def _reply(self, body: bytes, status: int = 200) -> None:
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -256,13 +309,15 @@ class Provider(BaseHTTPRequestHandler):
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.arrived.set()
         if self.gate.wait(20):
-            self._reply(b'{"choices": []}')
+            status = self.statuses.pop(0) if self.statuses else 200
+            self._reply(b'{"choices": []}' if status == 200 else b'{"error": {"message": "slow down"}}', status)
 
 
 @pytest.fixture
 def relayed(tmp_path: Path):
     Provider.gate.clear()
     Provider.arrived.clear()
+    Provider.statuses = []
     provider = ThreadingHTTPServer(("127.0.0.1", 0), Provider)
     threading.Thread(target=provider.serve_forever, daemon=True).start()
     wall = Wall()
@@ -311,5 +366,26 @@ def test_a_call_the_provider_never_answers_ends_at_the_relays_window_and_release
     wall.now += 2
     thread.join(15)
     assert not thread.is_alive()
-    assert env.state == RUNNING and env.sim() == 2
-    assert recorded[-1]["status"] is None and recorded[-1]["sim_duration_s"] == 2.0
+    assert env.state == RUNNING and env.sim() == 0  # a provider that never answers costs the model nothing
+    assert recorded[-1]["status"] is None and recorded[-1]["sim_duration_s"] == 0.0
+    assert env.pauses == 1 and gen.summary()["held_s"] == 2.0  # though the clock was held meanwhile
+
+
+def test_the_relay_charges_a_429_nothing_and_the_200_after_it_its_span(relayed):
+    http, gen, env, wall, trace, recorded = relayed
+    Provider.statuses = [429]
+    thread = _post_in_background(http)
+    assert env.state == PAUSED  # held while the provider decides
+    wall.now += 4
+    Provider.gate.set()
+    thread.join(10)
+    assert env.state == RUNNING and env.sim() == 0
+    assert recorded[-1] == {"status": 429, "sim_started_at": START, "sim_duration_s": 0.0}
+    Provider.gate.clear()
+    Provider.arrived.clear()
+    thread = _post_in_background(http)
+    wall.now += 3
+    Provider.gate.set()
+    thread.join(10)
+    assert recorded[-1] == {"status": 200, "sim_started_at": START, "sim_duration_s": 3.0}
+    assert env.sim() == 3 and gen.summary()["advanced_s"] == 3.0

@@ -17,6 +17,11 @@ sub-agents), through ARE's own `pause` / `resume_with_offset`:
   so far (measured: the wall span up to now; fixed: the period's N), so they land at the time they
   would have had, and ARE's `wait_for_notification` jumps inside a period are kept (the clock is
   held again after them).
+- a failed call (429, 5xx, transport error, timeout) costs nothing, as in ARE (its agent resumes
+  with offset 0 when the engine raises): the clock is held while it is in flight and resumed with
+  0; in a busy period only the wall spans of calls that answered (2xx) are charged (a call still
+  in flight when a tool call is charged counts as answering: the tool call must land somewhere).
+  A provider fault is never charged to the model.
 - abuse: a call that never ends holds the clock, never the run: the run's wall timeout still ends
   it, and `close()` (the final judgment) charges what was held and never resumes the clock under
   the judge. Only calls through the relay count: the judge's own model calls never touch it.
@@ -51,13 +56,18 @@ class CallSpan:
     trace's fields: `sim_started_at` and `sim_duration_s` (simulated seconds from its start to its
     end, after the charge when it ended its busy period)."""
 
-    def __init__(self, clock: "GenerationClock", sim_started: float | None, held: bool) -> None:
+    def __init__(self, clock: "GenerationClock", sim_started: float | None, held: bool,
+                 wall_started: float = 0.0) -> None:
         self.clock, self.sim_started, self.held = clock, sim_started, held
+        self.wall_started = wall_started
+        self.wall_ended: float | None = None  # set when it ends
+        self.charged = True  # whether its wall span may be charged (a failed call's may not)
         self._fields: dict[str, Any] | None = None
 
-    def end(self) -> dict[str, Any]:
+    def end(self, charge: bool = True) -> dict[str, Any]:
+        """`charge`: the call answered (2xx); a failed one ends with nothing charged for it."""
         if self._fields is None:
-            sim_ended = self.clock._end(self)
+            sim_ended = self.clock._end(self, charge)
             duration = None if self.sim_started is None or sim_ended is None else round(sim_ended - self.sim_started, 3)
             self._fields = {"sim_started_at": self.sim_started, "sim_duration_s": duration}
         return self._fields
@@ -80,6 +90,7 @@ class GenerationClock:
         self._period_started = 0.0
         self._charged_until = 0.0  # measured: wall time up to which the period is charged
         self._period_charged = False  # fixed: the period's N is charged
+        self._period_spans: list[CallSpan] = []  # the held calls of the current busy period
         self.calls = 0  # model calls that held the clock
         self.held_s = 0.0  # wall seconds the clock stood still
         self.advanced_s = 0.0  # simulated seconds charged for them
@@ -108,10 +119,13 @@ class GenerationClock:
             self._in_flight += 1
             if self._in_flight == 1:
                 self._pause()
-            return CallSpan(self, sim, held=True)
+            span = CallSpan(self, sim, held=True, wall_started=self.wall())
+            self._period_spans.append(span)
+            return span
 
-    def _end(self, span: CallSpan) -> float | None:
+    def _end(self, span: CallSpan, charge: bool) -> float | None:
         with self._lock:
+            span.wall_ended, span.charged = self.wall(), charge
             if span.held and not self._closed:
                 self._in_flight -= 1
                 if self._in_flight == 0 and self._held:
@@ -170,13 +184,17 @@ class GenerationClock:
         self._held = env.state is not before
         self._period_started = self._charged_until = self.wall()
         self._period_charged = False
+        self._period_spans = [span for span in self._period_spans if span.wall_ended is None]
 
     def _charge(self) -> float:
-        """The time owed for the busy period since the last charge (simulated seconds)."""
+        """The time owed for the busy period since the last charge (simulated seconds): only the
+        spans of calls that answered (or are still in flight) count."""
         now = self.wall()
+        spans = [(s.wall_started, now if s.wall_ended is None else s.wall_ended)
+                 for s in self._period_spans if s.wall_ended is None or s.charged]
         if self.setting.mode == MEASURED:
-            charge, self._charged_until = max(0.0, now - self._charged_until), now
-        elif self.setting.mode == FIXED and not self._period_charged:
+            charge, self._charged_until = _union_s(spans, self._charged_until, now), now
+        elif self.setting.mode == FIXED and not self._period_charged and spans:
             charge, self._period_charged = float(self.setting.seconds or 0.0), True
         else:
             charge = 0.0
@@ -185,3 +203,14 @@ class GenerationClock:
     def _stop_holding(self) -> None:
         self.held_s += max(0.0, self.wall() - self._period_started)
         self._held = False
+        self._period_spans = [span for span in self._period_spans if span.wall_ended is None]
+
+
+def _union_s(spans: list[tuple[float, float]], since: float, until: float) -> float:
+    """Seconds of [since, until] covered by at least one of the (start, end) spans."""
+    total, reached = 0.0, since
+    for start, end in sorted(spans):
+        start, end = max(start, reached), min(end, until)
+        if end > start:
+            total, reached = total + end - start, end
+    return total

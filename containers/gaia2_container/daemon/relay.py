@@ -109,13 +109,14 @@ class Relay:
         if self.credential is not None:
             headers, forward_path = self.credential.headers(headers), self.credential.path(handler.path)
         headers.append(("Accept-Encoding", "identity"))  # a readable record; httpx would ask for gzip
-        # A model call holds the simulated clock until it is over, whichever way it ends.
+        # A model call holds the simulated clock until it is over, whichever way it ends; only an
+        # answer (2xx) is charged to the model, a provider fault never (the safety net: nothing).
         span = self.generation.begin() if self.generation is not None and is_model_call(handler.path) else None
         try:
             self._exchange(handler, method, forward_path, headers, body, url, span)
         finally:
             if span is not None:
-                span.end()
+                span.end(charge=False)
 
     def _exchange(self, handler: "RelayHandler", method: str, forward_path: str, headers: list[tuple[str, str]],
                   body: bytes, url: str, span: Any) -> None:
@@ -137,13 +138,14 @@ class Relay:
             handler.send_error(400, f"relay: bad request: {type(exc).__name__}")
             return
         except httpx.HTTPError as exc:
-            sim = span.end() if span is not None else {}
+            sim = span.end(charge=False) if span is not None else {}
             outcome = self.ledger.finish(call, url, None, f"{type(exc).__name__}: {exc}"[:300])
             self._remember(outcome, sim)
             self._trace(handler.path, url, wall_started, outcome, sent, received, None, sim=sim)
             _send_json(handler, 502, {"error": "relay: cannot reach the provider"})
             return
         tail = b""
+        broke: str | None = None
         hung_up = _hung_up(handler)  # the agent stopped waiting before the provider answered
         try:
             handler.send_response(response.status_code)
@@ -156,14 +158,16 @@ class Relay:
                 tail = (tail + chunk)[-USAGE_TAIL_BYTES:]
                 handler.wfile.write(chunk)
                 handler.wfile.flush()
-            broke = None
         except (httpx.HTTPError, OSError) as exc:
             log.warning("relay stream from %s broke: %s", url, exc)
             broke = f"stream broke: {type(exc).__name__}: {exc}"[:300]
             hung_up = hung_up or isinstance(exc, OSError)  # httpx wraps its own: this is the agent's socket
         finally:
             response.close()
-            sim = span.end() if span is not None else {}
+            # charged: an answer, even one the agent hung up on (it cannot dodge the clock so);
+            # not: an error status or a stream the provider broke
+            answered = 200 <= response.status_code < 300 and (broke is None or hung_up)
+            sim = span.end(charge=answered) if span is not None else {}
             answer = received.data + (b"\n" + tail if received.cut else b"")
             outcome = self.ledger.finish(call, url, response.status_code, None, answer, waited_s=waited,
                                          hung_up=hung_up)
