@@ -158,3 +158,28 @@ def test_a_taken_relay_port_is_the_runs_one_line_error(relay):
         a2a_relay.start("openai-compat", "small", "http://127.0.0.1:9/v1", KEY, {},
                         write=lambda _fields: None, on_fault=lambda _reason: None, port=taken)
     assert "\n" not in str(caught.value) and KEY not in str(caught.value)
+
+
+def test_sub_agent_calls_stop_being_recorded_at_the_trace_cap():
+    """The sub-agents' llm_call lines (events.jsonl) are capped as trace.jsonl is (relay_trace's
+    TOTAL_CAP_BYTES): past it one line says so, later calls are dropped and counted."""
+    from gaia2_container.daemon.relay_trace import TOTAL_CAP_BYTES, Capture
+
+    written: list[dict] = []
+    trace = a2a_relay.EventsTrace("openai-compat", written.append)
+    assert trace.total_cap == TOTAL_CAP_BYTES
+    trace.total_cap = 2000  # a small cap, the same rule
+
+    def call() -> None:
+        request, response = Capture(), Capture()
+        request.add(json.dumps({"model": "small", "messages": [{"role": "user", "content": "x" * 600}]}).encode())
+        response.add(b'{"choices": []}')
+        trace.record(url="http://127.0.0.1:9/v1/chat/completions", path="/v1/chat/completions", started=0.0,
+                     latency_ms=1.0, http_status=200, request=request, response=response)
+
+    for _ in range(6):
+        call()
+    calls = [w for w in written if "request" in w]
+    assert 1 <= len(calls) < 6 and len(written) == len(calls) + 1
+    assert written[-1]["error"] == trace.cap_message() and "2000 bytes" in written[-1]["error"]
+    assert trace.dropped == 6 - len(calls) and trace.lines == len(calls)

@@ -15,12 +15,14 @@ sub-agents' key, nor write calls into the trace in their name.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, Callable
 
 from gaia2_contract import constants as contract
 from gaia2_contract import urls
 
 from .. import budget
+from ..jsonable import json_text
 from .a2a import A2AError
 from .provider_faults import RunnerSetup
 from .provider_ledger import ProviderLedger
@@ -56,8 +58,18 @@ class EventsTrace(RelayTrace):
         self._write = write
 
     def _append(self, entry: dict[str, Any]) -> None:
+        """Under the same cap as trace.jsonl (the sub-agent's prompts grow with its steps): past it,
+        one `llm_call` line with the cap's message as its `error`, then nothing more."""
         fields = {k: v for k, v in entry.items() if k != "type"}
-        self._write(fields)
+        with self._lock:
+            if self._closed:
+                return
+            admitted = self._admit(len(json_text(fields).encode("utf-8")))
+            if admitted is None:
+                return
+            if not admitted:
+                fields = {"timestamp": round(time.time(), 3), "error": self.cap_message()}
+            self._write(fields)
 
 
 def upstream_of(provider: str, base_url: str | None) -> str:

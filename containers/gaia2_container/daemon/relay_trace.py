@@ -139,28 +139,40 @@ class RelayTrace:
         with self._lock:
             if self._closed:
                 return
-            if self._size < 0:  # the cap was reached earlier
-                self.dropped += 1
-                return
             # The agent's request may hold lone surrogates: U+FFFD, as everywhere (jsonable.py).
             line = encodable(json.dumps({"seq": self._seq, **entry}, ensure_ascii=False)) + "\n"
             data = line.encode("utf-8")
-            if self._size + len(data) > self.total_cap:
+            admitted = self._admit(len(data))
+            if admitted is None:
+                return
+            if not admitted:
                 marker = {"seq": self._seq, "type": "truncated", "timestamp": round(time.time(), 3),
-                          "message": f"the relay's trace reached {self.total_cap} bytes: later calls are not recorded"}
+                          "message": self.cap_message()}
                 data = (json.dumps(marker) + "\n").encode()
-                self._size = -1
-                self.dropped += 1
-                log.warning("relay trace: %s bytes reached, later calls are not recorded", self.total_cap)
-            else:
-                self._size += len(data)
-                self.lines += 1
             self._seq += 1
             if self._fh is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._fh = self.path.open("ab")
             self._fh.write(data)
             self._fh.flush()
+
+    def _admit(self, size: int) -> bool | None:
+        """Under the lock, for a line of `size` bytes: True (write it), False (it would pass the
+        cap: write the one marker instead), None (the cap was reached earlier: drop it)."""
+        if self._size < 0:
+            self.dropped += 1
+            return None
+        if self._size + size > self.total_cap:
+            self._size = -1
+            self.dropped += 1
+            log.warning("relay trace: %s bytes reached, later calls are not recorded", self.total_cap)
+            return False
+        self._size += size
+        self.lines += 1
+        return True
+
+    def cap_message(self) -> str:
+        return f"the relay's trace reached {self.total_cap} bytes: later calls are not recorded"
 
     def close(self) -> int:
         """Stop recording (later calls are ignored); returns the number of lines written (the
