@@ -3,8 +3,11 @@ report_stats.py `calculate_statistics`): per capability and overall, success rat
 standard deviation and standard error across the runs, pass@k, pass^k, macro and micro rates.
 
 Computed here from the same definitions (ARE is not installed on the host), and checked against
-ARE's own functions on the same rows by tests/e2e/test_leaderboard_e2e.py. As in ARE, a run
-without a verdict (status `exception`: an infrastructure error) counts in no success rate.
+ARE's own functions on the same rows by tests/e2e/test_leaderboard_e2e.py. One difference: a run
+without a verdict (status `exception`: a provider or infrastructure fault) counts in no success
+rate here, since such a fault is never the model's failure, whereas ARE's report counts an
+exception as a failure (success 0). `leaderboard --hf-upload` refuses an entry with such runs
+(analysis/leaderboard_complete.py), so a published number never depends on the difference.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def overall_table(stats: dict[str, Any], runs: int) -> Table:
 
 def overall_note(stats: dict[str, Any]) -> Text:
     return Text(f"{stats['total_scenarios']} scenarios, {stats['total_runs']} runs, "
-                f"{stats['exception_runs']} infra errors (in no rate, as in ARE's report)", overflow="fold")
+                f"{stats['exception_runs']} infra errors (in no rate; ARE counts them failed)", overflow="fold")
 
 
 def render(statistics: dict[str, Any], phases_of: dict[str, str], runs: int) -> Group:

@@ -13,7 +13,8 @@ import pytest
 from cli_support import assert_one_error_line, invoke
 from gaia2_runner.analysis import leaderboard_export
 from gaia2_runner.analysis.leaderboard_stats import StatRow, calculate
-from leaderboard_synth import leaderboard_root
+from gaia2_runner.analysis.leaderboard_complete import count_phases
+from leaderboard_synth import VERDICTS, leaderboard_root
 
 ROWS = [StatRow("standard", "execution", "s1", k, True) for k in (1, 2, 3)] + [
     StatRow("standard", "execution", "s2", 1, False), StatRow("standard", "execution", "s2", 2, True),
@@ -145,3 +146,60 @@ def test_each_phase_runs_with_its_settings_from_a_toml(tmp_path: Path, monkeypat
     assert result.exit_code == 0, result.output
     assert "noise (mini): 2 scenarios × 3 runs, 6 of 6 to run" in result.output
     assert not (tmp_path / "out").exists()  # a dry run writes nothing
+
+
+WHOLE = {key: {sid: [v if v is not None else True for v in runs] for sid, runs in scenarios.items()}
+         for key, scenarios in VERDICTS.items()}
+
+
+def test_an_entry_with_a_run_without_a_verdict_is_incomplete_and_not_uploaded(tmp_path: Path, monkeypatch):
+    root = leaderboard_root(tmp_path / "lb", monkeypatch)
+    counts = {c.phase: c for c in count_phases(root)}
+    assert (counts["standard"].expected, counts["standard"].verdicted, counts["standard"].no_verdict,
+            counts["standard"].missing) == (6, 5, 1, 0)
+    assert counts["noise"].whole and counts["agent2agent"].whole
+    monkeypatch.setenv("COLUMNS", "80")
+    report = invoke(["leaderboard", "--report", "--output-dir", str(root)])
+    assert report.exit_code == 0, report.output
+    assert "INCOMPLETE: standard: 5 of 6 runs verdicted, 1 without a verdict, 0 missing" in report.output
+    assert "simulated generation time:" in report.output
+    uploads: list = []
+    monkeypatch.setattr("gaia2_runner.cli.commands.leaderboard.upload", lambda *a: uploads.append(a))
+    refused = invoke(["leaderboard", "--report", "--output-dir", str(root), "--hf-upload", "me/entry"])
+    assert_one_error_line(refused, "1 runs without a verdict, 0 missing")
+    assert "--retry" in refused.output and "standard" in refused.output and uploads == []
+
+
+def test_an_entry_with_a_missing_run_or_phase_is_incomplete(tmp_path: Path, monkeypatch):
+    root = leaderboard_root(tmp_path / "lb", monkeypatch, WHOLE)
+    assert all(c.whole for c in count_phases(root))
+    import shutil
+    shutil.rmtree(root / "standard" / "run_2" / "execution" / "s1")  # never ran (or still going)
+    counts = {c.phase: c for c in count_phases(root)}
+    assert (counts["standard"].expected, counts["standard"].verdicted, counts["standard"].missing) == (6, 5, 1)
+    shutil.rmtree(root / "standard" / "run_3")  # the third run never started: its runs are still expected
+    assert {c.phase: c for c in count_phases(root)}["standard"].missing == 3
+    shutil.rmtree(root / "noise")
+    counts = {c.phase: c for c in count_phases(root)}
+    assert not counts["noise"].ran and counts["noise"].describe() == "noise: not run"
+    monkeypatch.setattr("gaia2_runner.cli.commands.leaderboard.upload", lambda *a: pytest.fail("uploaded"))
+    refused = invoke(["leaderboard", "--report", "--output-dir", str(root), "--hf-upload", "me/entry"])
+    assert_one_error_line(refused, "0 runs without a verdict, 3 missing; phases not run: noise")
+
+
+def test_a_whole_entry_is_uploaded_and_its_report_names_the_generation_time(tmp_path: Path, monkeypatch):
+    root = leaderboard_root(tmp_path / "lb", monkeypatch, WHOLE)
+    for run_config in root.glob("*/run_*/run_config.json"):
+        doc = json.loads(run_config.read_text())
+        doc["config"]["run"]["sim_generation_time"] = "measured"
+        run_config.write_text(json.dumps(doc))
+    uploads: list = []
+    monkeypatch.setattr("gaia2_runner.cli.commands.leaderboard.upload",
+                        lambda dest, repo: uploads.append(repo) or f"https://hf.example/{repo}")
+    monkeypatch.setenv("COLUMNS", "80")
+    result = invoke(["leaderboard", "--report", "--output-dir", str(root), "--hf-upload", "me/entry"])
+    assert result.exit_code == 0, result.output
+    assert uploads == ["me/entry"] and "INCOMPLETE" not in result.output
+    footer = next(line for line in result.output.splitlines() if line.startswith("simulated generation time"))
+    assert footer == "simulated generation time: measured (ARE 1.2.0's own agent effectively: fixed:0)"
+    assert len(footer) <= 80

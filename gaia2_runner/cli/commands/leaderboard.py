@@ -11,6 +11,7 @@ from typing import Any, Optional
 import typer
 from gaia2_runner.analysis import leaderboard_export as bundle_export
 from gaia2_runner.analysis.export import default_path, upload
+from gaia2_runner.analysis.leaderboard_complete import count_phases, upload_refusal
 from gaia2_runner.analysis.leaderboard_stats import capability_key
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly
@@ -19,7 +20,10 @@ from gaia2_runner.cli.leaderboard_view import render
 from gaia2_runner.cli.options import settings_named, with_settings
 from gaia2_runner.config import defaults as D
 from gaia2_runner.config.setting import PANELS
-from gaia2_runner.output.leaderboard_phases import is_leaderboard_root
+from gaia2_contract.generation_time import MEASURED
+from gaia2_runner.output.leaderboard_phases import is_leaderboard_root, phase_dirs, run_settings
+from gaia2_runner.output.read.run_files import first_run_config
+from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.engine.leaderboard_plan import COMMAND, PhaseJob, check_setups, owned_settings, plan_phases
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
@@ -100,7 +104,12 @@ def run_phase(job: PhaseJob, retry: bool, overwrite: bool) -> int:
 
 
 def finish(root: Path, split: str, hf_upload: str | None) -> int:
-    """The report of every phase found under `root`, the bundle written (and uploaded)."""
+    """The report of every phase found under `root`, the bundle written (and uploaded only when
+    every planned run of every phase has a verdict: a published number is a whole entry's)."""
+    counts = count_phases(root)
+    refusal = upload_refusal(counts) if hf_upload is not None else None
+    if refusal is not None:
+        raise Gaia2Error(refusal)
     bundle = bundle_export.collect(root)
     if not bundle.count:
         raise Gaia2Error(f"{root}: no finished run in any phase: nothing to report")
@@ -108,6 +117,10 @@ def finish(root: Path, split: str, hf_upload: str | None) -> int:
     phases_of = {capability_key(r.config, r.phase): r.phase for r in bundle.rows}
     out.print(Rule("leaderboard"))
     out.print(render(statistics, phases_of, max(r.run for r in bundle.rows)))
+    out.print(Text(printable(generation_note(root)), overflow="fold"))
+    for count in counts:
+        if not count.whole:
+            out.print(Text(printable(f"INCOMPLETE: {count.describe()}"), style="bold yellow", overflow="fold"))
     dest = default_path(root, "leaderboard")
     bundle_export.write_bundle(bundle, dest, split)
     out.print(Text(printable(f"bundle: {bundle.count} rows in {dest}"), overflow="fold"))
@@ -118,3 +131,11 @@ def finish(root: Path, split: str, hf_upload: str | None) -> int:
     if hf_upload is not None:
         out.print(Text(printable(f"uploaded: {upload(dest, hf_upload)}"), overflow="fold"))
     return EXIT_OK
+
+
+def generation_note(root: Path) -> str:
+    """The report's footer: the simulated generation time the phases ran with (≤ 80 columns)."""
+    modes = sorted({str(run_settings((first_run_config(output_root(d)) or {}).get("config") or {}, "run",
+                                     "sim_generation_time") or "not recorded") for _, d in phase_dirs(root)})
+    note = " (ARE 1.2.0's own agent effectively: fixed:0)" if modes == [MEASURED] else ""
+    return f"simulated generation time: {', '.join(modes)}{note}"
