@@ -154,6 +154,10 @@ def test_built_in_agent_asks_the_calendar_expert_and_the_trace_nests_its_work(im
     assert add["args"]["title"] == EVENT["title"]
     first = nested[0]
     assert first["http_status"] == 200 and first["model"] == "fake-model"
+    # Simulated generation time (measured by default) holds the clock for the agent's calls only: ARE's
+    # app agents get no pause/resume, so the sub-agent's calls run on the clock and carry no sim span.
+    assert all("sim_duration_s" not in e for e in nested if e["kind"] == "llm_call"), nested
+    assert run.result["sim_generation_time"]["calls_held"] <= len(fake.llm_requests()) - 2, run.result
     assert TASK in json.dumps(first["request"]) and "<end_action>" in json.dumps(first["request"])  # ARE's prompt
     # The sub-agent's calls reached the provider with the configured key; nothing the run wrote holds it.
     sub = [r for r in fake.llm_requests() if "final_answer" in json.dumps(r["body"])]

@@ -148,9 +148,10 @@ def main() -> int:
             defaults=urls.SDK_BASE_URLS if harness else None, trace_path=_relay_trace_path(runtime),
             ledger=_provider_ledger(session, status, runner_setup(os.environ, credential),
                                     paced=runtime == "agent" and not custom))
-        for model_relay in (relay, expert_relay):  # every model call of the run holds the clock
-            if model_relay is not None:
-                model_relay.generation = session.generation
+        if relay is not None:  # the agent's model calls hold the clock
+            # The expert sub-agents' do not: ARE's AppAgentBuilder gives app agents no pause/resume
+            # nor generation-time config, so their generation runs on the clock there too.
+            relay.generation = session.generation
         if relay is not None:
             session.provider_witness = relay.provider_unavailable
             session.provider_note = relay.ledger.context_overflow
