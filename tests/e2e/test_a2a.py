@@ -186,3 +186,31 @@ def test_oracle_with_a2a_is_the_oracle(images, tmp_path):
     assert result["a2a_provider"] is None  # no expert relay: the oracle never asks an expert
     calls = [e for e in _events(run_dir) if e["kind"] == "tool_call"]
     assert "add_calendar_event" in [e["function"] for e in calls] and not [e for e in calls if e.get("parent_call_id")]
+
+
+RUN_TIMEOUT_S, SUB_AGENT_DELAY_S = 30, 240  # the sub-agent's second model call outlives the run by far
+
+
+def test_an_expert_call_at_the_deadline_is_stopped_and_the_run_judged(images, fake, tmp_path):
+    """The agent asks the Calendar expert; the sub-agent adds the event, then its model takes
+    SUB_AGENT_DELAY_S to answer. At the run's timeout the final judgment stops the sub-agent and
+    judges at once (it does not wait for the expert call): a verdict (timeout), long before that
+    answer; no later sub-agent call reaches the provider, no later write reaches the apps."""
+    fake.set_script({"chat": [
+        {"tool_calls": [{"name": "CalendarApp__expert_agent", "arguments": {"task": TASK}}]},  # the agent
+        blob("CalendarApp__add_calendar_event", EVENT),  # ARE's app agent, through the expert relay
+        {**blob("CalendarApp__add_calendar_event", {**EVENT, "title": "Too late"}), "delay_s": SUB_AGENT_DELAY_S},
+        blob("final_answer", {"answer": "task completed"}),
+        {"text": "Done."}]})
+    run = run_cli("llm", SCENARIO, tmp_path / "out", fake, KEY, "/v1",
+                  extra=("--a2a-app-prop", "1", "--timeout", str(RUN_TIMEOUT_S)))
+    assert run.proc.returncode == 0 and run.result.get("status") == "timeout", run.explain()
+    assert run.result.get("success") in (True, False), run.explain()  # judged: a verdict, not `unresponsive`
+    events = _events(run.out)
+    judged = next(e for e in events if e["kind"] == "judgment")
+    asked = next(e for e in events if e["kind"] == "tool_call" and e.get("tool") == "CalendarApp__expert_agent")
+    assert judged["wall_time"] - asked["wall_time"] < SUB_AGENT_DELAY_S, (asked, judged)
+    writes = [e for e in events if e.get("parent_call_id") and e["kind"] == "tool_call"]
+    assert [w["args"]["title"] for w in writes] == [EVENT["title"]], writes  # nothing written after the judgment
+    sub = [r for r in fake.llm_requests() if "<end_action>" in json.dumps(r["body"])]
+    assert len(sub) == 2, len(sub)  # the delayed one was the last: the stopped sub-agent asked no more

@@ -37,8 +37,15 @@ EXPERT_CLASS = "AppAgent"  # ARE's class of a replaced app (are.simulation.agent
 CALL_ID_PREFIX = "a2a-"
 
 
+SCENARIO_OVER = "the scenario is over: the expert agents were stopped for the final judgment"
+
+
 class A2AError(Exception):
     """A2A settings the daemon cannot use: one line, the run's error."""
+
+
+class ExpertsStopped(RuntimeError):
+    """An app tool a sub-agent called after the final judgment started (ExpertAgents.stop)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,11 @@ class ExpertAgents:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._parent: tuple[str, str] | None = None  # (call_id, app) of the expert call in progress
+        # The final judgment stops the sub-agents (stop()): no app tool runs after it, and the one
+        # running then finishes before the judge looks (quiet()).
+        self._stopped = threading.Event()
+        self._tool_lock = threading.Lock()
+        self.on_stop: Callable[[], None] | None = None  # the expert relay's refusal (main.py)
 
     # ---- setup (Session.start, between the Environment and env.run, as ARE's runner) -------------
     def apply(self, scenario: Any, env: Any) -> None:
@@ -152,6 +164,29 @@ class ExpertAgents:
             with self._lock:
                 self._parent = None
 
+    def in_call(self) -> bool:
+        """An `expert_agent` call of the agent is in progress (its sub-agent may be running)."""
+        with self._lock:
+            return self._parent is not None
+
+    # ---- the final judgment -------------------------------------------------------------------
+    def stop(self) -> None:
+        """The final judgment starts: every sub-agent stops at its next step (ARE's BaseAgent.stop),
+        its relay refuses further model calls and its app tools raise, so nothing a sub-agent does
+        outlives the deadline or changes what the judge looks at."""
+        self._stopped.set()
+        if self.on_stop is not None:
+            self.on_stop()
+        for expert in self.experts:
+            expert.app_agent.stop()
+
+    @contextmanager
+    def quiet(self) -> Iterator[None]:
+        """Holds while the judge looks: an app tool a sub-agent is running finishes first, and
+        (after stop()) no other starts."""
+        with self._tool_lock:
+            yield
+
     def nesting(self) -> dict[str, Any]:
         with self._lock:
             parent = self._parent
@@ -167,6 +202,12 @@ class ExpertAgents:
         app_tool = tool.app_tool
 
         def forward(*args: Any, **kwargs: Any) -> Any:
+            with self._tool_lock:  # never while the judge looks (quiet())
+                if self._stopped.is_set():
+                    raise ExpertsStopped(SCENARIO_OVER)
+                return observed(*args, **kwargs)
+
+        def observed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             fields: dict[str, Any] = {"app": app_tool.app_name, "function": app_tool.func_name, "tool": tool.name,
                                       "args": kwargs if not args else {"args": list(args), **kwargs},

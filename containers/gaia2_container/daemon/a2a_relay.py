@@ -23,7 +23,7 @@ from gaia2_contract import urls
 
 from .. import budget
 from ..jsonable import json_text
-from .a2a import A2AError
+from .a2a import SCENARIO_OVER, A2AError
 from .provider_faults import RunnerSetup
 from .provider_ledger import ProviderLedger
 from .relay import REFUSED_TYPE, Relay, RelayHandler, _send_json, serve_relay
@@ -33,13 +33,25 @@ from .relay_trace import RelayTrace
 log = logging.getLogger("gaia2.a2a_relay")
 
 NOT_SUB_AGENT_STATUS = 403
+JUDGING_STATUS = 403  # final for every client: a sub-agent stopped for the judgment does not retry
 
 
 class SubAgentRelay(Relay):
-    """A relay that forwards only the sub-agents' own requests (those carrying their placeholder)."""
+    """A relay that forwards only the sub-agents' own requests (those carrying their placeholder),
+    and none once the final judgment has started (refuse_all)."""
+
+    judging = False
+
+    def refuse_all(self) -> None:
+        """The final judgment starts (ExpertAgents.stop): no sub-agent model call leaves after it."""
+        self.judging = True
 
     def forward(self, handler: RelayHandler) -> None:
         assert self.credential is not None
+        if self.judging:
+            log.info("refused %s %.200r: the final judgment has started", handler.command, handler.path)
+            _send_json(handler, JUDGING_STATUS, {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {SCENARIO_OVER}"}})
+            return
         sent = [v for k, v in handler.headers.items() if k.lower() in CREDENTIAL_HEADERS]
         if not any(self.credential.placeholder in value for value in sent):
             log.info("refused %s %.200r: not the expert sub-agents' credential", handler.command, handler.path)

@@ -206,6 +206,8 @@ def _expert_agents(serves_oracle: bool, recorder: EventRecorder, session: Sessio
             on_change=lambda summary: status.update(a2a_provider=summary))
     experts = ExpertAgents(settings, recorder.record, endpoint, placeholder,
                            keep_app_tools=serves_oracle)
+    if relay is not None:  # once the final judgment starts, no sub-agent model call leaves
+        experts.on_stop = relay.refuse_all
     return experts, relay
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..jsonable import as_text, to_jsonable
 from .a2a import ExpertAgents
@@ -28,6 +28,7 @@ from .toolbox import Toolbox
 log = logging.getLogger("gaia2.session")
 
 SEND_TO_USER = "AgentUserInterface__send_message_to_user"
+LOCK_POLL_S = 0.05  # how often the judge, waiting for a tool call, checks whether it is an expert's
 
 
 class Session:
@@ -293,13 +294,15 @@ class Session:
 
     def _final_judgment(self) -> None:
         self.generation.close()  # a model call in flight no longer holds (nor resumes) the clock
+        if self.a2a is not None:
+            self.a2a.stop()  # no expert sub-agent acts after the deadline, nor under the judge
         try:
             self.env.pause()
         except Exception:  # noqa: BLE001 - pausing only freezes the clock for the judge
             pass
         turn = self._turn_in_progress()
         try:
-            with self._call_lock:  # a tool call in flight finishes before the judge looks
+            with self._quiet():
                 result = self.scenario.validate(self.env)
         except Exception as exc:  # noqa: BLE001 - ARE raising is an infrastructure error
             self._judge_details()  # the judge model's calls so far (a failing provider shows there)
@@ -324,6 +327,21 @@ class Session:
                 judgment=judgment,
                 error=with_agent_note(self._end_note),
             )
+
+    @contextmanager
+    def _quiet(self) -> Iterator[None]:
+        """Before the judge looks, the agent's tool call in flight finishes, except an
+        `expert_agent` call: its stopped sub-agent may wait minutes on its model, past the run's
+        deadline, so the judge waits only for the app tool it is running (ExpertAgents.quiet)."""
+        while not self._call_lock.acquire(timeout=LOCK_POLL_S):
+            if self.a2a is not None and self.a2a.in_call():
+                with self.a2a.quiet():
+                    yield
+                return
+        try:
+            yield
+        finally:
+            self._call_lock.release()
 
     def _first_failed_turn(self) -> int | None:
         """The number (from 1) of the first rejected turn."""
