@@ -212,5 +212,5 @@ def test_an_expert_call_at_the_deadline_is_stopped_and_the_run_judged(images, fa
     assert judged["wall_time"] - asked["wall_time"] < SUB_AGENT_DELAY_S, (asked, judged)
     writes = [e for e in events if e.get("parent_call_id") and e["kind"] == "tool_call"]
     assert [w["args"]["title"] for w in writes] == [EVENT["title"]], writes  # nothing written after the judgment
-    sub = [r for r in fake.llm_requests() if "<end_action>" in json.dumps(r["body"])]
+    sub = [r for r in fake.llm_requests() if "final_answer" in json.dumps(r["body"])]  # ARE's app agent prompt
     assert len(sub) == 2, len(sub)  # the delayed one was the last: the stopped sub-agent asked no more
