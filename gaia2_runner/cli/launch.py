@@ -63,10 +63,12 @@ def examples_dir() -> Path:
                      "run from a gaia2-runner checkout or set GAIA2_EXAMPLES_DIR")
 
 
-def build_config(config_path: str | Path | None, overrides: dict[str, Any], env_file: str | Path | None) -> RunConfig:
-    """Load .env (the real environment wins), then the TOML (if any) with flags on top."""
+def build_config(config_path: str | Path | None, overrides: dict[str, Any], env_file: str | Path | None,
+                 flag: str = "--config") -> RunConfig:
+    """Load .env (the real environment wins), then the TOML (if any) with flags on top; `flag`: the
+    option that named the TOML (for its errors)."""
     if config_path is not None:
-        check_path_text(str(config_path), "--config")  # before the filesystem sees it
+        check_path_text(str(config_path), flag)  # before the filesystem sees it
     base = Path(config_path).parent if config_path is not None else Path.cwd()
     load_env_file(None if env_file is None else Path(env_file), base)  # first: the TOML may use its variables
     return apply_overrides(load_config(config_path), overrides)

@@ -21,10 +21,15 @@ from gaia2_contract.generation_time import OFF
 from gaia2_runner import __version__
 from gaia2_runner.config import RunConfig
 from gaia2_runner.config.defaults import DEFAULT_TIME_SPEED
+from gaia2_runner.config.schema import SETTINGS
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import FINGERPRINT_FILE
 
 SCHEMA = 1
+SIM_GENERATION_KEY = "sim_generation_time"
+# A directory recorded without the setting ran with the clock on during model calls: as `off` does.
+_OLD_CLOCK_HINT = "".join(f" (it ran as {s.flag} {OFF}: pass that to resume it)"
+                          for s in SETTINGS if s.name == SIM_GENERATION_KEY)
 
 
 def _digest(text: str) -> str:
@@ -57,7 +62,7 @@ def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
             # A directory written before the setting existed ran with the clock on during model calls
             # ("off", recorded as absent), so resuming it under another mode refuses to mix the two; the
             # oracle calls no model, so it is not recorded for it.
-            **({"sim_generation_time": config.run.sim_generation_time}
+            **({SIM_GENERATION_KEY: config.run.sim_generation_time}
                if config.agent.provider != providers.ORACLE and config.run.sim_generation_time != OFF else {}),
         },
         "scenarios": {f"{split or ''}/{sid}": digest for split, sid, digest in scenarios},
@@ -91,7 +96,8 @@ def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     before, after = old.get("settings") or {}, new.get("settings") or {}
     for key in sorted(set(before) | set(after)):
         if before.get(key) != after.get(key):
-            out.append(f"{key} {_short(before.get(key))} -> {_short(after.get(key))}")
+            out.append(f"{key} {_short(before.get(key))} -> {_short(after.get(key))}"
+                       + (_OLD_CLOCK_HINT if key == SIM_GENERATION_KEY and before.get(key) is None else ""))
     old_scenarios = old.get("scenarios") or {}
     changed = [key for key, digest in (new.get("scenarios") or {}).items()
                if key in old_scenarios and old_scenarios[key] != digest]

@@ -74,7 +74,11 @@ def detect_layout(dataset_id: str, revision: str | None, root: Path, probe: str)
         return str(json.loads(remembered.read_text()))
     if (root / SPLITS_FILE).is_file() and any((d / COMPLETE).is_file() for d in root.iterdir() if d.is_dir()):
         return GAIA2_CLI
-    columns = set(next(iter(_load_config(dataset_id, probe, revision).values())).column_names)
+    splits = list(_load_config(dataset_id, probe, revision).values())
+    if not splits:
+        raise Gaia2Error(f"{dataset_id} config {probe}: no splits (no rows at all): not a Gaia2 scenario "
+                         "dataset, or choose another config with --config")
+    columns = set(splits[0].column_names)
     if ROW_DATA in columns and ROW_SCENARIO_ID in columns:
         layout = ORIGINAL
     elif CLI_SCENARIO_COLUMN in columns and ROW_SCENARIO_ID in columns:

@@ -119,6 +119,15 @@ def test_rows_of_neither_layout_and_a_plain_directory_with_config_are_refused(tm
         resolved(plain, tmp_path / "cache", config=["mini"])
 
 
+def test_a_config_without_splits_is_one_error_not_a_stop_iteration(tmp_path, monkeypatch):
+    copy = write_hub_dataset(tmp_path / "empty", {"mini": [("a", "{}")]})
+    import gaia2_runner.targets.hub_dataset as hub_dataset
+
+    monkeypatch.setattr(hub_dataset, "_load_config", lambda *_args: {})  # what `datasets` gives a config with no split
+    with pytest.raises(Gaia2Error, match=r"config mini: no splits \(no rows at all\): not a Gaia2 scenario dataset"):
+        resolved(copy, tmp_path / "cache", config=["mini"])
+
+
 def test_a_scenario_id_twice_in_one_config_is_refused(tmp_path):
     text = (SCENARIOS / "demo_cab_order.json").read_text()
     copy = write_hub_dataset(tmp_path / "dup", {"time": [("x", text), ("x", text)]}, fmt="jsonl")

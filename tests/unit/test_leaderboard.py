@@ -97,7 +97,7 @@ def test_phase_settings_in_a_toml_are_refused(tmp_path: Path):
     toml = tmp_path / "lb.toml"
     toml.write_text('[target]\ndataset = "meta-agents-research-environments/gaia2"\n'
                     f'[run]\nnoise = true\noutput_dir = "{tmp_path / "out"}"\n')
-    assert_one_error_line(invoke(["leaderboard", "--config", str(toml)]), "leaderboard sets it for each phase")
+    assert_one_error_line(invoke(["leaderboard", "--toml", str(toml)]), "leaderboard sets it for each phase")
 
 
 def test_leaderboard_needs_the_hub_dataset_and_an_output_dir(tmp_path: Path):
@@ -108,7 +108,7 @@ def test_leaderboard_needs_the_hub_dataset_and_an_output_dir(tmp_path: Path):
                           "no output directory")
     toml = tmp_path / "lb.toml"
     toml.write_text(f'[target]\ndataset_root = "{tmp_path}"\n[run]\noutput_dir = "{tmp_path / "out"}"\n')
-    assert_one_error_line(invoke(["leaderboard", "--config", str(toml)]), "runs the hub dataset's configs")
+    assert_one_error_line(invoke(["leaderboard", "--toml", str(toml)]), "runs the hub dataset's configs")
     assert_one_error_line(invoke(["leaderboard", "--report", "--output-dir", str(tmp_path)]),
                           "holds no leaderboard phase directory")
 
@@ -142,7 +142,7 @@ def test_each_phase_runs_with_its_settings_from_a_toml(tmp_path: Path, monkeypat
         "standard": (capabilities, "validation", False, None, 3, "standard", sorted(capabilities), 5),
         "agent2agent": (["mini"], "validation", False, 1.0, 3, "agent2agent", ["mini"], 2),
         "noise": (["mini"], "validation", True, None, 3, "noise", ["mini"], 2)}
-    result = invoke(["leaderboard", "--config", str(toml), "--dry-run"])
+    result = invoke(["leaderboard", "--toml", str(toml), "--dry-run"])
     assert result.exit_code == 0, result.output
     assert "noise (mini): 2 scenarios × 3 runs, 6 of 6 to run" in result.output
     assert not (tmp_path / "out").exists()  # a dry run writes nothing

@@ -50,7 +50,10 @@ def test_fingerprint_tells_modes_apart_and_matches_directories_from_before_the_s
     off, measured = configured(tmp_path, sim_generation_time="off"), configured(tmp_path)
     prints = [fingerprint(c, image_id="i", runtime="agent", scenarios=[]) for c in (off, measured)]
     assert "sim_generation_time" not in prints[0]["settings"]  # what the runner did before: the clock ran on
-    assert differences(prints[0], prints[1]) == ["sim_generation_time null -> measured"]
+    assert differences(prints[0], prints[1]) == [
+        "sim_generation_time null -> measured (it ran as --sim-generation-time off: pass that to resume it)"]
+    assert differences(prints[1], {**prints[1], "settings": {**prints[1]["settings"], "sim_generation_time": "fixed:1"}}
+                       ) == ["sim_generation_time measured -> fixed:1"]  # the hint is for old directories only
     oracle = apply_overrides(load_config(None), {"dataset_root": DEMO, "output_dir": tmp_path})
     assert "sim_generation_time" not in fingerprint(oracle, image_id="i", runtime="oracle", scenarios=[])["settings"]
 

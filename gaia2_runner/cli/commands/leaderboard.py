@@ -32,13 +32,15 @@ from rich.rule import Rule
 from rich.text import Text
 
 LEADERBOARD_PANEL = "Leaderboard"
+TOML_FLAG = "--toml"  # not --config: run-dataset's --config picks the hub dataset's configs
 
 
 @friendly
 @with_settings(settings_named(exclude=owned_settings()))
 def leaderboard_cmd(
-    config_path: Optional[str] = typer.Option(None, "--config", help="TOML run configuration (as for run-config; "
-                                              "the phases set configs, split, runs, noise and Agent2Agent)."),
+    config_path: Optional[str] = typer.Option(None, TOML_FLAG, help="TOML run configuration (as run-config's "
+                                              "--config; the phases set configs, split, runs, noise and "
+                                              "Agent2Agent). Named --toml: --config picks hub configs elsewhere."),
     split: str = typer.Option(D.LEADERBOARD_SPLIT, "--split", help="Dataset split every phase runs.",
                               rich_help_panel=LEADERBOARD_PANEL),
     runs: int = typer.Option(D.LEADERBOARD_RUNS, "--runs", min=1, max=D.MAX_PASS_AT,
@@ -70,7 +72,7 @@ def leaderboard_cmd(
             raise Gaia2Error(f"--report: {given or '--output-dir'} holds no leaderboard phase directory "
                              "(standard/, agent2agent/, noise/): give the --output-dir a leaderboard run wrote")
         raise typer.Exit(finish(root, split, hf_upload))
-    base = build_config(config_path, settings, env_file)
+    base = build_config(config_path, settings, env_file, TOML_FLAG)
     jobs = plan_phases(base, split=split, runs=runs, retry=bool(settings.get("retry")), overwrite=overwrite)
     if dry_run:
         show_plan(jobs)
