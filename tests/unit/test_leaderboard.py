@@ -168,6 +168,10 @@ def test_an_entry_with_a_run_without_a_verdict_is_incomplete_and_not_uploaded(tm
     refused = invoke(["leaderboard", "--report", "--output-dir", str(root), "--hf-upload", "me/entry"])
     assert_one_error_line(refused, "1 runs without a verdict, 0 missing")
     assert "--retry" in refused.output and "standard" in refused.output and uploads == []
+    monkeypatch.setattr("gaia2_runner.cli.commands.export.upload", lambda *a: uploads.append(a))
+    exported = invoke(["export", str(root), "--format", "leaderboard", "--hf-upload", "me/entry"])
+    assert_one_error_line(exported, "1 runs without a verdict, 0 missing")  # export uploads no part entry either
+    assert uploads == []
 
 
 def test_an_entry_with_a_missing_run_or_phase_is_incomplete(tmp_path: Path, monkeypatch):

@@ -8,10 +8,12 @@ from typing import Optional
 import typer
 from gaia2_runner.analysis import TABLE_FORMATS
 from gaia2_runner.analysis.export import FORMATS, export, upload
+from gaia2_runner.analysis.leaderboard_complete import count_phases, upload_refusal
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.options import DEFAULT_VERDICTS, VerdictsOption
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.leaderboard_phases import is_leaderboard_root
 from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.text import printable
 from rich.text import Text
@@ -35,6 +37,11 @@ def export_cmd(
     `leaderboard`: the rows a Gaia2 submission uploads, in the hub's layout."""
     if hf_upload is not None and fmt != "leaderboard":
         raise Gaia2Error("--hf-upload goes with --format leaderboard")
+    root = Path(output_dir).expanduser()
+    if hf_upload is not None and is_leaderboard_root(root):  # a whole entry or nothing, as `leaderboard` uploads
+        refusal = upload_refusal(count_phases(root, verdicts))
+        if refusal is not None:
+            raise Gaia2Error(refusal)
     path, count, missing = export(output_dir, fmt, dest, hf_split, verdicts)
     # Paths fold at the terminal's width (no line past it) rather than run on.
     what = "rows" if fmt in TABLE_FORMATS else "runs"
