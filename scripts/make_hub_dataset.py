@@ -22,6 +22,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from gaia2_runner.config.defaults import DEFAULT_HUB_SPLIT
 from gaia2_runner.targets.hub_layout import DEMO_CONFIG, FORMATS, MINI_CONFIG, write_hub_dataset
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,7 +38,7 @@ CONFIGS: dict[str, tuple[str, ...]] = {
 }
 
 
-def make_hub_dataset(out: Path, fmt: str = "parquet", split: str = "validation",
+def make_hub_dataset(out: Path, fmt: str = "parquet", split: str = DEFAULT_HUB_SPLIT,
                      configs: dict[str, tuple[str, ...]] | None = None) -> Path:
     """Write the bundled scenarios under `out` in the hub's layout; return `out`.
 
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="directory to write (created)")
     parser.add_argument("--format", choices=FORMATS, default="parquet")
-    parser.add_argument("--split", default="validation")
+    parser.add_argument("--split", default=DEFAULT_HUB_SPLIT)
     args = parser.parse_args(argv)
     out = make_hub_dataset(args.out, args.format, args.split)
     print(f"wrote {len(CONFIGS)} configs ({', '.join(CONFIGS)}) to {out}")

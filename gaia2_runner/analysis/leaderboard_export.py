@@ -18,6 +18,7 @@ from typing import Any
 from gaia2_runner import __version__
 from gaia2_runner.analysis import leaderboard_stats as stats
 from gaia2_runner.analysis.are_export import trace_text
+from gaia2_runner.config.defaults import DEFAULT_HUB_SPLIT
 from gaia2_runner.config.schema import SETTINGS
 from gaia2_runner.output import leaderboard_phases as phases
 from gaia2_runner.output.atomic import write_bytes_atomic, write_json_atomic
@@ -141,7 +142,7 @@ def write_bundle(bundle: Bundle, dest: Path, split: str) -> None:
     write_json_atomic(dest / STATS_FILE, stats_report(bundle))
 
 
-def export_leaderboard(output_dir: Path, dest: Path, split: str = "validation",
+def export_leaderboard(output_dir: Path, dest: Path, split: str = DEFAULT_HUB_SPLIT,
                        verdicts: str = CURRENT) -> tuple[int, list[str]]:
     """(rows written, runs without ARE's trace) for a run directory or a `leaderboard` root."""
     bundle = collect(output_root(output_dir) if not phases.is_leaderboard_root(Path(output_dir).expanduser())

@@ -39,9 +39,10 @@ DEFAULT_CONCURRENCY_CAP = 8  # the computed default never exceeds this (each con
 DEFAULT_LOG_LEVEL = "INFO"
 # `leaderboard`: ARE's gaia2-run makes every phase run each scenario this many times, on this split.
 LEADERBOARD_RUNS = 3
-LEADERBOARD_SPLIT = "validation"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-DEFAULT_HUB_SPLIT = "validation"  # --split of a dataset in the original hub layout: the one the hub publishes
+# --split of a dataset in the original hub layout: the one the hub publishes with oracle events, which
+# the leaderboard runs and its rows go in
+DEFAULT_HUB_SPLIT = "validation"
 
 
 def default_concurrency() -> int:

@@ -15,6 +15,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from gaia2_runner.config.defaults import DEFAULT_HUB_SPLIT
 from gaia2_runner.errors import Gaia2Error
 
 ORIGINAL_DATASET_ID = "meta-agents-research-environments/gaia2"
@@ -41,7 +42,7 @@ def row_id(config: str, scenario_id: str, index: int) -> str:
     return f"{index:04d}_{digest}"
 
 
-def write_hub_dataset(out: Path, configs: dict[str, list[tuple[str, str]]], split: str = "validation",
+def write_hub_dataset(out: Path, configs: dict[str, list[tuple[str, str]]], split: str = DEFAULT_HUB_SPLIT,
                       fmt: str = "parquet") -> Path:
     """Write `configs` (config -> [(scenario_id, scenario JSON text)]) under `out` in the hub's layout:
     `out/README.md` (the `configs:` YAML header) and `out/<config>/<split>-00000-of-00001.<fmt>`."""

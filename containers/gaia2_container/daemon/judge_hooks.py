@@ -61,3 +61,24 @@ def listen_to_turns(judge: Any, callback: Any) -> None:
 
     TurnReportingJudge.__name__ = f"TurnReporting{base.__name__}"
     judge.__class__ = TurnReportingJudge
+
+
+def record_judge_details(judge_trace: Any, recorder: Any, sim_time: float | None) -> str:
+    """Record the judge model's calls (`judge_call`) and what ARE's judge compared (`judge_detail`)
+    since the last call; the failed turn's one-line reason ("" without one)."""
+    reason = ""
+    for call in judge_trace.calls.take() if judge_trace is not None else []:
+        recorder.record("judge_call", sim_time, **call)
+    for detail in judge_trace.take() if judge_trace is not None else []:
+        recorder.record("judge_detail", sim_time, **detail)
+        reason = detail.get("reason") or reason
+    return reason
+
+
+def turn_in_progress(judge: Any, nb_turns: int) -> int:
+    """ARE's index (from 0) of the turn the agent is in: the one after the last ARE judged. An
+    agent that stops early is in an earlier turn than the last (ARE then refuses to validate)."""
+    judged = getattr(getattr(judge, "state", None), "turn_idx", None)
+    if not isinstance(judged, int):
+        return nb_turns - 1
+    return max(0, min(judged + 1, nb_turns - 1))

@@ -16,7 +16,8 @@ from typing import Any, Callable, Iterator
 
 from ..jsonable import as_text, to_jsonable
 from .a2a import ExpertAgents
-from .judge_hooks import agent_error_reason, clean_rationale, listen_to_turns, with_agent_note
+from .judge_hooks import (agent_error_reason, clean_rationale, listen_to_turns, record_judge_details,
+                          turn_in_progress, with_agent_note)
 from .event_mirror import EventMirror
 from .generation_clock import GenerationClock
 from .processes import start_thread
@@ -241,15 +242,8 @@ class Session:
             self._start_final_judgment("last turn ended")
 
     def _judge_details(self) -> str:
-        """Record the judge model's calls and what ARE's judge compared since the last call; the
-        failed turn's one-line reason."""
-        reason = ""
-        for call in self.judge_trace.calls.take() if self.judge_trace is not None else []:
-            self.recorder.record("judge_call", self.sim_time(), **call)
-        for detail in self.judge_trace.take() if self.judge_trace is not None else []:
-            self.recorder.record("judge_detail", self.sim_time(), **detail)
-            reason = detail.get("reason") or reason
-        return reason
+        """Record the judge's model calls and comparisons since the last call; the one-line reason."""
+        return record_judge_details(self.judge_trace, self.recorder, self.sim_time())
 
     def _record_turn(self, turn: int, success: bool | None, rationale: str, error: str | None,
                      reason: str | None = None) -> None:
@@ -351,12 +345,7 @@ class Session:
         return self._turn_in_progress() + 1
 
     def _turn_in_progress(self) -> int:
-        """ARE's index (from 0) of the turn the agent is in: the one after the last ARE judged. An
-        agent that stops early is in an earlier turn than the last (ARE then refuses to validate)."""
-        judged = getattr(getattr(self.judge, "state", None), "turn_idx", None)
-        if not isinstance(judged, int):
-            return self.nb_turns - 1
-        return max(0, min(judged + 1, self.nb_turns - 1))
+        return turn_in_progress(self.judge, self.nb_turns)
 
     def _finish(self, status: str, judgment: dict[str, Any] | None = None, error: str | None = None) -> None:
         """Fix the verdict (first one wins) and stop the clock; main() publishes it once files are flushed."""

@@ -11,6 +11,7 @@ from gaia2_runner.analysis.export import FORMATS, export, upload
 from gaia2_runner.analysis.leaderboard_complete import count_phases, upload_refusal
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly
+from gaia2_runner.config.defaults import DEFAULT_HUB_SPLIT
 from gaia2_runner.cli.options import DEFAULT_VERDICTS, VerdictsOption
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.leaderboard_phases import is_leaderboard_root
@@ -25,7 +26,7 @@ def export_cmd(
     fmt: str = typer.Option(..., "--format", help=f"One of: {', '.join(FORMATS)}."),
     dest: Optional[Path] = typer.Option(None, "--out", help="Where to write (default: OUTPUT_DIR/export.FORMAT, "
                                         "or the directory OUTPUT_DIR/export_FORMAT for are and leaderboard)."),
-    hf_split: str = typer.Option("validation", "--hf-split", help="leaderboard: the dataset split the rows go in."),
+    hf_split: str = typer.Option(DEFAULT_HUB_SPLIT, "--hf-split", help="leaderboard: the dataset split the rows go in."),
     hf_upload: Optional[str] = typer.Option(None, "--hf-upload", metavar="REPO",
                                             help="leaderboard: also upload it to this Hugging Face dataset repo "
                                             "(token from HF_TOKEN)."),

@@ -41,7 +41,7 @@ def leaderboard_cmd(
     config_path: Optional[str] = typer.Option(None, TOML_FLAG, help="TOML run configuration (as run-config's "
                                               "--config; the phases set configs, split, runs, noise and "
                                               "Agent2Agent). Named --toml: --config picks hub configs elsewhere."),
-    split: str = typer.Option(D.LEADERBOARD_SPLIT, "--split", help="Dataset split every phase runs.",
+    split: str = typer.Option(D.DEFAULT_HUB_SPLIT, "--split", help="Dataset split every phase runs.",
                               rich_help_panel=LEADERBOARD_PANEL),
     runs: int = typer.Option(D.LEADERBOARD_RUNS, "--runs", min=1, max=D.MAX_PASS_AT,
                              help="Runs of every scenario in each phase (ARE's submission: 3).",
