@@ -8,6 +8,7 @@ The original Gaia2 layout (configs with hub splits, JSON in `data`) is hub_datas
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -29,8 +30,31 @@ def cache_root(cache_dir: Path | None = None) -> Path:
 
 
 def dataset_cache_dir(dataset_id: str, revision: str | None, cache_dir: Path | None = None) -> Path:
+    """Where a dataset's scenarios are materialised. A local copy's revision is a stamp of its files,
+    so a copy rebuilt in place is read afresh rather than from a stale cache."""
     name = dataset_id.strip("/").replace("/", "__")
-    return cache_root(cache_dir) / "datasets" / safe_name(name) / safe_name(revision or "main")
+    return cache_root(cache_dir) / "datasets" / safe_name(name) / safe_name(revision or _local_stamp(dataset_id))
+
+
+def load_options(dataset_id: str) -> dict[str, str]:
+    """`datasets.load_dataset` options: a local copy is read afresh (the library's own cache would
+    hand back the rows of a copy since rebuilt in place); a hub id uses that cache."""
+    if not Path(os.path.expanduser(dataset_id)).is_dir():
+        return {}
+    return {"download_mode": "force_redownload", "verification_mode": "no_checks"}
+
+
+def _local_stamp(dataset_id: str) -> str:
+    """"main" for a hub id; for a local directory, "local-" + a hash of its files' paths, sizes and
+    modification times (cheap: a copy holds a README and a few data files)."""
+    local = Path(os.path.expanduser(dataset_id))
+    if not local.is_dir():
+        return "main"
+    digest = hashlib.sha256()
+    for path in sorted(p for p in local.rglob("*") if p.is_file()):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(local)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return "local-" + digest.hexdigest()[:16]
 
 
 def materialize(dataset_id: str, splits: list[str] | None, revision: str | None = None,
@@ -74,7 +98,8 @@ def _download_split(dataset_id: str, split: str, revision: str | None, root: Pat
     try:
         import datasets
 
-        rows = datasets.load_dataset(dataset_id, name=split, split="test", revision=revision)
+        rows = datasets.load_dataset(dataset_id, name=split, split="test", revision=revision,
+                                     **load_options(dataset_id))
     except ValueError as exc:
         if "BuilderConfig" in str(exc) or "config" in str(exc).lower():
             raise Gaia2Error(f"unknown split {split!r} in {dataset_id}: {' '.join(str(exc).split())[:300]}") from None

@@ -20,7 +20,7 @@ from gaia2_runner.config import TargetConfig
 from gaia2_runner.config.defaults import DEFAULT_HUB_SPLIT
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.targets.hf_cache import (COMPLETE, SPLITS_FILE, config_names, dataset_cache_dir, download_error,
-                                           materialize)
+                                           load_options, materialize)
 from gaia2_runner.targets.hub_layout import (CAPABILITY_CONFIGS, CLI_SCENARIO_COLUMN, README, ROW_DATA,
                                              ROW_SCENARIO_ID)
 from gaia2_runner.text import safe_name
@@ -99,7 +99,7 @@ def _load_config(dataset_id: str, config: str, revision: str | None) -> Any:
     try:
         import datasets
 
-        return datasets.load_dataset(dataset_id, name=config, revision=revision)
+        return datasets.load_dataset(dataset_id, name=config, revision=revision, **load_options(dataset_id))
     except Exception as exc:  # noqa: BLE001 - any hub failure becomes one line
         raise download_error(dataset_id, exc) from None
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -31,7 +30,11 @@ def hub_copy(tmp_path: Path) -> Path:
     return root
 
 
-def test_hub_layout_materialises_once_and_is_reused(hub_copy, tmp_path):
+def unreachable(*args, **kwargs):
+    raise ConnectionError("the hub is not reachable")
+
+
+def test_hub_layout_materialises_once_and_is_reused(hub_copy, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     refs = resolve_targets(TargetConfig(dataset=str(hub_copy), splits=["all"]), cache_dir=cache)
     assert sorted((r.split, r.scenario_id) for r in refs) == sorted(
@@ -39,8 +42,9 @@ def test_hub_layout_materialises_once_and_is_reused(hub_copy, tmp_path):
     cached = dataset_cache_dir(str(hub_copy), None, cache)
     assert (cached / "search" / f"{DEMOS[0].stem}.json").read_text() == DEMOS[0].read_text()
     assert (cached / "search" / ".complete").is_file() and (cached / "time" / ".complete").is_file()
-    # Reuse: with the source gone, resolving again must not touch the loader (nor the split list).
-    shutil.rmtree(hub_copy)
+    # Reuse: with the hub unreachable, resolving again must not touch the loader (nor the split list).
+    monkeypatch.setattr("datasets.load_dataset", unreachable)
+    monkeypatch.setattr("datasets.get_dataset_config_names", unreachable)
     again = resolve_targets(TargetConfig(dataset=str(hub_copy), splits=["time"]), cache_dir=cache)
     assert [r.scenario_id for r in again] == [f.stem for f in SPLITS["time"]]
     assert len(resolve_targets(TargetConfig(dataset=str(hub_copy), splits=["all"]), cache_dir=cache)) == 5

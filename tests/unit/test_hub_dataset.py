@@ -44,6 +44,14 @@ def test_a_config_of_a_local_copy_runs_with_the_config_as_split(tmp_path: Path, 
     assert sorted(p.name for p in (root / HUB_DIR / "validation").iterdir()) == ["mini"]  # only what was asked
 
 
+def test_a_local_copy_rebuilt_in_place_is_read_afresh_not_from_the_cache(tmp_path: Path) -> None:
+    copy = make_hub_dataset(tmp_path / "gaia2", fmt="jsonl", configs={"mini": CONFIGS["mini"]})
+    cache = tmp_path / "cache"
+    assert resolved(copy, cache, config=["mini"]) == [("mini", n) for n in CONFIGS["mini"]]
+    make_hub_dataset(copy, fmt="jsonl", configs={"mini": ("demo_cab_order",)})  # same path, new rows
+    assert resolved(copy, cache, config=["mini"]) == [("mini", "demo_cab_order")]
+
+
 def test_default_is_the_five_capabilities_all_adds_mini_and_demo_splits_names_configs(hub_copy, tmp_path):
     cache = tmp_path / "cache"
     assert resolved(hub_copy, cache) == [(c, CONFIGS[c][0]) for c in CAPABILITY_CONFIGS]
