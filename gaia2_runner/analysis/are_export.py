@@ -22,6 +22,7 @@ from gaia2_runner.output.read.verdicts import CURRENT
 from gaia2_runner.output.read.run_files import first_run_config
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.scenario import ScenarioData
+from gaia2_runner.output.staged_dir import staged_dir
 
 TRACE_CAP = 64 * safe_io.MB  # one decompressed ARE trace
 
@@ -66,22 +67,30 @@ def _lite(row: RunRecord, data: ScenarioData, model: str | None) -> dict[str, An
 
 
 def export_are(output_dir: Path, dest: Path, verdicts: str = CURRENT) -> tuple[int, list[str]]:
-    """hf/ and lite/ under `dest`; (runs written, runs without an ARE trace)."""
+    """hf/ and lite/ under `dest`, replaced whole; (runs written, runs without an ARE trace)."""
     root = output_root(output_dir)
     model = (((first_run_config(root) or {}).get("config") or {}).get("agent") or {}).get("model")
     written, missing = 0, []
-    for row, data in load_runs(root, verdicts):
-        text = trace_text(root, root / row.dir)
-        if text is None:
-            missing.append(row.dir or ".")
-            continue
-        name = f"{run_id(row)}.json"
-        if row.split:
-            name = f"{row.split}__{name}"  # two splits may hold the same scenario id
-        write_bytes_atomic(_in(dest, "hf") / name, text.encode("utf-8"))
-        write_json_atomic(_in(dest, "lite") / name, _lite(row, data, model))
-        written += 1
+    with staged_dir(dest) as staging:
+        for row, data in load_runs(root, verdicts):
+            text = trace_text(root, root / row.dir)
+            if text is None:
+                missing.append(row.dir or ".")
+                continue
+            name = f"{run_id(row)}.json"
+            if row.split:
+                name = f"{row.split}__{name}"  # two splits may hold the same scenario id
+            write_bytes_atomic(_in(staging, "hf") / name, text.encode("utf-8"))
+            write_json_atomic(_in(staging, "lite") / name, _lite(row, data, model))
+            written += 1
+        if not written:
+            raise nothing_to_export(output_dir, missing)  # the previous export stays as it was
     return written, missing
+
+
+def nothing_to_export(output_dir: Path, missing: list[str]) -> Gaia2Error:
+    return Gaia2Error(f"{output_dir}: none of its {len(missing)} finished runs has ARE's trace (runs from "
+                      "before this runner version): nothing to export in ARE's formats")
 
 
 def _in(dest: Path, sub: str) -> Path:

@@ -14,6 +14,7 @@ from gaia2_runner.output.read.record import COLUMNS, RunRecord, load_rows
 from gaia2_runner.output.read.run_files import require_run
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.verdicts import CURRENT, choose
+from gaia2_runner.output.staged_dir import EXPORT_MARKER
 
 from gaia2_runner.output.leaderboard_phases import is_leaderboard_root, phase_dirs
 
@@ -52,8 +53,7 @@ def export(output_dir: Path, fmt: str, dest: Path | None = None, hf_split: str =
     else:
         count, missing = leaderboard_export.export_leaderboard(output_dir, dest, hf_split, verdicts)
     if count == 0:
-        raise Gaia2Error(f"{output_dir}: none of its {len(missing)} finished runs has ARE's trace (runs from "
-                         "before this runner version): nothing to export in ARE's formats")
+        raise are_export.nothing_to_export(output_dir, missing)
     return dest, count, missing
 
 
@@ -64,7 +64,7 @@ def upload(folder: Path, repo: str) -> str:
 
     try:
         info = HfApi().upload_folder(repo_id=repo, repo_type="dataset", folder_path=str(folder),
-                                     commit_message="gaia2-runner results")
+                                     commit_message="gaia2-runner results", ignore_patterns=[EXPORT_MARKER])
     except HfHubHTTPError as exc:
         raise Gaia2Error(f"--hf-upload {repo}: the hub refused the upload ({' '.join(str(exc).split())[:300]}); "
                          "check the repo id and HF_TOKEN") from None

@@ -26,6 +26,7 @@ from gaia2_runner.output.read.record import load_runs
 from gaia2_runner.output.read.run_files import first_run_config
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.verdicts import CURRENT
+from gaia2_runner.output.staged_dir import staged_dir
 from gaia2_runner.output.summary import NO_SPLIT
 from gaia2_runner.text import now_iso
 
@@ -128,18 +129,19 @@ def stats_report(bundle: Bundle) -> dict[str, Any]:
 
 
 def write_bundle(bundle: Bundle, dest: Path, split: str) -> None:
-    """The parquet files, the dataset card and computed_stats.json under `dest`."""
+    """The parquet files, the dataset card and computed_stats.json: `dest`, replaced whole."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema = pa.schema([(name, getattr(pa, kind)()) for name, kind in HF_SCHEMA])
-    for config, rows in sorted(bundle.groups.items()):
-        sink = pa.BufferOutputStream()
-        pq.write_table(pa.Table.from_pylist(rows, schema=schema), sink)
-        (dest / config).mkdir(parents=True, exist_ok=True)
-        write_bytes_atomic(dest / config / f"{split}-00000-of-00001.parquet", sink.getvalue().to_pybytes())
-    write_bytes_atomic(dest / CARD_FILE, _card(sorted(bundle.groups), split).encode("utf-8"))
-    write_json_atomic(dest / STATS_FILE, stats_report(bundle))
+    with staged_dir(dest) as staging:
+        for config, rows in sorted(bundle.groups.items()):
+            sink = pa.BufferOutputStream()
+            pq.write_table(pa.Table.from_pylist(rows, schema=schema), sink)
+            (staging / config).mkdir()
+            write_bytes_atomic(staging / config / f"{split}-00000-of-00001.parquet", sink.getvalue().to_pybytes())
+        write_bytes_atomic(staging / CARD_FILE, _card(sorted(bundle.groups), split).encode("utf-8"))
+        write_json_atomic(staging / STATS_FILE, stats_report(bundle))
 
 
 def export_leaderboard(output_dir: Path, dest: Path, split: str = DEFAULT_HUB_SPLIT,

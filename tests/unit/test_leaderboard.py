@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from cli_support import assert_one_error_line, invoke
+from gaia2_runner.output.staged_dir import EXPORT_MARKER
 from gaia2_runner.analysis import leaderboard_export
 from gaia2_runner.analysis.leaderboard_stats import StatRow, calculate
 from gaia2_runner.analysis.leaderboard_complete import count_phases
@@ -45,8 +46,8 @@ def test_bundle_of_a_leaderboard_root(tmp_path: Path, monkeypatch):
     result = invoke(["export", str(root), "--format", "leaderboard"])
     assert result.exit_code == 0, result.output
     dest = root / "export_leaderboard"
-    assert sorted(p.name for p in dest.iterdir()) == ["README.md", "computed_stats.json", "execution",
-                                                      "mini_a2a", "mini_noise"]
+    assert sorted(p.name for p in dest.iterdir()) == [EXPORT_MARKER, "README.md", "computed_stats.json",
+                                                      "execution", "mini_a2a", "mini_noise"]
     tables = {name: pq.read_table(dest / name / "validation-00000-of-00001.parquet")
               for name in ("execution", "mini_a2a", "mini_noise")}
     assert [f.name for f in tables["execution"].schema] == list(leaderboard_export.HF_FIELDS)

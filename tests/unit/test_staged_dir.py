@@ -1,0 +1,49 @@
+"""Directory exports are replaced whole (output/staged_dir.py): nothing of an earlier export is left
+behind, a failed export leaves the earlier one intact, a directory of other files is never deleted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.staged_dir import EXPORT_MARKER, staged_dir
+
+
+def export_files(dest: Path, names: list[str]) -> None:
+    with staged_dir(dest) as staging:
+        for name in names:
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            (staging / name).write_text(name)
+
+
+def test_a_second_export_replaces_the_first_whole(tmp_path: Path) -> None:
+    dest = tmp_path / "export_leaderboard"
+    export_files(dest, ["old_config/validation.parquet", "README.md"])
+    export_files(dest, ["mini/validation.parquet", "README.md"])
+    assert sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file()) == [
+        EXPORT_MARKER, "README.md", "mini/validation.parquet"]
+    assert [p.name for p in tmp_path.iterdir()] == [dest.name]  # no staging or old copy left
+
+
+def test_a_failed_export_leaves_the_earlier_one_as_it_was(tmp_path: Path) -> None:
+    dest = tmp_path / "export_are"
+    export_files(dest, ["hf/a.json"])
+    with pytest.raises(RuntimeError), staged_dir(dest) as staging:
+        (staging / "partial.json").write_text("{")
+        raise RuntimeError("killed half way")
+    assert (dest / "hf" / "a.json").read_text() == "hf/a.json" and not (dest / "partial.json").exists()
+    assert [p.name for p in tmp_path.iterdir()] == [dest.name]
+
+
+def test_a_directory_of_other_files_is_refused_not_deleted(tmp_path: Path) -> None:
+    mine = tmp_path / "thesis"
+    mine.mkdir()
+    (mine / "chapter1.tex").write_text("precious")
+    with pytest.raises(Gaia2Error, match=r"--out .*thesis: exists and holds files not written by an export"):
+        export_files(mine, ["README.md"])
+    assert [p.name for p in mine.iterdir()] == ["chapter1.tex"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    export_files(empty, ["README.md"])  # an empty directory is fine
+    assert (empty / "README.md").is_file()
