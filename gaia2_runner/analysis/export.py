@@ -6,7 +6,6 @@ import csv
 import io
 from pathlib import Path
 
-from gaia2_runner.config.defaults import DEFAULT_HUB_SPLIT
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.atomic import json_bytes, write_bytes_atomic
 from gaia2_runner.output.layout import EXPORT_FILE_STEM
@@ -34,7 +33,7 @@ def default_path(output_dir: Path, fmt: str) -> Path:
     return output_dir / f"{EXPORT_FILE_STEM}.{fmt}"
 
 
-def export(output_dir: Path, fmt: str, dest: Path | None = None, hf_split: str = DEFAULT_HUB_SPLIT,
+def export(output_dir: Path, fmt: str, dest: Path | None = None, hf_split: str | None = None,
            verdicts: str = CURRENT) -> tuple[Path, int, list[str]]:
     """(what was written, runs, runs left out for want of ARE's trace) for any of FORMATS, the
     verdicts from the set `verdicts` (output/read/verdicts.py)."""

@@ -51,6 +51,11 @@ class Bundle:
     missing: list[str] = field(default_factory=list)
     model: str | None = None
     provider: str | None = None
+    hub_split: str | None = None  # the hub split the runs read (the first run's that names one)
+
+    def split(self, chosen: str | None = None) -> str:
+        """The split the rows go in: the one chosen, else the runs', else the hub's default."""
+        return chosen or self.hub_split or DEFAULT_HUB_SPLIT
 
     @property
     def count(self) -> int:
@@ -80,6 +85,7 @@ def add_run(bundle: Bundle, output_dir: Path, verdicts: str = CURRENT, prefix: s
     agent = config_doc.get("agent") or {}
     bundle.model = bundle.model or agent.get("model") or agent.get("harness")
     bundle.provider = bundle.provider or agent.get("provider")
+    bundle.hub_split = bundle.hub_split or _setting_value(config_doc, phases.SPLIT_FLAG)
     for row, _ in load_runs(root, verdicts):
         data = trace_text(root, root / row.dir)
         if data is None:
@@ -144,13 +150,14 @@ def write_bundle(bundle: Bundle, dest: Path, split: str) -> None:
         write_json_atomic(staging / STATS_FILE, stats_report(bundle))
 
 
-def export_leaderboard(output_dir: Path, dest: Path, split: str = DEFAULT_HUB_SPLIT,
+def export_leaderboard(output_dir: Path, dest: Path, split: str | None = None,
                        verdicts: str = CURRENT) -> tuple[int, list[str]]:
-    """(rows written, runs without ARE's trace) for a run directory or a `leaderboard` root."""
+    """(rows written, runs without ARE's trace) for a run directory or a `leaderboard` root; the
+    rows go in `split`, else the hub split the runs read."""
     bundle = collect(output_root(output_dir) if not phases.is_leaderboard_root(Path(output_dir).expanduser())
                      else Path(output_dir).expanduser(), verdicts)
     if bundle.count:
-        write_bundle(bundle, dest, split)
+        write_bundle(bundle, dest, bundle.split(split))
     return bundle.count, bundle.missing
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.analysis import leaderboard_export
 from gaia2_runner.config.setting import Setting
 from gaia2_runner.output import leaderboard_phases as phases
 from gaia2_runner.engine.leaderboard_plan import setting_by_flag
@@ -22,25 +21,22 @@ VERDICTS = {
 }
 
 
-def flag_setting(flag: str, name: str, kind: str, monkeypatch: pytest.MonkeyPatch) -> Setting:
-    """The runner's setting behind `flag`; until its feature declares it, a stand-in the export sees."""
+def flag_setting(flag: str) -> Setting:
+    """The runner's setting behind `flag` (where run_config.json holds its value)."""
     found = setting_by_flag(flag)
-    if found is not None:
-        return found
-    stand_in = Setting(name, "agent" if kind == "float" else "target", name, kind, "stand-in")
-    monkeypatch.setattr(leaderboard_export, "SETTINGS", (*leaderboard_export.SETTINGS, stand_in))
-    return stand_in
+    assert found is not None, flag
+    return found
 
 
-def leaderboard_root(root: Path, monkeypatch: pytest.MonkeyPatch, verdicts: dict = VERDICTS) -> Path:
+def leaderboard_root(root: Path, monkeypatch: pytest.MonkeyPatch, verdicts: dict = VERDICTS,
+                     hub_split: str | None = None) -> Path:
     """One run-dataset output directory per phase, a split per config, as `leaderboard` writes them."""
-    a2a = flag_setting(phases.A2A_FLAG, "a2a_app_prop", "float", monkeypatch)
-    hub_config = flag_setting(phases.CONFIG_FLAG, "hub_config", "splits", monkeypatch)
+    a2a, hub_config = flag_setting(phases.A2A_FLAG), flag_setting(phases.CONFIG_FLAG)
     by_name = {p.name: p for p in phases.PHASES}
     for (phase, config), scenarios in verdicts.items():
         runs = len(next(iter(scenarios.values())))
         settings = {"agent": {"provider": "openai-compat", "model": "m-1"}, "judge": {},
-                    "run": {"noise": by_name[phase].noise}, "target": {}}
+                    "run": {"noise": by_name[phase].noise}, "target": {"split": hub_split} if hub_split else {}}
         settings.setdefault(a2a.section, {})[a2a.key] = by_name[phase].a2a_app_prop or None
         settings.setdefault(hub_config.section, {})[hub_config.key] = list(by_name[phase].configs)
         for k in range(1, runs + 1):

@@ -208,3 +208,15 @@ def test_a_whole_entry_is_uploaded_and_its_report_names_the_generation_time(tmp_
     footer = next(line for line in result.output.splitlines() if line.startswith("simulated generation time"))
     assert footer == "simulated generation time: measured (ARE 1.2.0's own agent effectively: fixed:0)"
     assert len(footer) <= 80
+
+
+def test_report_and_export_put_the_rows_in_the_split_the_runs_read(tmp_path: Path, monkeypatch):
+    """Runs of the hub's test split: the bundle's files and card name `test` without --split/--hf-split
+    (a report or re-export must not relabel them validation); a split given explicitly still wins."""
+    root = leaderboard_root(tmp_path / "lb", monkeypatch, hub_split="test")
+    assert invoke(["leaderboard", "--report", "--output-dir", str(root)]).exit_code == 0
+    dest = root / "export_leaderboard"
+    assert (dest / "execution" / "test-00000-of-00001.parquet").is_file()
+    assert "- split: test" in (dest / "README.md").read_text()
+    assert invoke(["export", str(root), "--format", "leaderboard", "--hf-split", "validation"]).exit_code == 0
+    assert sorted(p.name for p in (dest / "execution").iterdir()) == ["validation-00000-of-00001.parquet"]

@@ -26,7 +26,8 @@ def export_cmd(
     fmt: str = typer.Option(..., "--format", help=f"One of: {', '.join(FORMATS)}."),
     dest: Optional[Path] = typer.Option(None, "--out", help="Where to write (default: OUTPUT_DIR/export.FORMAT, "
                                         "or the directory OUTPUT_DIR/export_FORMAT for are and leaderboard)."),
-    hf_split: str = typer.Option(DEFAULT_HUB_SPLIT, "--hf-split", help="leaderboard: the dataset split the rows go in."),
+    hf_split: Optional[str] = typer.Option(None, "--hf-split", help="leaderboard: the dataset split the rows go "
+                                           f"in (default: the runs' hub split, else {DEFAULT_HUB_SPLIT})."),
     hf_upload: Optional[str] = typer.Option(None, "--hf-upload", metavar="REPO",
                                             help="leaderboard: also upload it to this Hugging Face dataset repo "
                                             "(token from HF_TOKEN)."),

@@ -41,8 +41,9 @@ def leaderboard_cmd(
     config_path: Optional[str] = typer.Option(None, TOML_FLAG, help="TOML run configuration (as run-config's "
                                               "--config; the phases set configs, split, runs, noise and "
                                               "Agent2Agent). Named --toml: --config picks hub configs elsewhere."),
-    split: str = typer.Option(D.DEFAULT_HUB_SPLIT, "--split", help="Dataset split every phase runs.",
-                              rich_help_panel=LEADERBOARD_PANEL),
+    split: Optional[str] = typer.Option(None, "--split", rich_help_panel=LEADERBOARD_PANEL,
+                                        help=f"Dataset split every phase runs (default {D.DEFAULT_HUB_SPLIT}; "
+                                        "with --report: the split the runs read)."),
     runs: int = typer.Option(D.LEADERBOARD_RUNS, "--runs", min=1, max=D.MAX_PASS_AT,
                              help="Runs of every scenario in each phase (ARE's submission: 3).",
                              rich_help_panel=LEADERBOARD_PANEL),
@@ -73,6 +74,7 @@ def leaderboard_cmd(
                              "(standard/, agent2agent/, noise/): give the --output-dir a leaderboard run wrote")
         raise typer.Exit(finish(root, split, hf_upload))
     base = build_config(config_path, settings, env_file, TOML_FLAG)
+    split = split or D.DEFAULT_HUB_SPLIT
     jobs = plan_phases(base, split=split, runs=runs, retry=bool(settings.get("retry")), overwrite=overwrite)
     if dry_run:
         show_plan(jobs)
@@ -105,7 +107,7 @@ def run_phase(job: PhaseJob, retry: bool, overwrite: bool) -> int:
     return outcome if isinstance(outcome, int) else outcome.exit_code
 
 
-def finish(root: Path, split: str, hf_upload: str | None) -> int:
+def finish(root: Path, split: str | None, hf_upload: str | None) -> int:
     """The report of every phase found under `root`, the bundle written (and uploaded only when
     every planned run of every phase has a verdict: a published number is a whole entry's)."""
     counts = count_phases(root)
@@ -124,7 +126,7 @@ def finish(root: Path, split: str, hf_upload: str | None) -> int:
         if not count.whole:
             out.print(Text(printable(f"INCOMPLETE: {count.describe()}"), style="bold yellow", overflow="fold"))
     dest = default_path(root, "leaderboard")
-    bundle_export.write_bundle(bundle, dest, split)
+    bundle_export.write_bundle(bundle, dest, bundle.split(split))
     out.print(Text(printable(f"bundle: {bundle.count} rows in {dest}"), overflow="fold"))
     if bundle.missing:
         err.print(Text(printable(f"{len(bundle.missing)} runs have no ARE trace (their rows' data is empty): "
