@@ -66,7 +66,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("a2a_model", "agent", "a2a_model", "str", "Model of the expert sub-agents (default: the agent's)."),
     Setting("a2a_base_url", "agent", "a2a_base_url", "str",
             "API base URL of the expert sub-agents' model (default: the agent's when --a2a-provider is not "
-            "given, else the provider's)."),
+            "given, else the provider's). Without --a2a-provider the agent's key is sent to it."),
     Setting("judge_provider", "judge", "provider", "str", "Judge provider for ARE's LLM soft checks.",
             choices=providers.MODELS, noun="judge provider"),  # the judge is always a model
     Setting("judge_model", "judge", "model", "str", "Judge model."),
