@@ -30,6 +30,9 @@ CA_BUNDLE_PATH = "/gaia2/ca-bundle.pem"
 # agent was still working when its time was up). No verdict: error (an infrastructure failure).
 JUDGED_STATUSES = frozenset({"completed", "failed", "agent_exit", "timeout"})
 FINAL_STATUSES = JUDGED_STATUSES | {"error"}
+# The error of a run whose scenario holds no oracle events (as the hub's test split): ARE's judge
+# returns no verdict and no exception, which ARE's report counts as `no_validation`, not `exception`.
+NO_ORACLE_EVENTS_ERROR = "scenario has no oracle events: nothing to judge it against"
 
 ENV_RUNTIME = "GAIA2_RUNTIME"  # oracle | agent | none (or a harness's runtime)
 ENV_SCENARIO_TIMEOUT = "GAIA2_SCENARIO_TIMEOUT"  # seconds

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gaia2_contract.constants import NO_ORACLE_EVENTS_ERROR
 from gaia2_runner import __version__
 from gaia2_runner.analysis import leaderboard_stats as stats
 from gaia2_runner.analysis.are_export import trace_text
@@ -91,16 +92,16 @@ def add_run(bundle: Bundle, output_dir: Path, verdicts: str = CURRENT, prefix: s
         if data is None:
             bundle.missing.append(f"{prefix}{row.dir or '.'}")
         config = str(row.split or only_config or NO_SPLIT)
-        exception = row.success is None
+        stat = stats.StatRow(phase, config, row.scenario_id, row.run, row.success, duration=row.wall_s,
+                             exception=row.reason != NO_ORACLE_EVENTS_ERROR)
+        exception = stat.status == stats.EXCEPTION
         bundle.groups.setdefault(phases.upload_config_name(config, phase), []).append({
             "scenario_id": row.scenario_id, "run_number": row.run, "task_id": row.scenario_id,
-            "score": None if exception else float(row.success),
-            "status": stats.StatRow(phase, config, row.scenario_id, row.run, row.success).status,
-            "data": data, "run_type": None, "config": config, "phase_name": phase, "a2a_app_prop": a2a,
+            "score": stat.score, "status": stat.status, "data": data, "run_type": None, "config": config, "phase_name": phase, "a2a_app_prop": a2a,
             "has_app_noise": noise, "has_env_noise": noise, "run_config": config_json,
             "has_exception": exception, "exception_type": EXCEPTION_TYPE if exception else None,
             "exception_message": row.reason if exception else None, "rationale": row.reason or None})
-        bundle.rows.append(stats.StatRow(phase, config, row.scenario_id, row.run, row.success, duration=row.wall_s))
+        bundle.rows.append(stat)
 
 
 def collect(output_dir: Path, verdicts: str = CURRENT) -> Bundle:

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from cli_support import assert_one_error_line, invoke
+from gaia2_contract.constants import NO_ORACLE_EVENTS_ERROR
 from gaia2_runner.output.staged_dir import EXPORT_MARKER
 from gaia2_runner.analysis import leaderboard_export
 from gaia2_runner.analysis.leaderboard_stats import StatRow, calculate
@@ -220,3 +221,21 @@ def test_report_and_export_put_the_rows_in_the_split_the_runs_read(tmp_path: Pat
     assert "- split: test" in (dest / "README.md").read_text()
     assert invoke(["export", str(root), "--format", "leaderboard", "--hf-split", "validation"]).exit_code == 0
     assert sorted(p.name for p in (dest / "execution").iterdir()) == ["validation-00000-of-00001.parquet"]
+
+
+def test_a_scenario_without_oracle_events_is_no_validation_not_an_exception(tmp_path: Path, monkeypatch):
+    """As ARE's report: no verdict and no exception (the hub's test split holds no oracle events) is
+    `no_validation`; an infrastructure error stays `exception`."""
+    root = leaderboard_root(tmp_path / "lb", monkeypatch)
+    result_file = root / "standard" / "run_3" / "execution" / "s2" / "result.json"
+    doc = json.loads(result_file.read_text())
+    result_file.write_text(json.dumps({**doc, "status": "error", "error": NO_ORACLE_EVENTS_ERROR}))
+    assert invoke(["export", str(root), "--format", "leaderboard"]).exit_code == 0
+    dest = root / "export_leaderboard"
+    rows = pq.read_table(dest / "execution" / "validation-00000-of-00001.parquet").to_pylist()
+    unjudged = next(r for r in rows if (r["scenario_id"], r["run_number"]) == ("s2", 3))
+    assert (unjudged["score"], unjudged["status"], unjudged["has_exception"], unjudged["exception_type"]) == (
+        None, "no_validation", False, None)
+    configurations = json.loads((dest / "computed_stats.json").read_text())["run_configurations"]
+    execution = next(c for c in configurations if c["config"] == "execution")
+    assert (execution["no_validation_runs"], execution["exception_runs"]) == (1, 0)

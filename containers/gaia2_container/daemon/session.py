@@ -14,6 +14,8 @@ from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
+from gaia2_contract import constants as contract
+
 from ..jsonable import as_text, to_jsonable
 from .a2a import ExpertAgents
 from .judge_hooks import (agent_error_reason, clean_rationale, listen_to_turns, record_judge_details,
@@ -307,7 +309,7 @@ class Session:
         if result.exception is not None and result.success is not True:
             self._finish(status="error", error=f"judge error: {result.exception}")
         elif result.success is None:
-            self._finish(status="error", error="scenario has no oracle events: nothing to judge it against")
+            self._finish(status="error", error=contract.NO_ORACLE_EVENTS_ERROR)
         else:
             turns = self.status.snapshot()["turns"]
             if not turns or turns[-1]["turn_number"] != turn + 1:
