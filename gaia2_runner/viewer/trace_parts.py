@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from gaia2_contract.constants import SUB_AGENT_CALL_KIND
 from gaia2_runner.output.read.scenario import text_of
 from gaia2_runner.output.read.trace_parsers import Message
 from gaia2_runner.output.turns import turn_number
@@ -139,7 +140,7 @@ def nest_expert_calls(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if parent is None:
             kept.append(item)
             continue
-        step = {**item, "reply": _reply_text(item["e"].get("raw_response")) if item.get("kind") == "llm_call" else ""}
+        step = {**item, "reply": _reply_text(item["e"].get("raw_response")) if item.get("kind") == SUB_AGENT_CALL_KIND else ""}
         parent.setdefault("nested", []).append(step)
     for parent in parents.values():
         parent.get("nested", []).sort(key=lambda step: step["order"])

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from viewer_synth import write_scenario
 
+from gaia2_runner.output.read.record import load_runs
 from gaia2_runner.viewer import Site
 from gaia2_runner.viewer.trace_parts import nest_expert_calls
 
@@ -23,7 +24,8 @@ def _a2a_run(root: Path) -> Path:
     events += [
         {"kind": "llm_call", "wall_time": t + 1, "model": "small-model", "http_status": 200, "latency_ms": 40.0,
          "request": {"messages": [{"role": "user", "content": "Add the dentist."}]},
-         "raw_response": json.dumps({"choices": [{"message": {"role": "assistant", "content": REPLY}}]}), **nested},
+         "raw_response": json.dumps({"choices": [{"message": {"role": "assistant", "content": REPLY}}],
+                                     "usage": {"prompt_tokens": 100, "completion_tokens": 7}}), **nested},
         {"kind": "tool_call", "wall_time": t + 2, "app": "CalendarApp", "function": "add_calendar_event",
          "tool": "CalendarApp__add_calendar_event", "args": {"title": "Dentist <b>"}, "write": True, "ok": True,
          "result": "event-7", **nested},
@@ -62,3 +64,14 @@ def test_nesting_keeps_everything_else_and_orders_steps() -> None:
     kept = nest_expert_calls(items)
     assert kept == [parent, items[3]]
     assert [s["order"] for s in parent["nested"]] == [(1, 1), (1, 2)] and parent["nested"][0]["reply"] == ""
+
+
+def test_the_runs_calls_and_tokens_count_the_sub_agents_calls(tmp_path: Path) -> None:
+    """ls, compare and export show the run's whole use of models: the agent's calls and its
+    expert sub-agents' (their `llm_call` events), tokens summed over both."""
+    plain = write_scenario(tmp_path / "plain" / "s", "s", random.Random(5), state="pass", task="Add the dentist.")
+    (before,) = [row for row, _ in load_runs(plain.parent)]
+    _a2a_run(tmp_path / "a2a")
+    (after,) = [row for row, _ in load_runs(tmp_path / "a2a")]
+    assert after.llm_calls == before.llm_calls + 2
+    assert (after.tokens_in - (before.tokens_in or 0), after.tokens_out - (before.tokens_out or 0)) == (100, 7)

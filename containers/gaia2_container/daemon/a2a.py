@@ -194,7 +194,7 @@ class ExpertAgents:
 
     def record_llm_call(self, fields: dict[str, Any]) -> None:
         """One sub-agent model call, as the expert relay saw it (a2a_relay.EventsTrace)."""
-        self._record("llm_call", None, **self.nesting(), **fields)
+        self._record(contract.SUB_AGENT_CALL_KIND, None, **self.nesting(), **fields)
 
     def _observe(self, app: str, tool: Any) -> None:
         """Record each call the sub-agent makes (ARE's Tool.__call__ calls `forward`); never changes it."""

@@ -10,12 +10,14 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterator
 
+from gaia2_contract.constants import SUB_AGENT_CALL_KIND
 from gaia2_runner.output.turns import current_turn_number, failed_turn_number
 
 from .labels import MAX_LABEL, RunLabels
 from .safe_io import output_root
 from .scan import ScenarioRef, find_scenarios
 from .scenario import ScenarioData, call_cost_of, failure_reasons, load, short, status_of, text_of
+from .trace_parsers import parse_entry
 from .trace_parsers.model import as_int, as_num
 from .trace_parsers.offered import unknown_tool_count
 from .verdicts import CURRENT, ORIGINAL, VERDICT_SETS, VerdictSet, apply, choose
@@ -174,9 +176,12 @@ def _label(record: RunRecord, labels: RunLabels, result: dict[str, Any]) -> None
 
 
 def _from_calls(record: RunRecord, data: ScenarioData) -> None:
-    record.llm_calls = len(data.calls)
+    """Calls, tokens and cost of every model call the run made: the agent's (trace.jsonl) and its
+    expert sub-agents' (Agent2Agent: `llm_call` events), each priced by its own model."""
+    calls = data.calls + [parse_entry(e) for e in data.events if e.get("kind") == SUB_AGENT_CALL_KIND]
+    record.llm_calls = len(calls)
     cost: float | None = None
-    for call in data.calls:
+    for call in calls:
         usage = call.response.usage
         if usage.input is not None:
             record.tokens_in = (record.tokens_in or 0) + usage.input

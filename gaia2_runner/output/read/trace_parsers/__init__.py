@@ -13,7 +13,7 @@ from .offered import unknown_calls
 from .requests import request_messages
 
 __all__ = ["LlmCall", "Message", "ParsedResponse", "ToolCall", "Usage", "parse_body", "parse_document",
-           "parse_line", "read_trace", "request_messages"]
+           "parse_entry", "parse_line", "read_trace", "request_messages"]
 
 
 def parse_line(line: str) -> LlmCall:
@@ -25,6 +25,12 @@ def parse_line(line: str) -> LlmCall:
         return LlmCall(raw_line=raw, warnings=[f"line is not JSON: {str(exc)[:200]}"])
     if not isinstance(entry, dict):
         return LlmCall(raw_line=raw, warnings=["line is not a JSON object"])
+    return parse_entry(entry, raw)
+
+
+def parse_entry(entry: dict[str, Any], raw: str | None = None) -> LlmCall:
+    """One recorded call (a trace line's object, or an expert sub-agent's `llm_call` event in
+    events.jsonl, which has the same fields); never raises."""
     try:
         return tidy(_parse_entry(entry))
     except Exception as exc:  # a parser bug or a wrongly typed field costs one call, not the page
