@@ -98,6 +98,22 @@ def test_a_configuration_fault_is_told_once_and_kept() -> None:
     assert book.summary()["fault"] == {"kind": "configuration", "reason": faults[0]}
 
 
+def test_the_agent_and_its_expert_agents_spend_one_budget() -> None:
+    """Agent2Agent: the expert agents' ledger shares the run's --max-tokens with the agent's, so an
+    agent that passes its work to experts is stopped at the same total."""
+    told: list[str] = []
+    agent, _ = ledger(token_budget=200, on_budget=told.append)
+    experts, _ = ledger(token_budget=200, on_budget=told.append)
+    agent.share_budget(experts)
+    answer(agent, 200, OK_BODY)
+    assert experts.refuse_for_budget() is None and agent.refuse_for_budget() is None  # 120 of 200
+    answer(experts, 200, OK_BODY)
+    note = experts.refuse_for_budget()
+    assert note == ("token budget exhausted: the agent's and its expert agents' model calls used 240 tokens "
+                    "of the 200 allowed per scenario (--max-tokens)")
+    assert agent.refuse_for_budget() is not None and told[0] == note
+
+
 def test_the_agents_changed_model_name_is_no_fault() -> None:
     faults: list[str] = []
     book, _ = ledger(on_fault=faults.append)

@@ -92,13 +92,16 @@ def upstream_of(provider: str, base_url: str | None) -> str:
 def start(provider: str, model: str | None, base_url: str | None, key: str | None, environ: Any,
           write: Callable[[dict[str, Any]], None], on_fault: Callable[[str], None],
           on_change: Callable[[dict[str, Any]], None] | None = None,
-          port: int = contract.A2A_RELAY_PORT) -> tuple[SubAgentRelay, str, str]:
+          port: int = contract.A2A_RELAY_PORT, token_budget: int | None = None,
+          on_budget: Callable[[str], None] | None = None) -> tuple[SubAgentRelay, str, str]:
     """Serve the sub-agents' relay; returns it, the placeholder the sub-agents send as their key and
-    the relay's URL (`port` 0: any free port, for tests)."""
+    the relay's URL (`port` 0: any free port, for tests). `token_budget`: the run's, which the
+    daemon has this relay's ledger share with the agent's (ProviderLedger.share_budget)."""
     credential = RunCredential(new_placeholder(), key)
     setup = RunnerSetup(model=model, agent_key=credential.placeholder, keyless=key is None,
                         keyless_placeholders=frozenset())
-    ledger = ProviderLedger(setup, on_change=on_change, on_fault=on_fault, paced=True)  # one call at a time
+    ledger = ProviderLedger(setup, token_budget=token_budget, on_change=on_change, on_fault=on_fault,
+                            on_budget=on_budget, paced=True)  # one call at a time
     timeout = budget.relay_timeout(budget.scenario_timeout(environ))
     relay = SubAgentRelay(upstream_of(provider, base_url), timeout_s=timeout, ledger=ledger,
                           credential=credential, trace=EventsTrace(provider, write))

@@ -155,6 +155,8 @@ def main() -> int:
         if relay is not None:
             session.provider_witness = relay.provider_unavailable
             session.provider_note = relay.ledger.context_overflow
+        if expert_relay is not None and relay is not None:  # one --max-tokens for the agent and its experts
+            relay.ledger.share_budget(expert_relay.ledger)
         if expert_relay is not None:  # the expert agents' provider failing is no model's failure either
             witnesses = [w for w in (session.provider_witness, expert_relay.provider_unavailable) if w is not None]
             session.provider_witness = lambda: next((down for w in witnesses if (down := w())), None)
@@ -203,7 +205,8 @@ def _expert_agents(serves_oracle: bool, recorder: EventRecorder, session: Sessio
             write=lambda fields: experts.record_llm_call(fields),
             on_fault=lambda reason: session.provider_fault(
                 f"configuration fault of the expert agents' provider: {reason} (seen by the model relay)"),
-            on_change=lambda summary: status.update(a2a_provider=summary))
+            on_change=lambda summary: status.update(a2a_provider=summary),
+            token_budget=_token_budget(), on_budget=session.out_of_budget)
     experts = ExpertAgents(settings, recorder.record, endpoint, placeholder,
                            keep_app_tools=serves_oracle)
     if relay is not None:  # once the final judgment starts, no sub-agent model call leaves

@@ -109,6 +109,7 @@ class ProviderLedger:
         self.counts = {"calls": 0, OK: 0, RATE_LIMIT: 0, SERVER_ERROR: 0, UNANSWERED: 0, "rate_limit_burst": 0,
                        CONTEXT_OVERFLOW: 0, "agent": 0, CONFIGURATION: 0, "refused_budget": 0}
         self.tokens = Tokens()
+        self.sharing: list[ProviderLedger] = []  # ledgers spending the same token budget (share_budget)
         self.by_model: dict[str, dict[str, int]] = {}
         self.fault: str | None = None
         self.context_reason: str | None = None
@@ -170,15 +171,23 @@ class ProviderLedger:
         self._changed()
         return outcome
 
+    def share_budget(self, other: ProviderLedger) -> None:
+        """Both ledgers spend one token budget (Agent2Agent: the agent's and its expert agents'
+        calls), so an agent cannot pass its work to experts to spend past --max-tokens."""
+        self.sharing.append(other)
+        other.sharing.append(self)
+
     def refuse_for_budget(self) -> str | None:
         """Why a new request must not be sent (the token budget is spent), else None."""
+        spent = self.tokens.total + sum(other.tokens.total for other in self.sharing)
         with self._lock:
-            if self.token_budget is None or self.tokens.total < self.token_budget:
+            if self.token_budget is None or spent < self.token_budget:
                 return None
             self.counts["refused_budget"] += 1
             first = self._budget_note is None
             if first:
-                self._budget_note = (f"token budget exhausted: the agent's model calls used {self.tokens.total} "
+                whose = "the agent's and its expert agents'" if self.sharing else "the agent's"
+                self._budget_note = (f"token budget exhausted: {whose} model calls used {spent} "
                                      f"tokens of the {self.token_budget} allowed per scenario (--max-tokens)")
             note = self._budget_note
         if first:
