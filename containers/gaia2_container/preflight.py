@@ -1,6 +1,7 @@
 """`python -m gaia2_container.preflight --out FILE --timeout S`: before a job's first scenario, one
-tiny request to the agent's model endpoint and one to the judge's, from inside the scenario image
-with the scenario's own settings (network, proxies, CA bundle, GAIA2_AGENT_* / GAIA2_JUDGE_*).
+tiny request to the agent's model endpoint, one to the judge's and one to the expert agents' (when
+Agent2Agent has one of its own), from inside the scenario image with the scenario's own settings
+(network, proxies, CA bundle, GAIA2_AGENT_* / GAIA2_JUDGE_* / GAIA2_A2A_*).
 
 The runner starts it instead of the daemon (gaia2_runner/engine/preflight.py): no scenario, no
 agent code. The agent's request speaks the agent's wire format through the built-in runtime's own
@@ -27,6 +28,8 @@ import httpx
 from gaia2_contract import constants as contract
 from gaia2_contract import harness_profile, providers, urls
 
+from .daemon.a2a import A2AError, A2ASettings
+from .daemon.a2a_relay import upstream_of
 from .daemon.judge_engine import LiteLLMJudgeEngine, build_judge_engine
 from .runtimes.harness.profile import PROFILE_PATH
 from .runtimes.llm.messages import Message, Tool
@@ -39,6 +42,7 @@ from .runtimes.llm.settings import Options, Settings, SettingsError
 from .runtimes.llm.trace import Redactor, public_url
 
 # Every probe carries this text: tests/support/fake_llm answers such requests itself, outside its script.
+AGENT, JUDGE, EXPERTS = contract.PREFLIGHT_TARGETS
 PROBE_MARKER = "gaia2-runner preflight"
 PROBE_TOOL = "gaia2_preflight_ping"
 TEXT_PROMPT = f"{PROBE_MARKER}: reply with the single word OK."
@@ -79,7 +83,7 @@ class Probe:
 
 @dataclass
 class Endpoint:
-    target: str  # "agent" or "judge"
+    target: str  # "agent", "judge" or EXPERTS
     base_url: str  # as configured (or the provider's default), without credentials
     url: str  # what the request went to
     model: str
@@ -249,6 +253,29 @@ def check_judge(env: Mapping[str, str], deadline: float, redact: Callable[[str],
     return endpoint
 
 
+def check_experts(env: Mapping[str, str], deadline: float, redact: Callable[[str], str]) -> Endpoint | None:
+    """Agent2Agent's expert agents' endpoint, when it is not simply the agent's (a provider, URL or
+    model of their own): one text request as their relay would forward it (ARE's app agent sends
+    no tool definitions)."""
+    if not any((env.get(v) or "").strip() for v in (contract.ENV_A2A_PROVIDER, contract.ENV_A2A_BASE_URL,
+                                                     contract.ENV_A2A_MODEL)):
+        return None
+    try:
+        settings = A2ASettings.from_env(env)
+    except A2AError as exc:
+        return Endpoint(EXPERTS, "", "", "", "openai-chat", "none", probe=Probe(None, "settings", str(exc)))
+    if settings is None or env.get(contract.ENV_RUNTIME) == "oracle":
+        return None
+    base = upstream_of(settings.provider, settings.base_url)
+    endpoint = Endpoint(EXPERTS, public_url(base), "", settings.model, "openai-chat", "none")
+    transport = OneShot(deadline, redact)
+    llm = ChatCompletionsProvider(Settings(settings.provider, settings.model, base, settings.key,
+                                           Options(max_tokens=TEXT_MAX_TOKENS)), transport, name=settings.provider)
+    endpoint.probe = _ask(lambda: llm.complete([Message("user", TEXT_PROMPT)], []))
+    endpoint.url = public_url(transport.url)
+    return endpoint
+
+
 def _litellm_probe(exc: Exception, redact: Callable[[str], str]) -> Probe:
     import litellm
 
@@ -262,14 +289,15 @@ def _litellm_probe(exc: Exception, redact: Callable[[str], str]) -> Probe:
 
 
 def run(env: Mapping[str, str], budget_s: float) -> dict[str, Any]:
-    """Both checks at once, within `budget_s` seconds in all."""
+    """The checks at once, within `budget_s` seconds in all."""
     started = time.monotonic()
     deadline = started + budget_s
-    redact = Scrub([env.get(contract.ENV_AGENT_API_KEY), env.get(contract.ENV_JUDGE_API_KEY)])
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        agent = pool.submit(check_agent, env, deadline, redact)
-        judge = pool.submit(check_judge, env, deadline, redact)
-        found = {"agent": agent.result(), "judge": judge.result()}
+    redact = Scrub([env.get(contract.ENV_AGENT_API_KEY), env.get(contract.ENV_JUDGE_API_KEY),
+                    env.get(contract.ENV_A2A_API_KEY)])
+    checks = {AGENT: check_agent, JUDGE: check_judge, EXPERTS: check_experts}
+    with ThreadPoolExecutor(max_workers=len(checks)) as pool:
+        futures = {name: pool.submit(check, env, deadline, redact) for name, check in checks.items()}
+        found = {name: future.result() for name, future in futures.items()}
     return {name: asdict(endpoint) if endpoint else None for name, endpoint in found.items()} | {
         "seconds": round(time.monotonic() - started, 2)}
 

@@ -42,6 +42,8 @@ RESULT_CAP = 1 << 20
 # Instead of the daemon (the image's entrypoint): the interpreter on the image's PATH, the runtime's venv.
 ENTRYPOINT = ["python3"]
 COMMAND = ["-m", "gaia2_container.preflight", "--out", RESULT_PATH, "--timeout", f"{PREFLIGHT_TIMEOUT_S:g}"]
+TARGETS = contract.PREFLIGHT_TARGETS  # the endpoints the check reports on (its result's keys)
+EXPERTS = TARGETS[2]  # Agent2Agent's expert agents
 SKIP_HINT = "pass --no-preflight ([run] preflight = false) to skip the check"
 TOOLS_HINT = "vLLM: --enable-auto-tool-choice --tool-call-parser NAME; llama.cpp's llama-server: --jinja"
 
@@ -127,7 +129,7 @@ def assess(doc: dict[str, Any], plan: RunPlan) -> PreflightReport:
     """Turn the container's facts into a report; raises one Gaia2Error naming every endpoint that
     cannot work."""
     report, problems = PreflightReport(), []
-    for target in ("agent", "judge"):
+    for target in TARGETS:
         endpoint = doc.get(target)
         if isinstance(endpoint, dict):
             _assess_one(Endpoint(target, endpoint, plan), report, problems)
@@ -141,14 +143,11 @@ class Endpoint:
 
     def __init__(self, target: str, facts: dict[str, Any], plan: RunPlan) -> None:
         self.target, self.facts, self.config = target, facts, plan.config
-        agent, judge = self.config.agent, self.config.judge
-        url_setting = "base_url" if target == "agent" else "judge_base_url"
-        configured = agent.base_url if target == "agent" else judge.base_url
-        self.where = self.config.where(url_setting) if configured else \
-            self.config.where("provider" if target == "agent" else "judge_provider")
+        url_setting, provider_setting, model_setting = _settings_of(self.config, target)
+        self.where = self.config.where(url_setting or provider_setting)
         self.url = str(facts.get("base_url") or facts.get("url") or "the provider's default URL")
         self.model = str(facts.get("model") or "")
-        self.model_where = self.config.where("model" if target == "agent" else "judge_model")
+        self.model_where = self.config.where(model_setting)
         self.key_hint = _key_hint(self.config, target)
 
     @property
@@ -243,10 +242,27 @@ def _connect_problem(detail: str) -> str:
             "and any proxy (HTTPS_PROXY, NO_PROXY)")
 
 
+def _settings_of(config: Any, target: str) -> tuple[str | None, str, str]:
+    """The settings behind a target's endpoint, as the user set them: (its base URL's, None when
+    not set; its provider's; its model's). The expert agents' fall back to the agent's, as in the
+    container (A2ASettings)."""
+    agent, judge = config.agent, config.judge
+    if target == "judge":
+        return ("judge_base_url" if judge.base_url else None), "judge_provider", "judge_model"
+    if target == EXPERTS:
+        own = agent.a2a_provider not in (None, agent.provider)
+        url = "a2a_base_url" if agent.a2a_base_url else None if own else "base_url" if agent.base_url else None
+        return url, ("a2a_provider" if own else "provider"), ("a2a_model" if agent.a2a_model else "model")
+    return ("base_url" if agent.base_url else None), "provider", "model"
+
+
 def _key_hint(config: Any, target: str) -> str:
     """Where the key that was sent came from, as the user set it."""
-    section = config.agent if target == "agent" else config.judge
-    prefix = "" if target == "agent" else "judge_"
+    if target == EXPERTS and config.agent.a2a_provider not in (None, config.agent.provider):
+        env = DEFAULT_KEY_ENV.get(config.agent.a2a_provider or "")
+        return f"the key in {env} (the expert agents' provider's)" if env else "the expert agents' provider's key"
+    section = config.agent if target in ("agent", EXPERTS) else config.judge
+    prefix = "judge_" if target == "judge" else ""
     if section.api_key:
         return f"the key given with {config.where(prefix + 'api_key')}"
     if section.api_key_env:

@@ -160,6 +160,21 @@ def test_an_openai_wire_judge_is_checked_with_its_engine_s_settings(fake):
     assert "tools" not in probe["body"]
 
 
+def test_the_expert_agents_own_endpoint_is_checked_and_the_agent_s_alone_is_not(fake):
+    """Agent2Agent: an endpoint of the experts' own (URL or model) gets one text request with their
+    key and model, as their relay would forward it; with the agent's settings only, no request."""
+    a2a = {"GAIA2_A2A_APP_PROP": "1.0", "GAIA2_A2A_PROVIDER": "openai-compat", "GAIA2_A2A_MODEL": "expert-model",
+           "GAIA2_A2A_BASE_URL": f"http://127.0.0.1:{fake.port}/v1", "GAIA2_A2A_API_KEY": "sk-EXPERT-9"}
+    experts = inside.run({**_env(fake), **a2a}, 10)["experts"]
+    assert experts["probe"]["status"] == 200 and experts["model"] == "expert-model" and experts["tools"] == "none"
+    sent = [p for p in fake.probes if p["body"]["model"] == "expert-model"]
+    assert len(sent) == 1 and sent[0]["headers"]["authorization"] == "Bearer sk-EXPERT-9"
+    assert "tools" not in sent[0]["body"] and sent[0]["path"] == "/v1/chat/completions"
+    dead = inside.run({**_env(fake), **a2a, "GAIA2_A2A_BASE_URL": "http://127.0.0.1:9/v1"}, 10)["experts"]
+    assert dead["probe"]["failure"] == "connect" and "sk-EXPERT-9" not in json.dumps(dead)
+    assert inside.run({**_env(fake), "GAIA2_A2A_APP_PROP": "1.0"}, 10)["experts"] is None
+
+
 # ---- the runner's words -------------------------------------------------------------------
 
 @pytest.fixture(autouse=True)
@@ -234,3 +249,19 @@ def test_what_an_agent_may_survive_is_a_warning(tmp_path):
     assert "rate limiting already (HTTP 429)" in limited.warnings[0]
     healthy = assess({"agent": _facts("agent", OK, CALLED), "judge": _facts("judge", OK)}, _plan(tmp_path))
     assert healthy.warnings == [] and healthy.checked[0].endswith("tool calls: yes")
+
+
+def test_the_expert_agents_endpoint_failing_names_their_settings(tmp_path):
+    facts = {**_facts("agent", OK), "target": "experts", "model": "expert-model", "tools": "none",
+             "base_url": f"http://{HOST_GATEWAY}:8002/v1", "tools_probe": None}
+    plan = _plan(tmp_path, a2a_app_prop=1.0, a2a_model="expert-model", a2a_base_url=f"http://{HOST_GATEWAY}:8002/v1")
+    with pytest.raises(Gaia2Error) as caught:
+        assess({"agent": _facts("agent", OK, CALLED), "judge": None,
+                "experts": {**facts, "probe": {"status": None, "failure": "connect", "detail": "Connection refused"}}},
+               plan)
+    assert caught.value.message.startswith(f"--a2a-base-url http://{HOST_GATEWAY}:8002/v1 (experts endpoint): "
+                                           "connection refused")
+    with pytest.raises(Gaia2Error, match=r"HTTP 404 for model 'expert-model'.*--a2a-model"):
+        assess({"agent": None, "judge": None, "experts": {**facts, "probe": {"status": 404, "detail": "no"}}}, plan)
+    report = assess({"agent": None, "judge": None, "experts": {**facts, "probe": OK}}, plan)
+    assert report.checked == [f"experts expert-model at http://{HOST_GATEWAY}:8002/v1: answers in 0.1s"]
