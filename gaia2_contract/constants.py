@@ -30,13 +30,13 @@ CA_BUNDLE_PATH = "/gaia2/ca-bundle.pem"
 # agent was still working when its time was up). No verdict: error (an infrastructure failure).
 JUDGED_STATUSES = frozenset({"completed", "failed", "agent_exit", "timeout"})
 FINAL_STATUSES = JUDGED_STATUSES | {"error"}
-# The error of a run whose scenario holds no oracle events (as the hub's test split): ARE's judge
-# returns no verdict and no exception, which ARE's report counts as `no_validation`, not `exception`.
 # The endpoints the preflight check reports on (its result's keys): the agent's, the judge's and
 # Agent2Agent's expert agents' (gaia2_container/preflight.py writes, engine/preflight.py words them).
 PREFLIGHT_TARGETS = ("agent", "judge", "experts")
 # events.jsonl kind of an expert sub-agent's model call (Agent2Agent): a trace.jsonl entry's fields.
 SUB_AGENT_CALL_KIND = "llm_call"
+# The error of a run whose scenario holds no oracle events (as the hub's test split): ARE's judge
+# returns no verdict and no exception, which ARE's report counts as `no_validation`, not `exception`.
 NO_ORACLE_EVENTS_ERROR = "scenario has no oracle events: nothing to judge it against"
 
 ENV_RUNTIME = "GAIA2_RUNTIME"  # oracle | agent | none (or a harness's runtime)

@@ -66,12 +66,12 @@ def _lite(row: RunRecord, data: ScenarioData, model: str | None) -> dict[str, An
             "per_agent_llm_usage_stats": {"agent_main": usage}}
 
 
-def export_are(output_dir: Path, dest: Path, verdicts: str = CURRENT) -> tuple[int, list[str]]:
+def export_are(output_dir: Path, dest: Path, verdicts: str = CURRENT, named: bool = True) -> tuple[int, list[str]]:
     """hf/ and lite/ under `dest`, replaced whole; (runs written, runs without an ARE trace)."""
     root = output_root(output_dir)
     model = (((first_run_config(root) or {}).get("config") or {}).get("agent") or {}).get("model")
     written, missing = 0, []
-    with staged_dir(dest) as staging:
+    with staged_dir(dest, named) as staging:
         for row, data in load_runs(root, verdicts):
             text = trace_text(root, root / row.dir)
             if text is None:

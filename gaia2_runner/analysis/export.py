@@ -45,12 +45,13 @@ def export(output_dir: Path, fmt: str, dest: Path | None = None, hf_split: str |
     for directory in _run_dirs(output_dir, fmt):
         _check_output_dir(directory)
         choose(output_root(directory), verdicts)  # a set that does not exist: an error before any file
+    named = dest is not None  # the default place is the runner's own (staged_dir)
     dest = dest or default_path(output_dir, fmt)
     are_export.check_dest(dest)
     if fmt == "are":
-        count, missing = are_export.export_are(output_dir, dest, verdicts)
+        count, missing = are_export.export_are(output_dir, dest, verdicts, named)
     else:
-        count, missing = leaderboard_export.export_leaderboard(output_dir, dest, hf_split, verdicts)
+        count, missing = leaderboard_export.export_leaderboard(output_dir, dest, hf_split, verdicts, named)
     if count == 0:
         raise are_export.nothing_to_export(output_dir, missing)
     return dest, count, missing

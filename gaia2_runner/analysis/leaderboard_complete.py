@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from gaia2_runner.analysis.leaderboard_stats import no_validation
 from gaia2_runner.output import leaderboard_phases as phases
 from gaia2_runner.output.read.record import load_runs
 from gaia2_runner.output.read.run_files import first_run_config
@@ -42,7 +43,8 @@ class PhaseCount:
 
 
 def count_phase(phase: str, directory: Path, verdicts: str = CURRENT) -> PhaseCount:
-    """Planned vs verdicted runs of one phase directory, by (config, scenario, run)."""
+    """Planned vs verdicted runs of one phase directory, by (config, scenario, run). A run ARE
+    counts `no_validation` (nothing to judge it against) is done: no rerun would give it a verdict."""
     root = output_root(directory)
     run_config = first_run_config(root) or {}
     runs = run_config.get("pass_at") if isinstance(run_config.get("pass_at"), int) else 1
@@ -51,7 +53,8 @@ def count_phase(phase: str, directory: Path, verdicts: str = CURRENT) -> PhaseCo
                 for k in range(1, max(runs, 1) + 1)}
     finished: dict[tuple[str, str, int], bool] = {}
     for row, data in load_runs(root, verdicts):  # keyed by where the run lies, as the list names it
-        finished[(str(data.ref.split or NO_SPLIT), data.ref.name, data.ref.run or 1)] = row.success is not None
+        done = row.success is not None or no_validation(row.success, row.reason)
+        finished[(str(data.ref.split or NO_SPLIT), data.ref.name, data.ref.run or 1)] = done
     expected |= set(finished)
     verdicted = sum(finished.values())
     return PhaseCount(phase, len(expected), verdicted, len(finished) - verdicted, len(expected) - len(finished))

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gaia2_contract.constants import NO_ORACLE_EVENTS_ERROR
 from gaia2_runner import __version__
 from gaia2_runner.analysis import leaderboard_stats as stats
 from gaia2_runner.analysis.are_export import trace_text
@@ -93,14 +92,14 @@ def add_run(bundle: Bundle, output_dir: Path, verdicts: str = CURRENT, prefix: s
             bundle.missing.append(f"{prefix}{row.dir or '.'}")
         config = str(row.split or only_config or NO_SPLIT)
         stat = stats.StatRow(phase, config, row.scenario_id, row.run, row.success, duration=row.wall_s,
-                             exception=row.reason != NO_ORACLE_EVENTS_ERROR)
+                             exception=not stats.no_validation(row.success, row.reason))
         exception = stat.status == stats.EXCEPTION
         bundle.groups.setdefault(phases.upload_config_name(config, phase), []).append({
             "scenario_id": row.scenario_id, "run_number": row.run, "task_id": row.scenario_id,
             "score": stat.score, "status": stat.status, "data": data, "run_type": None, "config": config, "phase_name": phase, "a2a_app_prop": a2a,
             "has_app_noise": noise, "has_env_noise": noise, "run_config": config_json,
             "has_exception": exception, "exception_type": EXCEPTION_TYPE if exception else None,
-            "exception_message": row.reason if exception else None, "rationale": row.reason or None})
+            "exception_message": row.reason if exception else None, "rationale": None if stat.status == stats.NO_VALIDATION else row.reason or None})
         bundle.rows.append(stat)
 
 
@@ -135,13 +134,13 @@ def stats_report(bundle: Bundle) -> dict[str, Any]:
             "statistics": stats.calculate(bundle.rows), "run_configurations": configurations}
 
 
-def write_bundle(bundle: Bundle, dest: Path, split: str) -> None:
+def write_bundle(bundle: Bundle, dest: Path, split: str, named: bool = True) -> None:
     """The parquet files, the dataset card and computed_stats.json: `dest`, replaced whole."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema = pa.schema([(name, getattr(pa, kind)()) for name, kind in HF_SCHEMA])
-    with staged_dir(dest) as staging:
+    with staged_dir(dest, named) as staging:
         for config, rows in sorted(bundle.groups.items()):
             sink = pa.BufferOutputStream()
             pq.write_table(pa.Table.from_pylist(rows, schema=schema), sink)
@@ -152,13 +151,13 @@ def write_bundle(bundle: Bundle, dest: Path, split: str) -> None:
 
 
 def export_leaderboard(output_dir: Path, dest: Path, split: str | None = None,
-                       verdicts: str = CURRENT) -> tuple[int, list[str]]:
+                       verdicts: str = CURRENT, named: bool = True) -> tuple[int, list[str]]:
     """(rows written, runs without ARE's trace) for a run directory or a `leaderboard` root; the
     rows go in `split`, else the hub split the runs read."""
     bundle = collect(output_root(output_dir) if not phases.is_leaderboard_root(Path(output_dir).expanduser())
                      else Path(output_dir).expanduser(), verdicts)
     if bundle.count:
-        write_bundle(bundle, dest, bundle.split(split))
+        write_bundle(bundle, dest, bundle.split(split), named)
     return bundle.count, bundle.missing
 
 

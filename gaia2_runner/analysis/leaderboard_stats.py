@@ -17,9 +17,16 @@ from dataclasses import dataclass
 from statistics import mean, stdev
 from typing import Any, Iterable
 
+from gaia2_contract.constants import NO_ORACLE_EVENTS_ERROR
 from gaia2_runner.output.leaderboard_phases import MINI
 
 SUCCESS, FAILED, EXCEPTION, NO_VALIDATION = "success", "failed", "exception", "no_validation"
+
+
+def no_validation(success: bool | None, reason: str) -> bool:
+    """A run ARE counts as `no_validation`: no verdict because its scenario has nothing to judge
+    against (no oracle events, as the hub's test split), not because something failed."""
+    return success is None and reason == NO_ORACLE_EVENTS_ERROR
 
 
 @dataclass(frozen=True)

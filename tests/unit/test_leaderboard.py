@@ -239,3 +239,7 @@ def test_a_scenario_without_oracle_events_is_no_validation_not_an_exception(tmp_
     configurations = json.loads((dest / "computed_stats.json").read_text())["run_configurations"]
     execution = next(c for c in configurations if c["config"] == "execution")
     assert (execution["no_validation_runs"], execution["exception_runs"]) == (1, 0)
+    assert unjudged["rationale"] is None  # as ARE leaves it for such a run
+    counts = {c.phase: c for c in count_phases(root)}
+    # done: a rerun could never give it a verdict, so it does not make the entry incomplete
+    assert counts["standard"].no_verdict == 0 and counts["standard"].whole

@@ -171,6 +171,11 @@ class ProviderLedger:
         self._changed()
         return outcome
 
+    def spent(self) -> int:
+        """Tokens counted so far (under the lock: a whole answer's or none)."""
+        with self._lock:
+            return self.tokens.total
+
     def share_budget(self, other: ProviderLedger) -> None:
         """Both ledgers spend one token budget (Agent2Agent: the agent's and its expert agents'
         calls), so an agent cannot pass its work to experts to spend past --max-tokens."""
@@ -179,8 +184,9 @@ class ProviderLedger:
 
     def refuse_for_budget(self) -> str | None:
         """Why a new request must not be sent (the token budget is spent), else None."""
-        spent = self.tokens.total + sum(other.tokens.total for other in self.sharing)
+        elsewhere = sum(other.spent() for other in self.sharing)
         with self._lock:
+            spent = self.tokens.total + elsewhere
             if self.token_budget is None or spent < self.token_budget:
                 return None
             self.counts["refused_budget"] += 1

@@ -126,7 +126,7 @@ def finish(root: Path, split: str | None, hf_upload: str | None) -> int:
         if not count.whole:
             out.print(Text(printable(f"INCOMPLETE: {count.describe()}"), style="bold yellow", overflow="fold"))
     dest = default_path(root, "leaderboard")
-    bundle_export.write_bundle(bundle, dest, bundle.split(split))
+    bundle_export.write_bundle(bundle, dest, bundle.split(split), named=False)
     out.print(Text(printable(f"bundle: {bundle.count} rows in {dest}"), overflow="fold"))
     if bundle.missing:
         err.print(Text(printable(f"{len(bundle.missing)} runs have no ARE trace (their rows' data is empty): "
