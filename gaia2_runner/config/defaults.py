@@ -25,6 +25,11 @@ RUNNER_GRACE_S = 15.0  # the daemon enforces the timeout; the runner waits this 
 JUDGING_GRACE_S = 300.0  # ... or this much while the daemon judges (the judge may call an LLM)
 COLLECT_GRACE_S = 60.0  # the container's hard deadline leaves the runner this long after its own
 STATUS_POLL_S = 0.5  # the daemon's watchdog takes a silence of GAIA2_IDLE_TIMEOUT for a dead runner
+# The first status poll comes this soon after the start, each next one twice as late up to
+# STATUS_POLL_S: a quick run (the oracle's ends in a tenth of a second) is seen done at once, not
+# half a second later; a long one is polled as before.
+STATUS_POLL_FIRST_S = 0.05
+ALIVE_CHECK_S = 2.0  # while the daemon answers, podman is asked whether the container runs this often
 MIN_IDLE_TIMEOUT_S = 2.0  # well above STATUS_POLL_S, so a live runner is never taken for gone
 
 # --- the simulated clock: ARE's real time, the daemon's default too (so it is never sent) ---------

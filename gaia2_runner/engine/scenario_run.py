@@ -26,6 +26,8 @@ from gaia2_runner.config.defaults import (
     DURATION_GRACE_S,
     JUDGING_GRACE_S,
     RUNNER_GRACE_S,
+    ALIVE_CHECK_S,
+    STATUS_POLL_FIRST_S,
     STATUS_POLL_S,
     UNKNOWN_DURATION_TIMEOUT_S,
 )
@@ -220,9 +222,8 @@ class _Run:
         assert handle is not None
         started = time.monotonic()
         deadline = started + run_timeout + RUNNER_GRACE_S
-        polls = 0
+        interval, alive_checked = STATUS_POLL_FIRST_S, started
         while True:
-            polls += 1
             try:
                 doc = client.get_status()
             except (httpx.HTTPError, AdapterError):
@@ -235,15 +236,19 @@ class _Run:
                     return
                 if doc.get("status") == "judging":
                     deadline = max(deadline, started + run_timeout + JUDGING_GRACE_S)
-            # Ask podman every 2 s, and whenever the adapter does not answer.
-            if (doc is None or polls % 4 == 0) and not handle.is_running():
-                self._mark_crashed("while the scenario ran")
-                return
+            # Ask podman every ALIVE_CHECK_S, and whenever the adapter does not answer.
+            now = time.monotonic()
+            if doc is None or now - alive_checked >= ALIVE_CHECK_S:
+                alive_checked = now
+                if not handle.is_running():
+                    self._mark_crashed("while the scenario ran")
+                    return
             if time.monotonic() >= deadline:
                 result.status, result.success = "unresponsive", None
                 result.error = f"no final status after {run_timeout:g}s: the container stopped answering in time"
                 return
-            time.sleep(STATUS_POLL_S)
+            time.sleep(interval)
+            interval = min(interval * 2, STATUS_POLL_S)
 
     def _mark_crashed(self, when: str) -> None:
         result, handle = self.result, self.handle
