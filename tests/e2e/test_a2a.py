@@ -188,10 +188,10 @@ def test_oracle_with_a2a_is_the_oracle(images, tmp_path):
     assert "add_calendar_event" in [e["function"] for e in calls] and not [e for e in calls if e.get("parent_call_id")]
 
 
-RUN_TIMEOUT_S, SUB_AGENT_DELAY_S = 30, 240  # the sub-agent's second model call outlives the run by far
-# The relay waits for one answer 0.75 x RUN_TIMEOUT_S (22.5 s, budget.CALL_WINDOW_SHARE): a second call
-# starting after FIRST_ANSWER_DELAY_S is still unanswered at the run's timeout (15 + 22.5 > 30).
-FIRST_ANSWER_DELAY_S = 15
+RUN_TIMEOUT_S, SUB_AGENT_DELAY_S = 20, 240  # the sub-agent's second model call outlives the run by far
+# The relay waits for one answer 0.75 x RUN_TIMEOUT_S (15 s, budget.CALL_WINDOW_SHARE): a second call
+# starting after FIRST_ANSWER_DELAY_S is still unanswered at the run's timeout (10 + 15 > 20).
+FIRST_ANSWER_DELAY_S = 10
 
 
 def test_an_expert_call_at_the_deadline_is_stopped_and_the_run_judged(images, fake, tmp_path):
