@@ -17,6 +17,7 @@
 set -euo pipefail
 
 tag=setup-podman
+# shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # Talk to the local podman, never to a remote one a caller's CONTAINER_HOST may point at.
@@ -34,17 +35,6 @@ pidfile="$sock_dir/gaia2-podman-service.pid"
 service_log="$sock_dir/gaia2-podman-service.log"
 
 # --- 1. packages -----------------------------------------------------------------------------
-static_busybox() {  # path of a statically linked busybox (it must run inside an empty rootfs)
-  local bb
-  for bb in "$(command -v busybox 2>/dev/null || true)" /bin/busybox /usr/bin/busybox; do
-    [ -n "$bb" ] && [ -x "$bb" ] || continue
-    case "$(LC_ALL=C ldd "$bb" 2>&1 || true)" in  # ldd exits 1 on static binaries
-      *"not a dynamic executable"*|*"statically linked"*) echo "$bb"; return 0 ;;
-    esac
-  done
-  return 1
-}
-
 missing=()
 command -v podman >/dev/null 2>&1 || missing+=(podman)
 command -v runc >/dev/null 2>&1 || missing+=(runc)
@@ -70,10 +60,7 @@ busybox=$(static_busybox) || die "no statically linked busybox found after insta
 probe_dir=$(mktemp -d)
 trap 'rm -rf "$probe_dir"' EXIT
 rootfs="$probe_dir/rootfs"
-mkdir -p "$rootfs"/{bin,dev,etc,proc,sys,tmp}
-cp "$busybox" "$rootfs/bin/busybox"
-ln -s busybox "$rootfs/bin/sh"
-: > "$rootfs/etc/passwd"; : > "$rootfs/etc/group"
+probe_rootfs "$rootfs" "$busybox"
 
 probe() {  # 0 when a container starts and prints "ok"; the last error line is left in probe_err
   local out
@@ -115,7 +102,7 @@ EOF
 fi
 
 # --- 4. API service ---------------------------------------------------------------------------
-ping() { curl -sf --max-time 3 --unix-socket "$sock" http://d/_ping >/dev/null 2>&1; }
+ping() { sock_answers "$sock"; }
 ping && exit 0
 
 # A service we started earlier that no longer answers: stop it before starting a new one.
