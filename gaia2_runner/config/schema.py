@@ -18,6 +18,10 @@ from gaia2_runner.config.setting import KIND_WORDS, Setting, type_ok
 
 SECTIONS = ("target", "agent", "judge", "run")
 SWEEP_ENV = "GAIA2_SWEEP"  # 0/false/no/off: invocations never remove leftovers by themselves
+# sandbox/engine.py's PODMAN, DOCKER, AUTO and ENGINE_ENV, spelled here because sandbox/engine.py
+# imports config (importing it back would be a cycle); tests/unit/test_engine_select.py holds them equal.
+ENGINE_CHOICES = ("podman", "docker", "auto")
+ENGINE_ENV = "GAIA2_ENGINE"
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("scenario", "target", "scenario", "path", "One scenario JSON file."),
@@ -134,6 +138,12 @@ SETTINGS: tuple[Setting, ...] = (
             "Before the first scenario, send one tiny request to the agent's and the judge's model endpoints "
             "from a container (default: on; also with --dry-run). --no-preflight skips it, for endpoints "
             "slow to wake up.", flag_name="--no-preflight", default=True),
+    # None: $GAIA2_ENGINE decides, else auto (sandbox/engine_select.py choose_engine).
+    Setting("engine", "run", "engine", "str",
+            "Container engine: podman, docker, or auto (default; also $GAIA2_ENGINE): a --host's own, else "
+            "CONTAINER_HOST means podman and DOCKER_HOST docker, else whichever answers on its usual "
+            "socket (podman when both do; a private podman service when none does).",
+            choices=ENGINE_CHOICES, noun="engine", env_var=ENGINE_ENV),
     Setting("hosts", "run", "hosts", "hosts",
             "Podman API URL to run on (repeatable; URL=N gives it N slots, default: concurrency each).",
             flag_name="--host"),
