@@ -1,29 +1,50 @@
 #!/usr/bin/env bash
 # Build gaia2-runner's base image without any container registry: a Debian bookworm "minbase"
 # root filesystem with Python 3 (3.11), venv, pip, CA certificates, curl and tzdata, made with
-# mmdebstrap from the Debian mirror and turned into an image with `podman import`.
+# mmdebstrap from the Debian mirror and turned into an image with `podman import` or `docker import`.
 # Idempotent: does nothing when the image already exists (FORCE=1 rebuilds it). About a minute.
 #
-# Usage: scripts/build-base-image.sh [IMAGE]      (default localhost/gaia2-base:bookworm)
+# Usage: scripts/build-base-image.sh IMAGE      (scripts/bootstrap.sh names it)
 # Environment:
+#   GAIA2_ENGINE          podman or docker: the engine that gets the image (default: podman when
+#                         installed, else docker; Docker's socket as scripts/setup-docker.sh finds it)
 #   GAIA2_DEBIAN_MIRROR   Debian mirror to build from (default http://deb.debian.org/debian)
 #   GAIA2_DEBIAN_KEYRING  keyring that verifies it (default the debian-archive-keyring package's)
 set -euo pipefail
 
 tag=build-base-image
+# shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# Use the local podman (same image store as the API service), not a remote CONTAINER_HOST.
+# Use the local engine (same image store as its API service), not a remote CONTAINER_HOST.
 unset CONTAINER_HOST CONTAINER_CONNECTION
 
-image=${1:-localhost/gaia2-base:bookworm}
+[ $# -eq 1 ] || die "usage: $0 IMAGE (scripts/bootstrap.sh names the local base image)"
+image=$1
+engine=${GAIA2_ENGINE:-auto}
+if [ "$engine" = auto ]; then
+  if command -v podman >/dev/null 2>&1; then engine=podman; else engine=docker; fi
+fi
 suite=bookworm
 mirror=${GAIA2_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 keyring=${GAIA2_DEBIAN_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
 packages=python3,python3-venv,python3-pip,ca-certificates,curl,tzdata
 
-command -v podman >/dev/null 2>&1 || die "podman is not installed (scripts/setup-podman.sh installs it)"
-if [ "${FORCE:-0}" != 1 ] && podman image exists "$image"; then
+case "$engine" in
+  podman)
+    command -v podman >/dev/null 2>&1 || die "podman is not installed (scripts/setup-podman.sh installs it)"
+    has_image() { podman image exists "$image"; }
+    import_rootfs() { podman import --quiet "$@"; }
+    image_id() { podman image inspect --format '{{.Id}}' "$image"; } ;;
+  docker)
+    sock=$(docker_socket)
+    [ "$(engine_at "$sock" || true)" = docker ] || die "Docker does not answer on unix://$sock (scripts/setup-docker.sh starts it)"
+    has_image() { docker_has_image "$sock" "$image"; }
+    import_rootfs() { docker_at "$sock" import "$@"; }
+    image_id() { docker_at "$sock" image inspect --format '{{.Id}}' "$image" | sed 's/^sha256://'; } ;;
+  *) die "GAIA2_ENGINE=$engine: use podman, docker or auto" ;;
+esac
+if [ "${FORCE:-0}" != 1 ] && has_image; then
   exit 0
 fi
 
@@ -52,7 +73,7 @@ log "building $image: Debian $suite minbase + ${packages//,/ } from $mirror (abo
 mmdebstrap --quiet --variant=minbase --include="$packages" --keyring="$keyring" \
   "$suite" "$work/rootfs.tar" "deb $mirror $suite main" \
   || die "mmdebstrap failed (is $mirror reachable?)"
-podman import --quiet --change 'CMD ["/bin/bash"]' --change 'ENV LANG=C.UTF-8' \
+import_rootfs --change 'CMD ["/bin/bash"]' --change 'ENV LANG=C.UTF-8' \
   "$work/rootfs.tar" "$image" >/dev/null \
-  || die "podman import failed"
-log "$image built in $((SECONDS - start)) s ($(podman image inspect --format '{{.Id}}' "$image" | cut -c1-12))"
+  || die "$engine import failed"
+log "$image built in $((SECONDS - start)) s in $engine ($(image_id | cut -c1-12))"
