@@ -31,6 +31,7 @@ class RunInfo:
     provider: str | None = None
     image: str | None = None
     image_id: str | None = None
+    engine: str | None = None  # podman | docker (run_config.json's `engine`); None: recorded before engines
     judge: str | None = None
     runner_version: str | None = None
     started_at: str | None = None
@@ -86,6 +87,8 @@ def describe(path: Path, verdicts: str = CURRENT, *, strict: bool = False) -> Ru
         info.image = _str(config.get("image")) or _str(agent.get("image"))
         info.started_at = _str(config.get("started_at"))
         info.pass_at = _int(config.get("pass_at")) or 1
+        engine = config.get("engine") if isinstance(config.get("engine"), dict) else {}
+        info.engine = _str(engine.get("engine"))
     rows = load_rows(root, info.verdicts)
     info.runs = len(rows)
     info.scenarios = len({(r.split, r.scenario_id) for r in rows})

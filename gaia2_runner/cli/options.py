@@ -76,6 +76,13 @@ def with_settings(settings: list[Setting], help_overrides: dict[str, str] | None
     return decorate
 
 
+# --engine where a command takes it outside a run's settings (images, check-image, clean, judge,
+# run-config, submit): the setting's flag and help (config/schema.py); None: not given.
+_ENGINE = next(s for s in SETTINGS if s.name == "engine")
+EngineOption = Annotated[Optional[str], typer.Option(_ENGINE.flag, help=_ENGINE.help, show_default=False,
+                                                     rich_help_panel=_ENGINE.help_panel)]
+
+
 # The one option that picks a verdict set (output/read/verdicts.py) in ls, compare, export, view,
 # serve and judge's report. Annotated, so the commands stay callable from Python with a plain str.
 VERDICTS_HELP = ("Verdicts to read: current (the re-judge once `judge` ran, or what `judge --use` "

@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     from gaia2_runner.targets.resolve import ScenarioRef
 
 
-def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
-    """Settings and scenario counts per split, so a dry run shows exactly what would start."""
+def describe_plan(config: RunConfig, refs: list[ScenarioRef], engine: str | None = None) -> Group:
+    """Settings and scenario counts per split, so a dry run shows exactly what would start;
+    `engine`: the engine line (engine_select.describe_engine: which, its version, and why)."""
     agent, judge, run = config.agent, config.judge, config.run
     settings = Table(title="gaia2-runner plan", show_header=False, title_justify="left")
     settings.add_column("setting", style="bold", no_wrap=True)
@@ -54,6 +55,8 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef]) -> Group:
     if run.shard:  # refs are already this shard's slice
         rows.append(("shard", f"{run.shard}: its bookkeeping in {run.output_dir}/shards/"
                               f"{run.shard.replace('/', '-of-')}/"))
+    if engine is not None:  # beside the image it runs
+        rows.insert([name for name, _ in rows].index("image") + 1, ("engine", engine))
     if run.hosts:
         rows.append(("hosts", ", ".join(run.hosts)))
     for name, value in rows:

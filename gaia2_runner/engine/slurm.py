@@ -2,8 +2,8 @@
 
 SLURM does the scheduling; we only write two batch scripts into `<output>/slurm/` and hand them
 to `sbatch`. Array task t (0-based) runs `run-config --config X --shard (t+1)/N` on whatever node
-SLURM picks, with that node's podman (CONTAINER_HOST if exported, else its default socket or a
-private service); the aggregate job waits for the whole array (`afterany`, so a failed shard still
+SLURM picks, with that node's engine (submit's --engine, else the config's or $GAIA2_ENGINE, chosen there as for
+any run: CONTAINER_HOST/DOCKER_HOST if exported, else its default socket or a private podman service); the aggregate job waits for the whole array (`afterany`, so a failed shard still
 gets its gaps reported by aggregate's one `error:` line in its log). The scripts name the Python
 that submitted them (`python -m gaia2_runner.cli`), so nodes need the same installation path on
 the shared filesystem; sbatch exports the submitting environment (its default), and keys stay in
@@ -36,6 +36,7 @@ class SlurmJob:
     sbatch_args: tuple[str, ...] = ()
     max_parallel: int | None = None
     env_file: Path | None = None
+    engine: str | None = None  # --engine for every shard; None: the config's, else $GAIA2_ENGINE (exported)
     python: str = field(default_factory=lambda: sys.executable)
 
     @property
@@ -61,6 +62,7 @@ def _header(job: SlurmJob, name: str, output: str) -> list[str]:
 def shards_script(job: SlurmJob) -> str:
     limit = f"%{job.max_parallel}" if job.max_parallel else ""
     env_file = f" --env-file {shlex.quote(str(job.env_file))}" if job.env_file else ""
+    engine = f" --engine {shlex.quote(job.engine)}" if job.engine else ""
     lines = _header(job, "gaia2-shards", "shard-%A_%a.out")
     lines.insert(2, f"#SBATCH --array=0-{job.shards - 1}{limit}")
     lines += [
@@ -69,7 +71,7 @@ def shards_script(job: SlurmJob) -> str:
         "shard=$((SLURM_ARRAY_TASK_ID + 1))",
         f'echo "gaia2-runner shard $shard/{job.shards} on $(hostname), job $SLURM_ARRAY_JOB_ID"',
         f"exec {shlex.quote(job.python)} -m gaia2_runner.cli run-config --config {shlex.quote(str(job.config))}"
-        f'{env_file} --shard "$shard/{job.shards}"',
+        f'{env_file}{engine} --shard "$shard/{job.shards}"',
     ]
     return "\n".join(lines) + "\n"
 

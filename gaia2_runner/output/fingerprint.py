@@ -24,12 +24,17 @@ from gaia2_runner.config.defaults import DEFAULT_TIME_SPEED
 from gaia2_runner.config.schema import SETTINGS
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import FINGERPRINT_FILE
+from gaia2_runner.sandbox.engine import PODMAN
 
 SCHEMA = 1
 SIM_GENERATION_KEY = "sim_generation_time"
+# The engine the run's containers ran on, recorded only when not podman: every directory written
+# before Docker was an engine ran on podman, and must still match a podman run.
+ENGINE_KEY = "engine"
 # A directory recorded without the setting ran with the clock on during model calls: as `off` does.
 _OLD_CLOCK_HINT = "".join(f" (it ran as {s.flag} {OFF}: pass that to resume it)"
                           for s in SETTINGS if s.name == SIM_GENERATION_KEY)
+_ENGINE_FLAG = next(s.flag for s in SETTINGS if s.name == ENGINE_KEY)
 
 
 def _digest(text: str) -> str:
@@ -37,8 +42,9 @@ def _digest(text: str) -> str:
 
 
 def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
-                scenarios: Iterable[tuple[str | None, str, str]]) -> dict[str, Any]:
-    """The document; `scenarios` are (split, scenario_id, sha256) triples."""
+                scenarios: Iterable[tuple[str | None, str, str]], engine: str = PODMAN) -> dict[str, Any]:
+    """The document; `scenarios` are (split, scenario_id, sha256) triples; `engine` the one the
+    containers run on (image ids and container behaviour differ between engines)."""
     agent, judge = config.agent, config.judge
     doc = {
         "schema": SCHEMA,
@@ -64,6 +70,7 @@ def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
             # oracle calls no model, so it is not recorded for it.
             **({SIM_GENERATION_KEY: config.run.sim_generation_time}
                if config.agent.provider != providers.ORACLE and config.run.sim_generation_time != OFF else {}),
+            **({ENGINE_KEY: engine} if engine != PODMAN else {}),
         },
         "scenarios": {f"{split or ''}/{sid}": digest for split, sid, digest in scenarios},
     }
@@ -94,7 +101,13 @@ def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """What differs, one short phrase each ("model gpt-4o -> gpt-5", "scenario search/x changed")."""
     out: list[str] = []
     before, after = old.get("settings") or {}, new.get("settings") or {}
+    was, now = recorded_engine(old), recorded_engine(new)
+    if was != now:  # image ids are the engine's own: theirs differ too, and say nothing more
+        out.append(f"engine {was} -> {now} (it ran on {was}: pass {_ENGINE_FLAG} {was} to resume it)")
+    skipped = {ENGINE_KEY, "image_id"} if was != now else {ENGINE_KEY}
     for key in sorted(set(before) | set(after)):
+        if key in skipped:
+            continue
         if before.get(key) != after.get(key):
             out.append(f"{key} {_short(before.get(key))} -> {_short(after.get(key))}"
                        + (_OLD_CLOCK_HINT if key == SIM_GENERATION_KEY and before.get(key) is None else ""))
@@ -105,6 +118,12 @@ def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
         out.append(f"scenario file changed: {', '.join(k.lstrip('/') for k in changed[:3])}{more}")
     return out
+
+
+def recorded_engine(doc: dict[str, Any]) -> str:
+    """The engine a fingerprint's run used (podman when none is recorded: see ENGINE_KEY)."""
+    engine = (doc.get("settings") or {}).get(ENGINE_KEY)
+    return engine if isinstance(engine, str) and engine else PODMAN
 
 
 def _short(value: Any) -> str:

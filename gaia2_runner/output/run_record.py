@@ -22,10 +22,12 @@ def run_record(config: RunConfig, *, command: str, run_index: int, pass_at: int,
                started_at: str, finished_at: str | None,
                scenarios: Iterable[tuple[str, str | None, Path]],
                shard: dict[str, Any] | None = None, image_id: str | None = None,
-               environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+               environ: Mapping[str, str] | None = None,
+               engine: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The document for one run directory; `scenarios` are (scenario_id, split, path) triples;
     `shard` (engine/shards.py plan_identity) when a shard wrote it; `image_id` the image the run
-    is pinned to (engine/image_pin.py): what its containers run, whatever `image` names now.
+    is pinned to (engine/image_pin.py): what its containers run, whatever `image` names now;
+    `engine` the engine they run on (EngineInfo.as_dict(): engine, version, api_version).
     `agent_kind` (output/agent_kind.py) also sees a GAIA2_AGENT_COMMAND the host passes on
     (`environ`, default os.environ), which the settings do not record."""
     listed = [{"scenario_id": sid, "split": split, "path": str(path)} for sid, split, path in scenarios]
@@ -37,6 +39,7 @@ def run_record(config: RunConfig, *, command: str, run_index: int, pass_at: int,
         "agent_kind": agent_kind(settings["agent"], custom_command=custom),
         "image": config.agent.image,
         "image_id": image_id,
+        **({"engine": dict(engine)} if engine else {}),
         **({"harness": harness_record(config.agent.harness)} if config.agent.harness else {}),
         "run_index": run_index,
         "pass_at": pass_at,

@@ -9,6 +9,7 @@ from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.launch import (DRY_RUN_HELP, ENV_FILE_HELP, OVERWRITE_HELP, RETRY_HELP, build_config, exit_code,
                                       launch)
+from gaia2_runner.cli.options import EngineOption
 from gaia2_runner.config.schema import BY_NAME
 from gaia2_runner.config.setting import PANELS
 
@@ -28,12 +29,14 @@ def run_config_cmd(
                                               rich_help_panel=BY_NAME["hosts"].help_panel),
     no_preflight: bool = typer.Option(False, BY_NAME["preflight"].flag, help=BY_NAME["preflight"].help,
                                       rich_help_panel=BY_NAME["preflight"].help_panel),
+    engine: EngineOption = None,
 ) -> None:
     """Run what a TOML config describes; rerunning it resumes where it stopped.
 
     Exit codes as for run-dataset.
     """
     config = build_config(config_path, {"retry": True if retry else None, "shard": shard, "hosts": hosts,
-                                        "preflight": False if no_preflight else None}, env_file)
+                                        "preflight": False if no_preflight else None, "engine": engine},
+                          env_file)
     raise typer.Exit(exit_code(launch(config, command="run-config", out=out, err=err, retry=retry,
                                       dry_run=dry_run, overwrite=overwrite)))

@@ -11,6 +11,7 @@ import typer
 from gaia2_runner.cli.console import out
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.launch import build_config
+from gaia2_runner.cli.options import EngineOption
 from gaia2_runner.config.load import MAX_SHARDS
 from gaia2_runner.engine.plan import plan_run
 from gaia2_runner.engine.slurm import SlurmJob, submit, write_scripts
@@ -31,10 +32,11 @@ def submit_cmd(
     max_parallel: Optional[int] = typer.Option(None, "--max-parallel", help="At most this many shards at once (--array %M)."),
     env_file: Optional[str] = typer.Option(None, "--env-file", help="dotenv file the shards load (default: next to the config)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Write and print the scripts; submit nothing."),
+    engine: EngineOption = None,
 ) -> None:
     """Run a config's shards as a SLURM array, then aggregate them, and print how to watch it.
 
-    Every task runs `run-config --config X --shard I/N` on its node's podman; the output_dir must
+    Every task runs `run-config --config X --shard I/N` on its node's engine; the output_dir must
     be on a filesystem every node shares. Checks the config and scenarios first (no podman).
     """
     if not slurm:
@@ -43,7 +45,7 @@ def submit_cmd(
         raise Gaia2Error(f"--shards must be 1 to {MAX_SHARDS}, got {shards}")
     if max_parallel is not None and max_parallel < 1:
         raise Gaia2Error(f"--max-parallel must be at least 1, got {max_parallel}")
-    config = build_config(config_path, {}, env_file)
+    config = build_config(config_path, {"engine": engine}, env_file)  # a bad --engine: one line, before sbatch
     if config.run.shard:
         raise Gaia2Error(f"{config.where('shard')}: remove it: submit gives every task its own --shard I/{shards}")
     plan = plan_run(config, command="submit")  # every check that needs no podman, before sbatch
@@ -51,7 +53,7 @@ def submit_cmd(
     job = SlurmJob(config=Path(config_path).resolve(), output_dir=plan.output_dir.resolve(), shards=shards,
                    workdir=Path(os.getcwd()), partition=partition, time=time_limit,
                    sbatch_args=tuple(sbatch_args or ()), max_parallel=max_parallel,
-                   env_file=Path(env_file).resolve() if env_file else None)
+                   env_file=Path(env_file).resolve() if env_file else None, engine=engine)
     if shards > scenarios:
         out.print(Text(f"note: {shards} shards for {scenarios} scenarios: {shards - scenarios} shard(s) get none"))
     if dry_run:
