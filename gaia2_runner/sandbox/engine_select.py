@@ -155,6 +155,18 @@ def candidate_urls(engine: str, environ: Mapping[str, str] | None = None) -> lis
     return urls
 
 
+def requested_engine(setting: str | None, environ: Mapping[str, str] | None = None,
+                     where: str = ENGINE_FLAG) -> tuple[str, str]:
+    """The engine asked for (PODMAN, DOCKER or AUTO) and who asked (`where`, ENGINE_ENV or "" for
+    the default); a bad value is one error line. Cheap: callers check it before connecting."""
+    env = os.environ if environ is None else environ
+    if setting is not None:
+        return check_engine(setting, where), where
+    if env.get(ENGINE_ENV, "").strip():
+        return check_engine(env[ENGINE_ENV].strip(), ENGINE_ENV), ENGINE_ENV
+    return DEFAULT_ENGINE, ""
+
+
 def choose_engine(setting: str | None, url: str | None = None, environ: Mapping[str, str] | None = None, *,
                   where: str = ENGINE_FLAG, api_url: str | None = None,
                   places: Mapping[str, Sequence[str]] | None = None) -> EngineChoice:
@@ -164,12 +176,8 @@ def choose_engine(setting: str | None, url: str | None = None, environ: Mapping[
     engine is told by its socket path; `places`: the sockets probed per engine (default:
     candidate_urls). Raises Gaia2Error (one line) for a bad value or when no engine can be used."""
     env = os.environ if environ is None else environ
-    if setting is not None:
-        engine, origin = check_engine(setting, where), f"set by {where}"
-    elif env.get(ENGINE_ENV, "").strip():
-        engine, origin = check_engine(env[ENGINE_ENV].strip(), ENGINE_ENV), f"set by {ENGINE_ENV}"
-    else:
-        engine, origin = DEFAULT_ENGINE, ""
+    engine, source = requested_engine(setting, env, where)
+    origin = f"set by {source}" if source else ""
     sockets = places if places is not None else {name: candidate_urls(name, env) for name in ENGINES}
     if engine != AUTO:
         return _named(engine, origin, url, env, api_url, sockets)
