@@ -3,7 +3,7 @@
 Everything is measured once, in this process, on this machine:
 
 - floor: create + start + first HTTP answer of a bare container (the runtime image running
-  `python3 -m http.server` on the adapter port, started by PodmanBackend with the runner's own
+  `python3 -m http.server` on the adapter port, started by Sandbox with the runner's own
   published port and network mode): what no scenario can beat;
 - phases: start / ready / run / collect (result.json `timings`) of a small demo scenario and of
   a universe-scale one (`--universe FILE`, else the demo padded with thousands of contacts and
@@ -13,8 +13,11 @@ Everything is measured once, in this process, on this machine:
 
 All runs go through plan_run / run_plan with the CLI's observers, as `gaia2-runner demo` does.
 Then the targets are checked (ok / MISS). `--quick` does fewer repetitions (RSS at 10 and 30).
+`--engines podman,docker` instead compares the engines' per-scenario overhead side by side
+(benchmarks/bench_engines.py), all measured in this one invocation.
 
     .venv/bin/python benchmarks/bench_runner.py [--quick] [--universe FILE] [--keep DIR]
+    .venv/bin/python benchmarks/bench_runner.py --engines podman,docker [--quick]
 """
 
 from __future__ import annotations
@@ -252,7 +255,7 @@ class Runner:
         out = self.work / f"plan{self.count}"
         config = apply_overrides(RunConfig(), {
             "dataset_root": DEMO_DIR, "provider": "oracle", "output_dir": out,
-            "concurrency": concurrency, "pass_at": pass_at})
+            "concurrency": concurrency, "pass_at": pass_at, "engine": self.backend.engine})
         plan = plan_run(config, command="bench", fresh=True, refs=refs)
         with open(os.devnull, "w") as sink:
             display = DatasetProgress(Console(file=sink, width=WIDTH))
@@ -265,7 +268,7 @@ class Runner:
 
 def measure(args: argparse.Namespace, work: Path) -> Measured:
     from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ensure_images
-    from gaia2_runner.sandbox.podman import PodmanBackend
+    from gaia2_runner.sandbox.backend import Sandbox
     from gaia2_runner.targets.resolve import scenario_ref
 
     quick = args.quick
@@ -276,7 +279,7 @@ def measure(args: argparse.Namespace, work: Path) -> Measured:
         universe_path = work / "universe.json"
         universe_path.write_text(json.dumps(pad_universe(json.loads(SMALL.read_text()))))
     small_ref, universe_ref = scenario_ref(SMALL, None), scenario_ref(universe_path, None)
-    with PodmanBackend.connect() as backend:
+    with Sandbox.connect() as backend:
         built = ensure_images(backend, log=lambda _line: None)
         if built:
             log(f"built {', '.join(built)}")
@@ -302,17 +305,33 @@ def measure(args: argparse.Namespace, work: Path) -> Measured:
                     throughput, sampler.samples, runner.not_passed)
 
 
+def engine_list(text: str) -> list[str]:
+    """--engines: a comma-separated list of engine names, each once."""
+    from gaia2_runner.sandbox.engine import ENGINES
+
+    names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    if not names or any(n not in ENGINES for n in names):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a comma-separated list of {', '.join(ENGINES)}")
+    return names
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions; RSS at 10 and 30 scenarios")
     parser.add_argument("--universe", type=Path, help="a universe-scale scenario file (default: a padded demo)")
     parser.add_argument("--keep", type=Path, help="write the runs here and keep them")
+    parser.add_argument("--engines", type=engine_list, metavar="LIST",
+                        help="compare these engines' per-scenario overhead side by side (e.g. podman,docker)")
     args = parser.parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-runner-"))
     work.mkdir(parents=True, exist_ok=True)
     t0, load0 = time.perf_counter(), os.getloadavg()[0]
     try:
-        measured = measure(args, work)
+        if args.engines:
+            from bench_engines import compare
+            report = compare(args.engines, work, args.quick)
+        else:
+            report = render(measure(args, work))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -320,7 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"gaia2-runner benchmark ({mode}), {time.strftime('%Y-%m-%d %H:%M')}: took "
           f"{time.perf_counter() - t0:.0f} s\n{os.cpu_count()} cores; load average {load0:.1f} at the "
           f"start, {os.getloadavg()[0]:.1f} at the end\n")
-    print(render(measured))
+    print(report)
     return 0
 
 

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 from gaia2_container.runtimes.are_default.settings import ARE_PROVIDER, KEY_VARIABLE, LITELLM_PREFIX  # noqa: E402
 from gaia2_container.runtimes.harness.driver import NO_KEY  # noqa: E402
 from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE  # noqa: E402
-from gaia2_runner.sandbox.podman import NETWORK_MODE, NETWORK_OPTIONS  # noqa: E402
+from gaia2_runner.sandbox.podman_driver import NETWORK_MODE, NETWORK_OPTIONS  # noqa: E402
 
 ARE_CLI = "/opt/gaia2/venv/bin/are-benchmark"  # ARE's console script in the image's venv
 CONFIG = "parity"  # the one config subdirectory `are-benchmark run --config` reads

@@ -1,12 +1,83 @@
-"""Shared helpers: scenario files written on the fly."""
+"""Shared fixtures: scenario files written on the fly, the container engine(s) and their images.
+
+Tests marked `both_engines` run once per engine of `--engines` (default $GAIA2_TEST_ENGINES, else
+podman), with ids `[podman]`/`[docker]`; every other test gets podman. For a marked test's duration
+$GAIA2_ENGINE names its engine, so the runners it starts (`-m gaia2_runner ...` with os.environ, or
+run_scenario without a backend) use that engine too.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
+
+from gaia2_runner.sandbox.engine import ENGINE_ENV, ENGINES, PODMAN
+
+BOTH_ENGINES = "both_engines"  # the marker
+ENGINES_OPTION = "--engines"
+TEST_ENGINES_ENV = "GAIA2_TEST_ENGINES"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(ENGINES_OPTION, default=None, metavar="LIST",
+                     help=f"comma-separated engines ({', '.join(ENGINES)}) the tests marked {BOTH_ENGINES} "
+                          f"run on (default: ${TEST_ENGINES_ENV}, else {PODMAN})")
+
+
+def chosen_engines(config: pytest.Config) -> list[str]:
+    """The engines of --engines / $GAIA2_TEST_ENGINES, in order, each once."""
+    given = config.getoption(ENGINES_OPTION)
+    source = ENGINES_OPTION if given else f"${TEST_ENGINES_ENV}"
+    text = given or os.environ.get(TEST_ENGINES_ENV) or PODMAN
+    names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    unknown = [n for n in names if n not in ENGINES]
+    if unknown or not names:
+        raise pytest.UsageError(f"error: {source}={text!r}: unknown engine {', '.join(unknown) or '(none)'}; "
+                                f"give a comma-separated list of {', '.join(ENGINES)}")
+    return names
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    chosen_engines(config)  # a bad --engines is one error line at start-up
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.definition.get_closest_marker(BOTH_ENGINES) is None:
+        return
+    if "engine" not in metafunc.fixturenames:
+        raise pytest.UsageError(f"error: {metafunc.definition.nodeid} is marked {BOTH_ENGINES} but uses no "
+                                "engine: request the `engine`, `backend` or `images` fixture")
+    engines = chosen_engines(metafunc.config)
+    metafunc.parametrize("engine", engines, indirect=True, scope="session", ids=engines)
+
+
+def engine_of(item: pytest.Item) -> str | None:
+    """The engine a test was parametrised with (None: unmarked, the environment's own engine)."""
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("engine") if callspec is not None else None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """$GAIA2_ENGINE names a marked test's engine from its fixtures' set-up to their teardown (so
+    subprocess runners and module fixtures follow it), and is put back afterwards (unit tests never
+    see it)."""
+    name = engine_of(item)
+    if name is None:
+        return (yield)
+    saved = os.environ.get(ENGINE_ENV)
+    os.environ[ENGINE_ENV] = name
+    try:
+        return (yield)
+    finally:
+        if saved is None:
+            os.environ.pop(ENGINE_ENV, None)
+        else:
+            os.environ[ENGINE_ENV] = saved
 
 
 def scenario_doc(scenario_id: str | None = "demo_ok", duration: Any = 30) -> dict:
@@ -36,26 +107,65 @@ def demo_dataset(tmp_path: Path) -> Callable[..., Path]:
 
 
 @pytest.fixture(scope="session")
-def backend():
-    """The real podman service; integration tests fail (never skip) when it is unusable."""
+def sandboxes() -> Iterator[Callable[[str], Any]]:
+    """`sandboxes("docker")`: that engine's Sandbox, connected once per session and closed at its
+    end. Integration tests fail (never skip) when the engine is unusable."""
     from gaia2_runner.errors import Gaia2Error
-    from gaia2_runner.sandbox.podman import PodmanBackend
 
     try:
-        b = PodmanBackend.connect()
-    except Gaia2Error as exc:
-        pytest.fail(f"podman is not usable on this host: {exc}")
-    yield b
-    b.close()
+        from gaia2_runner.sandbox.backend import Sandbox
+        connect = Sandbox.connect
+    except ImportError:  # TRANSITIONAL (issue 25): until sandbox/backend.py lands, podman only
+        from gaia2_runner.sandbox.podman import PodmanBackend
+        connect = lambda url, engine: PodmanBackend.connect()  # noqa: E731
+
+    opened: dict[str, Any] = {}
+
+    def get(name: str) -> Any:
+        if name not in opened:
+            try:
+                opened[name] = connect(None, engine=name)
+            except Gaia2Error as exc:
+                pytest.fail(f"{name} is not usable on this host: {exc}")
+        return opened[name]
+
+    yield get
+    for sandbox in opened.values():
+        sandbox.close()
 
 
 @pytest.fixture(scope="session")
-def images(backend):
-    """Build the runtime and oracle images once per test session when they are missing."""
+def built_images(sandboxes) -> Callable[[str], list[str]]:
+    """`built_images("docker")`: build the runtime, oracle and agent images on that engine when
+    missing or stale, once per session (on Docker this is also the Docker build test)."""
     from gaia2_runner.sandbox.images import ensure_images
 
-    built = ensure_images(backend, log=lambda line: None)
-    return built
+    done: dict[str, list[str]] = {}
+
+    def build(name: str) -> list[str]:
+        if name not in done:
+            done[name] = ensure_images(sandboxes(name), log=lambda line: None)
+        return done[name]
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def engine(request: pytest.FixtureRequest) -> str:
+    """The engine this test runs on: its `both_engines` parameter, else podman."""
+    return getattr(request, "param", PODMAN)
+
+
+@pytest.fixture(scope="session")
+def backend(engine: str, sandboxes):
+    """The test's engine as a real Sandbox."""
+    return sandboxes(engine)
+
+
+@pytest.fixture(scope="session")
+def images(engine: str, built_images):
+    """The runner's images, built on the test's engine once per session when missing."""
+    return built_images(engine)
 
 
 @pytest.fixture
@@ -70,18 +180,19 @@ def fake(tmp_path: Path):
 
 
 @pytest.fixture(scope="session")
-def harness_image(backend, images):
+def harness_image(sandboxes, built_images):
     """`harness_image("codex")`: build that CLI harness's image (and the Node image) when missing or
     stale, once per session; returns its tag."""
     from gaia2_runner.config.harnesses import get_harness
     from gaia2_runner.sandbox.images import ensure_images
 
     built: dict[str, str] = {}
+    built_images(PODMAN)  # harness images are podman's only (not parametrised by engine)
 
     def build(name: str) -> str:
         if name not in built:
             harness = get_harness(name)
-            ensure_images(backend, log=lambda line: None, harnesses=[harness], defaults=False)
+            ensure_images(sandboxes(PODMAN), log=lambda line: None, harnesses=[harness], defaults=False)
             built[name] = harness.image
         return built[name]
 
@@ -103,7 +214,7 @@ def real_model_server(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def harness_runs(backend, harness_image, tmp_path_factory):
+def harness_runs(sandboxes, harness_image, tmp_path_factory):
     """`harness_runs("codex", CALENDAR)`: that CLI harness solving the calendar task (or, with
     MULTI_TURN, the two-turn email task) as its row of tests/support/harness_cases.py scripts it,
     run once per session: the common harness tests (tests/e2e/test_harnesses.py) and the harness's
@@ -124,7 +235,7 @@ def harness_runs(backend, harness_image, tmp_path_factory):
             fake = FakeLLM({case.route: script}, tmp / "llm_requests.jsonl")
             fake.start()
             try:
-                result, out = run_harness(backend, image, scenario, tmp / "out", case.run_env(fake),
+                result, out = run_harness(sandboxes(PODMAN), image, scenario, tmp / "out", case.run_env(fake),
                                           timeout=case.timeout, **case.run_options)
             finally:
                 fake.stop()

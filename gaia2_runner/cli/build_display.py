@@ -9,7 +9,7 @@ from gaia2_runner.cli.console import err
 from gaia2_runner.config.defaults import DEFAULT_BASE_IMAGE
 from gaia2_runner.config.harnesses import Harness
 from gaia2_runner.sandbox.images import build_images, ensure_images
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.backend import Sandbox
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
@@ -36,7 +36,7 @@ class BuildDisplay:
 
 
 def build_with_display(base_image: Optional[str], ca_bundle: Optional[Path], force: bool, only_missing: bool,
-                       backend: PodmanBackend | None = None, harnesses: Sequence[Harness] = (),
+                       backend: Sandbox | None = None, harnesses: Sequence[Harness] = (),
                        defaults: bool = True) -> list[str]:
     """Build the images (only the missing or stale ones with `only_missing`), showing progress."""
     display = BuildDisplay()

@@ -33,7 +33,7 @@ from gaia2_runner.output.runner_log import RESULTS_SEPARATOR, RunnerLog, summary
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.resources import checkout_candidates
 from gaia2_runner.sandbox.leftovers import Leftover
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.targets import ScenarioRef
 from gaia2_runner.text import printable
 from gaia2_runner.viewer.refresh import IndexRefresher
@@ -76,7 +76,7 @@ def build_config(config_path: str | Path | None, overrides: dict[str, Any], env_
 
 def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry: bool = False,
            dry_run: bool = False, fresh: bool = False, overwrite: bool = False, per_scenario: bool = False,
-           prepare: Callable[[PodmanBackend], None] | None = None,
+           prepare: Callable[[Sandbox], None] | None = None,
            refs: list[ScenarioRef] | None = None) -> DatasetOutcome | int:
     """Check, then run (or print the plan). Returns the outcome, or 0 after a dry run.
 

@@ -42,8 +42,8 @@ from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.results_log import ResultsLog
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.output.summary import Summary, summarize, write_summary
-from gaia2_runner.sandbox.api_errors import PodmanUnavailable
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.engine import EngineUnavailable
+from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.service import ping
 from gaia2_runner.targets import ScenarioFile
 from gaia2_runner.text import now_iso, one_line
@@ -76,7 +76,7 @@ class DatasetOutcome:
         return EXIT_NO_VERDICT if self.summary.infra_errors or self.summary.missing_runs else EXIT_OK
 
 
-def run_plan(plan: RunPlan, *, backend: PodmanBackend | None = None,
+def run_plan(plan: RunPlan, *, backend: Sandbox | None = None,
              observer: RunObserver | None = None) -> DatasetOutcome:
     """Run every job of `plan` that has no result yet; raises Gaia2Error before starting anything
     when the image is missing or the output directory holds results of another setup."""
@@ -305,7 +305,7 @@ class _DatasetRun:
         while True:
             try:
                 return self._run_once(job, host)
-            except PodmanUnavailable as exc:
+            except EngineUnavailable as exc:
                 if host.lost or (not ping(host.backend.api_url) and self.watch.give_up(host, exc.message)):
                     return None
                 if not self._wait_for_podman(host, exc.message):
@@ -337,7 +337,7 @@ class _DatasetRun:
                     limits=plan.limits,
                     on_status=lambda doc: self._warn(self.limits.status_seen(job, doc)))
             return result.to_dict()
-        except PodmanUnavailable:
+        except EngineUnavailable:
             raise
         except Gaia2Error as exc:
             return self._error_result(job, exc.message)

@@ -19,7 +19,7 @@ from typing import Callable
 from gaia2_runner.config import RunConfig, parse_hosts
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.leftovers import sweep_wanted
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.service import ping
 
 HOST_CHECK_S = 2.0
@@ -30,7 +30,7 @@ HOST_FAILURES = 3  # consecutive failed pings (about 6 s) before a host is given
 class Host:
     url: str
     slots: int
-    backend: PodmanBackend
+    backend: Sandbox
     own: bool = True  # connected by the engine (closed at the end)
     failures: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -47,30 +47,30 @@ def host_specs(config: RunConfig) -> list[tuple[str, int]]:
     return parse_hosts(config.run.hosts, max(1, int(config.run.concurrency or 1)), config.where("hosts"))
 
 
-def connect_first(config: RunConfig) -> PodmanBackend:
+def connect_first(config: RunConfig) -> Sandbox:
     """The first host of `[run] hosts` that answers (the one that plans and checks), else the
     usual single connection (CONTAINER_HOST, the default socket or a private service)."""
     specs = host_specs(config)
     sweep_wanted(config.run.sweep)  # a bad GAIA2_SWEEP is one error before any connection
     if not specs:
-        return _swept_as_configured(PodmanBackend.connect(), config)
+        return _swept_as_configured(Sandbox.connect(), config)
     failures = []
     for url, _slots in specs:
         try:
-            return _swept_as_configured(PodmanBackend.connect(url), config)
+            return _swept_as_configured(Sandbox.connect(url), config)
         except Gaia2Error as exc:
             failures.append(exc.message)
     raise Gaia2Error(f"{config.where('hosts')}: no podman host answers: {'; '.join(failures)}")
 
 
-def _swept_as_configured(backend: PodmanBackend, config: RunConfig) -> PodmanBackend:
+def _swept_as_configured(backend: Sandbox, config: RunConfig) -> Sandbox:
     """Whether this run sweeps leftovers before its first container: `[run] sweep`, else
     $GAIA2_SWEEP (a bad value is one error before anything starts)."""
     backend.sweep = sweep_wanted(config.run.sweep)
     return backend
 
 
-def connect_hosts(config: RunConfig, first: PodmanBackend, warn: Callable[[str], None]) -> list[Host]:
+def connect_hosts(config: RunConfig, first: Sandbox, warn: Callable[[str], None]) -> list[Host]:
     """Every host of the config that answers now (a silent one is left out with a warning)."""
     specs = host_specs(config)
     _swept_as_configured(first, config)
@@ -82,7 +82,7 @@ def connect_hosts(config: RunConfig, first: PodmanBackend, warn: Callable[[str],
             hosts.append(Host(url, slots, first, own=False))
             continue
         try:
-            hosts.append(Host(url, slots, _swept_as_configured(PodmanBackend.connect(url), config)))
+            hosts.append(Host(url, slots, _swept_as_configured(Sandbox.connect(url), config)))
         except Gaia2Error as exc:
             warn(f"host left out: {exc.message}")
     return hosts

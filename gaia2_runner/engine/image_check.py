@@ -21,7 +21,7 @@ from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.adapter import AdapterClient, AdapterError
 from gaia2_runner.sandbox.container_handle import ContainerHandle
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.targets import load_scenario
 
 
@@ -34,7 +34,7 @@ class Point:
     detail: str
 
 
-def check_image(image: str, scenario_path: Path, backend: PodmanBackend, env: Mapping[str, str] | None = None,
+def check_image(image: str, scenario_path: Path, backend: Sandbox, env: Mapping[str, str] | None = None,
                 timeout: float = CHECK_IMAGE_TIMEOUT_S, health_timeout: float = DEFAULT_HEALTH_TIMEOUT_S,
                 progress: Callable[[str], None] = lambda _m: None) -> list[Point]:
     """Start `image` on the scenario as a run would, probe the adapter, wait for a final status,

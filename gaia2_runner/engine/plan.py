@@ -30,7 +30,7 @@ from gaia2_runner.output.layout import (
     scenario_dir,
     state_dir,
 )
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.targets import ScenarioRef, resolve_targets
 
 
@@ -131,7 +131,7 @@ def plan_run(config: RunConfig, *, retry: bool = False, command: str = "run-data
                    command=command, fresh=fresh, overwrite=overwrite, shard=shard, shard_info=shard_info)
 
 
-def check_image(plan: RunPlan, backend: PodmanBackend) -> None:
+def check_image(plan: RunPlan, backend: Sandbox) -> None:
     image, harness = plan.config.agent.image, plan.config.agent.harness
     if not backend.image_exists(image):
         how = f"images build --agent {harness}" if harness else "images build"
@@ -168,7 +168,7 @@ class FingerprintCheck:
         return "matches the results there" + kept
 
 
-def compare_fingerprint(plan: RunPlan, backend: PodmanBackend) -> FingerprintCheck:
+def compare_fingerprint(plan: RunPlan, backend: Sandbox) -> FingerprintCheck:
     """The recorded setup against this plan's; the image counts by the id the run pinned when it
     started, as long as that image exists (a rebuilt tag neither blocks nor changes a resumed run)."""
     paths = (plan.state_dir, plan.output_dir) if plan.shard is not None else (plan.output_dir,)
@@ -193,7 +193,7 @@ def _compare_shard(plan: RunPlan, new: dict, olds: list[dict], pin: ImagePin) ->
     return FingerprintCheck(new, olds[0], list(dict.fromkeys(diffs)), unverifiable=False, pin=pin)
 
 
-def refuse_other_setup(plan: RunPlan, backend: PodmanBackend) -> FingerprintCheck:
+def refuse_other_setup(plan: RunPlan, backend: Sandbox) -> FingerprintCheck:
     """The fingerprint check; raises Gaia2Error when the output directory holds results of
     another setup (or its pinned image is gone) and nothing allows mixing or discarding them."""
     check = compare_fingerprint(plan, backend)
@@ -209,7 +209,7 @@ def refuse_other_setup(plan: RunPlan, backend: PodmanBackend) -> FingerprintChec
     return check
 
 
-def claim_output_dir(plan: RunPlan, backend: PodmanBackend) -> ImagePin:
+def claim_output_dir(plan: RunPlan, backend: Sandbox) -> ImagePin:
     """Refuse to mix results of different setups; with `overwrite`, discard the old ones first.
     Returns the image pin the run executes."""
     check = refuse_other_setup(plan, backend)

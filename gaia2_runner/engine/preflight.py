@@ -30,8 +30,8 @@ from gaia2_runner.engine.scenario_run import env_secrets
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.sandbox.container_logs import exit_text
-from gaia2_runner.sandbox.api_errors import PodmanUnavailable
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.engine import EngineUnavailable
+from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.text import one_line
 
 PREFLIGHT_TIMEOUT_S = 30.0  # both requests' budget inside the container
@@ -67,7 +67,7 @@ def skip_reason(plan: RunPlan) -> str | None:
     return None
 
 
-def check_before_run(plan: RunPlan, backend: PodmanBackend) -> PreflightReport:
+def check_before_run(plan: RunPlan, backend: Sandbox) -> PreflightReport:
     """The check a run makes before its first scenario: none when no run is left to start (a
     finished job resumed), which then cannot fail on a server stopped since."""
     if not plan.selection().todo:
@@ -75,7 +75,7 @@ def check_before_run(plan: RunPlan, backend: PodmanBackend) -> PreflightReport:
     return check_endpoints(plan, backend)
 
 
-def check_endpoints(plan: RunPlan, backend: PodmanBackend) -> PreflightReport:
+def check_endpoints(plan: RunPlan, backend: Sandbox) -> PreflightReport:
     """Run the check in a container on `backend`; raises Gaia2Error when an endpoint cannot work."""
     reason = skip_reason(plan)
     if reason is not None:
@@ -89,7 +89,7 @@ def check_endpoints(plan: RunPlan, backend: PodmanBackend) -> PreflightReport:
         handle = backend.run_scenario_container(image, None, env, PREFLIGHT_ID, entrypoint=ENTRYPOINT, command=COMMAND,
                                                 extra_files=ca_bundle_files(),
                                                 output_dir=str(plan.output_dir.resolve()))
-    except PodmanUnavailable:
+    except EngineUnavailable:
         raise
     except Gaia2Error as exc:
         return _not_checked(image, exc.message, scrub, started)

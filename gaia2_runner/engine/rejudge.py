@@ -30,7 +30,7 @@ from gaia2_runner.output.read.verdicts import REJUDGED, use
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
 from gaia2_runner.sandbox.container_logs import exit_text
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.text import now_iso, one_line
 
 TRACE_CAP = 256 * safe_io.MB  # one run's ARE trace (a universe-scale scenario is ~2.5 MB)
@@ -85,7 +85,7 @@ def targets(output_dir: Path) -> tuple[list[tuple[str, Path, bool | None, str]],
 
 
 def rejudge_output(output_dir: Path, config: RunConfig, environ: dict[str, str], *, concurrency: int = 2,
-                   image: str = RUNTIME_BASE_IMAGE, backend: PodmanBackend | None = None,
+                   image: str = RUNTIME_BASE_IMAGE, backend: Sandbox | None = None,
                    on_done: Callable[[Rejudged], None] | None = None) -> RejudgeOutcome:
     """Re-judge every run under `output_dir` that saved an ARE trace; nothing else is changed."""
     if not output_dir.is_dir():
@@ -98,7 +98,7 @@ def rejudge_output(output_dir: Path, config: RunConfig, environ: dict[str, str],
     scrub = Scrubber([v for k, v in env.items() if k == contract.ENV_JUDGE_API_KEY])
     outcome = RejudgeOutcome(skipped=skipped)
     own = backend is None
-    backend = backend or PodmanBackend.connect()
+    backend = backend or Sandbox.connect()
     try:
         def one(item: tuple[str, Path, bool | None, str]) -> Rejudged:
             done = _rejudge_one(backend, image, env, scrub, *item)
@@ -119,7 +119,7 @@ def rejudge_output(output_dir: Path, config: RunConfig, environ: dict[str, str],
     return outcome
 
 
-def _rejudge_one(backend: PodmanBackend, image: str, env: dict[str, str], scrub: Scrubber,
+def _rejudge_one(backend: Sandbox, image: str, env: dict[str, str], scrub: Scrubber,
                  rel: str, directory: Path, old: bool | None, scenario_id: str) -> Rejudged:
     root = directory
     data, problem = _read_capped(root, directory / ARE_TRACE_FILE)

@@ -40,7 +40,7 @@ from gaia2_runner.output.layout import CONTAINER_LOG_FILE, scenario_dir_name
 from gaia2_runner.sandbox.container_logs import exit_text
 from gaia2_runner.sandbox.api_errors import unreachable
 from gaia2_runner.sandbox.container_handle import STOPPED_GRACE_S, ContainerHandle
-from gaia2_runner.sandbox.podman import PodmanBackend, deferred_interrupts
+from gaia2_runner.sandbox.backend import Sandbox, deferred_interrupts
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_contract import constants as contract
@@ -71,7 +71,7 @@ def run_scenario(
     health_timeout: float = DEFAULT_HEALTH_TIMEOUT_S,
     runtime: str | None = None,
     extra_env: Mapping[str, str] | None = None,
-    backend: PodmanBackend | None = None,
+    backend: Sandbox | None = None,
     progress: Progress | None = None,
     secrets: Iterable[str] = (),
     podman_wait: float = DEFAULT_PODMAN_WAIT_S,
@@ -110,7 +110,7 @@ def run_scenario(
     if health_timeout <= 0:
         raise Gaia2Error(f"--health-timeout must be positive, got {health_timeout:g}")
     own_backend = backend is None
-    backend = backend or PodmanBackend.connect()
+    backend = backend or Sandbox.connect()
     try:
         if not backend.image_exists(image):
             raise Gaia2Error(f"image {image} not found: build it with `gaia2-runner images build`")
@@ -140,7 +140,7 @@ class _Run:
     """State of one run, so every exit path can write the same result."""
 
     def __init__(self, scenario: ScenarioFile, image: str, dest: Path, env: dict[str, str],
-                 backend: PodmanBackend, say: Progress, files: dict[str, bytes] | None = None,
+                 backend: Sandbox, say: Progress, files: dict[str, bytes] | None = None,
                  scrub: Scrubber | None = None, podman_wait: float = DEFAULT_PODMAN_WAIT_S) -> None:
         self.scenario, self.image, self.dest, self.env = scenario, image, dest, env
         self.podman_wait = podman_wait

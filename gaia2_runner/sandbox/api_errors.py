@@ -1,14 +1,10 @@
-"""What a podman API error means to the runner: unreachable (worth waiting for) or a message."""
+"""What an engine API error (podman-py's) means to the runner: unreachable (worth waiting for) or a message."""
 
 from __future__ import annotations
 
 import requests
-from gaia2_runner.errors import Gaia2Error
 from podman.errors import APIError
 
-
-class PodmanUnavailable(Gaia2Error):
-    """The podman API did not answer at all (service stopped, socket gone): worth waiting for."""
 
 
 def unreachable(exc: BaseException) -> bool:

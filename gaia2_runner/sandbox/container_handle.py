@@ -17,16 +17,13 @@ from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.streams import (
     CONTAINER_LOG_MAX_BYTES,
     SMALL_ARCHIVE_MAX_BYTES,
-    STREAM_CHUNK_BYTES,
     read_capped,
     truncation_marker,
 )
-from gaia2_runner.sandbox.api_errors import unreachable
 from gaia2_runner.sandbox.container_logs import demux_logs
-from podman.errors import APIError, NotFound
 
 if TYPE_CHECKING:
-    from gaia2_runner.sandbox.podman import PodmanBackend
+    from gaia2_runner.sandbox.backend import Sandbox
 
 STOPPED_GRACE_S = 10.0  # ContainerHandle.wait_exited: podman's cleanup after the process ends
 
@@ -35,17 +32,17 @@ STOPPED_GRACE_S = 10.0  # ContainerHandle.wait_exited: podman's cleanup after th
 class ContainerHandle:
     """One running scenario container."""
 
-    container: Any
+    cid: str
     name: str
     host_port: int
-    backend: "PodmanBackend"
+    backend: "Sandbox"
     adapter_token: str = field(default="", repr=False)  # a secret: never logged nor saved
     removed: bool = field(default=False)
     remote_port: int | None = None  # ssh:// hosts: the port on the remote loopback host_port forwards to
 
     @property
     def id(self) -> str:
-        return self.container.id
+        return self.cid
 
     @property
     def base_url(self) -> str:
@@ -64,22 +61,16 @@ class ContainerHandle:
             info.uid = info.gid = 0
             info.uname = info.gname = "root"
             tar.addfile(info, io.BytesIO(data))
-        if not self.container.put_archive(directory, buf.getvalue()[:tar.offset]):
+        if not self.backend.driver.put_archive(self.cid, directory, buf.getvalue()[:tar.offset]):
             raise Gaia2Error(
                 f"cannot copy {filename} into {directory} of the container: "
                 "does the image follow docs/reference/container-contract.md?"
             )
 
     def state(self) -> dict[str, Any] | None:
-        """podman's State block ({} when the container is gone; None when podman does not answer
-        or errs: nobody knows, and a container is not taken for dead because its API is down)."""
-        try:
-            self.container.reload()
-        except NotFound:
-            return {}
-        except APIError:
-            return None
-        return self.container.attrs.get("State") or {}
+        """The engine's State block ({} when the container is gone; None when the engine does not
+        answer or errs: nobody knows, and a container is not taken for dead because its API is down)."""
+        return self.backend.driver.state(self.cid)
 
     def is_running(self) -> bool:
         state = self.state()
@@ -113,10 +104,8 @@ class ContainerHandle:
     def logs(self) -> str:
         """Container stdout+stderr as text (its first CONTAINER_LOG_MAX_BYTES, then a marker line);
         demultiplexed when podman frames it. Streamed: the runner never holds more than the cap."""
-        with contextlib.closing(self.backend.client.api.get(
-                f"/containers/{self.id}/logs", params={"stdout": True, "stderr": True}, stream=True)) as resp:
-            resp.raise_for_status()
-            data = read_capped(resp.iter_content(STREAM_CHUNK_BYTES), CONTAINER_LOG_MAX_BYTES)
+        with self.backend.driver.open_logs(self.cid) as chunks:
+            data = read_capped(chunks, CONTAINER_LOG_MAX_BYTES)
         text = demux_logs(data.data).decode("utf-8", errors="replace")
         return text + (f"\n{truncation_marker('container log', CONTAINER_LOG_MAX_BYTES)}\n" if data.truncated else "")
 
@@ -128,27 +117,21 @@ class ContainerHandle:
 
     @contextlib.contextmanager
     def open_archive(self, path: str) -> Iterator[Iterator[bytes]]:
-        """The tar of `path` as a stream of chunks, never joined in memory (podman-py's own
-        get_archive reads the whole answer first: 1.5 GB of agent output cost 3 GB of RAM)."""
-        resp = self.backend.client.api.get(f"/containers/{self.id}/archive", params={"path": path}, stream=True)
-        with contextlib.closing(resp):
-            resp.raise_for_status()
-            yield resp.iter_content(STREAM_CHUNK_BYTES)
+        """The tar of `path` as a stream of chunks, never joined in memory."""
+        with self.backend.driver.open_archive(self.cid, path) as chunks:
+            yield chunks
 
     def stop(self, timeout: int = 5) -> None:
-        with contextlib.suppress(NotFound, APIError):
-            self.container.stop(timeout=timeout, ignore=True)
+        self.backend.driver.stop(self.cid, timeout)
 
     def remove(self) -> None:
         try:
-            self.container.remove(force=True, v=True)  # and its output volume
-        except NotFound:
-            pass
-        except APIError as exc:
-            if unreachable(exc):
-                return  # still ours: close() and the next invocation's sweep try again
+            if not self.backend.driver.remove(self.cid):  # and its volumes
+                return  # no answer: still ours, close() and the next invocation's sweep try again
+        except Gaia2Error:
+            pass  # refused: as before, forgotten here (the sweep and `clean` see it)
         self.removed = True
-        self.backend._live.pop(self.id, None)
+        self.backend.forget(self.cid)
 
     def cleanup(self, timeout: int = 5) -> None:
         """Stop then remove; never raises for a container that is already gone."""

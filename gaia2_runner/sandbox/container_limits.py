@@ -9,8 +9,8 @@ the usual host): tmpfs mounts work everywhere, and their pages count against the
 
 The scenario and the CA bundle are copied in before the container starts (ContainerHandle.put_file):
 podman writes them into the container's own layer even with a read-only root. Docker refuses
-uploads into a read-only root outside volumes: a Docker backend (issue 25) must make
-contract.INPUT_DIR and the CA bundle's directory volumes, or pass them as bind mounts.
+uploads into a read-only root outside volumes, so its driver makes those directories
+(ContainerSpec.upload_dirs) anonymous volumes.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from gaia2_runner.config.limits import (
     TINY_DIR_BYTES,
     ContainerLimits,
 )
+from gaia2_runner.sandbox.engine import Tmpfs
 
 CPU_PERIOD_US = 100_000  # the CFS period; the quota is cpus x this
 # Capabilities of the root daemon's: SYS_RESOURCE pins the agent's OOM score (the agent cannot
@@ -39,7 +40,7 @@ CLOCK_DIR = "/gaia2/clock"  # containers/gaia2_container/daemon/process_clock.py
 DAEMON_TMP_DIR = "/run"  # the daemon's TMPDIR lives below it (daemon/main.py)
 
 
-def tmpfs_mounts(limits: ContainerLimits) -> list[dict[str, Any]]:
+def tmpfs_places(limits: ContainerLimits) -> tuple[Tmpfs, ...]:
     """Every place the daemon or the agent writes to, as a sized tmpfs (the rest is read-only).
 
     World-writable ones are sticky (1777); the agent's $HOME is made the agent's by the daemon."""
@@ -51,8 +52,13 @@ def tmpfs_mounts(limits: ContainerLimits) -> list[dict[str, Any]]:
         (contract.BIN_DIR, TINY_DIR_BYTES, "0755"),
         (CLOCK_DIR, TINY_DIR_BYTES, "0755"),
     ]
-    return [{"type": "tmpfs", "source": "tmpfs", "target": target, "size": str(size), "mode": mode}
-            for target, size, mode in places]
+    return tuple(Tmpfs(target, size, mode) for target, size, mode in places)
+
+
+def tmpfs_mounts(places: tuple[Tmpfs, ...]) -> list[dict[str, Any]]:
+    """podman-py `mounts` entries for the tmpfs places (podman mounts them exec)."""
+    return [{"type": "tmpfs", "source": "tmpfs", "target": t.target, "size": str(t.size_bytes), "mode": t.mode}
+            for t in places]
 
 
 def limit_options(limits: ContainerLimits) -> dict[str, Any]:

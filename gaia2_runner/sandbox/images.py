@@ -1,4 +1,4 @@
-"""Build the runner's images through the podman REST API.
+"""Build the runner's images through the engine's REST API (podman or Docker: the same /build call).
 
 The build context is the repository's `containers/` directory. Builds stream their log lines
 while they run, so a ten-minute pip install shows progress instead of a frozen terminal.
@@ -32,8 +32,7 @@ from gaia2_runner.config.defaults import (  # the image names' owner
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.resources import checkout_candidates
 from gaia2_runner.sandbox.build_context import CONTRACT_SOURCE, context_archive, contract_files
-from gaia2_runner.sandbox.podman import PodmanBackend
-from podman.errors import APIError
+from gaia2_runner.sandbox.backend import Sandbox
 
 HARNESSES_DIR = "harnesses"  # containers/harnesses/<name>/{Containerfile,profile.toml}
 NODE_CONTAINERFILE = f"{HARNESSES_DIR}/node/Containerfile"
@@ -159,14 +158,9 @@ def stale_specs(specs: Sequence[ImageSpec], is_current: Callable[[ImageSpec], bo
     return todo
 
 
-def image_is_current(backend: PodmanBackend, tag: str, digest: str) -> bool:
-    if not backend.image_exists(tag):
-        return False
-    try:
-        labels = backend.client.images.get(tag).labels or {}
-    except APIError:
-        return False
-    return labels.get(SOURCE_LABEL) == digest
+def image_is_current(backend: Sandbox, tag: str, digest: str) -> bool:
+    labels = backend.driver.image_labels(tag)
+    return labels is not None and labels.get(SOURCE_LABEL) == digest
 
 
 def resolve_ca_bundle(ca_bundle: str | Path | None = None) -> Path | None:
@@ -192,12 +186,11 @@ def write_build_ca(context: Path, ca_bundle: str | Path | None = None) -> Path:
     return target
 
 
-def build_image(backend: PodmanBackend, spec: ImageSpec, context: Path, nocache: bool = False,
+def build_image(backend: Sandbox, spec: ImageSpec, context: Path, nocache: bool = False,
                 log: LogFn | None = None, digest: str | None = None) -> str:
     """Build one image and return its id; raise Gaia2Error with the last log lines on failure.
 
-    Uses podman-py's API client directly instead of `images.build`, because the latter reads the
-    whole build stream before returning and so cannot show progress.
+    Streams the build's messages (the driver's build), so progress shows as it happens.
     """
     containerfile = context / spec.containerfile
     if not containerfile.is_file():
@@ -216,16 +209,11 @@ def build_image(backend: PodmanBackend, spec: ImageSpec, context: Path, nocache:
         "labels": json.dumps({SOURCE_LABEL: digest or source_digest(context)}),
     }
     body = context_archive(context)
-    tail: list[str] = []
     try:
-        resp = backend.client.api.post("/build", params=params, data=body,
-                                       headers={"Content-type": "application/x-tar"}, stream=True)
-        resp.raise_for_status()
-        error, image_id = _follow_build(resp.iter_lines(), tail, log)
-    except APIError as exc:
-        error, image_id = " ".join(str(getattr(exc, "explanation", None) or exc).split()), None
+        result = backend.driver.build(body, params, log)
     finally:
         body.close()
+    error, image_id, tail = result.error, result.image_id, result.tail
     if error or not backend.image_exists(spec.tag):
         last = " | ".join(tail[-3:])
         raise Gaia2Error(
@@ -235,39 +223,8 @@ def build_image(backend: PodmanBackend, spec: ImageSpec, context: Path, nocache:
     return image_id or spec.tag
 
 
-def _follow_build(lines: Iterable[bytes], tail: list[str], log: LogFn | None) -> tuple[str | None, str | None]:
-    """Reassemble the JSON stream into text lines (podman may send one character per message)."""
-    pending, error, last_stream = "", None, ""
-    for raw in lines:
-        if not raw:
-            continue
-        try:
-            msg = json.loads(raw)
-        except ValueError:
-            msg = {"stream": raw.decode(errors="replace") + "\n"}
-        if msg.get("error"):
-            error = " ".join(str(msg["error"]).split())
-        chunk = msg.get("stream") or ""
-        if chunk:
-            last_stream = chunk
-        pending += chunk
-        while "\n" in pending:
-            line, pending = pending.split("\n", 1)
-            if line.strip():
-                tail.append(line)
-                del tail[:-50]
-                if log:
-                    log(line)
-    if pending.strip():
-        tail.append(pending)
-        if log:
-            log(pending)
-    image_id = last_stream.strip() if last_stream.strip().isalnum() else None
-    return error, image_id
-
-
 def build_images(
-    backend: PodmanBackend | None = None,
+    backend: Sandbox | None = None,
     base_image: str | None = None,
     ca_bundle: str | Path | None = None,
     nocache: bool = False,
@@ -285,7 +242,7 @@ def build_images(
     rebuilt. `on_image(tag, phase)` reports "start"/"done"/"failed" for progress displays.
     """
     own = backend is None
-    backend = backend or PodmanBackend.connect()
+    backend = backend or Sandbox.connect()
     try:
         context = containers_dir()
         specs = image_specs(base_image, harnesses, defaults)
@@ -315,7 +272,7 @@ def build_images(
             backend.close()
 
 
-def ensure_images(backend: PodmanBackend | None = None, base_image: str | None = None,
+def ensure_images(backend: Sandbox | None = None, base_image: str | None = None,
                   ca_bundle: str | Path | None = None, log: LogFn | None = None,
                   on_image: Callable[[str, str], None] | None = None,
                   harnesses: Sequence[Harness] = (), defaults: bool = True) -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 from gaia2_runner.config.limits import DEFAULT_LIMITS, GiB, MiB, ContainerLimits, parse_size
 from gaia2_runner.output.artifacts import extract_output
 from gaia2_runner.output.streams import ChunkReader, read_capped
-from gaia2_runner.sandbox.container_limits import limit_options, tmpfs_mounts
+from gaia2_runner.sandbox.container_limits import limit_options, tmpfs_mounts, tmpfs_places
 
 from gaia2_container.daemon.output_caps import CappedAgentLog, LogBudget  # noqa: E402
 
@@ -47,7 +47,7 @@ def test_container_options_bound_memory_cpu_pids_and_every_writable_place():
     assert (options["cpu_quota"], options["cpu_period"], options["pids_limit"]) == (150_000, 100_000, 300)
     assert options["read_only"] is True
     assert options["cap_add"] == ["SYS_RESOURCE", "NET_ADMIN"] and options["no_new_privileges"] is True
-    mounts = {m["target"]: m for m in tmpfs_mounts(limits)}
+    mounts = {m["target"]: m for m in tmpfs_mounts(tmpfs_places(limits))}
     assert int(mounts["/gaia2/agent"]["size"]) == int(mounts["/tmp"]["size"]) == 2 * GiB
     assert mounts["/tmp"]["mode"] == "1777"
     assert "/gaia2/output" not in mounts  # a volume (Containerfile.base): it must outlive the container

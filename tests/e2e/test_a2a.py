@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
-from gaia2_runner.sandbox.podman import NETWORK_MODE, NETWORK_OPTIONS
+from gaia2_runner.sandbox.podman_driver import NETWORK_MODE, NETWORK_OPTIONS
 from harness_support import CALENDAR_ANSWER, SCENARIOS, run_cli
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]

@@ -22,9 +22,11 @@ import pytest
 
 from dataset_support import DEMO_DIR as DEMO, oracle_config
 from gaia2_runner.sandbox.images import ORACLE_IMAGE, RUNTIME_BASE_IMAGE
-from gaia2_runner.sandbox.podman import DEFAULT_URL
+from gaia2_runner.sandbox.engine_select import DEFAULT_URLS
 from gaia2_runner.sandbox.ports import free_port
 from gaia2_runner.sandbox.service import ping
+
+DEFAULT_URL = DEFAULT_URLS["podman"]
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
-from gaia2_runner.sandbox.podman import NETWORK_MODE, NETWORK_OPTIONS
+from gaia2_runner.sandbox.podman_driver import NETWORK_MODE, NETWORK_OPTIONS
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 

@@ -12,14 +12,12 @@ The time a container survived its runner is printed (`pytest -s`) and recorded a
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shlex
 import signal
 import subprocess
 import sys
-import tarfile
 import time
 from pathlib import Path
 
@@ -28,8 +26,8 @@ import pytest
 from gaia2_contract import constants as contract
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_PID
-from gaia2_runner.sandbox.container_handle import ContainerHandle
-from container_probe import daemon_status, exists, is_running
+from gaia2_runner.sandbox.engine import ContainerRecord
+from container_probe import daemon_status, exists, handle_of, is_running, output_file, running
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -85,59 +83,51 @@ def start_runner(tmp_path: Path, name: str, agent: str, idle: int | None) -> sub
         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
 
 
-def container_of(backend, runner: subprocess.Popen):
+def container_of(backend, runner: subprocess.Popen) -> ContainerRecord:
     """The runner's container once its scenario runs (found by the owner label, as `clean` does)."""
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         assert runner.poll() is None, f"runner exited early with {runner.returncode}"
-        found = backend.client.containers.list(filters={"label": f"{LABEL_PID}={runner.pid}"})
-        if found and daemon_status(found[0]) == "running":
+        found = running(backend, f"{LABEL_PID}={runner.pid}")
+        if found and daemon_status(backend, found[0].id) == "running":
             return found[0]
         time.sleep(0.3)
     raise AssertionError(f"runner {runner.pid} never had a running scenario")
 
 
-def kill_and_time_survival(runner: subprocess.Popen, container, bound: float) -> float:
+def kill_and_time_survival(backend, runner: subprocess.Popen, container: ContainerRecord, bound: float) -> float:
     """kill -9 the runner; seconds until its container stopped by itself."""
     runner.send_signal(signal.SIGKILL)
     killed = time.monotonic()
     runner.wait()
-    while is_running(container):
+    while is_running(backend, container.id):
         assert time.monotonic() - killed < bound, f"container still running {bound:g}s after kill -9"
         time.sleep(0.1)
     return time.monotonic() - killed
 
 
-def wait_exited(backend, container) -> None:
-    """Until podman is done with the container: read in its "stopped" state (process gone, cleanup
-    running), the output directory can come back empty (seen here once in CI)."""
-    assert ContainerHandle(container, container.name, 0, backend).wait_exited(60), container.name
-
-
-def output_file(container, name: str) -> str:
-    stream, _ = container.get_archive(f"{contract.OUTPUT_DIR}/{name}")
-    with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
-        return tar.extractfile(tar.getmembers()[0]).read().decode()
-
-
+@pytest.mark.both_engines
 def test_killed_runner_leaves_a_stopped_container_that_clean_removes(images, backend, tmp_path, record_property):
     runner = start_runner(tmp_path, "killed", f"python3 -c {shlex.quote(KEEPALIVE_AGENT)}", idle=SHORT_IDLE_S)
     container = container_of(backend, runner)
-    labels = container.attrs["Config"]["Labels"]
+    labels = backend.inspect(container.id)["Config"]["Labels"]
     assert labels["gaia2.output_dir"] == str((tmp_path / "killed" / "demo_env_message_pickup").resolve())
     assert labels["gaia2.scenario_id"] == "demo_env_message_pickup" and labels["gaia2.owner.start_time"]
     time.sleep(SHORT_IDLE_S + 1)  # the agent's polling alone has kept nothing alive; the runner's has
-    assert daemon_status(container) == "running"
+    assert daemon_status(backend, container.id) == "running"
 
-    survived = kill_and_time_survival(runner, container, SURVIVAL_BOUND_S)
+    survived = kill_and_time_survival(backend, runner, container, SURVIVAL_BOUND_S)
     print(f"\ncontainer survived kill -9 of its runner by {survived:.1f}s (idle timeout {SHORT_IDLE_S}s)")
     record_property("survival_after_kill9_s", round(survived, 1))
 
-    # It wrote its final files on the way out, and the agent never got the token.
-    wait_exited(backend, container)
-    status = json.loads(output_file(container, contract.STATUS_FILE))
+    # It wrote its final files on the way out, and the agent never got the token. Wait until the
+    # engine is done with it: read in podman's "stopped" state (process gone, cleanup running), the
+    # output directory can come back empty (seen here once in CI).
+    handle = handle_of(backend, container)
+    assert handle.wait_exited(60), container.name
+    status = json.loads(output_file(handle, contract.STATUS_FILE))
     assert status["status"] == "error" and "runner gone" in status["error"], status
-    agent_log = output_file(container, contract.AGENT_LOG_FILE)
+    agent_log = output_file(handle, contract.AGENT_LOG_FILE)
     found = json.loads(agent_log.split("KEEPALIVE ", 1)[1].splitlines()[0])
     assert found == {"token_in_env": False, "pid1_environ": "PermissionError", "token_found": False}, found
     assert not (tmp_path / "killed" / "demo_env_message_pickup" / "result.json").exists()
@@ -146,12 +136,12 @@ def test_killed_runner_leaves_a_stopped_container_that_clean_removes(images, bac
     assert listed.returncode == 0, listed.stderr
     line = next(ln for ln in listed.stdout.splitlines() if container.name in ln)
     assert line.startswith("would remove") and "runner gone" in line and f"pid {runner.pid}" in line
-    assert exists(backend, container)
+    assert exists(backend, container.id)
 
     cleaned = cli("clean")
     assert cleaned.returncode == 0, cleaned.stderr
     assert any(ln.startswith("remove") and container.name in ln for ln in cleaned.stdout.splitlines())
-    assert not exists(backend, container)
+    assert not exists(backend, container.id)
 
 
 def test_next_invocation_removes_dead_runners_containers_never_live_ones(images, backend, tmp_path):
@@ -162,7 +152,7 @@ def test_next_invocation_removes_dead_runners_containers_never_live_ones(images,
         live_container, dead_container = container_of(backend, live), container_of(backend, dead)
         dead.send_signal(signal.SIGKILL)
         dead.wait()
-        assert is_running(dead_container)
+        assert is_running(backend, dead_container.id)
 
         # Another invocation on the same host, while `live` runs: it removes only the dead one's.
         result = cli("run", "--scenario", str(QUICK_SCENARIO), "--image", ORACLE_IMAGE,
@@ -170,9 +160,9 @@ def test_next_invocation_removes_dead_runners_containers_never_live_ones(images,
         assert result.returncode == 0, result.stdout + result.stderr
         assert "removed 1 container(s) left by runners that are gone" in result.stderr
         assert dead_container.name in result.stderr
-        assert not exists(backend, dead_container)
-        assert live.poll() is None and is_running(live_container)
-        assert daemon_status(live_container) == "running"
+        assert not exists(backend, dead_container.id)
+        assert live.poll() is None and is_running(backend, live_container.id)
+        assert daemon_status(backend, live_container.id) == "running"
 
         # `clean` keeps it too; `--all` asks first and, without a terminal, wants --yes.
         listed = cli("clean", "--dry-run")
@@ -182,13 +172,13 @@ def test_next_invocation_removes_dead_runners_containers_never_live_ones(images,
         assert refused.returncode == 2
         errors = [ln for ln in refused.stderr.splitlines() if ln.startswith("error:")]
         assert len(errors) == 1 and "--yes" in errors[0] and "Traceback" not in refused.stderr
-        assert is_running(live_container)
+        assert is_running(backend, live_container.id)
     finally:
         for runner in (live, dead):
             if runner.poll() is None:
                 runner.send_signal(signal.SIGTERM)  # a normal stop: it removes its own container
         assert live.wait(timeout=60) == 130
-    assert not exists(backend, live_container)
+    assert not exists(backend, live_container.id)
 
 
 def test_private_podman_service_dies_with_its_runner():
@@ -219,7 +209,7 @@ def test_container_exits_at_its_deadline_even_if_nobody_collects(images, backend
             assert time.monotonic() - started < 12 + 30, "container outlived its deadline"
             time.sleep(0.2)
         assert handle.wait_exited(60)
-        status = json.loads(output_file(handle.container, contract.STATUS_FILE))
+        status = json.loads(output_file(handle, contract.STATUS_FILE))
         assert status["status"] == "error" and "deadline of 12s" in status["error"], status
         assert handle.exit_code() == 0
     finally:

@@ -90,7 +90,7 @@ def run_in_runtime_image(backend, files: dict[str, bytes], script: str, out_path
             raise RuntimeError("cannot copy the generator into the container")
         container.start()
         # "stopped" is not enough: podman's cleanup may still hide what the script wrote.
-        if not ContainerHandle(container, container.name, 0, backend).wait_exited(limit_s):
+        if not ContainerHandle(container.id, container.name, 0, backend).wait_exited(limit_s):
             return None, "", b""
         container.reload()
         code = int(container.attrs["State"]["ExitCode"])

@@ -8,6 +8,7 @@ from cli_support import assert_one_error_line, invoke
 
 from gaia2_runner.cli import app, commands, registry
 from gaia2_runner.cli.errors import HANDLED
+from gaia2_runner.sandbox.engine_select import DEFAULT_URLS
 
 
 def test_missing_scenario_file(tmp_path):
@@ -35,7 +36,9 @@ def test_version():
 
 def test_podman_not_installed(write_scenario, tmp_path, monkeypatch):
     monkeypatch.delenv("CONTAINER_HOST", raising=False)
-    monkeypatch.setattr("gaia2_runner.sandbox.podman.DEFAULT_URL", f"unix://{tmp_path}/none.sock")
+    monkeypatch.setenv("GAIA2_ENGINE", "podman")  # Docker may answer on this machine: podman is asked for
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setitem(DEFAULT_URLS, "podman", f"unix://{tmp_path}/none.sock")
     monkeypatch.setenv("PATH", str(tmp_path))  # no podman binary anywhere
     res = invoke(["run", "--scenario", str(write_scenario()), "--image", "img", "--output-dir", str(tmp_path)])
     assert_one_error_line(res, "apt-get install podman")

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gaia2_runner.cli import app
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.backend import Sandbox
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD = (REPO / "examples" / "scenarios" / "demo_calendar_add_event.json").read_text()
@@ -229,7 +229,7 @@ def no_containers(monkeypatch):
         started.append(image)
         raise AssertionError("bad input started a container")
 
-    monkeypatch.setattr(PodmanBackend, "run_scenario_container", refuse)
+    monkeypatch.setattr(Sandbox, "run_scenario_container", refuse)
     return started
 
 

@@ -13,7 +13,7 @@ from gaia2_runner.config.defaults import CHECK_IMAGE_TIMEOUT_S, DEFAULT_HEALTH_T
 from gaia2_runner.config.load import parse_env
 from gaia2_runner.engine.image_check import check_image
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.backend import Sandbox
 from rich.table import Table
 from rich.text import Text
 
@@ -34,7 +34,7 @@ def check_image_cmd(
     """Run IMAGE on one scenario as a run would and report which points of the container contract
     (docs/reference/container-contract.md) it honours. Exit code 0 when every point holds."""
     path = scenario or examples_dir() / DEFAULT_SCENARIO
-    with PodmanBackend.connect() as backend:
+    with Sandbox.connect() as backend:
         points = check_image(image, path, backend, parse_env(env or []), timeout, health_timeout,
                              progress=lambda message: err.print(Text(message, style="dim")))
     table = Table(box=None, pad_edge=False)

@@ -17,7 +17,7 @@ from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.sandbox.leftovers import Leftover, remove_containers, runner_containers
 from gaia2_runner.sandbox.ownership import ALIVE, DEAD, OTHER_BOOT, OTHER_HOST, OTHER_NAMESPACE, UNKNOWN
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.backend import Sandbox
 from rich.text import Text
 
 WHY = {
@@ -72,8 +72,8 @@ def clean_cmd(
 
 def _clean_host(url: str | None, *, all_: bool, yes: bool, dry_run: bool) -> bool:
     """List and (unless dry_run) remove one host's containers; whether a removal failed."""
-    with PodmanBackend.connect(url) as backend:
-        items = runner_containers(backend.client)
+    with Sandbox.connect(url) as backend:
+        items = runner_containers(backend.driver)
         chosen = [item for item in items if all_ or item.orphaned]
         kept = [item for item in items if item not in chosen]
         verb = "would remove" if dry_run else "remove"
@@ -89,7 +89,7 @@ def _clean_host(url: str | None, *, all_: bool, yes: bool, dry_run: bool) -> boo
             return False
         if not _confirm([item for item in chosen if not item.orphaned], yes):
             return True
-        removed, errors = remove_containers(backend.client, chosen)
+        removed, errors = remove_containers(backend.driver, chosen)
     for message in errors:
         print_error(f"cannot remove {message}")
     out.print(f"removed {len(removed)} container(s)")

@@ -14,7 +14,7 @@ from gaia2_runner.config import load_env_file
 from gaia2_runner.config.harnesses import all_harnesses, get_harness
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.images import default_base_image
-from gaia2_runner.sandbox.podman import PodmanBackend
+from gaia2_runner.sandbox.backend import Sandbox
 from rich.text import Text
 
 
@@ -48,7 +48,7 @@ def list_cmd() -> None:
     """The agents `--agent NAME` selects: name, package and pinned version, image, and whether it is built."""
     harnesses = all_harnesses()
     try:
-        with PodmanBackend.connect() as backend:
+        with Sandbox.connect() as backend:
             present = {h.name: backend.image_exists(h.image) for h in harnesses.values()}
     except Gaia2Error:
         present = {}
