@@ -59,26 +59,28 @@ if ! sock_answers "$sock"; then
   command -v dockerd >/dev/null 2>&1 || apt_install --no-install-recommends docker.io
   command -v dockerd >/dev/null 2>&1 || die "no dockerd after installing docker.io"
   policy_before=$(forward_policy)
-  running=$(pgrep -x dockerd | head -n 1 || true)
+  running=$(pgrep -x -u 0 dockerd | head -n 1 || true)  # not a user's rootless one
   if [ -n "$running" ]; then
     # Starting up, or serving another socket: a second dockerd on the same data root cannot start.
     log "dockerd (pid $running) is running; waiting for it on unix://$sock"
     wait_for_docker "$start_wait_s" \
       || die "dockerd (pid $running) does not answer on unix://$sock within ${start_wait_s} s; point GAIA2_DOCKER_SOCKET at its socket, or stop it"
+    started="dockerd pid $running, started elsewhere (the package's install, for instance)"
   elif [ -d /run/systemd/system ]; then
     log "starting Docker (systemctl enable --now docker)"
     systemctl enable --now docker >/dev/null 2>&1 || die "systemctl enable --now docker failed (journalctl -u docker)"
     wait_for_docker "$start_wait_s" \
       || die "Docker started by systemd does not answer on unix://$sock within ${start_wait_s} s (journalctl -u docker; its socket is /var/run/docker.sock)"
-    started=systemd
+    started="started by systemd"
   else
     mkdir -p "$(dirname "$sock")"
+    rm -f "$pidfile"  # no dockerd runs (pgrep above): a pid file left is stale, and would stop dockerd
     # From / and in its own session: dockerd (and the containerd it starts) outlives this script and
     # the shell, and keeps no checkout directory busy.
     (cd / && exec setsid nohup dockerd --host="unix://$sock" --pidfile="$pidfile" >"$dockerd_log" 2>&1 </dev/null) &
     wait_for_docker "$start_wait_s" \
       || die "dockerd did not answer on unix://$sock within ${start_wait_s} s; see $dockerd_log"
-    started="pid $(cat "$pidfile" 2>/dev/null || echo '?'), log $dockerd_log"
+    started="started by hand: pid $(cat "$pidfile" 2>/dev/null || echo '?'), log $dockerd_log"
   fi
 fi
 
@@ -91,7 +93,7 @@ version=$(field Version); api=$(field ApiVersion)
 if [ "$(printf '%s\n%s\n' "$min_api" "$api" | sort -V | head -n 1)" != "$min_api" ]; then
   die "Docker $version (API $api) is too old: gaia2-runner needs Docker Engine 20.10 (API $min_api) or newer"
 fi
-[ -z "$started" ] || log "started Docker $version (API $api) on unix://$sock ($started)"
+[ -z "$started" ] || log "Docker $version (API $api) answers on unix://$sock ($started)"
 
 if [ -n "$started" ] && [ -n "$policy_before" ]; then
   policy_after=$(forward_policy)
