@@ -111,20 +111,14 @@ def sandboxes() -> Iterator[Callable[[str], Any]]:
     """`sandboxes("docker")`: that engine's Sandbox, connected once per session and closed at its
     end. Integration tests fail (never skip) when the engine is unusable."""
     from gaia2_runner.errors import Gaia2Error
-
-    try:
-        from gaia2_runner.sandbox.backend import Sandbox
-        connect = Sandbox.connect
-    except ImportError:  # TRANSITIONAL (issue 25): until sandbox/backend.py lands, podman only
-        from gaia2_runner.sandbox.podman import PodmanBackend
-        connect = lambda url, engine: PodmanBackend.connect()  # noqa: E731
+    from gaia2_runner.sandbox.backend import Sandbox
 
     opened: dict[str, Any] = {}
 
     def get(name: str) -> Any:
         if name not in opened:
             try:
-                opened[name] = connect(None, engine=name)
+                opened[name] = Sandbox.connect(None, engine=name)
             except Gaia2Error as exc:
                 pytest.fail(f"{name} is not usable on this host: {exc}")
         return opened[name]

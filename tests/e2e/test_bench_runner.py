@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -107,3 +109,80 @@ def test_padded_universe_passes_and_the_bare_container_answers(images, backend, 
     [(start, answer)] = bench.measure_floor(backend, RUNTIME_BASE_IMAGE, reps=1)
     assert start > 0 and answer > 0
     assert backend.live_container_ids() == set()  # every container removed, floor ones too
+
+
+# ---- --engines: the engines' per-scenario overhead side by side (benchmarks/bench_engines.py) ----
+
+import bench_engines  # noqa: E402 - after bench_runner is registered under its name
+
+OVERHEAD_ROWS = [bench_engines.FLOOR_ROW, *(label for label, _ in bench_engines.ROWS)]
+
+
+def engine_numbers(engine: str, scale: float = 1.0) -> "bench_engines.EngineNumbers":
+    runs = [{k: v * scale * (1 + i / 10) for k, v in TIMINGS.items()} for i in range(10)]
+    return bench_engines.EngineNumbers(engine, "20.10.24", [0.8 * scale, 0.9 * scale, 1.0 * scale], runs)
+
+
+def test_percentile_is_a_measured_value():
+    values = [float(v) for v in range(1, 11)]
+    assert bench_engines.percentile(values, 90) == 9.0 and bench_engines.percentile(values, 50) == 5.0
+    assert bench_engines.percentile([3.0], 90) == 3.0 and bench_engines.percentile([2.0, 1.0], 100) == 2.0
+    with pytest.raises(ValueError):
+        bench_engines.percentile([], 90)
+
+
+def test_overhead_is_everything_but_the_scenario_itself():
+    assert bench_engines.overhead(TIMINGS)["overhead_s"] == pytest.approx(5.2 - 3.0)
+    assert bench_engines.overhead({"total_s": 1.0})["overhead_s"] == 1.0  # a phase never reached counts 0
+
+
+def overhead_tables(text: str) -> dict[str, dict[str, tuple[float, float]]]:
+    """engine -> row -> (median, p90), read back from the side-by-side report."""
+    found: dict[str, dict[str, tuple[float, float]]] = {}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        engines = re.findall(r"(\S+) \S+\s+median\s+p90", line)
+        for row in lines[i + 1:i + 1 + len(OVERHEAD_ROWS)] if engines else []:
+            cells = re.findall(r"([a-z][a-z ()-]*?)\s+(\d+\.\d\d)\s+(\d+\.\d\d)", row)
+            assert len(cells) == len(engines), row
+            for engine, (label, median, p90) in zip(engines, cells):
+                found.setdefault(engine, {})[label] = (float(median), float(p90))
+    return found
+
+
+def test_engine_tables_sit_side_by_side_within_80_columns():
+    text = bench_engines.render([engine_numbers("podman"), engine_numbers("docker", 2.0)], scenarios=9, repeats=1)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "9 demo scenarios x 1" in text.splitlines()[0]
+    tables = overhead_tables(text)
+    assert list(tables) == ["podman", "docker"] and all(list(t) == OVERHEAD_ROWS for t in tables.values())
+    assert tables["podman"]["floor (bare)"] == (0.9, 1.0)
+    assert tables["podman"]["ready"] == (pytest.approx(1.5 * 1.45, abs=0.01), 2.7)  # median of 10; the 9th
+    assert tables["docker"]["ready"][0] == pytest.approx(2 * 1.5 * 1.45, abs=0.01)
+    assert text.count("10 runs, 3 floor") == 2 and "not passed" not in text
+    three = bench_engines.render([engine_numbers(e) for e in ("podman", "docker", "third")], 9, 1)
+    assert max(len(line) for line in three.splitlines()) <= 80 and len(overhead_tables(three)) == 3
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(600)
+def test_engines_overhead_side_by_side_from_one_run(request, built_images):
+    """`--engines ... --quick` on every engine of this session (both on CI): one table each, every
+    row measured. The images are built first, so the benchmark only measures."""
+    from conftest import chosen_engines
+
+    engines = chosen_engines(request.config)
+    for engine in engines:
+        built_images(engine)
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_runner.py"), "--engines",
+                           ",".join(engines), "--quick"], capture_output=True, text=True, timeout=540, cwd=REPO)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert max(len(line) for line in proc.stdout.splitlines()) <= 80, proc.stdout
+    tables = overhead_tables(proc.stdout)
+    assert list(tables) == engines, proc.stdout
+    for engine, rows in tables.items():
+        assert list(rows) == OVERHEAD_ROWS, proc.stdout
+        assert all(0 < median <= p90 for median, p90 in rows.values()), (engine, rows)
+    runs = bench_engines.QUICK_SCENARIOS * bench_engines.QUICK_REPEATS
+    counts = re.findall(rf"\b{runs} runs, {bench_engines.QUICK_FLOOR_REPS} floor\b", proc.stdout)
+    assert len(counts) == len(engines), proc.stdout  # every run of every engine passed (none "not passed")

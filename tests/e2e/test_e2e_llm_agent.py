@@ -1,7 +1,8 @@
 """The LLM agent runtime end to end: agent image, real container, fake provider on the host.
 
 The fake server binds 0.0.0.0 on the host; containers reach it as `host.containers.internal`,
-which podman writes into every container's /etc/hosts (the bridge gateway, 10.88.0.1 here).
+which podman writes into every container's /etc/hosts (the bridge gateway, 10.88.0.1 here) and
+Docker maps to its host gateway.
 The scripted "model" replays the demo scenario's oracle, so ARE's judge decides exactly.
 """
 
@@ -55,6 +56,7 @@ def trace(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.both_engines
 def test_openai_agent_solves_the_scenario_and_never_leaks_the_key(backend, agent_image, fake, tmp_path):
     fake.set_script({"chat": [ADD, SEND]})
     result, out = run(backend, agent_image, tmp_path / "out", "openai", f"http://{HOST}:{fake.port}/v1", key=SECRET)

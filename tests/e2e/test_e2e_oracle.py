@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from container_probe import daemon_status, output_dir_label
+from container_probe import daemon_status, output_dir_label, running
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.engine.scenario_run import run_scenario
 
@@ -111,9 +111,9 @@ def test_container_that_dies_is_an_infrastructure_error(images, backend, tmp_pat
     def kill_when_running() -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            for c in backend.client.containers.list(filters={"label": label}):
-                if daemon_status(c) == "running":
-                    c.kill(signal="SIGKILL")
+            for c in running(backend, label):
+                if daemon_status(backend, c.id) == "running":
+                    backend.client.containers.get(c.id).kill(signal="SIGKILL")  # podman-only test
                     return
             time.sleep(0.2)
 
@@ -126,7 +126,7 @@ def test_container_that_dies_is_an_infrastructure_error(images, backend, tmp_pat
     out = tmp_path / result.scenario_id
     assert read_json(out / "result.json")["status"] == "crashed"
     assert (out / "container.log").read_text().strip()
-    assert not backend.client.containers.list(all=True, filters={"label": label})
+    assert not backend.list_labelled(label)
 
 
 def test_timeout_is_judged_on_what_was_done(images, tmp_path: Path):
@@ -168,7 +168,8 @@ def test_agent_cannot_read_the_scenario(images, backend):
     )
     try:
         time.sleep(1)
-        code, output = handle.container.exec_run(["cat", "/gaia2/input/scenario.json"], user="agent")
+        container = backend.client.containers.get(handle.id)  # podman-only test
+        code, output = container.exec_run(["cat", "/gaia2/input/scenario.json"], user="agent")
         text = output.decode() if isinstance(output, bytes) else str(output)
         assert code != 0 and "Permission denied" in text
     finally:

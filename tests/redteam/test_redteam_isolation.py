@@ -25,6 +25,8 @@ from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.adapter import AdapterClient
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.container_handle import ContainerHandle
+from gaia2_runner.sandbox.ownership import LABEL_SCENARIO_ID
+from container_probe import running
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -61,10 +63,9 @@ def host_ipv4_addresses() -> list[str]:
                   - {"127.0.0.1"})
 
 
-def describe(container, scenario_id: str) -> dict:
+def describe(backend, cid: str, scenario_id: str) -> dict:
     """What an attacker would want to know about a victim: name, addresses, published port, token."""
-    container.reload()
-    attrs = container.attrs
+    attrs = backend.inspect(cid)
     env = dict(item.split("=", 1) for item in attrs["Config"]["Env"] if "=" in item)
     ports = attrs["NetworkSettings"]["Ports"]["8090/tcp"]
     nets = attrs["NetworkSettings"].get("Networks") or {}
@@ -89,6 +90,7 @@ def result_doc(root: Path, scenario_id: str) -> dict:
     return json.loads(found[0].read_text())
 
 
+@pytest.mark.both_engines
 def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, backend, tmp_path, monkeypatch):
     handles: dict[str, ContainerHandle] = {}
     original = backend.run_scenario_container
@@ -107,7 +109,7 @@ def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, backend,
     sibling = threading.Thread(target=run_scenario, args=(sibling_file, ORACLE_IMAGE, sibling_out),
                                kwargs={"backend": backend, "extra_env": {"GAIA2_ORACLE_REALTIME": "1"}})
     sibling.start()
-    # Victim 2: a separate invocation of the runner, with its own podman connection.
+    # Victim 2: a separate invocation of the runner, with its own engine connection.
     other_out = tmp_path / "other"
     other = subprocess.Popen(
         [sys.executable, "-m", "gaia2_runner", "run", "--scenario",
@@ -117,10 +119,10 @@ def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, backend,
     )
     try:
         sib = wait_for(lambda: handles.get("redteam_victim_sibling"), 120, "the sibling victim's container")
-        oth = wait_for(lambda: [c for c in backend.client.containers.list()
-                                if c.labels.get("gaia2.scenario_id") == "redteam_victim_other"],
+        oth = wait_for(lambda: running(backend, f"{LABEL_SCENARIO_ID}=redteam_victim_other"),
                        120, "the other victim's container")[0]
-        victims = [describe(sib.container, "redteam_victim_sibling"), describe(oth, "redteam_victim_other")]
+        victims = [describe(backend, sib.id, "redteam_victim_sibling"),
+                   describe(backend, oth.id, "redteam_victim_other")]
         clients = [AdapterClient(f"http://127.0.0.1:{v['port']}", v["token"]) for v in victims]
         for client in clients:
             client.wait_healthy(120)

@@ -106,7 +106,6 @@ def kill_and_time_survival(backend, runner: subprocess.Popen, container: Contain
     return time.monotonic() - killed
 
 
-@pytest.mark.both_engines
 def test_killed_runner_leaves_a_stopped_container_that_clean_removes(images, backend, tmp_path, record_property):
     runner = start_runner(tmp_path, "killed", f"python3 -c {shlex.quote(KEEPALIVE_AGENT)}", idle=SHORT_IDLE_S)
     container = container_of(backend, runner)
@@ -144,6 +143,7 @@ def test_killed_runner_leaves_a_stopped_container_that_clean_removes(images, bac
     assert not exists(backend, container.id)
 
 
+@pytest.mark.both_engines  # the cheaper of the two kill -9 tests; its sweep lists and removes per engine
 def test_next_invocation_removes_dead_runners_containers_never_live_ones(images, backend, tmp_path):
     # The live runner also gets the short idle timeout: its polling must keep its container alive.
     live = start_runner(tmp_path, "live", "sleep 600", idle=SHORT_IDLE_S)

@@ -20,7 +20,7 @@ import pytest
 
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_NAMESPACES, LABEL_OUTPUT_DIR
-from container_probe import daemon_status, exists, is_running
+from container_probe import daemon_status, exists, is_running, running
 from test_redteam_orphans import LONG_SCENARIO, QUICK_SCENARIO, cli
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
@@ -46,8 +46,8 @@ def running_container(backend, runner: subprocess.Popen, output_dir: Path):
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         assert runner.poll() is None, f"runner exited early with {runner.returncode}"
-        found = backend.client.containers.list(filters={"label": label})
-        if found and daemon_status(found[0]) == "running":
+        found = running(backend, label)
+        if found and daemon_status(backend, found[0].id) == "running":
             return found[0]
         time.sleep(0.3)
     raise AssertionError(f"no running scenario for {output_dir}")
@@ -76,14 +76,14 @@ def test_runners_on_one_host_never_remove_each_others_live_containers(images, ba
     runners = [a]
     try:
         a_box = running_container(backend, a, tmp_path / "a")
-        a_box.reload()
-        assert a_box.attrs["Config"]["Labels"][LABEL_NAMESPACES] != ""
-        assert a_box.attrs["Config"]["Labels"]["gaia2.owner.pid"] != str(a.pid)  # A's pid in its namespace
+        a_labels = backend.inspect(a_box.id)["Config"]["Labels"]
+        assert a_labels[LABEL_NAMESPACES] != ""
+        assert a_labels["gaia2.owner.pid"] != str(a.pid)  # A's pid in its namespace
 
         b = start_runner(tmp_path, "b")  # swept before its container started, while A runs
         runners.append(b)
         b_box = running_container(backend, b, tmp_path / "b")
-        assert is_running(a_box), "B's sweep touched A's container"
+        assert is_running(backend, a_box.id), "B's sweep touched A's container"
         assert "removed" not in (tmp_path / "b.log").read_text()
 
         c = start_runner(tmp_path, "c")
@@ -94,21 +94,21 @@ def test_runners_on_one_host_never_remove_each_others_live_containers(images, ba
 
         # Turned off: C's leftover stays.
         off = quick_run(tmp_path, "off", "--no-sweep")
-        assert "removed" not in off.stderr and exists(backend, c_box)
+        assert "removed" not in off.stderr and exists(backend, c_box.id)
         # From another pid namespace nothing about C can be proven: `clean` keeps everything.
         elsewhere = subprocess.run([*OWN_PID_NAMESPACE, sys.executable, "-m", "gaia2_runner.cli", "clean"],
                                    capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
         assert elsewhere.returncode == 0, elsewhere.stderr
         kept = [line for line in elsewhere.stdout.splitlines() if line.startswith("keep")]
         assert any(c_box.name in line and "another pid namespace" in line for line in kept), elsewhere.stdout
-        assert exists(backend, c_box)
+        assert exists(backend, c_box.id)
 
         # A later invocation on this host, with A and B still running, removes only C's.
         later = quick_run(tmp_path, "later")
         assert "removed 1 container(s) left by runners that are gone" in later.stderr, later.stderr
         assert c_box.name in later.stderr
-        assert not exists(backend, c_box)
-        assert is_running(a_box) and is_running(b_box)
+        assert not exists(backend, c_box.id)
+        assert is_running(backend, a_box.id) and is_running(backend, b_box.id)
         listed = cli("clean", "--dry-run")
         lines = {box.name: next(ln for ln in listed.stdout.splitlines() if box.name in ln) for box in (a_box, b_box)}
         assert lines[a_box.name].startswith("keep") and "another pid namespace" in lines[a_box.name]

@@ -1,14 +1,21 @@
-"""What tests ask of a scenario container from outside: is its daemon running the scenario, is it
-still up, does it exist. Tests find their own container by its output directory label (another run
-of the same scenario may share the host)."""
+"""What tests ask of a scenario container from outside, through the engine-neutral Sandbox API
+(list_labelled, inspect, container_exists), so the same assertions hold on podman and Docker: is
+its daemon running the scenario, is it still up, does it exist, what did it write. Tests find
+their own container by its output directory label (another run of the same scenario may share the
+host)."""
 
 from __future__ import annotations
 
+import io
+import tarfile
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from gaia2_contract import constants as contract
+from gaia2_runner.sandbox.container_handle import ContainerHandle
+from gaia2_runner.sandbox.engine import ContainerRecord
 from gaia2_runner.sandbox.ownership import LABEL_OUTPUT_DIR
 
 
@@ -17,28 +24,48 @@ def output_dir_label(scenario_dir: Path) -> str:
     return f"{LABEL_OUTPUT_DIR}={scenario_dir.resolve()}"
 
 
-def daemon_status(container) -> str | None:
+def running(backend: Any, label: str) -> list[ContainerRecord]:
+    """The running containers carrying `label` ("key=value")."""
+    return [r for r in backend.list_labelled(label) if r.state == "running"]
+
+
+def adapter_port(backend: Any, cid: str) -> int | None:
+    """The host port the container's adapter is published on (None: not yet, or gone)."""
+    ports = (backend.inspect(cid).get("NetworkSettings") or {}).get("Ports") or {}
+    binding = (ports.get(f"{contract.ADAPTER_PORT}/tcp") or [{}])[0]
+    return int(binding["HostPort"]) if str(binding.get("HostPort") or "").isdigit() else None
+
+
+def daemon_status(backend: Any, cid: str) -> str | None:
     """"running" once the daemon's bare GET /health says ok (the scenario is loaded and runs). Asked
     without the adapter token, so it feeds no watchdog (and /status would answer 401)."""
-    container.reload()
-    ports = (container.attrs.get("NetworkSettings") or {}).get("Ports") or {}
-    binding = (ports.get(f"{contract.ADAPTER_PORT}/tcp") or [{}])[0]
-    if not binding.get("HostPort"):
+    port = adapter_port(backend, cid)
+    if port is None:
         return None
     try:
-        resp = httpx.get(f"http://127.0.0.1:{binding['HostPort']}/health", timeout=1, trust_env=False)
+        resp = httpx.get(f"http://127.0.0.1:{port}/health", timeout=1, trust_env=False)
         return "running" if resp.json().get("status") == "ok" else resp.json().get("status")
     except (httpx.HTTPError, ValueError):
         return None
 
 
-def is_running(container) -> bool:
-    try:
-        container.reload()
-    except Exception:  # noqa: BLE001 - gone counts as not running
-        return False
-    return container.attrs.get("State", {}).get("Running") is True
+def is_running(backend: Any, cid: str) -> bool:
+    """Gone or unknown counts as not running."""
+    return (backend.inspect(cid).get("State") or {}).get("Running") is True
 
 
-def exists(backend, container) -> bool:
-    return bool(backend.client.containers.exists(container.id))
+def exists(backend: Any, cid: str) -> bool:
+    return backend.container_exists(cid)
+
+
+def handle_of(backend: Any, record: ContainerRecord) -> ContainerHandle:
+    """A handle on a container this process did not start (its engine-neutral wait and archive)."""
+    return ContainerHandle(cid=record.id, name=record.name, host_port=0, backend=backend)
+
+
+def output_file(handle: ContainerHandle, name: str) -> str:
+    """One file of the container's output directory, as text."""
+    with tarfile.open(fileobj=io.BytesIO(handle.get_archive(f"{contract.OUTPUT_DIR}/{name}"))) as tar:
+        member = tar.extractfile(tar.getmembers()[0])
+        assert member is not None, name
+        return member.read().decode()

@@ -1,0 +1,133 @@
+"""Per-scenario overhead of each container engine, side by side (`bench_runner.py --engines ...`).
+
+One invocation measures every engine named, one after the other on the same machine, so the
+tables compare like with like. For each engine:
+
+- floor: create + start + first HTTP answer of a bare container (bench_runner.measure_floor);
+- the oracle on the demo scenarios at concurrency 1 (no contention), each run's result.json
+  `timings`: start (create, copy the scenario in, start), ready (until the daemon answers),
+  collect (output archive and logs), and the overhead around the scenario itself: total - run
+  (create -> ready, then collected and removed);
+
+as the median and the 90th percentile (nearest rank) over the runs.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from bench_runner import DEMO_DIR, WIDTH, Runner, log, measure_floor, table
+
+# (row label, result.json timings key); "overhead" is computed: total_s - run_s.
+ROWS = (("start (create)", "start_s"), ("ready", "ready_s"), ("collect", "collect_s"),
+        ("overhead (total-run)", "overhead_s"))
+FLOOR_ROW = "floor (bare)"
+COLUMNS = ("median", "p90")
+GAP = 4  # spaces between two engines' tables
+QUICK_SCENARIOS, QUICK_REPEATS, QUICK_FLOOR_REPS = 4, 1, 2
+FULL_REPEATS, FULL_FLOOR_REPS = 3, 5
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The nearest-rank percentile (q in 0..100): a value that was measured, never interpolated."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("no values")
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def overhead(timings: dict[str, Any]) -> dict[str, float]:
+    """One run's timings with the overhead around the scenario added (total - run)."""
+    values = {key: float(timings.get(key) or 0.0) for key in ("start_s", "ready_s", "collect_s", "run_s", "total_s")}
+    return {**values, "overhead_s": values["total_s"] - values["run_s"]}
+
+
+@dataclass
+class EngineNumbers:
+    """What one engine measured: its name and version, the floor samples (seconds) and the runs'
+    result.json timings."""
+
+    engine: str
+    version: str
+    floor: list[float]
+    timings: list[dict[str, Any]]
+    not_passed: int = 0
+
+
+def engine_table(n: EngineNumbers) -> list[str]:
+    """One engine's table (about 36 columns wide): floor and phases, median and p90."""
+    runs = [overhead(t) for t in n.timings]
+    rows = [[FLOOR_ROW, f"{statistics.median(n.floor):.2f}", f"{percentile(n.floor, 90):.2f}"]]
+    for label, key in ROWS:
+        values = [r[key] for r in runs]
+        rows.append([label, f"{statistics.median(values):.2f}", f"{percentile(values, 90):.2f}"])
+    title = f"{n.engine} {n.version}"
+    lines = table([title, *COLUMNS], rows).splitlines()
+    return lines + [f"{len(runs)} runs, {len(n.floor)} floor" + (f", {n.not_passed} not passed" if n.not_passed else "")]
+
+
+def side_by_side(blocks: Sequence[Sequence[str]], width: int = WIDTH, gap: int = GAP) -> str:
+    """The engines' tables next to each other, as many per line as fit in `width`."""
+    out: list[str] = []
+    row: list[Sequence[str]] = []
+
+    def flush() -> None:
+        if not row:
+            return
+        widths = [max(len(line) for line in block) for block in row]
+        for i in range(max(len(block) for block in row)):
+            cells = [(block[i] if i < len(block) else "").ljust(w) for block, w in zip(row, widths)]
+            out.append((" " * gap).join(cells).rstrip())
+        out.append("")
+        row.clear()
+
+    for block in blocks:
+        used = sum(max(len(line) for line in b) + gap for b in row)
+        if row and used + max(len(line) for line in block) > width:
+            flush()
+        row.append(block)
+    flush()
+    return "\n".join(out).rstrip()
+
+
+def render(numbers: Sequence[EngineNumbers], scenarios: int, repeats: int) -> str:
+    head = f"per-scenario overhead (s): oracle, {scenarios} demo scenarios x {repeats}, concurrency 1"
+    return head[:WIDTH] + "\n\n" + side_by_side([engine_table(n) for n in numbers])
+
+
+def demo_files(quick: bool) -> list[Path]:
+    return sorted(DEMO_DIR.glob("*.json"))[:QUICK_SCENARIOS if quick else None]
+
+
+def measure_engine(engine: str, work: Path, quick: bool) -> EngineNumbers:
+    """Connect to `engine`, build its images when missing, then measure the floor and the runs."""
+    from gaia2_runner.sandbox.backend import Sandbox
+    from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ensure_images
+    from gaia2_runner.targets.resolve import scenario_ref
+
+    demos = demo_files(quick)
+    with Sandbox.connect(None, engine=engine) as backend:
+        info = backend.info()
+        built = ensure_images(backend, log=lambda _line: None)
+        if built:
+            log(f"{engine}: built {', '.join(built)}")
+        log(f"{engine}: floor …")
+        floor = [a + b for a, b in measure_floor(backend, RUNTIME_BASE_IMAGE,
+                                                  QUICK_FLOOR_REPS if quick else FULL_FLOOR_REPS)]
+        log(f"{engine}: {len(demos)} demo scenarios …")
+        runner = Runner(backend, work / engine)
+        records = runner.run([scenario_ref(p, None) for p in demos], 1, QUICK_REPEATS if quick else FULL_REPEATS)
+    return EngineNumbers(engine, info.version, floor, [r["timings"] for r in records], len(runner.not_passed))
+
+
+def compare(engines: Sequence[str], work: Path, quick: bool) -> str:
+    """Measure every engine in turn; the side-by-side report."""
+    t0 = time.perf_counter()
+    numbers = [measure_engine(engine, work, quick) for engine in engines]
+    log(f"engines measured in {time.perf_counter() - t0:.0f} s")
+    return render(numbers, len(demo_files(quick)), QUICK_REPEATS if quick else FULL_REPEATS)
