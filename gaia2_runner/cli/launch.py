@@ -34,6 +34,7 @@ from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.resources import checkout_candidates
 from gaia2_runner.sandbox.leftovers import Leftover
 from gaia2_runner.sandbox.backend import Sandbox
+from gaia2_runner.sandbox.engine_select import describe_engine
 from gaia2_runner.targets import ScenarioRef
 from gaia2_runner.text import printable
 from gaia2_runner.viewer.refresh import IndexRefresher
@@ -88,7 +89,7 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
             prepare(backend)
         check_image(plan, backend)
         if dry_run:
-            out.print(describe_plan(config, plan.refs))
+            out.print(describe_plan(config, plan.refs, engine=describe_engine(backend.info(), backend.reason)))
             check = compare_fingerprint(plan, backend)
             verdict = (" (refused: use a new --output-dir, or --overwrite)" if check.refused and not overwrite
                        else " (--overwrite: they would be discarded)" if check.refused else "")

@@ -50,7 +50,7 @@ def with_settings(settings: list[Setting], help_overrides: dict[str, str] | None
     overrides = help_overrides or {}
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        hints = typing.get_type_hints(fn)
+        hints = typing.get_type_hints(fn, include_extras=True)  # keeps Annotated options (EngineOption)
         own = [p.replace(annotation=hints.get(p.name, p.annotation))
                for p in inspect.signature(fn).parameters.values() if p.name != "settings"]
         taken = {p.name for p in own}

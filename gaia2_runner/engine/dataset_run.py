@@ -113,6 +113,7 @@ class _DatasetRun:
         self.plan, self.hosts, self.observer = plan, hosts, observer
         self.pin = pin  # the image by id, as the run started with it (engine/image_pin.py)
         self.backend = hosts[0].backend
+        self.engine = self.backend.info().as_dict()  # run_config.json's `engine`: the planning host's
         self.jobs = plan.jobs()
         self.stop = threading.Event()
         self._lock = threading.Lock()
@@ -133,7 +134,7 @@ class _DatasetRun:
         t0 = time.monotonic()
         selection = self.plan.selection()
         self._queue = deque(selection.todo)
-        write_run_records(self.plan, self.jobs, self.scrub, self.started_at, None, self.pin)
+        write_run_records(self.plan, self.jobs, self.scrub, self.started_at, None, self.pin, self.engine)
         known = {h.url: h.backend.live_container_ids() for h in self.hosts}  # backstop for Ctrl-C below
         interrupted = False
         self.observer.run_started(len(selection.todo), len(selection.done))
@@ -164,7 +165,7 @@ class _DatasetRun:
         records = rebuild_results(self.plan, self.jobs)
         summary = summarize(records, self.plan.pass_at, round(time.monotonic() - t0, 3), len(self.jobs))
         write_summary(summary, self.plan.state_dir / SUMMARY_FILE, summary_header(self.plan, self.hosts, self.limits, records, interrupted))
-        write_run_records(self.plan, self.jobs, self.scrub, self.started_at, now_iso(), self.pin)
+        write_run_records(self.plan, self.jobs, self.scrub, self.started_at, now_iso(), self.pin, self.engine)
         outcome = DatasetOutcome(self.plan.state_dir, self.plan.record_dirs, records, summary,
                                  ran=len(selection.todo), reused=len(selection.done), interrupted=interrupted,
                                  noise=self.plan.config.run.noise,

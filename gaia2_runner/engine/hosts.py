@@ -20,6 +20,7 @@ from gaia2_runner.config import RunConfig, parse_hosts
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.leftovers import sweep_wanted
 from gaia2_runner.sandbox.backend import Sandbox
+from gaia2_runner.sandbox.engine_select import requested_engine
 from gaia2_runner.sandbox.service import ping
 
 HOST_CHECK_S = 2.0
@@ -52,15 +53,16 @@ def connect_first(config: RunConfig) -> Sandbox:
     usual single connection (CONTAINER_HOST, the default socket or a private service)."""
     specs = host_specs(config)
     sweep_wanted(config.run.sweep)  # a bad GAIA2_SWEEP is one error before any connection
+    requested_engine(config.run.engine, where=config.where("engine"))  # and a bad GAIA2_ENGINE
     if not specs:
-        return _swept_as_configured(Sandbox.connect(), config)
+        return _swept_as_configured(Sandbox.connect(engine=config.run.engine), config)
     failures = []
     for url, _slots in specs:
         try:
-            return _swept_as_configured(Sandbox.connect(url), config)
+            return _swept_as_configured(Sandbox.connect(url, engine=config.run.engine), config)
         except Gaia2Error as exc:
             failures.append(exc.message)
-    raise Gaia2Error(f"{config.where('hosts')}: no podman host answers: {'; '.join(failures)}")
+    raise Gaia2Error(f"{config.where('hosts')}: no engine host answers: {'; '.join(failures)}")
 
 
 def _swept_as_configured(backend: Sandbox, config: RunConfig) -> Sandbox:
@@ -82,7 +84,8 @@ def connect_hosts(config: RunConfig, first: Sandbox, warn: Callable[[str], None]
             hosts.append(Host(url, slots, first, own=False))
             continue
         try:
-            hosts.append(Host(url, slots, _swept_as_configured(Sandbox.connect(url), config)))
+            hosts.append(Host(url, slots, _swept_as_configured(Sandbox.connect(url, engine=config.run.engine),
+                                                               config)))
         except Gaia2Error as exc:
             warn(f"host left out: {exc.message}")
     return hosts

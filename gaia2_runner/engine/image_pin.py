@@ -6,6 +6,8 @@ image id its tag named when the run started; a resumed run or a --retry runs tha
 run already started, and does not block it. When the pinned image is gone (removed, pruned), the
 run cannot go on as the same setup: one error line says so and how to go on (--overwrite starts
 over with what the tag names now). `--overwrite` and new output directories pin the tag's id.
+Image ids are an engine's own: a pin recorded on another engine is not this engine's to look up
+(the fingerprint refuses the switch of engine itself, output/fingerprint.py).
 """
 
 from __future__ import annotations
@@ -13,10 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 
+from gaia2_runner.output.fingerprint import recorded_engine
+
 ID_SHOWN = 12  # characters of an image id in messages, as podman shows them
 
 
 class ImageLookup(Protocol):
+    engine: str  # PODMAN | DOCKER (sandbox/engine.py)
+
     def image_id(self, ref: str) -> str | None: ...
 
 
@@ -76,7 +82,8 @@ def pin_image(tag: str, recorded: Iterable[dict[str, Any]], backend: ImageLookup
     """The pin for `tag` given the fingerprints recorded in the output directory; `fresh` (an
     --overwrite, which discards them) pins what the tag names now."""
     current = backend.image_id(tag)
-    ids = [] if fresh else [(doc.get("settings") or {}).get("image_id") for doc in recorded]
+    ids = [] if fresh else [(doc.get("settings") or {}).get("image_id") for doc in recorded
+                            if recorded_engine(doc) == backend.engine]
     pinned = next((i for i in ids if isinstance(i, str) and i), None)
     present = bool(pinned) and (pinned == current or backend.image_id(pinned) == pinned)
     return ImagePin(tag=tag, recorded=pinned, current=current, recorded_present=present)

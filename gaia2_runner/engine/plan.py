@@ -175,7 +175,7 @@ def compare_fingerprint(plan: RunPlan, backend: Sandbox) -> FingerprintCheck:
     olds = [doc for doc in map(read_fingerprint, paths) if doc]
     pin = pin_image(plan.config.agent.image, olds, backend, fresh=plan.overwrite)
     new = fingerprint(plan.config, image_id=pin.image_id, runtime=plan.env.get(contract.ENV_RUNTIME),
-                      scenarios=[(r.split, r.scenario_id, r.sha256) for r in plan.refs])
+                      scenarios=[(r.split, r.scenario_id, r.sha256) for r in plan.refs], engine=backend.engine)
     if plan.shard is not None:
         return _compare_shard(plan, new, olds, pin)
     if not olds:

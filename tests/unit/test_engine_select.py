@@ -27,6 +27,8 @@ from gaia2_runner.analysis import describe
 from gaia2_runner.cli.plan_view import describe_plan
 from gaia2_runner.config import apply_overrides, load_config
 from gaia2_runner.config import schema
+from gaia2_runner.engine.image_pin import pin_image
+from gaia2_runner.engine.plan import claim_output_dir, plan_run, refuse_other_setup
 from gaia2_runner.output.fingerprint import differences, fingerprint, recorded_engine
 from gaia2_runner.output.run_record import run_record
 from gaia2_runner.targets.resolve import resolve_targets
@@ -344,7 +346,8 @@ def test_the_plan_shows_the_engine_line_at_80_columns(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args", [["run", "--agent", "oracle", "--scenario", "x.json", "--output-dir", "o"],
                                   ["run-dataset", "--dataset-root", ".", "--output-dir", "o"],
-                                  ["run-config", "--config", "x.toml"]])
+                                  ["run-config", "--config", "x.toml"], ["images", "build"], ["images", "list"],
+                                  ["check-image", "img"], ["clean"], ["clean", "--host", "unix:///a", "--host", "unix:///b"]])
 def test_a_bad_engine_flag_is_one_error_line(args: list[str], tmp_path: Path) -> None:
     (tmp_path / "x.json").write_text("{}")
     (tmp_path / "x.toml").write_text(f'[target]\nscenario = "x.json"\n[run]\noutput_dir = "o"\n')
@@ -367,3 +370,35 @@ def test_submit_passes_the_engine_to_every_shard(tmp_path: Path) -> None:
     assert "--engine" not in (tmp_path / "out" / "slurm" / "shards.sbatch").read_text()  # the config's, or $GAIA2_ENGINE
     proc = run_cli("submit", "--slurm", "--config", str(x), "--shards", "2", "--engine", "x", cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr.startswith("error: --engine: unknown engine 'x'"), proc.stderr
+
+
+class _Images:
+    """An engine's image store as image_pin asks it: ids by tag or id, and the engine's name."""
+
+    def __init__(self, engine_name: str, ids: dict[str, str]) -> None:
+        self.engine, self._ids = engine_name, ids
+
+    def image_id(self, ref: str) -> str | None:
+        return self._ids.get(ref) or (ref if ref in self._ids.values() else None)
+
+
+def test_a_pin_recorded_on_the_other_engine_is_not_looked_up_there() -> None:
+    """podman's image ids mean nothing to Docker: the switch is refused by the fingerprint's engine
+    line (naming both), not as "the image it started with is gone"."""
+    recorded = [{"settings": {"image_id": "podman-id"}}]  # podman: recorded before engines
+    on_docker = pin_image("img", recorded, _Images(DOCKER, {"img": "docker-id"}), fresh=False)
+    assert (on_docker.gone, on_docker.image_id) == (False, "docker-id")
+    on_podman = pin_image("img", recorded, _Images(PODMAN, {"img": "new-id"}), fresh=False)
+    assert on_podman.gone  # the same engine: its pinned image really is gone
+
+
+def test_resuming_on_the_other_engine_is_refused_naming_both_and_the_fix(tmp_path: Path) -> None:
+    plan = plan_run(_dataset_config(tmp_path))
+    image = plan.config.agent.image
+    claim_output_dir(plan, _Images(PODMAN, {image: "podman-id"}))  # the run started on podman
+    with pytest.raises(Gaia2Error) as caught:
+        refuse_other_setup(plan, _Images(DOCKER, {image: "docker-id"}))
+    message = caught.value.message
+    assert "engine podman -> docker (it ran on podman: pass --engine podman to resume it)" in message
+    assert "use a new --output-dir, or pass --overwrite" in message and "gone" not in message
+    refuse_other_setup(plan, _Images(PODMAN, {image: "podman-id"}))  # the same engine resumes

@@ -9,6 +9,7 @@ import typer
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.launch import examples_dir
+from gaia2_runner.cli.options import EngineOption
 from gaia2_runner.config.defaults import CHECK_IMAGE_TIMEOUT_S, DEFAULT_HEALTH_TIMEOUT_S
 from gaia2_runner.config.load import parse_env
 from gaia2_runner.engine.image_check import check_image
@@ -30,11 +31,12 @@ def check_image_cmd(
                                             "e.g. GAIA2_AGENT_PROVIDER=… for an agent image."),
     timeout: float = typer.Option(CHECK_IMAGE_TIMEOUT_S, "--timeout", help="Seconds to wait for a final status."),
     health_timeout: float = typer.Option(DEFAULT_HEALTH_TIMEOUT_S, "--health-timeout", help="Seconds to wait for /health."),
+    engine: EngineOption = None,
 ) -> None:
     """Run IMAGE on one scenario as a run would and report which points of the container contract
     (docs/reference/container-contract.md) it honours. Exit code 0 when every point holds."""
     path = scenario or examples_dir() / DEFAULT_SCENARIO
-    with Sandbox.connect() as backend:
+    with Sandbox.connect(engine=engine) as backend:
         points = check_image(image, path, backend, parse_env(env or []), timeout, health_timeout,
                              progress=lambda message: err.print(Text(message, style="dim")))
     table = Table(box=None, pad_edge=False)

@@ -12,12 +12,14 @@ import sys
 import typer
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly, print_error
+from gaia2_runner.cli.options import EngineOption
 from gaia2_runner.config.load import parse_hosts
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.sandbox.leftovers import Leftover, remove_containers, runner_containers
 from gaia2_runner.sandbox.ownership import ALIVE, DEAD, OTHER_BOOT, OTHER_HOST, OTHER_NAMESPACE, UNKNOWN
 from gaia2_runner.sandbox.backend import Sandbox
+from gaia2_runner.sandbox.engine_select import requested_engine
 from rich.text import Text
 
 WHY = {
@@ -45,8 +47,9 @@ def clean_cmd(
                               "(or whose owner cannot be checked); asks first unless --yes."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask before removing containers of live runners."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Only list what would be removed."),
-    host: list[str] = typer.Option([], "--host", help="podman API URL to clean, as in [run] hosts (repeatable; "
-                                   "default: this machine's, or CONTAINER_HOST)."),
+    host: list[str] = typer.Option([], "--host", help="Engine API URL to clean, as in [run] hosts (repeatable; "
+                                   "default: this machine's, or CONTAINER_HOST/DOCKER_HOST)."),
+    engine: EngineOption = None,
 ) -> None:
     """Remove scenario containers left behind by runners that are gone (killed, crashed, rebooted).
 
@@ -56,12 +59,13 @@ def clean_cmd(
     started on another --host). Exit code 1 when some removal failed.
     """
     urls = [url for url, _ in parse_hosts(host, 1)] or [None]
+    requested_engine(engine)  # a bad --engine or GAIA2_ENGINE: one error, not one per host
     failed = False
     for url in urls:
         if len(urls) > 1:
             out.print(Text(f"{url}:", style="bold"))
         try:
-            failed = _clean_host(url, all_=all_, yes=yes, dry_run=dry_run) or failed
+            failed = _clean_host(url, engine, all_=all_, yes=yes, dry_run=dry_run) or failed
         except Gaia2Error as exc:
             if len(urls) == 1:
                 raise
@@ -70,9 +74,9 @@ def clean_cmd(
     raise typer.Exit(EXIT_NO_VERDICT if failed else EXIT_OK)
 
 
-def _clean_host(url: str | None, *, all_: bool, yes: bool, dry_run: bool) -> bool:
+def _clean_host(url: str | None, engine: str | None, *, all_: bool, yes: bool, dry_run: bool) -> bool:
     """List and (unless dry_run) remove one host's containers; whether a removal failed."""
-    with Sandbox.connect(url) as backend:
+    with Sandbox.connect(url, engine=engine) as backend:
         items = runner_containers(backend.driver)
         chosen = [item for item in items if all_ or item.orphaned]
         kept = [item for item in items if item not in chosen]

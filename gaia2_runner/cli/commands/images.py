@@ -10,11 +10,13 @@ from gaia2_runner.cli.build_display import BASE_IMAGE_HELP, build_with_display
 from gaia2_runner.cli.console import out
 from gaia2_runner.cli.display import add_fixed, add_name, compact_table, name_cell
 from gaia2_runner.cli.errors import friendly
+from gaia2_runner.cli.options import EngineOption
 from gaia2_runner.config import load_env_file
 from gaia2_runner.config.harnesses import all_harnesses, get_harness
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.images import default_base_image
 from gaia2_runner.sandbox.backend import Sandbox
+from gaia2_runner.sandbox.engine_select import requested_engine
 from rich.text import Text
 
 
@@ -30,6 +32,7 @@ def build_cmd(
     force: bool = typer.Option(False, "--force", help="Rebuild every layer (no build cache)."),
     agents: Optional[List[str]] = typer.Option(
         None, "--agent", help="Build this agent's image (repeatable; `images list` names them) instead of the default set."),
+    engine: EngineOption = None,
 ) -> None:
     """Build localhost/gaia2-runtime-base, localhost/gaia2-oracle and localhost/gaia2-agent, or
     with --agent the images of those agents (a CLI harness: its pinned package from npm or PyPI;
@@ -38,17 +41,20 @@ def build_cmd(
     chosen = [get_harness(name) for name in agents or []]
     defaults = not chosen or any(h.builtin for h in chosen)
     # An agent's image: only what is missing or stale (the runtime base takes minutes), unless --force.
-    built = build_with_display(base_image, ca_bundle, force, only_missing=bool(chosen) and not force,
-                               harnesses=chosen, defaults=defaults)
-    out.print(Text(f"built: {', '.join(built) or 'nothing (all current)'} (base image {base_image or default_base_image()})"))
+    with Sandbox.connect(engine=engine) as backend:
+        built = build_with_display(base_image, ca_bundle, force, only_missing=bool(chosen) and not force,
+                                   backend=backend, harnesses=chosen, defaults=defaults)
+    out.print(Text(f"built: {', '.join(built) or 'nothing (all current)'} (base image {base_image or default_base_image()}"
+                   f", {backend.engine})"))
 
 
 @friendly
-def list_cmd() -> None:
+def list_cmd(engine: EngineOption = None) -> None:
     """The agents `--agent NAME` selects: name, package and pinned version, image, and whether it is built."""
     harnesses = all_harnesses()
+    requested_engine(engine)  # a bad --engine or GAIA2_ENGINE is an error, not "no engine answered"
     try:
-        with Sandbox.connect() as backend:
+        with Sandbox.connect(engine=engine) as backend:
             present = {h.name: backend.image_exists(h.image) for h in harnesses.values()}
     except Gaia2Error:
         present = {}
@@ -65,4 +71,4 @@ def list_cmd() -> None:
         table.add_row(h.name, cell, built)
     out.print(table)
     if not present:
-        out.print(Text("built: ? (no podman API answered)", style="dim"))
+        out.print(Text("built: ? (no engine answered)", style="dim"))

@@ -12,7 +12,7 @@ from gaia2_runner.analysis import describe, load_rows
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.display import add_fixed, add_flexible, add_name, compact_table, name_cell, one_line_cell
 from gaia2_runner.cli.errors import friendly
-from gaia2_runner.cli.options import settings_named, with_settings
+from gaia2_runner.cli.options import EngineOption, settings_named, with_settings
 from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import judge_overrides
 from gaia2_runner.engine.rejudge import Rejudged, rejudge_output
@@ -22,6 +22,7 @@ from gaia2_runner.output.layout import REJUDGE_SUMMARY_FILE
 from gaia2_runner.output.read.run_files import require_run
 from gaia2_runner.output.read.verdicts import VERDICT_SETS, use
 from gaia2_runner.output.summary import summarize
+from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.images import ensure_images
 from gaia2_runner.text import printable
 from rich.text import Text
@@ -42,6 +43,7 @@ def judge_cmd(
     use_set: Optional[str] = typer.Option(None, "--use", metavar="SET", help=(
         "Judge nothing: make original or rejudged the current verdicts (what ls, compare, export, "
         "view and the report show) and print the report.")),
+    engine: EngineOption = None,
     settings: dict[str, Any] = None,  # type: ignore[assignment]
 ) -> None:
     """Re-judge finished runs offline with ARE's judge, from the ARE trace each run saved (no agent,
@@ -57,9 +59,10 @@ def judge_cmd(
         _refresh_report(output_dir)
         raise typer.Exit(EXIT_OK)
     config = judge_overrides(settings)
-    ensure_images()  # builds only what is missing or stale (the rejudge entry point ships with the images)
-    outcome = rejudge_output(output_dir, config, dict(os.environ), concurrency=concurrency,
-                             on_done=_print_rejudged)
+    with Sandbox.connect(engine=engine) as backend:
+        ensure_images(backend)  # builds only what is missing or stale (the rejudge entry point ships with the images)
+        outcome = rejudge_output(output_dir, config, dict(os.environ), concurrency=concurrency, backend=backend,
+                                 on_done=_print_rejudged)
     table = compact_table(f"re-judged {len(outcome.runs)} runs")
     add_name(table, "scenario")
     add_fixed(table, "before", "left")
