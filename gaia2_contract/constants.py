@@ -22,7 +22,7 @@ SCENARIO_FILE_NAME = "scenario.json"  # in INPUT_DIR
 # read-only by the runner inside INPUT_DIR (--filesystem-dir), so the agent user cannot browse it.
 FILESYSTEM_DIR = "/gaia2/input/filesystem"
 # Where the runner copies $GAIA2_CA_BUNDLE (and points SSL_CERT_FILE & co.); the daemon never reads it.
-CA_BUNDLE_PATH = "/gaia2/ca-bundle.pem"
+CA_BUNDLE_PATH = "/gaia2/ca/ca-bundle.pem"  # its own directory: Docker copies files in only into volumes
 
 # Statuses /status reports as final: once one is published, every output file is complete.
 # Judged (a verdict in `judgment`): completed (every turn, or ARE's clock ran out), failed (a turn

@@ -118,6 +118,6 @@ def test_ca_bundle_reaches_the_agent(images, tmp_path: Path, monkeypatch):
     result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path / "out",
                           extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(probe)}"})
     log = (tmp_path / "out" / result.scenario_id / "agent.log").read_text()
-    assert "cert=/gaia2/ca-bundle.pem req=/gaia2/ca-bundle.pem" in log
+    assert "cert=/gaia2/ca/ca-bundle.pem req=/gaia2/ca/ca-bundle.pem" in log
     assert "TEST-CA-MARKER" in log, "the agent user can read the bundle"
     assert result.success is False  # the probe answered nothing: judged, not an infra error

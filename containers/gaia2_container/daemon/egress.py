@@ -8,7 +8,7 @@ to the scenario's world. The daemon (root) installs an nftables rule on the cont
 namespace before it starts the agent: packets of sockets the agent's uid owns may leave on `lo`
 only, the rest is rejected (a refused connection, at once, never a hang). The daemon's own traffic
 (the relay, the judge) is untouched. It needs CAP_NET_ADMIN in the container (the runner adds it:
-gaia2_runner/sandbox/podman.py) and nft in the image (Containerfile.base); the daemon then drops
+gaia2_runner/sandbox/container_limits.py) and nft in the image (Containerfile.base); the daemon then drops
 CAP_NET_ADMIN from its bounding set, so no process it starts, the agent included, can get it back.
 Where that cannot be done, egress stays open and the status says why (never silently).
 """

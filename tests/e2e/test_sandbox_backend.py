@@ -1,6 +1,6 @@
-"""Integration tests against the real podman service: they start throwaway containers.
+"""The sandbox's contract on each real engine (podman, Docker): throwaway containers.
 
-They fail (not skip) when podman is unusable, so a broken host never looks like a green run.
+They fail (not skip) when an engine is unusable, so a broken host never looks like a green run.
 """
 
 from __future__ import annotations
@@ -23,7 +23,11 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 # Any image with python3 and sh: the base the runtime image is built from (scripts/bootstrap.sh
 # exports GAIA2_BASE_IMAGE when it builds a local one; otherwise python:3.12-slim was pulled).
 TEST_IMAGE = default_base_image()
-HTTP_SERVER = ["python3", "-m", "http.server", "8090", "--bind", "0.0.0.0", "--directory", "/tmp"]
+UPLOAD_DIR = "/srv"  # in the image, empty: files arrive before start (Docker: as a volume)
+HTTP_SERVER = ["python3", "-m", "http.server", "8090", "--bind", "0.0.0.0", "--directory", UPLOAD_DIR]
+# Each engine's network policy (sandbox/podman_driver.py, sandbox/docker_network.py).
+NETWORK_MODES = {"podman": "slirp4netns", "docker": "gaia2-isolated"}
+LATE_COPY_DIRS = {"podman": "/tmp", "docker": UPLOAD_DIR}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -34,18 +38,20 @@ def test_image(backend):
     return TEST_IMAGE
 
 
-def test_container_roundtrip(backend):
+@pytest.mark.both_engines
+def test_container_roundtrip(backend, engine):
     handle = backend.run_scenario_container(
         TEST_IMAGE, b'{"hello": 1}', {"GAIA2_TEST": "yes"}, "it/roundtrip",
-        command=HTTP_SERVER, input_dir="/tmp")
+        command=HTTP_SERVER, input_dir=UPLOAD_DIR)
     try:
         assert handle.name.startswith("gaia2-it_roundtrip-")
-        labels = handle.container.attrs["Config"]["Labels"]
+        attrs = backend.inspect(handle.id)
+        labels = attrs["Config"]["Labels"]
         assert labels["gaia2-runner"] == "1" and labels["gaia2.scenario_id"] == "it/roundtrip"
-        # A network namespace of its own, and a fresh adapter token only the container and handle know.
-        handle.container.reload()
-        assert handle.container.attrs["HostConfig"]["NetworkMode"] == "slirp4netns"
-        env = dict(item.split("=", 1) for item in handle.container.attrs["Config"]["Env"])
+        # A network of its own, and a fresh adapter token only the container and handle know.
+        assert attrs["HostConfig"]["NetworkMode"] == NETWORK_MODES[engine]
+        assert attrs["HostConfig"]["ReadonlyRootfs"] is True
+        env = dict(item.split("=", 1) for item in attrs["Config"]["Env"])
         assert env["GAIA2_TEST"] == "yes" and env["GAIA2_ADAPTER_TOKEN"] == handle.adapter_token
         assert len(handle.adapter_token) >= 32 and handle.adapter_token not in repr(handle)
         assert labels["gaia2.owner.pid"] == str(os.getpid()) and labels["gaia2.owner.invocation"]
@@ -63,8 +69,11 @@ def test_container_roundtrip(backend):
         assert handle.is_running() and handle.exit_code() is None
 
         # put_archive / get_archive round trip, with the mode and owner the contract requires.
-        handle.put_file("/tmp", "note.txt", b"payload", mode=0o600)
-        with tarfile.open(fileobj=io.BytesIO(handle.get_archive("/tmp/note.txt"))) as tar:
+        # Into a running container: podman writes to a tmpfs, Docker only into volumes (the runner
+        # itself copies only before start).
+        note_dir = LATE_COPY_DIRS[engine]
+        handle.put_file(note_dir, "note.txt", b"payload", mode=0o600)
+        with tarfile.open(fileobj=io.BytesIO(handle.get_archive(f"{note_dir}/note.txt"))) as tar:
             member = tar.getmembers()[0]
             assert tar.extractfile(member).read() == b"payload"
             assert member.mode & 0o777 == 0o600 and member.uid == 0
@@ -72,9 +81,10 @@ def test_container_roundtrip(backend):
     finally:
         handle.cleanup(timeout=2)
     assert handle.removed
-    assert not backend.client.containers.exists(handle.id)
+    assert not backend.container_exists(handle.id)
 
 
+@pytest.mark.both_engines
 def test_crashed_container_reports_exit_code(backend):
     handle = backend.run_scenario_container(
         TEST_IMAGE, None, {}, "it-crash", command=["sh", "-c", "echo dying; exit 7"])
@@ -89,6 +99,7 @@ def test_crashed_container_reports_exit_code(backend):
         handle.cleanup(timeout=1)
 
 
+@pytest.mark.both_engines
 def test_what_an_exited_container_wrote_is_always_there(backend, images, tmp_path):
     """After wait_exited, a file written to the output directory just before the process ended is
     in the archive and the exit is explained. (`judge` read its containers in podman's "stopped"
