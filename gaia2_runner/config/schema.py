@@ -15,13 +15,11 @@ from gaia2_contract import providers
 from gaia2_contract.constants import MAX_TIME_SPEED, MIN_TIME_SPEED
 from gaia2_runner.config import defaults as D
 from gaia2_runner.config.setting import KIND_WORDS, Setting, type_ok
+from gaia2_runner.sandbox.engine import AUTO, ENGINE_ENV, ENGINES
 
 SECTIONS = ("target", "agent", "judge", "run")
 SWEEP_ENV = "GAIA2_SWEEP"  # 0/false/no/off: invocations never remove leftovers by themselves
-# sandbox/engine.py's PODMAN, DOCKER, AUTO and ENGINE_ENV, spelled here because sandbox/engine.py
-# imports config (importing it back would be a cycle); tests/unit/test_engine_select.py holds them equal.
-ENGINE_CHOICES = ("podman", "docker", "auto")
-ENGINE_ENV = "GAIA2_ENGINE"
+ENGINE_CHOICES = (*ENGINES, AUTO)
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("scenario", "target", "scenario", "path", "One scenario JSON file."),

@@ -1,1 +1,1 @@
-"""Where scenarios run: the podman backend, image builds and the adapter HTTP client."""
+"""Where scenarios run: the engine (podman or Docker) behind one Sandbox, image builds, the adapter HTTP client."""

@@ -15,10 +15,12 @@ engine turning a spec into its create options can be unit-tested without a daemo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, ContextManager, Iterator, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, ContextManager, Iterator, Mapping, Protocol
 
-from gaia2_runner.config.limits import ContainerLimits
 from gaia2_runner.errors import Gaia2Error
+
+if TYPE_CHECKING:  # config imports these names: a runtime import back would be a cycle
+    from gaia2_runner.config.limits import ContainerLimits
 
 PODMAN = "podman"
 DOCKER = "docker"

@@ -20,12 +20,11 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 from urllib.parse import urlsplit
 
-from gaia2_runner.config.schema import BY_NAME
+from gaia2_runner.config.schema import BY_NAME, ENGINE_CHOICES
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.engine import AUTO, DOCKER, ENGINE_ENV, ENGINES, PODMAN, EngineInfo
 
 DEFAULT_ENGINE = AUTO
-ENGINE_CHOICES = (*ENGINES, AUTO)
 ENGINE_SETTING = BY_NAME["engine"]
 ENGINE_FLAG = ENGINE_SETTING.flag
 # The variable that names each engine's API address (its own clients read it too).
