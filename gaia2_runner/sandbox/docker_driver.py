@@ -23,7 +23,6 @@ from docker.constants import DEFAULT_DOCKER_API_VERSION
 from docker.errors import APIError, DockerException, NotFound, TLSParameterError
 from docker.utils import kwargs_from_env, version_lt
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.streams import STREAM_CHUNK_BYTES
 from gaia2_runner.sandbox.api_errors import unreachable
 from gaia2_runner.sandbox.build_stream import bare_id, follow_build
 from gaia2_runner.sandbox.docker_network import ensure_isolated_network
@@ -33,6 +32,7 @@ from gaia2_runner.sandbox.docker_options import (
     OPTIONAL_CAPABILITIES,
     create_options,
 )
+from gaia2_runner.sandbox.driver_common import published_host_port, streamed
 from gaia2_runner.sandbox.engine import (
     DOCKER,
     BuildResult,
@@ -215,19 +215,11 @@ class DockerDriver:
         return bool(self.inspect(cid))
 
     def published_port(self, cid: str, port: int) -> int:
-        bindings = ((self.inspect(cid).get("NetworkSettings") or {}).get("Ports") or {}).get(f"{port}/tcp") or []
-        for binding in bindings:
-            if str(binding.get("HostPort") or "").isdigit():
-                return int(binding["HostPort"])
-        raise Gaia2Error(f"Docker published no host port for the adapter port {port}")
+        return published_host_port("Docker", self.inspect(cid), port)
 
-    @contextlib.contextmanager
-    def _stream(self, path: str, params: Mapping[str, Any]) -> Iterator[Iterator[bytes]]:
+    def _stream(self, path: str, params: Mapping[str, Any]) -> contextlib.AbstractContextManager[Iterator[bytes]]:
         """A GET answer as chunks; the response is closed when the block ends."""
-        resp = self.api.get(self._url(path), params=dict(params), stream=True)
-        with contextlib.closing(resp):
-            resp.raise_for_status()
-            yield resp.iter_content(STREAM_CHUNK_BYTES)
+        return streamed(self.api.get(self._url(path), params=dict(params), stream=True))
 
     def open_logs(self, cid: str) -> contextlib.AbstractContextManager[Iterator[bytes]]:
         """stdout and stderr, framed (not a tty): container_logs.demux_logs takes the frames off."""

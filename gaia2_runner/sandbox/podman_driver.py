@@ -12,10 +12,10 @@ from datetime import datetime
 from typing import Any, BinaryIO, Callable, Iterator, Mapping
 
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.streams import STREAM_CHUNK_BYTES
 from gaia2_runner.sandbox.api_errors import api_message, unreachable
 from gaia2_runner.sandbox.build_stream import bare_id, follow_build
 from gaia2_runner.sandbox.container_limits import limit_options, tmpfs_mounts
+from gaia2_runner.sandbox.driver_common import published_host_port, streamed
 from gaia2_runner.sandbox.engine import (
     PODMAN,
     BuildResult,
@@ -120,26 +120,14 @@ class PodmanDriver:
             return {}
 
     def published_port(self, cid: str, port: int) -> int:
-        bindings = ((self.inspect(cid).get("NetworkSettings") or {}).get("Ports") or {}).get(f"{port}/tcp") or []
-        for binding in bindings:
-            if str(binding.get("HostPort") or "").isdigit():
-                return int(binding["HostPort"])
-        raise Gaia2Error(f"podman published no host port for the adapter port {port}")
+        return published_host_port("podman", self.inspect(cid), port)
 
-    @contextlib.contextmanager
-    def open_logs(self, cid: str) -> Iterator[Iterator[bytes]]:
-        resp = self.client.api.get(f"/containers/{cid}/logs", params={"stdout": True, "stderr": True}, stream=True)
-        with contextlib.closing(resp):
-            resp.raise_for_status()
-            yield resp.iter_content(STREAM_CHUNK_BYTES)
+    def open_logs(self, cid: str) -> contextlib.AbstractContextManager[Iterator[bytes]]:
+        return streamed(self.client.api.get(f"/containers/{cid}/logs", params={"stdout": True, "stderr": True},
+                                            stream=True))
 
-    @contextlib.contextmanager
-    def open_archive(self, cid: str, path: str) -> Iterator[Iterator[bytes]]:
-        # podman-py's own get_archive reads the whole answer first: 1.5 GB of agent output cost 3 GB of RAM.
-        resp = self.client.api.get(f"/containers/{cid}/archive", params={"path": path}, stream=True)
-        with contextlib.closing(resp):
-            resp.raise_for_status()
-            yield resp.iter_content(STREAM_CHUNK_BYTES)
+    def open_archive(self, cid: str, path: str) -> contextlib.AbstractContextManager[Iterator[bytes]]:
+        return streamed(self.client.api.get(f"/containers/{cid}/archive", params={"path": path}, stream=True))
 
     def stop(self, cid: str, timeout: int) -> None:
         with contextlib.suppress(APIError, OSError):
