@@ -46,7 +46,7 @@ IMAGES_COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
 app = typer.Typer(
     cls=OneLineErrors,
     name="gaia2-runner",
-    help="Evaluate AI agents on Meta's Gaia2 benchmark, one podman container per scenario.",
+    help="Evaluate AI agents on Meta's Gaia2 benchmark, one container (podman or Docker) per scenario.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
@@ -76,7 +76,7 @@ def main(
     version: Optional[bool] = typer.Option(
         None, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
-    """Evaluate AI agents on Meta's Gaia2 benchmark, one podman container per scenario.
+    """Evaluate AI agents on Meta's Gaia2 benchmark, one container (podman or Docker) per scenario.
 
     Settings may come from a .env file (see .env.example); the real environment wins.
     """

@@ -356,7 +356,7 @@ def parse_hosts(values: list[str], concurrency: int, where: str = "--host") -> l
             url, slots = head.strip(), int(tail)
         scheme = urlsplit(url).scheme
         if scheme not in HOST_SCHEMES or not url.partition("://")[2]:
-            raise Gaia2Error(f"{where}: {printable_value(entry)} is not a podman API URL: use unix:///path.sock, "
+            raise Gaia2Error(f"{where}: {printable_value(entry)} is not an engine API URL: use unix:///path.sock, "
                              "ssh://user@host/run/podman/podman.sock or tcp://host:port, optionally =N for N slots")
         if urlsplit(url).password is not None:  # it would end up in result.json and runner.log
             raise Gaia2Error(f"{where}: {urlsplit(url).hostname} has a password in its URL: remove it and log in "

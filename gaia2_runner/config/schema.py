@@ -93,7 +93,7 @@ SETTINGS: tuple[Setting, ...] = (
             f"Writable space of the agent in each of $HOME and /tmp, held in memory (default {D.DEFAULT_DISK}).",
             default=D.DEFAULT_DISK),
     Setting("podman_wait", "run", "podman_wait", "float",
-            f"Seconds to wait for an unreachable podman API before runs give up (default {D.DEFAULT_PODMAN_WAIT_S:g}).",
+            f"Seconds to wait for an unreachable engine API (podman or Docker) before runs give up (default {D.DEFAULT_PODMAN_WAIT_S:g}).",
             default=D.DEFAULT_PODMAN_WAIT_S, minimum=0, maximum=D.MAX_TIMEOUT_S, unit="seconds"),
     Setting("time_speed", "run", "time_speed", "float",
             f"Simulated seconds per wall second for agents ({MIN_TIME_SPEED:g} to {MAX_TIME_SPEED:g}, default "
@@ -118,7 +118,7 @@ SETTINGS: tuple[Setting, ...] = (
             "further scenario starts; what ran is kept (default: none).", minimum=0, unit="USD"),
     Setting("retry", "run", "retry", "bool",
             "Also rerun the runs that ended without a verdict (an infrastructure error: a start failure, a "
-            "crash, no final status in time, a configuration fault) and those whose files a podman outage "
+            "crash, no final status in time, a configuration fault) and those whose files an engine outage "
             "lost. Verdicts are kept, an agent's time-out included (it is judged).", default=False),
     Setting("noise", "run", "noise", "bool",
             "ARE's noise mode: random tool failures, augmented tool names/descriptions, random ENV events.",

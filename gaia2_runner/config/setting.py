@@ -27,7 +27,7 @@ KIND_WORDS = {
     "splits": 'a split name, a list of names, or "all"',
     "options": "a table",
     "env": "a table of strings",
-    "hosts": 'a list of podman API URLs (["unix:///run/podman/podman.sock", "ssh://user@host/run/podman/podman.sock=4"])',
+    "hosts": 'a list of engine API URLs (["unix:///run/podman/podman.sock", "ssh://user@host/run/podman/podman.sock=4"])',
 }
 
 

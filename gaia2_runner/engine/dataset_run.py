@@ -204,14 +204,14 @@ class _DatasetRun:
                     result = self._run_job(job, host)
                 except KeyboardInterrupt:
                     if host.lost and not self.stop.is_set():
-                        self._reschedule(job, host, f"podman host {host.url} stopped answering during the run")
+                        self._reschedule(job, host, f"engine host {host.url} stopped answering during the run")
                         return
                     if self.limits.halted:
                         self._end_as_stopped(job)
                     self._job_done(job)
                     return  # run_scenario wrote an "interrupted" result.json and removed its container
                 if result is None:  # the host was given up before the container started
-                    self._reschedule(job, host, f"podman host {host.url} stopped answering")
+                    self._reschedule(job, host, f"engine host {host.url} stopped answering")
                     return
                 self._account(job, result)
                 self._job_done(job)

@@ -1,4 +1,4 @@
-"""Several podman hosts (`[run] hosts`): one worker per slot, images there first, a watch on each.
+"""Several engine hosts (`[run] hosts`): one worker per slot, images there first, a watch on each.
 
 A run needs a free slot on some host: every slot is a worker thread bound to its host, all
 taking jobs from one queue, so runs spread over hosts by free slots. `HostWatch` pings each
@@ -7,7 +7,7 @@ the API gone) the host is given up, provided another host is still in use: its b
 `lost` (its waits end at once) and the engine interrupts the runs in flight there, records each
 as an infrastructure error naming the host and queues it again for the other hosts. The last
 host standing is never given up: then the single-host outage handling applies (wait up to
-`podman_wait`). Without `hosts` the run uses one host, CONTAINER_HOST or the default socket.
+`podman_wait`). Without `hosts` the run uses one host: the engine's (sandbox/engine_select.py).
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ class HostWatch:
                     continue
                 host.failures += 1
                 if host.failures >= HOST_FAILURES:
-                    self.give_up(host, f"podman host {host.url} stopped answering")
+                    self.give_up(host, f"engine host {host.url} stopped answering")
 
     def give_up(self, host: Host, why: str) -> bool:
         """Mark `host` lost unless it is the last one in use; True when it was given up now."""

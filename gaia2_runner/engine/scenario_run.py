@@ -268,7 +268,7 @@ class _Run:
                     return extract_output(ChunkReader(chunks), self.dest, scrub=self.scrub)
             except Exception as exc:  # noqa: BLE001 - a dead container must not lose the result
                 if attempt == 0 and unreachable(exc):
-                    self.say(f"warning: podman API unreachable while collecting {self.scenario.scenario_id}: "
+                    self.say(f"warning: {self.backend.engine} API unreachable while collecting {self.scenario.scenario_id}: "
                              f"waiting up to {self.podman_wait:g}s")
                     if self.backend.wait_until_reachable(self.podman_wait):
                         continue

@@ -110,7 +110,7 @@ def test_a_host_killed_mid_run_has_its_runs_rerun_elsewhere(images, second_host,
     assert run.returncode == 0, output
 
     assert f"{ORACLE_IMAGE}" in output and f"on {url2}" in output  # built there first
-    assert f"podman host {url2} stopped answering" in output
+    assert f"engine host {url2} stopped answering" in output
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(records) == 9 and all(r["success"] is True for r in records)  # every scenario has a verdict
     moved = [r for r in records if r.get("rescheduled_from")]
@@ -214,5 +214,5 @@ def test_clean_host_removes_a_dead_runners_container_on_another_host(images, sec
     assert line.startswith("remove") and "runner gone" in line and f"pid {gone.pid}" in line
     assert podman("container", "exists", name).returncode == 1
     bad = subprocess.run([*CLI, "clean", "--host", "nope"], capture_output=True, text=True, env=env, timeout=60)
-    assert bad.returncode == 2 and bad.stderr.startswith("error: --host: 'nope' is not a podman API URL")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: --host: 'nope' is not an engine API URL")
     assert "Traceback" not in bad.stderr

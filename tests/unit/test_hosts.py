@@ -30,8 +30,8 @@ def test_hosts_from_toml_with_slots_and_the_concurrency_default(tmp_path):
 
 
 @pytest.mark.parametrize("hosts, fragment", [
-    (["/run/a.sock"], "is not a podman API URL"),
-    (["unix://"], "is not a podman API URL"),
+    (["/run/a.sock"], "is not an engine API URL"),
+    (["unix://"], "is not an engine API URL"),
     (["unix:///a.sock=0"], "slots must be 1 to 256"),
     (["unix:///a.sock=999"], "slots must be 1 to 256"),
     (["unix:///a.sock", "unix:///a.sock=2"], "listed twice"),
@@ -54,7 +54,7 @@ def test_bad_hosts_are_one_line_naming_the_key(tmp_path, hosts, fragment):
 def test_a_toml_hosts_value_of_the_wrong_type(tmp_path):
     config_file = tmp_path / "x.toml"
     config_file.write_text(f'[target]\nscenario = "{DEMO}"\n[run]\noutput_dir = "out"\nhosts = "unix:///a.sock"\n')
-    with pytest.raises(Gaia2Error, match=r"x.toml:5 \[run\] hosts: expected a list of podman API URLs"):
+    with pytest.raises(Gaia2Error, match=r"x.toml:5 \[run\] hosts: expected a list of engine API URLs"):
         load_config(config_file)
 
 
