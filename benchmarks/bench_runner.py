@@ -233,7 +233,7 @@ class RssSampler:
 
 
 class Runner:
-    """plan_run + run_plan on one podman connection, each plan into its own output directory."""
+    """plan_run + run_plan on one engine connection, each plan into its own output directory."""
 
     def __init__(self, backend: Any, work: Path) -> None:
         self.backend, self.work, self.count = backend, work, 0
