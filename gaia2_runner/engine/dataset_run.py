@@ -44,7 +44,6 @@ from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.output.summary import Summary, summarize, write_summary
 from gaia2_runner.sandbox.engine import EngineUnavailable
 from gaia2_runner.sandbox.backend import Sandbox
-from gaia2_runner.sandbox.service import ping
 from gaia2_runner.targets import ScenarioFile
 from gaia2_runner.text import now_iso, one_line
 
@@ -307,7 +306,7 @@ class _DatasetRun:
             try:
                 return self._run_once(job, host)
             except EngineUnavailable as exc:
-                if host.lost or (not ping(host.backend.api_url) and self.watch.give_up(host, exc.message)):
+                if host.lost or (not host.backend.ping() and self.watch.give_up(host, exc.message)):
                     return None
                 if not self._wait_for_podman(host, exc.message):
                     return self._error_result(job, f"{exc.message}; gave up after waiting "

@@ -21,7 +21,6 @@ from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.leftovers import sweep_wanted
 from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.engine_select import requested_engine
-from gaia2_runner.sandbox.service import ping
 
 HOST_CHECK_S = 2.0
 HOST_FAILURES = 3  # consecutive failed pings (about 6 s) before a host is given up
@@ -141,7 +140,7 @@ class HostWatch:
     def _loop(self) -> None:
         while not self._stop.wait(HOST_CHECK_S):
             for host in [h for h in self.hosts if not h.lost]:
-                if ping(host.backend.api_url, timeout=HOST_CHECK_S):
+                if host.backend.ping(timeout=HOST_CHECK_S):  # the driver's: podman's /libpod ping 404s on Docker
                     host.failures = 0
                     continue
                 host.failures += 1

@@ -41,6 +41,7 @@ from gaia2_runner.sandbox.container_logs import exit_text
 from gaia2_runner.sandbox.api_errors import unreachable
 from gaia2_runner.sandbox.container_handle import STOPPED_GRACE_S, ContainerHandle
 from gaia2_runner.sandbox.backend import Sandbox, deferred_interrupts
+from gaia2_runner.sandbox.engine import EngineUnavailable
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_contract import constants as contract
@@ -172,6 +173,8 @@ class _Run:
                     self.image, self.scenario.raw, self.env, self.scenario.scenario_id,
                     extra_files=self.files, output_dir=str(self.dest.resolve()),
                     filesystem_dir=self.filesystem_dir, limits=self.limits)
+            except EngineUnavailable:
+                raise  # no container yet: the caller waits for the API (podman_wait) and runs it again
             except Gaia2Error as exc:
                 result.status, result.error = "error", exc.message
                 return result
