@@ -3,7 +3,8 @@ the test session's podman service and a second podman service with its own stora
 The oracle image is removed from the second host first, so the runner must build it there. Once
 runs are in flight on the second host its service is killed (SIGKILL): every scenario still gets
 a verdict, and the runs that were on the dead host are recorded as infrastructure errors naming
-it (`rescheduled_from`) and rerun on the first host. `clean --host` sweeps the second host."""
+it (`rescheduled_from`) and rerun on the first host. `clean --host` sweeps the second host.
+An ssh:// host (an sshd of the test's own in front of the same engine) runs on podman and Docker."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "gaia2_runner.cli"]
+# The ssh test's scenarios: one run on the plain socket, two over ssh (slots interleave 1, ssh, ssh).
+SSH_SCENARIOS = ("demo_calendar_add_event", "demo_messaging_send", "demo_email_reply")
 # The second host's storage persists between sessions.
 SECOND_ROOT = Path(os.environ.get("GAIA2_TEST_SECOND_PODMAN_ROOT", "/var/lib/containers-gaia2-second-host"))
 
@@ -167,22 +170,27 @@ def sshd(tmp_path: Path):
         daemon.wait(timeout=10)
 
 
-def test_an_ssh_host_runs_scenarios_through_one_ssh_connection(images, sshd, tmp_path: Path):
-    """ssh://root@127.0.0.1:PORT<socket>: the API socket and every adapter port come through the
-    ssh master; runs spread over the plain socket and the ssh route to the same service."""
+@pytest.mark.both_engines
+def test_an_ssh_host_runs_scenarios_through_one_ssh_connection(engine, images, backend, sshd, demo_dataset,
+                                                               tmp_path: Path):
+    """ssh://root@127.0.0.1:PORT<socket>, podman's or Docker's: the API socket and every adapter port
+    come through the ssh master; runs spread over the plain socket and the ssh route to the same engine."""
     port, query = sshd
-    url1 = os.environ.get("CONTAINER_HOST", DEFAULT_URL)
+    url1 = backend.url  # the engine's own socket (podman: CONTAINER_HOST; Docker: /var/run/docker.sock)
     ssh_url = f"ssh://root@127.0.0.1:{port}{url1.removeprefix('unix://')}{query}"
     out = tmp_path / "out"
     config = tmp_path / "ssh.toml"
-    oracle_config(config, DEMO, out, run=f'hosts = ["{url1}=1", "{ssh_url}=2"]\n')
+    data = demo_dataset(SSH_SCENARIOS)
+    oracle_config(config, data, out, run=f'engine = "{engine}"\nhosts = ["{url1}=1", "{ssh_url}=2"]\n')
     proc = subprocess.run([*CLI, "run-config", "--config", str(config)], capture_output=True, text=True, cwd=REPO,
                           timeout=900, env={**os.environ, "COLUMNS": "200"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    assert len(records) == 9 and all(r["success"] is True for r in records)
-    over_ssh = [r for r in records if r["host"] == ssh_url]
+    assert len(records) == len(SSH_SCENARIOS) and all(r["success"] is True for r in records), records
+    over_ssh = [r for r in records if r["host"] == ssh_url]  # the slots interleave: runs 2 and 3 go over ssh
     assert over_ssh and all(r["status"] == "completed" for r in over_ssh)
+    # Both routes answered throughout: the host watch gave neither up (its ping is the engine's own).
+    assert "stopped answering" not in proc.stdout + proc.stderr and not any(r.get("rescheduled_from") for r in records)
     assert not list(Path(tempfile.gettempdir()).glob("gaia2-ssh-*/control"))  # the master is gone
 
 
