@@ -4,7 +4,8 @@ The oracle image is removed from the second host first, so the runner must build
 runs are in flight on the second host its service is killed (SIGKILL): every scenario still gets
 a verdict, and the runs that were on the dead host are recorded as infrastructure errors naming
 it (`rescheduled_from`) and rerun on the first host. `clean --host` sweeps the second host.
-An ssh:// host (an sshd of the test's own in front of the same engine) runs on podman and Docker."""
+An ssh:// host (an sshd of the test's own in front of the same engine) and a plain tcp:// one run on
+podman and Docker."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from gaia2_runner.sandbox.images import ORACLE_IMAGE, RUNTIME_BASE_IMAGE
 from gaia2_runner.sandbox.engine_select import DEFAULT_URLS
 from gaia2_runner.sandbox.ports import free_port
 from gaia2_runner.sandbox.service import ping
+from socket_proxy import SocketProxy
 
 DEFAULT_URL = DEFAULT_URLS["podman"]
 
@@ -33,8 +35,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "gaia2_runner.cli"]
-# The ssh test's scenarios: one run on the plain socket, two over ssh (slots interleave 1, ssh, ssh).
-SSH_SCENARIOS = ("demo_calendar_add_event", "demo_messaging_send", "demo_email_reply")
+# The ssh test's scenarios (one run on the plain socket, two over ssh: slots interleave); the tcp test runs one.
+HOST_SCENARIOS = ("demo_calendar_add_event", "demo_messaging_send", "demo_email_reply")
 # The second host's storage persists between sessions.
 SECOND_ROOT = Path(os.environ.get("GAIA2_TEST_SECOND_PODMAN_ROOT", "/var/lib/containers-gaia2-second-host"))
 
@@ -180,18 +182,35 @@ def test_an_ssh_host_runs_scenarios_through_one_ssh_connection(engine, images, b
     ssh_url = f"ssh://root@127.0.0.1:{port}{url1.removeprefix('unix://')}{query}"
     out = tmp_path / "out"
     config = tmp_path / "ssh.toml"
-    data = demo_dataset(SSH_SCENARIOS)
+    data = demo_dataset(HOST_SCENARIOS)
     oracle_config(config, data, out, run=f'engine = "{engine}"\nhosts = ["{url1}=1", "{ssh_url}=2"]\n')
     proc = subprocess.run([*CLI, "run-config", "--config", str(config)], capture_output=True, text=True, cwd=REPO,
                           timeout=900, env={**os.environ, "COLUMNS": "200"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    assert len(records) == len(SSH_SCENARIOS) and all(r["success"] is True for r in records), records
+    assert len(records) == len(HOST_SCENARIOS) and all(r["success"] is True for r in records), records
     over_ssh = [r for r in records if r["host"] == ssh_url]  # the slots interleave: runs 2 and 3 go over ssh
     assert over_ssh and all(r["status"] == "completed" for r in over_ssh)
     # Both routes answered throughout: the host watch gave neither up (its ping is the engine's own).
     assert "stopped answering" not in proc.stdout + proc.stderr and not any(r.get("rescheduled_from") for r in records)
     assert not list(Path(tempfile.gettempdir()).glob("gaia2-ssh-*/control"))  # the master is gone
+
+
+@pytest.mark.both_engines
+def test_a_plain_tcp_host_reaches_the_engine(engine, images, backend, demo_dataset, tmp_path: Path):
+    """--host tcp://127.0.0.1:PORT (no TLS; a relay to the engine's socket stands in for a daemon
+    listening on tcp): a scenario runs through it and run_config.json records that engine."""
+    with SocketProxy(tmp_path / "unused", backend.api_url, tcp=True) as relay:
+        out = tmp_path / "out"
+        proc = subprocess.run([*CLI, "run-dataset", "--dataset-root", str(demo_dataset(HOST_SCENARIOS[:1])),
+                               "--image", ORACLE_IMAGE, "--output-dir", str(out), "--host", relay.url,
+                               "--engine", engine], capture_output=True, text=True, cwd=REPO, timeout=600,
+                              env={**os.environ, "COLUMNS": "200"})
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert relay.connections > 0  # the runner came this way
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [r["success"] for r in records] == [True], records
+    assert json.loads((out / "run_config.json").read_text())["engine"]["engine"] == engine
 
 
 def test_clean_host_removes_a_dead_runners_container_on_another_host(images, second_host, tmp_path: Path):

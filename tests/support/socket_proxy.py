@@ -25,11 +25,16 @@ ACCEPT_POLL_S = 0.1  # how soon the accept loop notices a stop
 
 
 class SocketProxy:
-    """Relays connections on the unix socket `path` to the unix socket `target` (a path or unix:// URL)."""
+    """Relays connections on the unix socket `path` to the unix socket `target` (a path or unix:// URL).
+    `tcp=True`: it listens on 127.0.0.1 instead (a plain tcp:// engine address, no TLS), on the same
+    port after a restart; `path` is then unused."""
 
-    def __init__(self, path: Path, target: str) -> None:
+    def __init__(self, path: Path, target: str, tcp: bool = False) -> None:
         self.path = Path(path)
         self.target = target.removeprefix("unix://")
+        self.tcp = tcp
+        self.port = 0  # the tcp port, once listening
+        self.connections = 0  # relayed so far (a test can tell the runner came this way)
         self.tripped = threading.Event()  # set when a stop_on pattern stopped the relay
         self._lock = threading.Lock()
         self._listener: socket.socket | None = None
@@ -40,7 +45,7 @@ class SocketProxy:
 
     @property
     def url(self) -> str:
-        return f"unix://{self.path}"
+        return f"tcp://127.0.0.1:{self.port}" if self.tcp else f"unix://{self.path}"
 
     @property
     def running(self) -> bool:
@@ -50,11 +55,7 @@ class SocketProxy:
         """Listen on `path` (again, after a stop)."""
         with self._lock:
             assert self._listener is None, "the relay is already running"
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()
-            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            listener.bind(str(self.path))
-            listener.listen(64)
+            listener = self._listen()
             listener.settimeout(ACCEPT_POLL_S)
             self._stopping = threading.Event()
             self._listener = listener
@@ -62,6 +63,20 @@ class SocketProxy:
                                               name="socket-proxy-accept", daemon=True)
             self._acceptor.start()
         return self
+
+    def _listen(self) -> socket.socket:
+        if self.tcp:
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind(("127.0.0.1", self.port))
+            self.port = listener.getsockname()[1]
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            listener.bind(str(self.path))
+        listener.listen(64)
+        return listener
 
     def stop(self) -> None:
         """The outage: no new connection is accepted (the socket is gone) and every relayed one is cut."""
@@ -74,8 +89,9 @@ class SocketProxy:
             self._open.clear()
         if listener is not None:
             listener.close()
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()
+            if not self.tcp:
+                with contextlib.suppress(FileNotFoundError):
+                    self.path.unlink()
         if acceptor is not None and acceptor is not threading.current_thread():
             acceptor.join(timeout=5)
 
@@ -116,6 +132,7 @@ class SocketProxy:
                     _cut(engine)
                     return
                 self._open.update((client, engine))
+                self.connections += 1
             pair = _Pair(client, engine)
             for src, dst, watched in ((client, engine, True), (engine, client, False)):
                 threading.Thread(target=self._pump, args=(pair, src, dst, watched), name="socket-proxy-pump",
