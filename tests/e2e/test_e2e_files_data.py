@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from container_probe import exec_in
 from gaia2_contract import constants as contract
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
@@ -112,15 +113,16 @@ def test_daemon_refuses_missing_data_without_the_runners_check(images, backend, 
         handle.cleanup(timeout=2)
 
 
+@pytest.mark.both_engines
 def test_data_mount_is_read_only(images, backend, tmp_path: Path):
     scenario = load_scenario(SCENARIO)
     handle = backend.run_scenario_container(ORACLE_IMAGE, scenario.raw, {"GAIA2_RUNTIME": "none"},
                                             scenario.scenario_id, filesystem_dir=str(FS_DATA.resolve()))
     try:
         target = f"{contract.FILESYSTEM_DIR}/demo_filesystem/Documents/report.txt"
-        code, output = handle.container.exec_run(["sh", "-c", f"echo x >> {target}"], user="root")
+        code, output = exec_in(backend, handle.id, ["sh", "-c", f"echo x >> {target}"], user="root")
         assert code != 0 and b"Read-only file system" in output, output
-        code, output = handle.container.exec_run(["cat", target], user="agent")
+        code, output = exec_in(backend, handle.id, ["cat", target], user="agent")
         assert code != 0 and b"Permission denied" in output, output
         assert (FS_DATA / "demo_filesystem" / "Documents" / "report.txt").read_text().startswith("Quarterly")
     finally:

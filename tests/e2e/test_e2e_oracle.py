@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from container_probe import daemon_status, output_dir_label, running
+from container_probe import daemon_status, exec_in, output_dir_label, running
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.engine.scenario_run import run_scenario
 
@@ -160,17 +160,23 @@ def test_scenario_are_rejects_is_reported_in_one_line(images, tmp_path: Path):
     assert (tmp_path / result.scenario_id / "daemon.log").exists()
 
 
+@pytest.mark.both_engines
 def test_agent_cannot_read_the_scenario(images, backend):
-    """The agent user must not see the answers: run `cat` as it, next to a real daemon."""
+    """The agent user must not see the answers: run `cat` as it, next to a real daemon. (On Docker
+    the input directory is a volume: its mode must still keep the agent out, and it must not be a
+    place the agent can write to.)"""
     handle = backend.run_scenario_container(
         ORACLE_IMAGE, (DEMO_DIR / "demo_calendar_add_event.json").read_bytes(),
         {"GAIA2_RUNTIME": "none"}, "it-perms",
     )
     try:
         time.sleep(1)
-        container = backend.client.containers.get(handle.id)  # podman-only test
-        code, output = container.exec_run(["cat", "/gaia2/input/scenario.json"], user="agent")
-        text = output.decode() if isinstance(output, bytes) else str(output)
-        assert code != 0 and "Permission denied" in text
+        code, output = exec_in(backend, handle.id, ["cat", "/gaia2/input/scenario.json"], user="agent")
+        assert code != 0 and b"Permission denied" in output, output
+        code, output = exec_in(backend, handle.id, ["ls", "/gaia2/input"], user="agent")
+        assert code != 0 and b"Permission denied" in output, output
+        for place in ("/gaia2/input/x", "/gaia2/ca/x", "/gaia2/x"):
+            code, output = exec_in(backend, handle.id, ["touch", place], user="agent")
+            assert code != 0, (place, output)
     finally:
         handle.cleanup(timeout=1)

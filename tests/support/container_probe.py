@@ -69,3 +69,17 @@ def output_file(handle: ContainerHandle, name: str) -> str:
         member = tar.extractfile(tar.getmembers()[0])
         assert member is not None, name
         return member.read().decode()
+
+
+def exec_in(backend: Any, cid: str, command: list[str], user: str = "root") -> tuple[int, bytes]:
+    """Run `command` in a running container, as a test looks inside (the runner itself never
+    execs: images stay black boxes). Exit code and stdout+stderr, on either engine."""
+    from gaia2_runner.sandbox.engine import DOCKER
+
+    if backend.engine == DOCKER:
+        api = backend.driver.api
+        exec_id = api.exec_create(cid, command, user=user)["Id"]
+        output = api.exec_start(exec_id)
+        return int(api.exec_inspect(exec_id)["ExitCode"]), output
+    code, output = backend.client.containers.get(cid).exec_run(command, user=user)
+    return int(code), output
