@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from container_probe import daemon_status, output_dir_label
+from container_probe import daemon_status, output_dir_label, running
 from dataset_support import DEMO, demo_split
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
@@ -118,9 +118,9 @@ def kill_when_running(backend, scenario_dir: Path, proc: subprocess.Popen, limit
     label = output_dir_label(scenario_dir)
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline and proc.poll() is None:
-        for box in backend.client.containers.list(filters={"label": label}):
-            if daemon_status(box) == "running":
-                box.kill()
+        for box in running(backend, label):
+            if daemon_status(backend, box.id) == "running":
+                backend.client.containers.get(box.id).kill()  # podman-only test
                 return
         time.sleep(0.2)
     raise AssertionError(f"no container for {scenario_dir} appeared")
@@ -174,5 +174,5 @@ def test_ctrl_c_keeps_results_and_removes_containers(images, backend, tmp_path: 
     assert any(r["success"] is True for r in done), stderr  # the finished one is kept
     assert len(done) == 2 and any(r["status"] == "interrupted" for r in done)  # third never started
     for r in done:
-        assert r["container_id"] and not backend.client.containers.exists(r["container_id"])
+        assert r["container_id"] and not backend.container_exists(r["container_id"])
     assert len(results(out)) == 2
