@@ -143,7 +143,7 @@ SETTINGS: tuple[Setting, ...] = (
             "socket (podman when both do; a private podman service when none does).",
             choices=ENGINE_CHOICES, noun="engine", env_var=ENGINE_ENV),
     Setting("hosts", "run", "hosts", "hosts",
-            "Podman API URL to run on (repeatable; URL=N gives it N slots, default: concurrency each).",
+            "Engine API URL (podman or Docker) to run on (repeatable; URL=N gives it N slots, default: concurrency each).",
             flag_name="--host"),
 )
 
