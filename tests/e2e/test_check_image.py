@@ -17,6 +17,7 @@ BAD_IMAGE = "localhost/gaia2-test-not-a-daemon:latest"
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "demo_calendar_add_event.json"
 
 
+@pytest.mark.both_engines
 def test_the_oracle_image_honours_every_point(backend, images):
     points = check_image("localhost/gaia2-oracle:latest", DEMO, backend)
     assert [p for p in points if p.ok is not True] == []
