@@ -51,6 +51,7 @@ raise SystemExit(3)
 """
 
 
+@pytest.mark.both_engines
 def test_memory_and_disk_hogs_end_with_their_limit_while_a_parallel_scenario_passes(images, backend, tmp_path):
     limits = ContainerLimits.of(memory="2560m", disk="256m")
     runs = {"hog": (CALENDAR, HOG), "filler": (CONTACTS, FILLER), "oracle": (MESSAGING, None)}

@@ -128,6 +128,7 @@ def test_a_flood_of_connections_ends_in_a_verdict_not_an_infrastructure_error(im
     assert "refused the agent's connection" in (out / "container.log").read_text()
 
 
+@pytest.mark.both_engines
 def test_a_fork_bomb_is_judged_and_leaves_no_process_behind(images, tmp_path):
     result, agent_log, out = run(tmp_path, FORK_BOMB, 20)
     assert (result.status, result.success) == ("timeout", False), (result, agent_log[-2000:])
