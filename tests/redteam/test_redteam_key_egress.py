@@ -15,6 +15,7 @@ import hashlib
 import json
 import secrets
 import shlex
+import socket
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from gaia2_runner.sandbox.images import ORACLE_IMAGE
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(400)]
 
 HOST = "host.containers.internal"
+DNS_NAME = "pypi.org"  # a name the host resolves (CI installs from PyPI): the agent must not
 SCENARIO = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "demo_calendar_add_event.json"
 ANSWER = "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 at Smile Dental, 12 Rue Oberkampf, Paris."
 
@@ -81,7 +83,7 @@ print("DIRECT", json.dumps(post(os.environ["GAIA2_AGENT_PUBLIC_BASE_URL"] + "/v1
                            + [round(time.monotonic() - started, 1)]), flush=True)
 try:
     socket.setdefaulttimeout(5)
-    socket.getaddrinfo("example.com", 443)
+    socket.getaddrinfo(os.environ["DNS_NAME"], 443)
     dns = "resolved"
 except Exception as e:
     dns = type(e).__name__
@@ -103,13 +105,18 @@ def _lines(log: str, tag: str) -> list[str]:
     return [line.removeprefix(tag + " ") for line in log.splitlines() if line.startswith(tag + " ")]
 
 
+@pytest.mark.both_engines
 def test_the_agent_holds_no_key_and_reaches_nothing_but_the_relay(backend, images, fake, tmp_path: Path) -> None:
+    # DNS carries data out: what the host can resolve, the agent must not (on Docker its resolver
+    # is on the container's loopback, 127.0.0.11). A name the host cannot resolve proves nothing.
+    assert socket.getaddrinfo(DNS_NAME, 443), f"this host resolves no {DNS_NAME}: the DNS check needs a name it does"
     secret = f"sk-real-{secrets.token_hex(16)}"
     fake.api_key = secret
     fake.set_script({"chat": [{"text": "hello"}]})
     env = {"GAIA2_AGENT_COMMAND": f"python3 -c {shlex.quote(AGENT)}", "GAIA2_AGENT_PROVIDER": "openai",
            "GAIA2_AGENT_MODEL": "qwen", "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}",
-           "GAIA2_AGENT_API_KEY": secret, "KEY_SHA256": hashlib.sha256(secret.encode()).hexdigest(), "ANSWER": ANSWER}
+           "GAIA2_AGENT_API_KEY": secret, "KEY_SHA256": hashlib.sha256(secret.encode()).hexdigest(), "ANSWER": ANSWER,
+           "DNS_NAME": DNS_NAME}
     result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path / "out", backend=backend, extra_env=env, timeout=240)
     out = tmp_path / "out" / result.scenario_id
     log = (out / "agent.log").read_text()

@@ -6,7 +6,7 @@ around the relay is refused there; closing egress also stops calls to keyless en
 models or the web, which would be in neither the trace nor the cost, and keeps what the agent sees
 to the scenario's world. The daemon (root) installs an nftables rule on the container's own network
 namespace before it starts the agent: packets of sockets the agent's uid owns may leave on `lo`
-only, the rest is rejected (a refused connection, at once, never a hang). The daemon's own traffic
+only, to 127.0.0.1 (or ::1) only, the rest is rejected (a refused connection, at once, never a hang). The daemon's own traffic
 (the relay, the judge) is untouched. It needs CAP_NET_ADMIN in the container (the runner adds it:
 gaia2_runner/sandbox/container_limits.py) and nft in the image (Containerfile.base); the daemon then drops
 CAP_NET_ADMIN from its bounding set, so no process it starts, the agent included, can get it back.
@@ -27,16 +27,24 @@ TABLE = "gaia2_egress"
 NFT_FALLBACK = "/usr/sbin/nft"
 NFT_TIMEOUT_S = 10.0
 CLOSED = "closed"  # the status's `egress` when the rule is in place
+LOOPBACK_V4 = "127.0.0.1"  # the one address the agent may reach (the daemon, the relay)
+LOOPBACK_V6 = "::1"
 _PR_CAPBSET_DROP = 24
 _CAP_NET_ADMIN = 12
 
 
 def ruleset(uid: int) -> str:
-    """The nftables table: the agent's packets leave on loopback only (IPv4 and IPv6 alike)."""
+    """The nftables table: the agent's packets leave on loopback only, to 127.0.0.1 or ::1 only.
+
+    Loopback is not enough by itself: Docker's embedded DNS server listens on 127.0.0.11 inside the
+    container and resolves names (and so carries data) for whoever asks; podman's slirp4netns DNS
+    is off loopback. The daemon and the relay listen on 127.0.0.1."""
     return (f"table inet {TABLE} {{\n"
             "  chain output {\n"
             "    type filter hook output priority 0; policy accept;\n"
             f"    meta skuid {uid} oifname != \"lo\" counter reject\n"
+            f"    meta skuid {uid} ip daddr != {LOOPBACK_V4} counter reject\n"
+            f"    meta skuid {uid} ip6 daddr != {LOOPBACK_V6} counter reject\n"
             "  }\n"
             "}\n")
 
