@@ -10,8 +10,11 @@ Where Docker's defaults differ from podman's, the difference is closed here:
   commands, and the agent may run what it writes to /tmp or its $HOME, as on podman). Only the
   `HostConfig.Tmpfs` option string can say exec before API 1.46, and Docker keeps the last of a
   conflicting pair, so "exec" wins over its default "noexec".
-- ulimits: Docker passes on dockerd's own rlimits (unlimited open files when started by hand);
-  podman's come from the containers.conf scripts/setup-podman.sh writes: the same values here.
+- ulimits: Docker passes on dockerd's own rlimits (unlimited open files when started by hand), so
+  nofile is set as podman's containers.conf does (scripts/setup-podman.sh). nproc is not: the
+  kernel counts it per uid across the host, so every scenario's `agent` user would share one
+  budget and one agent's fork bomb would stop another's agent from forking. The container's pids
+  limit bounds its processes instead.
 - copy-in: Docker refuses uploads into a read-only root outside volumes, so each upload dir is an
   anonymous volume (removed with the container: remove(v=True)).
 - the host: `host-gateway` names the host in /etc/hosts as podman does (config/endpoints.py).
@@ -38,9 +41,8 @@ PODMAN_DEFAULT_CAPABILITIES = (
 # caps"). The daemon then keeps the agent's OOM score without it (daemon/limit_reasons.py).
 OPTIONAL_CAPABILITIES = ("SYS_RESOURCE",)
 NO_NEW_PRIVILEGES = "no-new-privileges"
-# scripts/setup-podman.sh's containers.conf: default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
+# scripts/setup-podman.sh's containers.conf: default_ulimits = ["nofile=1024:1024", …]
 NOFILE_LIMIT = 1024
-NPROC_LIMIT = 1024
 # json-file keeps the logs API working whatever the daemon's default driver is, and bounds the disk:
 # a few times what the runner reads (json-file's framing roughly doubles each line).
 LOG_DRIVER = "json-file"
@@ -80,8 +82,7 @@ def host_config_options(spec: ContainerSpec, network_name: str, grant_optional: 
         security_opt=[NO_NEW_PRIVILEGES],
         tmpfs={t.target: tmpfs_option(t) for t in spec.tmpfs},
         mounts=[Mount(target=b.target, source=b.source, type="bind", read_only=b.read_only) for b in spec.binds],
-        ulimits=[Ulimit(name="nofile", soft=NOFILE_LIMIT, hard=NOFILE_LIMIT),
-                 Ulimit(name="nproc", soft=NPROC_LIMIT, hard=NPROC_LIMIT)],
+        ulimits=[Ulimit(name="nofile", soft=NOFILE_LIMIT, hard=NOFILE_LIMIT)],
         log_config=LogConfig(type=LOG_DRIVER, config={"max-size": str(LOG_MAX_SIZE_BYTES),
                                                       "max-file": str(LOG_MAX_FILES)}),
         extra_hosts={HOST_GATEWAY: "host-gateway"},

@@ -19,7 +19,6 @@ from gaia2_runner.sandbox.docker_network import ICC_OPTION, network_problem
 from gaia2_runner.sandbox.docker_options import (
     API_VERSION_FLOOR,
     NOFILE_LIMIT,
-    NPROC_LIMIT,
     OPTIONAL_CAPABILITIES,
     PODMAN_DEFAULT_CAPABILITIES,
     create_options,
@@ -98,8 +97,9 @@ def test_limits_in_dockers_spelling() -> None:
     assert host["PidsLimit"] == 300
     assert host["ShmSize"] > 0
     assert host["CgroupnsMode"] == "private"
+    # no nproc: it counts per uid across the host, one agent's fork bomb would starve the others
     assert sorted((u["Name"], u["Soft"], u["Hard"]) for u in host["Ulimits"]) == [
-        ("nofile", NOFILE_LIMIT, NOFILE_LIMIT), ("nproc", NPROC_LIMIT, NPROC_LIMIT)]
+        ("nofile", NOFILE_LIMIT, NOFILE_LIMIT)]
     log = host["LogConfig"]
     assert log["Type"] == "json-file" and int(log["Config"]["max-size"]) > 0 and int(log["Config"]["max-file"]) >= 1
 
