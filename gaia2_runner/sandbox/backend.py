@@ -23,6 +23,7 @@ from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.sandbox.container_limits import tmpfs_places
 from gaia2_runner.sandbox.engine import (
+    AUTO,
     DOCKER,
     PODMAN,
     Bind,
@@ -31,7 +32,7 @@ from gaia2_runner.sandbox.engine import (
     EngineDriver,
     EngineInfo,
 )
-from gaia2_runner.sandbox.engine_select import choose_engine, default_url
+from gaia2_runner.sandbox.engine_select import choose_engine, default_url, identify
 from gaia2_runner.sandbox.leftovers import Leftover, sweep_orphans, sweep_wanted
 from gaia2_runner.sandbox.ownership import RUNNER_FILTER, container_labels
 from gaia2_runner.sandbox.ports import free_port
@@ -137,6 +138,13 @@ class Sandbox:
     def _connect_ssh(cls, engine: str, target: str, reason: str) -> "Sandbox":
         """An engine on another machine: its socket and the adapter ports through one ssh master."""
         tunnel = SshHost(target).start()
+        who = identify(tunnel.url)  # the socket's file name chose the engine; its answer decides
+        if who is not None and who != engine:
+            if not reason.startswith(AUTO):
+                tunnel.close()
+                raise Gaia2Error(f"{target} answers as {who}, not {engine}: drop the engine setting (auto) "
+                                 f"or give {engine}'s socket")
+            engine, reason = who, f"{AUTO}: {target} answers as {who}"
         driver = make_driver(engine, tunnel.url)
         if not driver.ping():
             driver.close()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 from urllib.parse import urlsplit
 
-from gaia2_runner.config.schema import BY_NAME, ENGINE_CHOICES
+from gaia2_runner.config.schema import BY_NAME
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.engine import AUTO, DOCKER, ENGINE_ENV, ENGINES, PODMAN, EngineInfo
 
@@ -184,7 +184,13 @@ def choose_engine(setting: str | None, url: str | None = None, environ: Mapping[
         return _given(url, env, api_url)
     for name in ENGINES:  # podman first: CONTAINER_HOST wins when both are set
         if env.get(HOST_ENV[name]):
-            return EngineChoice(name, env[HOST_ENV[name]], f"auto: {HOST_ENV[name]} is set")
+            address = env[HOST_ENV[name]]
+            # DOCKER_HOST pointing at podman's socket is a common set-up (docker-compose on
+            # podman): the variable's name proves nothing, the answer at the address does.
+            who = None if address.startswith("ssh://") else identify(address)
+            if who is not None and who != name:
+                return EngineChoice(who, address, f"auto: {HOST_ENV[name]} answers as {who}")
+            return EngineChoice(name, address, f"auto: {HOST_ENV[name]} is set")
     return _probed(sockets, env)
 
 
