@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from gaia2_runner.sandbox.backend import Sandbox
 
 STOPPED_GRACE_S = 10.0  # ContainerHandle.wait_exited: podman's cleanup after the process ends
+EXITED_STATES = ("exited", "dead")  # "dead": Docker's, for a container its removal or cleanup failed on
 
 
 @dataclass
@@ -79,13 +80,13 @@ class ContainerHandle:
         return bool(state.get("Running")) or state.get("Status") in ("running", "created", "configured", "initialized")
 
     def wait_exited(self, timeout: float) -> bool:
-        """Wait until podman is done with the container ("exited", or gone); False at `timeout`.
+        """Wait until the engine is done with the container ("exited", "dead", or gone); False at `timeout`.
         "stopped" (the process ended, podman still cleaning up) is not done: a copy out of the
         container then can find its output directory empty. It counts after STOPPED_GRACE_S."""
         deadline, stopped_at = time.monotonic() + timeout, None
         while time.monotonic() < deadline:
             state = self.state()
-            if state is not None and (not state or state.get("Status") == "exited"):
+            if state is not None and (not state or state.get("Status") in EXITED_STATES):
                 return True
             if state and state.get("Status") == "stopped":
                 stopped_at = stopped_at or time.monotonic()

@@ -110,7 +110,7 @@ class DockerDriver:
         return f"{api.base_url}/v{api.api_version}{path}"
 
     def _fail(self, exc: BaseException, doing: str) -> NoReturn:
-        if unreachable(exc):
+        if unreachable(exc) or isinstance(exc, requests.Timeout):  # a hung dockerd is an outage too
             raise EngineUnavailable(f"Docker API unreachable at {self.url}: cannot {doing}") from None
         if isinstance(exc, APIError):
             raise Gaia2Error(f"cannot {doing}: {api_message(exc)}") from None
