@@ -83,10 +83,16 @@ def connect_hosts(config: RunConfig, first: Sandbox, warn: Callable[[str], None]
             hosts.append(Host(url, slots, first, own=False))
             continue
         try:
-            hosts.append(Host(url, slots, _swept_as_configured(Sandbox.connect(url, engine=config.run.engine),
-                                                               config)))
+            backend = Sandbox.connect(url, engine=config.run.engine)
         except Gaia2Error as exc:
             warn(f"host left out: {exc.message}")
+            continue
+        if backend.engine != first.engine:  # one run, one engine: its record and fingerprint name it
+            backend.close()
+            warn(f"host left out: {url} is {backend.engine}, this run's engine is {first.engine} "
+                 f"(the first host's): give hosts of one engine")
+            continue
+        hosts.append(Host(url, slots, _swept_as_configured(backend, config)))
     return hosts
 
 

@@ -214,6 +214,21 @@ def test_a_plain_tcp_host_reaches_the_engine(engine, images, backend, demo_datas
     assert json.loads((out / "run_config.json").read_text())["engine"]["engine"] == engine
 
 
+def test_hosts_of_two_engines_run_on_the_first_hosts_engine_only(images, sandboxes, demo_dataset, tmp_path: Path):
+    """--host podman --host Docker: one run is one engine (run_config.json and the fingerprint name
+    it), so the Docker host is left out with a warning and the run goes on on podman."""
+    podman_url, docker_url = sandboxes("podman").api_url, sandboxes("docker").api_url
+    out = tmp_path / "out"
+    proc = subprocess.run([*CLI, "run-dataset", "--dataset-root", str(demo_dataset(HOST_SCENARIOS[:1])),
+                           "--image", ORACLE_IMAGE, "--output-dir", str(out), "--host", podman_url,
+                           "--host", docker_url, "--engine", "auto"], capture_output=True, text=True, cwd=REPO,
+                          timeout=600, env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    said = " ".join((proc.stdout + proc.stderr).split())
+    assert f"host left out: {docker_url} is docker, this run's engine is podman" in said, said
+    assert json.loads((out / "run_config.json").read_text())["engine"]["engine"] == "podman"
+
+
 def test_clean_host_removes_a_dead_runners_container_on_another_host(images, second_host, tmp_path: Path):
     """`clean --host URL` sweeps another podman host: a container this machine's runner left there
     (the runner is gone) is removed; plain `clean` only sees this machine's podman."""
