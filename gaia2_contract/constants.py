@@ -23,6 +23,9 @@ SCENARIO_FILE_NAME = "scenario.json"  # in INPUT_DIR
 FILESYSTEM_DIR = "/gaia2/input/filesystem"
 # Where the runner copies $GAIA2_CA_BUNDLE (and points SSL_CERT_FILE & co.); the daemon never reads it.
 CA_BUNDLE_PATH = "/gaia2/ca/ca-bundle.pem"  # its own directory: Docker copies files in only into volumes
+# The host's proxy settings: passed on to the daemon (the relay and the judge reach providers through
+# them), never to the agent (it reaches nothing but 127.0.0.1, and a proxy URL may hold a password).
+PROXY_VARS = ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY")
 
 # Statuses /status reports as final: once one is published, every output file is complete.
 # Judged (a verdict in `judgment`): completed (every turn, or ARE's clock ran out), failed (a turn

@@ -21,7 +21,7 @@ from gaia2_runner.config.schema import BY_KEY, DEFAULT_KEY_ENV
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.inputs import check_path_text, read_text
 
-PROXY_VARS = ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY")
+PROXY_VARS = contract.PROXY_VARS
 
 
 def load_env_file(path: Path | None, search_from: Path) -> Path | None:

@@ -170,6 +170,13 @@ def test_the_agent_never_sees_the_adapter_token():
     assert contract.ENV_ADAPTER_TOKEN not in env and "GAIA2_JUDGE_API_KEY" not in env and env["KEEP"] == "1"
 
 
+def test_the_agent_never_sees_the_hosts_proxy_settings():
+    """A proxy URL may carry a password; the agent reaches nothing but 127.0.0.1 anyway."""
+    proxies = {name: "http://user:pa55@proxy.example:3128" for name in contract.PROXY_VARS}
+    env = agent_environment({**proxies, "KEEP": "1"})
+    assert not set(contract.PROXY_VARS) & set(env) and env["KEEP"] == "1"
+
+
 def test_daemon_limits_from_the_environment():
     limits = Limits.from_env({}, 300.0)
     assert limits.idle_s == contract.DEFAULT_IDLE_TIMEOUT_S

@@ -24,9 +24,10 @@ log = logging.getLogger("gaia2.agent")
 AGENT_USER = "agent"
 # Variables the agent must not see: the judge's credentials and settings, the adapter token, the
 # provider key (the agent gets the run's placeholder instead: daemon/relay_key.py), the expert
-# sub-agents' settings and key (Agent2Agent: daemon/a2a.py).
+# sub-agents' settings and key (Agent2Agent: daemon/a2a.py), the host's proxy settings (a proxy URL
+# may carry a password, and the agent reaches nothing but 127.0.0.1: daemon/egress.py).
 _PRIVATE_PREFIXES = (contract.JUDGE_ENV_PREFIX, contract.A2A_ENV_PREFIX)
-_PRIVATE_NAMES = frozenset({contract.ENV_ADAPTER_TOKEN, contract.ENV_AGENT_API_KEY})
+_PRIVATE_NAMES = frozenset({contract.ENV_ADAPTER_TOKEN, contract.ENV_AGENT_API_KEY, *contract.PROXY_VARS})
 # GAIA2_RUNTIME value -> module of gaia2_container.runtimes run with `python -m`.
 BUILTIN_RUNTIMES = {
     "oracle": "gaia2_container.runtimes.oracle",
@@ -54,8 +55,8 @@ def agent_command(runtime: str) -> list[str] | None:
 
 
 def agent_environment(base: dict[str, str] | None = None) -> dict[str, str]:
-    """The daemon's environment minus the judge's settings, the adapter token and the provider key,
-    plus where the tool API and app commands are."""
+    """The daemon's environment minus the judge's settings, the adapter token, the provider key and
+    the proxy settings, plus where the tool API and app commands are."""
     env = {k: v for k, v in (base or os.environ).items()
            if not k.startswith(_PRIVATE_PREFIXES) and k not in _PRIVATE_NAMES}
     env[contract.ENV_TOOLS_URL] = places.TOOLS_URL
