@@ -24,6 +24,7 @@ from gaia2_runner.engine.dataset_run import DatasetOutcome
 from gaia2_runner.engine.jobs import Job, collect_records
 from gaia2_runner.engine.shards import scenario_key
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output.dir_lock import lock_output_dir
 from gaia2_runner.output.fingerprint import differences, read_fingerprint, write_fingerprint
 from gaia2_runner.output.layout import (
     RESULTS_LOG_FILE,
@@ -160,9 +161,14 @@ class Aggregate:
 
 
 def aggregate(root: Path, allow_partial: bool = False) -> Aggregate:
-    """Check the shards under `root`, then write the merged outputs; raises Gaia2Error."""
+    """Check the shards under `root`, then write the merged outputs; raises Gaia2Error (also while
+    a shard, or any other job, still writes there: output/dir_lock.py)."""
+    with lock_output_dir(Path(root), hint="wait for it to finish, then aggregate"):
+        return _aggregate(Path(root), allow_partial)
+
+
+def _aggregate(root: Path, allow_partial: bool) -> Aggregate:
     t0 = time.monotonic()
-    root = Path(root)
     shards = read_shards(root)
     check_same_setup(root, shards)
     check_same_plan(root, shards)

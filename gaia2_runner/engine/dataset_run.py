@@ -37,6 +37,7 @@ from gaia2_runner.engine.preflight import check_before_run
 from gaia2_runner.engine.scenario_run import env_secrets, run_scenario
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.atomic import write_json_atomic
+from gaia2_runner.output.dir_lock import lock_output_dir, this_command
 from gaia2_runner.output.layout import RESULTS_LOG_FILE, SUMMARY_FILE
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.results_log import ResultsLog
@@ -78,10 +79,18 @@ class DatasetOutcome:
 def run_plan(plan: RunPlan, *, backend: Sandbox | None = None,
              observer: RunObserver | None = None) -> DatasetOutcome:
     """Run every job of `plan` that has no result yet; raises Gaia2Error before starting anything
-    when the image is missing or the output directory holds results of another setup."""
+    when another job writes into the output directory, the image is missing or the directory
+    holds results of another setup. The directory's lock is held until the outputs are written."""
+    observer = observer or RunObserver()
+    # First of all: one job per output directory (output/dir_lock.py); a second is refused here.
+    command = Scrubber([*plan.secrets, *env_secrets(plan.env)]).text(this_command())
+    with lock_output_dir(plan.output_dir, plan.shard, command=command, notice=observer.warning):
+        return _run_locked(plan, backend, observer)
+
+
+def _run_locked(plan: RunPlan, backend: Sandbox | None, observer: RunObserver) -> DatasetOutcome:
     own_backend = backend is None
     backend = backend or connect_first(plan.config)
-    observer = observer or RunObserver()
     hosts: list[Host] = []
     try:
         hosts = connect_hosts(plan.config, backend, observer.warning)

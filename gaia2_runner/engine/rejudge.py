@@ -22,6 +22,7 @@ from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.artifacts import extract_output
 from gaia2_runner.output.atomic import write_json_atomic
+from gaia2_runner.output.dir_lock import lock_output_dir, this_command
 from gaia2_runner.output.layout import ARE_TRACE_FILE, REJUDGE_FILE, REJUDGE_SUMMARY_FILE, RESULT_FILE
 from gaia2_runner.output.read import safe_io
 from gaia2_runner.output.read.safe_io import output_root
@@ -35,6 +36,7 @@ from gaia2_runner.text import now_iso, one_line
 
 TRACE_CAP = 256 * safe_io.MB  # one run's ARE trace (a universe-scale scenario is ~2.5 MB)
 JUDGE_TIMEOUT_S = 600.0
+LOCK_HINT = "wait for it to finish, then judge the directory"
 
 
 @dataclass
@@ -96,6 +98,14 @@ def rejudge_output(output_dir: Path, config: RunConfig, environ: dict[str, str],
                          "(runs from before this runner version did not save ARE's trace)")
     env = container_env(config, environ, judge_only=True)
     scrub = Scrubber([v for k, v in env.items() if k == contract.ENV_JUDGE_API_KEY])
+    # It writes beside every result: never while a run (or another judge) writes there.
+    with lock_output_dir(output_dir, command=scrub.text(this_command()), hint=LOCK_HINT):
+        return _rejudge_all(output_dir, config, env, scrub, found, skipped, concurrency, image, backend, on_done)
+
+
+def _rejudge_all(output_dir: Path, config: RunConfig, env: dict[str, str], scrub: Scrubber,
+                 found: list[tuple[str, Path, bool | None, str]], skipped: list[str], concurrency: int,
+                 image: str, backend: Sandbox | None, on_done: Callable[[Rejudged], None] | None) -> RejudgeOutcome:
     outcome = RejudgeOutcome(skipped=skipped)
     own = backend is None
     backend = backend or Sandbox.connect()

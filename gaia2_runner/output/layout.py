@@ -1,6 +1,6 @@
 """Every path rule and file name of an output directory, in one place.
 
-    <output>/run_config.json  summary.json  index.html  runner.log  _viewer/
+    <output>/run_config.json  summary.json  index.html  runner.log  _viewer/  [job.lock while a job runs]
     <output>/[run_<k>/][<split>/]<scenario dir>/result.json  trace.html  container.log  <daemon files>
 
 pass_at 1 writes into the output directory itself (it is the run directory); pass_at k writes
@@ -33,6 +33,7 @@ RUNNER_LOG_FILE = "runner.log"  # what each invocation did, appended (output/run
 TRACE_PAGE_FILE = "trace.html"
 EXPORT_FILE_STEM = "export"  # `export` writes export.csv / .jsonl / .parquet at the output root
 VIEWER_DIR = "_viewer"  # static assets and the viewer's row cache; never scanned for scenarios
+JOB_LOCK_FILE = "job.lock"  # held by the job writing here (output/dir_lock.py); a shard's in its shard dir
 
 EVENTS_FILE = contract.EVENTS_FILE
 STATUS_FILE = contract.STATUS_FILE
