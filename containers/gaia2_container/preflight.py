@@ -75,6 +75,7 @@ class Probe:
     detail: str = ""
     tool_call: bool | None = None  # tool probes answered 2xx: did a tool call come back?
     seconds: float = 0.0
+    url: str = ""  # where the request went (no credentials): the daemon's probe words it
 
     @property
     def ok(self) -> bool:
@@ -197,12 +198,39 @@ def check_agent(env: Mapping[str, str], deadline: float, redact: Callable[[str],
     if setup is None or isinstance(setup, Endpoint):
         return setup
     llm, endpoint = setup
-    endpoint.probe = _ask(lambda: llm.complete([Message("user", TEXT_PROMPT)], []))
-    endpoint.url = public_url(transport.url)
+    endpoint.probe = _text(llm, transport)
+    endpoint.url = endpoint.probe.url
     if endpoint.probe.ok and endpoint.tools != "none":
         tool = Tool(PROBE_TOOL, "Answers pong. Call it when asked to.", {"type": "object", "properties": {}})
         endpoint.tools_probe = _ask(lambda: llm.complete([Message("user", TOOL_PROMPT)], [tool]), tools=True)
     return endpoint
+
+
+def agent_text_probe(env: Mapping[str, str], deadline: float, redact: Callable[[str], str]) -> Probe:
+    """The agent endpoint's text request alone, as check_agent sends it: the daemon's probe
+    (daemon/provider_probe.py) asks it when the agent's traffic suggests a provider fault."""
+    transport = OneShot(deadline, redact)
+    setup = agent_setup(env, transport)
+    if setup is None:
+        return Probe(None, "settings", "no agent provider is configured")
+    if isinstance(setup, Endpoint):
+        return setup.probe or Probe(None, "settings", "unusable agent settings")
+    return _text(setup[0], transport)
+
+
+def experts_text_probe(provider: str, model: str, base: str, key: str | None, deadline: float,
+                       redact: Callable[[str], str]) -> Probe:
+    """The expert agents' text request, as check_experts sends it (the daemon's probe asks it too)."""
+    transport = OneShot(deadline, redact)
+    llm = ChatCompletionsProvider(Settings(provider, model, base, key, Options(max_tokens=TEXT_MAX_TOKENS)),
+                                  transport, name=provider)
+    return _text(llm, transport)
+
+
+def _text(llm: Any, transport: OneShot) -> Probe:
+    probe = _ask(lambda: llm.complete([Message("user", TEXT_PROMPT)], []))
+    probe.url = public_url(transport.url)
+    return probe
 
 
 def _ask(call: Any, tools: bool = False) -> Probe:
@@ -268,11 +296,8 @@ def check_experts(env: Mapping[str, str], deadline: float, redact: Callable[[str
         return None
     base = upstream_of(settings.provider, settings.base_url)
     endpoint = Endpoint(EXPERTS, public_url(base), "", settings.model, "openai-chat", "none")
-    transport = OneShot(deadline, redact)
-    llm = ChatCompletionsProvider(Settings(settings.provider, settings.model, base, settings.key,
-                                           Options(max_tokens=TEXT_MAX_TOKENS)), transport, name=settings.provider)
-    endpoint.probe = _ask(lambda: llm.complete([Message("user", TEXT_PROMPT)], []))
-    endpoint.url = public_url(transport.url)
+    endpoint.probe = experts_text_probe(settings.provider, settings.model, base, settings.key, deadline, redact)
+    endpoint.url = endpoint.probe.url
     return endpoint
 
 
@@ -292,14 +317,19 @@ def run(env: Mapping[str, str], budget_s: float) -> dict[str, Any]:
     """The checks at once, within `budget_s` seconds in all."""
     started = time.monotonic()
     deadline = started + budget_s
-    redact = Scrub([env.get(contract.ENV_AGENT_API_KEY), env.get(contract.ENV_JUDGE_API_KEY),
-                    env.get(contract.ENV_A2A_API_KEY)])
+    redact = scrub_for(env)
     checks = {AGENT: check_agent, JUDGE: check_judge, EXPERTS: check_experts}
     with ThreadPoolExecutor(max_workers=len(checks)) as pool:
         futures = {name: pool.submit(check, env, deadline, redact) for name, check in checks.items()}
         found = {name: future.result() for name, future in futures.items()}
     return {name: asdict(endpoint) if endpoint else None for name, endpoint in found.items()} | {
         "seconds": round(time.monotonic() - started, 2)}
+
+
+def scrub_for(env: Mapping[str, str]) -> "Scrub":
+    """Every key of the run's settings out of a text."""
+    return Scrub([env.get(contract.ENV_AGENT_API_KEY), env.get(contract.ENV_JUDGE_API_KEY),
+                  env.get(contract.ENV_A2A_API_KEY)])
 
 
 class Scrub:

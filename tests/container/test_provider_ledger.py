@@ -11,6 +11,8 @@ import pytest
 from gaia2_container import budget  # noqa: E402
 from gaia2_container.daemon.provider_faults import Request, RunnerSetup  # noqa: E402
 from gaia2_container.daemon.provider_ledger import BURST_LIMIT, ProviderLedger  # noqa: E402
+from gaia2_container.daemon.provider_probe import ProviderProbe  # noqa: E402
+from gaia2_container.preflight import Probe  # noqa: E402
 from gaia2_container.daemon.usage import tokens_of  # noqa: E402
 from gaia2_container.runtimes.llm.settings import Settings  # noqa: E402
 
@@ -27,9 +29,22 @@ class Clock:
         return self.now
 
 
-def ledger(**kwargs) -> tuple[ProviderLedger, Clock]:
+class Provider:
+    """What the runner's own probe gets (a preflight Probe), and how many were sent."""
+
+    def __init__(self, status: int | None = 200, failure: str | None = None, detail: str = "") -> None:
+        self.status, self.failure, self.detail, self.sent = status, failure, detail, 0
+
+    def __call__(self, deadline: float) -> Probe:
+        self.sent += 1
+        return Probe(self.status, self.failure, self.detail, url=URL)
+
+
+def ledger(provider: Provider | None = None, **kwargs) -> tuple[ProviderLedger, Clock]:
+    """A ledger whose probe asks `provider` (default: a working one) on the test's clock."""
     clock = Clock()
-    return ProviderLedger(RunnerSetup(model=MODEL, agent_key="k"), clock=clock, **kwargs), clock
+    probe = ProviderProbe(provider or Provider(), MODEL, clock=clock)
+    return ProviderLedger(RunnerSetup(model=MODEL, agent_key="k"), clock=clock, probe=probe, **kwargs), clock
 
 
 def chat(model: str = MODEL) -> Request:
@@ -40,31 +55,55 @@ def answer(book: ProviderLedger, status: int | None, body: bytes = b"{}", error:
     return book.finish(book.begin(chat(model)), URL, status, error, body)
 
 
+DOWN = Provider(None, "timeout", "no answer within 20s")
+
+
 def test_a_provider_that_never_answered_is_named_so() -> None:
-    book, clock = ledger()
+    book, clock = ledger(DOWN)
     assert book.provider_unavailable() is None  # no call at all: nothing to say
     answer(book, None, error="ReadTimeout: timed out")
     pending = book.begin(chat())
     clock.now += 95
     reason = book.provider_unavailable()
-    assert reason == "the provider never answered (2 calls, last after 95 s: still waiting)"
+    assert reason == ("the provider never answered (2 calls, last after 95 s: still waiting); the runner's own "
+                      "request got no answer either (timeout: no answer within 20s)")
     book.finish(pending, URL, None, "ReadTimeout: timed out")
-    assert book.provider_unavailable() == "the provider never answered (2 calls, last after 95 s: ReadTimeout: timed out)"
+    assert (book.provider_unavailable() or "").startswith(
+        "the provider never answered (2 calls, last after 95 s: ReadTimeout: timed out); the runner's own")
 
 
 def test_one_answer_and_the_streak_rule_decides() -> None:
-    book, _ = ledger()
+    book, _ = ledger(Provider(503, None, "overloaded"))
     answer(book, 200, OK_BODY)
     answer(book, None, error="ConnectError")
     assert book.provider_unavailable() is None  # one failure is not an outage
     answer(book, 503)
-    assert book.provider_unavailable() == f"provider error: HTTP 503 from {URL}"
+    assert book.provider_unavailable() == (f"provider error: HTTP 503 from {URL}; the runner's own request "
+                                           f"failed too (HTTP 503 from {URL}: overloaded)")
     answer(book, 400, b'{"error": {"message": "bad role"}}')  # the agent's own: the streak is broken
     assert book.provider_unavailable() is None
 
 
+def test_an_outage_the_runners_own_request_does_not_see_was_the_agents() -> None:
+    """Two requests of the agent's own making fail (an oversized body dropped unread, a generation
+    it abandoned): the provider answers the runner's probe at once, so the run is judged, with the
+    provider's words in its note."""
+    provider = Provider()
+    book, clock = ledger(provider)
+    answer(book, None, error="RemoteProtocolError: Server disconnected without sending a response")
+    pending = book.begin(chat())
+    clock.now += 75
+    assert book.provider_unavailable() is None
+    note = book.notes() or ""
+    assert note.startswith("the provider never answered (2 calls, last after 75 s: still waiting); the runner's "
+                           "own request with the configured key, model and endpoint was answered"), note
+    assert note.endswith("so it counts as the agent's")
+    assert book.summary()["probes"] == provider.sent == 2  # when the first failed, and at the end (75 s on)
+    book.finish(pending, URL, 200, None, OK_BODY)
+
+
 def test_rate_limits_after_the_agents_flood_count_for_nothing() -> None:
-    book, _ = ledger()
+    book, _ = ledger(Provider(502))
     for _ in range(BURST_LIMIT + 1):
         answer(book, 200, b"{}")
     answer(book, 429)
@@ -80,7 +119,7 @@ def test_rate_limits_after_the_agents_flood_count_for_nothing() -> None:
 def test_the_built_in_runtimes_rate_limits_count_however_fast_it_went() -> None:
     """The built-in runtime paces itself (one request at a time, Retry-After honoured): a real 429
     storm after many quick steps is still the provider's, never the agent's flood."""
-    book, _ = ledger(paced=True)
+    book, _ = ledger(Provider(429, None, "Rate limit reached"), paced=True)
     for _ in range(BURST_LIMIT + 1):
         answer(book, 200, b"{}")
     answer(book, 429)
@@ -89,15 +128,49 @@ def test_the_built_in_runtimes_rate_limits_count_however_fast_it_went() -> None:
     assert book.summary()["rate_limit"] == 2 and book.summary()["rate_limit_burst"] == 0
 
 
+def test_the_jobs_pressure_counts_only_what_the_probe_sees_too() -> None:
+    working, storm = Provider(), Provider(429, None, "Rate limit reached")
+    for provider, confirmed in ((working, False), (storm, True)):
+        book, _ = ledger(provider)
+        answer(book, 429)
+        answer(book, 429)
+        book.settle()
+        assert book.summary()["rate_limit"] == 2 and (book.summary()["confirmed_unavailable"] > 0) == confirmed
+        assert provider.sent == 1  # one probe for the storm, whatever its length
+
+
+NOT_FOUND = b'{"error": {"message": "The model `gpt-test` does not exist"}}'
+
+
 def test_a_configuration_fault_is_told_once_and_kept() -> None:
     faults: list[str] = []
-    book, _ = ledger(on_fault=faults.append)
-    answer(book, 404, b'{"error": {"message": "The model `gpt-test` does not exist"}}')
+    book, _ = ledger(Provider(404, None, "The model `gpt-test` does not exist"), on_fault=faults.append)
+    answer(book, 404, NOT_FOUND)
     answer(book, 401)
-    assert len(faults) == 1 and "does not know the model 'gpt-test'" in faults[0]
+    book.settle()
+    assert len(faults) == 1 and "does not know the model 'gpt-test'" in faults[0], faults
     assert book.summary()["fault"] == {"kind": "configuration", "reason": faults[0]}
+    assert (book.provider_unavailable() or "").startswith("configuration fault: the provider does not know")
 
 
+def test_a_refusal_the_runners_own_request_does_not_get_is_the_agents() -> None:
+    """The agent's placeholder in the wrong header (401), max_tokens its balance cannot cover (402),
+    a firewall's 403 page, a path the server lacks (404 to the first request): the probe with the
+    configured key, model and endpoint is answered, so no fault, one probe, the words in the note."""
+    for status, body in ((401, b'{"error": {"message": "Missing bearer authentication"}}'),
+                         (402, b'{"error": {"message": "requires more credits, or fewer max_tokens"}}'),
+                         (403, b"<html><body>Request blocked by the web application firewall</body></html>"),
+                         (404, b'{"error": "no route /v1/responses"}')):
+        faults: list[str] = []
+        provider = Provider()
+        book, clock = ledger(provider, on_fault=faults.append)
+        for _ in range(3):
+            answer(book, status, body)
+            clock.now += 1
+        book.settle()
+        assert faults == [] and book.summary()["fault"] is None and book.provider_unavailable() is None, status
+        assert f"HTTP {status} from {URL}" in (book.notes() or ""), (status, book.notes())
+        assert provider.sent <= 2, status  # one in the run, one at its end at most
 def test_the_agent_and_its_expert_agents_spend_one_budget() -> None:
     """Agent2Agent: the expert agents' ledger shares the run's --max-tokens with the agent's, so an
     agent that passes its work to experts is stopped at the same total."""
@@ -116,9 +189,11 @@ def test_the_agent_and_its_expert_agents_spend_one_budget() -> None:
 
 def test_the_agents_changed_model_name_is_no_fault() -> None:
     faults: list[str] = []
-    book, _ = ledger(on_fault=faults.append)
+    provider = Provider(404, None, "The model `gpt-test` does not exist")
+    book, _ = ledger(provider, on_fault=faults.append)
     answer(book, 404, b'{"error": {"message": "The model `gpt-x` does not exist"}}', model="gpt-x")
     assert faults == [] and book.summary()["fault"] is None and book.summary()["agent"] == 1
+    assert provider.sent == 0  # not even a suspicion: no probe
 
 
 def test_tokens_per_model_and_the_budget() -> None:

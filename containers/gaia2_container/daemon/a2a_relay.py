@@ -26,6 +26,7 @@ from ..jsonable import json_text
 from .a2a import SCENARIO_OVER, A2AError
 from .provider_faults import RunnerSetup
 from .provider_ledger import ProviderLedger
+from .provider_probe import experts_probe
 from .relay import REFUSED_TYPE, Relay, RelayHandler, _send_json, serve_relay
 from .relay_key import CREDENTIAL_HEADERS, RunCredential, new_placeholder
 from .relay_trace import RelayTrace
@@ -100,10 +101,12 @@ def start(provider: str, model: str | None, base_url: str | None, key: str | Non
     credential = RunCredential(new_placeholder(), key)
     setup = RunnerSetup(model=model, agent_key=credential.placeholder, keyless=key is None,
                         keyless_placeholders=frozenset())
+    upstream = upstream_of(provider, base_url)
+    probe = experts_probe(provider, model, upstream, key, environ)  # the runner's own request to it
     ledger = ProviderLedger(setup, token_budget=token_budget, on_change=on_change, on_fault=on_fault,
-                            on_budget=on_budget, paced=True)  # one call at a time
+                            on_budget=on_budget, paced=True, probe=probe)  # one call at a time
     timeout = budget.relay_timeout(budget.scenario_timeout(environ))
-    relay = SubAgentRelay(upstream_of(provider, base_url), timeout_s=timeout, ledger=ledger,
+    relay = SubAgentRelay(upstream, timeout_s=timeout, ledger=ledger,
                           credential=credential, trace=EventsTrace(provider, write))
     try:
         server = serve_relay(relay, "127.0.0.1", port)

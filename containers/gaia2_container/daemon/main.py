@@ -29,6 +29,7 @@ from .loader import ScenarioLoadError, load_scenario
 from .recorder import EventRecorder
 from .provider_faults import RunnerSetup
 from .provider_ledger import ProviderLedger
+from .provider_probe import agent_probe
 from .relay import Relay, run_credential, runner_setup, start_for_agent
 from .routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .process_clock import ProcessClock, fakes_agent
@@ -154,7 +155,7 @@ def main() -> int:
             relay.generation = session.generation
         if relay is not None:
             session.provider_witness = relay.provider_unavailable
-            session.provider_note = relay.ledger.context_overflow
+            session.provider_note = relay.ledger.notes
         if expert_relay is not None and relay is not None:  # one --max-tokens for the agent and its experts
             relay.ledger.share_budget(expert_relay.ledger)
         if expert_relay is not None:  # the expert agents' provider failing is no model's failure either
@@ -222,7 +223,7 @@ def _provider_ledger(session: Session, status: StatusBoard, setup: RunnerSetup, 
         setup, token_budget=_token_budget(),
         on_change=lambda summary: status.update(provider=summary),
         on_fault=lambda reason: session.provider_fault(f"configuration fault: {reason} (seen by the model relay)"),
-        on_budget=session.out_of_budget, paced=paced)
+        on_budget=session.out_of_budget, paced=paced, probe=agent_probe(os.environ, setup.model))
 
 
 def _token_budget() -> int | None:

@@ -3,9 +3,12 @@
 
 It is the runner's witness (docs/reference/container-contract.md, "Model relay"): the session asks it whether
 the provider was unavailable when the agent stopped, the daemon's status carries its counts (the
-job lowers its concurrency on rate limits and server errors, and sums costs from its tokens), and
-it decides when the run must end: at once on a configuration fault, judged when a call is refused
-past the token budget. Thread-safe: the relay serves each request on its own thread.
+job lowers its concurrency on confirmed rate limits and server errors, and sums costs from its
+tokens), and it decides when the run must end: at once on a configuration fault, judged when a
+call is refused past the token budget. What the agent's own requests provoke is only a suspicion:
+a fault counts when the runner's own probe (provider_probe.py) fails the same way, else the
+refusal was the agent's doing and goes into the run's note. Thread-safe: the relay serves each
+request on its own thread; probes run on a thread of their own.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .. import budget
+from .processes import start_thread
 from .provider_faults import (
+    AGENT,
     CONFIGURATION,
     CONTEXT_OVERFLOW,
     OK,
@@ -30,8 +35,10 @@ from .provider_faults import (
     RunnerSetup,
     classify,
 )
+from .provider_probe import Evidence, ProviderProbe
 from .relay_paths import is_model_call
-from .usage import Tokens, tokens_of
+from .token_budget import TokenBudget
+from .usage import Tokens, reservation, tokens_of
 
 log = logging.getLogger("gaia2.provider")
 
@@ -88,11 +95,18 @@ class ProviderLedger:
                  on_fault: Callable[[str], None] | None = None,
                  on_budget: Callable[[str], None] | None = None,
                  clock: Callable[[], float] = time.monotonic, paced: bool = False,
-                 slow_wait_s: float = SLOW_WAIT_S) -> None:
+                 slow_wait_s: float = SLOW_WAIT_S, probe: ProviderProbe | None = None) -> None:
         """`paced`: the agent is the runner's own built-in runtime, which sends one request at a
         time and honours Retry-After: it cannot flood, so the flood rule never applies to it (its
-        real rate limits stay evidence of an outage, and slow the job down)."""
+        real rate limits stay evidence of an outage, and slow the job down). `probe`: the
+        runner's own request; without one nothing the agent provokes is ever the provider's."""
         self.setup = setup or RunnerSetup()
+        self.probe = probe
+        self._suspected: tuple[float, str, str] | None = None  # (when, what, kind) of the last suspicion
+        self._probing = False
+        self._idle = threading.Event()  # no probe running on the ledger's own thread
+        self._idle.set()
+        self._agent_refusal: str | None = None  # a suspicion the probe cleared: the run's note
         self.paced = paced
         self.slow_wait_s = slow_wait_s
         self.token_budget = token_budget
@@ -107,9 +121,10 @@ class ProviderLedger:
         self._answered = False  # any HTTP answer at all
         self._succeeded = False  # any 2xx
         self.counts = {"calls": 0, OK: 0, RATE_LIMIT: 0, SERVER_ERROR: 0, UNANSWERED: 0, "rate_limit_burst": 0,
-                       CONTEXT_OVERFLOW: 0, "agent": 0, CONFIGURATION: 0, "refused_budget": 0}
+                       CONTEXT_OVERFLOW: 0, "agent": 0, CONFIGURATION: 0, "refused_budget": 0, "refused_model": 0,
+                       "probes": 0, "confirmed_unavailable": 0}
         self.tokens = Tokens()
-        self.sharing: list[ProviderLedger] = []  # ledgers spending the same token budget (share_budget)
+        self.budget = TokenBudget(token_budget)  # one object for the ledgers that share it (share_budget)
         self.by_model: dict[str, dict[str, int]] = {}
         self.fault: str | None = None
         self.context_reason: str | None = None
@@ -162,14 +177,76 @@ class ProviderLedger:
                 self._count_tokens(call.request, tokens_of(body))
             if verdict.kind == CONTEXT_OVERFLOW:
                 self.context_reason = verdict.reason
-            fault = verdict.reason if verdict.kind == CONFIGURATION and self.fault is None else None
-            if fault:
-                self.fault = fault
+            suspect = verdict.kind == CONFIGURATION or (model_call and outcome.unavailable)
+            if suspect:  # the agent's traffic suggests a fault: the runner's own probe decides
+                self._suspected = (self.clock(), verdict.reason or outcome.describe(), verdict.kind)
+        if suspect:
+            self._probe_soon()
+        self._changed()
+        return outcome
+
+    # ---- the runner's own evidence -----------------------------------------------------------
+    def _probe_soon(self) -> None:
+        """Ask the probe on a thread of its own (the agent's call is not held up by it); at most
+        one at a time, and a recent answer stands (ProviderProbe reuses it)."""
+        if self.probe is None:
+            return
+        with self._lock:
+            if self._probing:
+                return
+            self._probing = True
+
+        self._idle.clear()
+
+        def run() -> None:
+            try:
+                self._arbitrate(fresh=False)
+            finally:
+                with self._lock:
+                    self._probing = False
+                self._idle.set()
+
+        start_thread(run, "provider-probe")
+
+    def _arbitrate(self, fresh: bool) -> Evidence | None:
+        """Probe for the last suspicion and act on the answer: a configuration fault when the
+        runner's own request is refused too, a confirmed outage (the job's pressure) when it fails
+        too, else the agent's own doing (a configuration suspicion becomes the run's note).
+        `fresh`: a probe sent after the suspicion (at the run's end), not a recent one."""
+        with self._lock:
+            suspected = self._suspected
+        if self.probe is None or suspected is None:
+            return None
+        evidence = self.probe.ask(newer_than=suspected[0] if fresh else None)
+        fault = None
+        with self._lock:
+            self.counts["probes"] = self.probe.sent
+            current = self._suspected is suspected  # else decided by another thread, or a newer one waits
+            if current:
+                self._suspected = None
+            if evidence.kind == CONFIGURATION and self.fault is None:
+                fault = self.fault = evidence.words
+            elif not current:
+                pass
+            elif evidence.unavailable:
+                self.counts["confirmed_unavailable"] += 1
+            elif evidence.kind == OK and suspected[2] == CONFIGURATION:
+                self.counts[AGENT] += 1
+                self._agent_refusal = (f"the provider refused the agent's own request ({suspected[1]}); "
+                                       f"{evidence.words}, so it counts as the agent's")
         if fault:
             log.error("configuration fault: %s", fault)
             self._tell(self.on_fault, fault)
         self._changed()
-        return outcome
+        return evidence
+
+    def settle(self) -> None:
+        """Decide the last suspicion now, with a probe sent after it (or in flight since)."""
+        self._idle.wait((self.probe.timeout_s + 5) if self.probe is not None else 0)
+        with self._lock:
+            pending = self._suspected is not None
+        if pending:
+            self._arbitrate(fresh=True)
 
     def spent(self) -> int:
         """Tokens counted so far (under the lock: a whole answer's or none)."""
@@ -178,30 +255,58 @@ class ProviderLedger:
 
     def share_budget(self, other: ProviderLedger) -> None:
         """Both ledgers spend one token budget (Agent2Agent: the agent's and its expert agents'
-        calls), so an agent cannot pass its work to experts to spend past --max-tokens."""
-        self.sharing.append(other)
-        other.sharing.append(self)
+        calls), so an agent cannot pass its work to experts to spend past --max-tokens. Call it
+        before either ledger sees a request: the other ledger's book is replaced."""
+        self.budget.shared = True
+        other.budget = self.budget
 
     def refuse_for_budget(self) -> str | None:
         """Why a new request must not be sent (the token budget is spent), else None."""
-        elsewhere = sum(other.spent() for other in self.sharing)
+        return self._budget_check(None, None)
+
+    def reserve(self, request: Request, size: int) -> str | None:
+        """Why `request` (a body of `size` bytes) must not be sent: what the run spent plus what
+        its calls in flight hold reached the token budget (token_budget.py). Else None, and a model
+        call holds its reservation until its answer is charged (finish) or `release`d."""
+        estimate = reservation(request.body, size) if is_model_call(request.path) else None
+        return self._budget_check(id(request), estimate)
+
+    def cut_short(self, request: Request) -> None:
+        """The answer to `request` did not come whole: it is charged at least its reservation."""
+        self.budget.cut(id(request))
+
+    def release(self, request: Request) -> None:
+        """The call is over: a reservation its answer did not replace is dropped (no answer, an error)."""
+        self.budget.release(id(request))
+
+    def _budget_check(self, key: int | None, estimate: Tokens | None) -> str | None:
+        over = self.budget.hold(key, estimate)
+        if over is None:
+            return None
+        spent, held = over
         with self._lock:
-            spent = self.tokens.total + elsewhere
-            if self.token_budget is None or spent < self.token_budget:
-                return None
             self.counts["refused_budget"] += 1
             first = self._budget_note is None
             if first:
-                whose = "the agent's and its expert agents'" if self.sharing else "the agent's"
+                whose = "the agent's and its expert agents'" if self.budget.shared else "the agent's"
+                flight = f" (and calls in flight hold {held} more)" if held else ""
                 self._budget_note = (f"token budget exhausted: {whose} model calls used {spent} "
-                                     f"tokens of the {self.token_budget} allowed per scenario (--max-tokens)")
+                                     f"tokens{flight} of the {self.token_budget} allowed per scenario (--max-tokens)")
             note = self._budget_note
         if first:
             self._tell(self.on_budget, note)
         self._changed()
         return note
 
+    def refuse_model(self, request: Request, why: str) -> None:
+        """Count a request the relay refused for naming another model than the run's (relay_body.py)."""
+        with self._lock:
+            self.counts["refused_model"] += 1
+        log.info("refused a call: %s", why)
+        self._changed()
+
     def _count_tokens(self, request: Request, used: Tokens) -> None:
+        used = self.budget.charge(id(request), used)  # the reservation's floor (token_budget.py)
         self.tokens.add(used)
         entry = self.by_model.setdefault(request.model() or "unknown", {"calls": 0, "input": 0, "output": 0, "cached": 0})
         entry["calls"] += 1
@@ -211,8 +316,35 @@ class ProviderLedger:
 
     # ---- what the run concludes --------------------------------------------------------------
     def provider_unavailable(self) -> str | None:
-        """Why the provider counts as unavailable, from what the relay itself saw (else None): it
-        never answered at all, or the last UNAVAILABLE_STREAK requests all failed for availability."""
+        """Why the run has no verdict, by the runner's own evidence (else None): a configuration
+        fault the probe confirmed, or an outage the relay saw (it never answered at all, or the last
+        UNAVAILABLE_STREAK requests all failed for availability) that the probe, asked now, sees too.
+        An outage the probe does not see was the agent's doing: it goes into the run's note."""
+        self.settle()
+        with self._lock:
+            if self.fault is not None:
+                return f"configuration fault: {self.fault}"
+        seen = self._outage_seen()
+        if seen is None:
+            return None
+        evidence = self.probe.ask() if self.probe is not None else None
+        with self._lock:
+            self.counts["probes"] = self.probe.sent if self.probe is not None else 0
+            if evidence is not None and evidence.kind == CONFIGURATION and self.fault is None:
+                self.fault = evidence.words
+        self._changed()
+        if evidence is None or evidence.kind == OK:
+            with self._lock:
+                self._agent_refusal = f"{seen}; " + (
+                    f"{evidence.words}, so it counts as the agent's" if evidence else
+                    "the runner has no request of its own to check it, so it counts as the agent's")
+            return None
+        if evidence.kind == CONFIGURATION:
+            return f"configuration fault: {evidence.words}"
+        return f"{seen}; {evidence.words}"
+
+    def _outage_seen(self) -> str | None:
+        """What the relay itself saw of an outage on the agent's traffic (else None)."""
         now = self.clock()
         with self._lock:
             # Only model calls: a model list nobody answers says nothing of the model (relay_paths.py).
@@ -237,6 +369,16 @@ class ProviderLedger:
         """The last context overflow the relay saw (the agent's failure: a note, never an error)."""
         with self._lock:
             return self.context_reason
+
+    def notes(self) -> str | None:
+        """What the run's note says of the provider: a context overflow, a refusal that was the agent's."""
+        found = [note for note in (self.context_overflow(), self.agent_refusal()) if note]
+        return "; ".join(found) or None
+
+    def agent_refusal(self) -> str | None:
+        """A refusal or failure the runner's probe showed to be the agent's own (a note, never an error)."""
+        with self._lock:
+            return self._agent_refusal
 
     def summary(self) -> dict[str, Any]:
         """For the daemon's status (`provider`): counts, tokens, the fault, the budget."""

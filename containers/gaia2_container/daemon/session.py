@@ -272,12 +272,18 @@ class Session:
     def _start_final_judgment(self, why: str, end_reason: str = "completed", note: str | None = None) -> None:
         if end_reason != "completed" and self.provider_witness is not None:
             # An agent that stopped or ran out of time while its provider was failing has no verdict:
-            # the runner's relay saw the failure (never the agent's own word).
+            # the relay saw the failure and the runner's own probe confirmed it (never the agent's
+            # word, nor what its own requests provoked). The probe may take seconds: the runner
+            # waits longer for a run it sees judging.
+            with self._state_lock:
+                if self._final_started or self.verdict is not None:
+                    return
+            self.status.update(status="judging")
             unavailable = self.provider_witness()
             if unavailable:
                 self._finish(status="error", error=f"{unavailable} (seen by the model relay); {note}")
                 return
-        if end_reason != "completed" and self.provider_note is not None and (seen := self.provider_note()):
+        if self.provider_note is not None and (seen := self.provider_note()):
             note = f"{seen} (seen by the model relay)" + (f"; {note}" if note else "")  # first: lines get cut
         with self._state_lock:
             if self._final_started:
