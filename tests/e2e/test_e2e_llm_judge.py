@@ -113,3 +113,28 @@ def test_an_oversized_answer_is_a_failure_and_never_reaches_the_judge(images, fa
     assert "the agent's text is 1,500,017 characters, over the judge's limit of" in result.reason(), result.reason()
     assert all(len(json.dumps(r["body"])) < 100_000 for r in fake.llm_requests())
     assert "judge_detail" in (out / "events.jsonl").read_text()
+
+
+def test_a_judge_provider_refusing_the_agents_text_fails_the_check(images, fake, tmp_path):
+    # The judge's provider refuses (Azure's content_filter 400) every request holding the trigger
+    # word, which only the agent's wrong answer holds; the runner's own probe is answered. Before,
+    # this run ended as an infrastructure error (which --retry reruns); the same wrong answer
+    # without the word fails. Now it fails too, with the provider's words as the reason.
+    wrong = "I could not find any dentist appointment. forbiddenword"
+    agent = answering(f"call_tool(SEND_TO_USER, {{'content': {wrong!r}}})")
+    result, out = judged_run(fake, tmp_path, "[[True]] [[Success]]", agent, filter_word="forbiddenword")
+    assert (result.status, result.success) == ("completed", False), (result.error, result.failure_reasons)
+    assert "the judge's provider refused to judge the agent's text: " in result.reason(), result.failure_reasons
+    assert "content management policy" in result.reason(), result.failure_reasons
+    assert fake.probes, "the runner probed its own judge request after the refusal"
+    refused = [c for c in judge_calls(out) if (c["response"] or "").startswith("the judge's provider refused")]
+    assert refused and all(c["error"] is None for c in refused), judge_calls(out)
+
+
+def test_a_judge_refusing_its_key_is_an_error_not_a_verdict(images, fake, tmp_path):
+    # 401 to the soft check and to the runner's probe: the judge is misconfigured, no verdict.
+    fake.api_key = "sk-another-key"
+    result, _ = judged_run(fake, tmp_path, "[[True]] [[Success]]")
+    assert result.success is None and result.status == "error", (result.status, result.failure_reasons)
+    assert "configuration fault: the judge's provider refused the configured judge API key" in result.error, \
+        result.error

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from ..jsonable import to_jsonable
 from .judge_guard import AGENT_TEXT_CAP
+from .judge_refusal import JudgeFault
 
 MAX_CALLS = 100  # judge calls kept per run (or per re-judged run); later ones are only counted
 ERROR_CHARS = 500  # characters of an error kept (the engine's own error line is cut there too)
@@ -34,6 +35,9 @@ class JudgeCalls:
         self._lock = threading.Lock()
         self._calls: list[dict[str, Any]] = []
         self._dropped = 0
+        # The first configuration fault of the judge (judge_refusal.JudgeFault): the daemon
+        # publishes it as `judge_fault`, for the job to stop as for the agent's provider.
+        self.fault: str | None = None
 
     def add(self, call: dict[str, Any]) -> None:
         with self._lock:
@@ -65,6 +69,8 @@ class RecordedJudgeEngine:
             text, meta = self.engine(messages, **kwargs)
         except Exception as exc:
             self._record(messages, None, None, started, wall, f"{type(exc).__name__}: {exc}")
+            if isinstance(exc, JudgeFault) and self.calls.fault is None:
+                self.calls.fault = exc.reason
             raise
         self._record(messages, text, meta, started, wall, None)
         return text, meta

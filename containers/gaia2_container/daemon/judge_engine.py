@@ -15,6 +15,7 @@ from gaia2_contract import providers
 from gaia2_contract.constants import JUDGE_ENV_PREFIX
 
 from .judge_calls import JudgeCalls, RecordedJudgeEngine
+from .judge_refusal import CONTENT_FILTER, RefusalCheck
 
 
 class JudgeNotConfigured(RuntimeError):
@@ -68,17 +69,24 @@ class LiteLLMJudgeEngine:
     ARE 1.2.0's LiteLLMEngine rewrites "True"/"False" to lower case in every reply, so its own
     sanity checker, which looks for "[[True]]", can never pass: every reworded answer to the user
     would be rejected. Keeping the reply intact lets each checker read the verdict it asked for.
+    A failed call goes to `refusals` (judge_refusal.py): a provider refusing the agent's text is a
+    failed check, a refusal of the runner's own judge request an infrastructure error.
     """
 
-    def __init__(self, model: str, provider: str, base_url: str | None, api_key: str | None) -> None:
+    def __init__(self, model: str, provider: str, base_url: str | None, api_key: str | None,
+                 refusals: RefusalCheck | None = None, complete: Callable[..., Any] | None = None) -> None:
         self.model, self.provider, self.base_url, self.api_key = model, provider, base_url, api_key
+        self.refusals = refusals
+        self.complete = complete  # LiteLLM's `completion` unless given (tests)
 
     def __call__(self, messages: list[dict[str, Any]], **_: Any) -> tuple[str, dict | None]:
-        import litellm
+        if self.complete is None:
+            import litellm
 
+            self.complete = litellm.completion
         payload = [{"role": str(getattr(m["role"], "value", m["role"])), "content": m.get("content", "")} for m in messages]
         try:
-            response = litellm.completion(
+            response = self.complete(
                 model=self.model,
                 custom_llm_provider=self.provider,
                 messages=payload,
@@ -86,15 +94,32 @@ class LiteLLMJudgeEngine:
                 api_key=self.api_key,
                 num_retries=3,
             )
-        except Exception as exc:  # noqa: BLE001 - any provider failure means no verdict
-            said = " ".join(str(exc).split())
+        except Exception as exc:  # noqa: BLE001 - any provider failure means no verdict (or a refusal)
+            failure: Exception | None = exc
+        else:
+            failure = None
+        if failure is not None:
+            said = " ".join(str(failure).split())
             said = said if len(said) <= PROVIDER_ERROR_CHARS else said[:PROVIDER_ERROR_CHARS] + "…"
-            raise JudgeCallError(f"judge provider {self.provider} ({self.base_url or 'default URL'}) failed: "
-                                 f"{type(exc).__name__}: {said}") from None
-        text = response.choices[0].message.content
+            error = JudgeCallError(f"judge provider {self.provider} ({self.base_url or 'default URL'}) failed: "
+                                   f"{type(failure).__name__}: {said}")
+            status = getattr(failure, "status_code", None)
+            return self._failed(payload, status if isinstance(status, int) else None, said, error), None
+        choice = response.choices[0]
+        text = choice.message.content
         if text is None:
-            raise JudgeCallError("judge provider returned an empty reply")
+            finish = getattr(choice, "finish_reason", None)
+            error = JudgeCallError(f"judge provider returned an empty reply (finish_reason: {finish})")
+            return self._failed(payload, None, f"an empty reply (finish_reason: {finish})", error,
+                                filtered=finish == CONTENT_FILTER), _usage(response)
         return text, _usage(response)  # ARE's judge ignores this metadata; judge_calls.py records it
+
+    def _failed(self, payload: list[dict[str, Any]], status: int | None, said: str, error: JudgeCallError,
+                filtered: bool = False) -> str:
+        """The refusal's reply (a failed check), else raises (judge_refusal.RefusalCheck decides)."""
+        if self.refusals is None:
+            raise error
+        return self.refusals.after_failure(payload, status, said, error, filtered=filtered)
 
 
 def _usage(response: Any) -> dict[str, Any]:
@@ -108,6 +133,7 @@ def build_judge_engine(env: dict[str, str] | None = None, calls: JudgeCalls | No
                        step: Callable[[], str | None] = lambda: None) -> Any:
     """The configured judge model, else a stand-in that fails loudly when a soft check is needed;
     with `calls`, every call it makes is recorded there (`step`: which step of ARE's judge asked)."""
+    env = dict(os.environ if env is None else env)
     settings = judge_settings_from_env(env)
     if not settings["model"]:
         engine: Any = MissingJudgeEngine()
@@ -118,5 +144,6 @@ def build_judge_engine(env: dict[str, str] | None = None, calls: JudgeCalls | No
             provider=LITELLM_PROVIDERS.get(provider, provider),
             base_url=settings["base_url"],
             api_key=settings["api_key"] or ("none" if settings["base_url"] else None),
+            refusals=RefusalCheck(env),
         )
     return engine if calls is None else RecordedJudgeEngine(engine, calls, settings["model"], step)

@@ -22,6 +22,7 @@ from typing import Any, Callable
 from ..jsonable import to_jsonable
 from .judge_calls import JudgeCalls
 from .judge_guard import AGENT_TEXT_CAP, oversized_agent_text
+from .judge_refusal import REFUSED, take_refusal
 
 VALUE_CAP = 600  # characters of one argument value kept (agent-controlled text can be huge)
 MAX_ATTEMPTS = 20  # agent events compared with one oracle event
@@ -157,10 +158,11 @@ class JudgeTrace:
             self._local.attempt["ok"] = bool(result)
             self._local.attempt = None
         else:
+            refused = take_refusal() if not kind.endswith("_judge") else None  # a refusal in this check
             attempt = getattr(self._local, "attempt", None)
             if (attempt is not None and len(attempt["checks"]) < MAX_CHECKS and isinstance(result, bool)
                     and not kind.endswith("_judge")):
-                attempt["checks"].append(_check(kind, kwargs, args, result, owner))
+                attempt["checks"].append(_check(kind, kwargs, args, result, owner, refused))
 
 
 def _time_of(event: Any) -> float | None:
@@ -168,7 +170,8 @@ def _time_of(event: Any) -> float | None:
     return round(float(value), 3) if isinstance(value, (int, float)) else None
 
 
-def _check(kind: str, kwargs: dict[str, Any], args: tuple[Any, ...], ok: bool, owner: Any = None) -> dict[str, Any]:
+def _check(kind: str, kwargs: dict[str, Any], args: tuple[Any, ...], ok: bool, owner: Any = None,
+           refused: str | None = None) -> dict[str, Any]:
     check: dict[str, Any] = {"checker": kind, "ok": ok}
     if kind == EQUALITY_PREFILTER:  # the soft judge's exact comparison; its LLM checkers decide after it
         check["prefilter"] = True
@@ -184,6 +187,8 @@ def _check(kind: str, kwargs: dict[str, Any], args: tuple[Any, ...], ok: bool, o
         chars = None if ok else oversized_agent_text(owner, kwargs)
         if chars is not None:  # the guard failed it without asking the judge
             check.update(agent_chars=chars, limit=AGENT_TEXT_CAP)
+        elif refused is not None and not ok:  # the judge's provider refused the agent's text (judge_refusal)
+            check["refused"] = refused
     return check
 
 
@@ -264,6 +269,8 @@ def reason_line(turn: dict[str, Any]) -> str:
     if bad.get("soft") and bad.get("agent_chars"):
         return f"{name}: the agent's text is {bad['agent_chars']:,} characters, over the judge's limit of " \
                f"{bad.get('limit', AGENT_TEXT_CAP):,} (not sent to the judge)"
+    if bad.get("soft") and bad.get("refused"):
+        return f"{name}: {REFUSED}: {bad['refused']}"
     if bad.get("soft"):
         return f"{name}: rejected by ARE's {bad['checker']} (LLM check)"
     return f"{name}.{bad.get('arg') or '?'}: expected {_shown(bad.get('oracle'))}, got {_shown(bad.get('agent'))}"

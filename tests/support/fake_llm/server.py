@@ -7,10 +7,13 @@ route (`chat`, `responses`, `anthropic`, `gemini`) or `default` for any route (a
 `default`). Replies are used in order; each is one of
     {"text": "..."}                                          a plain answer
     {"tool_calls": [{"name": "...", "arguments": {...}}]}   tool calls (optionally with "text")
-    {"status": 429, "retry_after": 1, "message": "..."}     an HTTP error (optionally "repeat": n)
+    {"status": 429, "retry_after": 1, "message": "..."}     an HTTP error (optionally "repeat": n; "code": the
+                                                             error's code, e.g. Azure's "content_filter")
     {"by_turn": [reply, reply, ...]}                          the reply for the request's point in its conversation: the
                                                              n-th when it holds n model turns (the last one after that)
     {"echo_prompt": true, "text": "..."}                     a judge that quotes its input: the last user message, then "text"
+A reply with "filter_word": w answers HTTP 400 with Azure's "content_filter" code to a request whose
+messages hold w, as a provider's content filter does.
 A reply with "context_chars": n answers HTTP 400 (a context overflow, in the provider's words) to a
 request whose messages hold more than n characters, as a model with a small context does.
 An empty {"text": ""} is a Chat Completions message with "content": null, as llama-server sends.
@@ -225,12 +228,18 @@ class _Handler(BaseHTTPRequestHandler):
             message = f"This model's maximum context length is {reply['context_chars']} characters, " \
                       f"your messages hold {_prompt_chars(body)}"
             reply = {"status": 400, "message": message}
+        elif reply.get("filter_word") and reply["filter_word"] in json.dumps(body.get("messages")):
+            reply = {"status": 400, "code": "content_filter", "message": "The response was filtered due to the "
+                     "prompt triggering Azure OpenAI's content management policy (fake_llm)."}
         elif reply.get("echo_prompt"):
             reply = {**reply, "text": f"{_last_user_text(body)}\n{reply.get('text', '')}"}
         if reply.get("status"):
             status = int(reply["status"])
             headers = {"Retry-After": str(reply["retry_after"])} if reply.get("retry_after") is not None else {}
-            return self._send_json(status, wire.error_body(route, status, reply.get("message", f"fake HTTP {status}")), headers)
+            error = wire.error_body(route, status, reply.get("message", f"fake HTTP {status}"))
+            if reply.get("code") and isinstance(error.get("error"), dict):  # e.g. Azure's "content_filter"
+                error["error"]["code"] = reply["code"]
+            return self._send_json(status, error, headers)
         model = str(body.get("model") or self.path.split("/models/")[-1].split(":")[0])
         usage = _usage(body, reply)
         if stream_path or body.get("stream"):
