@@ -283,26 +283,21 @@ class ProviderLedger:
         over = self.budget.hold(key, estimate)
         if over is None:
             return None
-        spent, held = over
         with self._lock:
             self.counts["refused_budget"] += 1
             first = self._budget_note is None
             if first:
-                whose = "the agent's and its expert agents'" if self.budget.shared else "the agent's"
-                flight = f" (and calls in flight hold {held} more)" if held else ""
-                self._budget_note = (f"token budget exhausted: {whose} model calls used {spent} "
-                                     f"tokens{flight} of the {self.token_budget} allowed per scenario (--max-tokens)")
+                self._budget_note = self.budget.exhausted(*over)
             note = self._budget_note
         if first:
             self._tell(self.on_budget, note)
         self._changed()
         return note
 
-    def refuse_model(self, request: Request, why: str) -> None:
+    def refuse_model(self) -> None:
         """Count a request the relay refused for naming another model than the run's (relay_body.py)."""
         with self._lock:
             self.counts["refused_model"] += 1
-        log.info("refused a call: %s", why)
         self._changed()
 
     def _count_tokens(self, request: Request, used: Tokens) -> None:
