@@ -261,17 +261,26 @@ def check_bounds(config: RunConfig, sections: tuple[str, ...]) -> None:
 
 
 def validate_budgets(config: RunConfig) -> None:
-    """--cost-limit needs a model the price table knows (else the limit could never be reached);
-    both it and --max-tokens need an agent that calls a model (their ranges: check_bounds)."""
+    """--cost-limit needs prices for every model its sum counts, the agent's and (when set) the
+    expert agents' (else the job's cost is unknown from its first run on: engine/job_limits.py
+    stops it). The judge's calls are not counted (they bypass the relays), so its model needs none.
+    Both it and --max-tokens need an agent that calls a model (their ranges: check_bounds)."""
     r, agent = config.run, config.agent
     for name in ("max_tokens", "cost_limit"):
         if getattr(r, name) is not None and agent.provider == "oracle":
             raise Gaia2Error(f"{config.where(name)}: {name} limits an agent's model calls, and the oracle makes "
                              "none: drop it or choose an agent")
-    if r.cost_limit is not None and price_of(agent.model) is None:
-        raise Gaia2Error(f"{config.where('cost_limit')}: the price table has no price for the model "
-                         f"{printable_value(agent.model)}: add it to a file named by GAIA2_PRICES "
-                         "(layout of gaia2_runner/pricing/prices.toml) or drop cost_limit")
+    if r.cost_limit is None:
+        return
+    for name, whose in (("model", "the model"), ("a2a_model", "the expert agents' model")):
+        model = getattr(agent, name)
+        if name == "model" and not model:
+            raise Gaia2Error(f"{config.where('cost_limit')}: cost_limit needs the agent model's price, and no model "
+                             "is set: set [agent] model (--model) or drop cost_limit")
+        if model and price_of(model) is None:
+            raise Gaia2Error(f"{config.where(name)}: cost_limit needs a price for {whose} "
+                             f"{printable_value(model)}, and the price table has none: add it to a file named by "
+                             "GAIA2_PRICES (layout of gaia2_runner/pricing/prices.toml) or drop cost_limit")
 
 
 def validate_limits(config: RunConfig) -> None:

@@ -8,6 +8,11 @@
 - A cost limit (--cost-limit USD): once the finished runs of the job (earlier invocations' too)
   cost that much at the price table's rates, no further run starts; what ran is kept and the
   summary says "stopped at cost limit".
+- A run's calls to a model the price table cannot price make the job's cost unknown, never $0
+  for them: under a cost limit the job stops as at the limit (the spend can no longer be
+  bounded), naming the model; the summary's `cost_usd` is then null and `cost_unpriced_models`
+  names them. Config load refuses an unpriced agent or expert model up front
+  (config/load.py validate_budgets), so this is a model the agent chose itself.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from typing import Any, Iterable
 from gaia2_runner.engine.jobs import Job, read_result
 from gaia2_runner.engine.throttle import AdaptiveConcurrency
 from gaia2_runner.output.atomic import write_json_atomic
-from gaia2_runner.output.provider_account import configuration_fault, pressure, run_cost
+from gaia2_runner.output.provider_account import configuration_fault, pressure, run_cost, unpriced_models
 from gaia2_runner.text import one_line
 
 CONFIGURATION_FAULT = "configuration_fault"
@@ -44,7 +49,10 @@ class JobLimits:
                  finished: Iterable[dict[str, Any]] = (), throttle: AdaptiveConcurrency | None = None) -> None:
         self.throttle = throttle or AdaptiveConcurrency(concurrency)
         self.cost_limit = cost_limit
-        self.spent = sum(cost for record in finished if (cost := run_cost(record)) is not None)
+        self.spent = 0.0
+        self.unpriced: set[str] = set()  # models called that the price table cannot price
+        for record in finished:
+            self._add_cost(record)
         self.stop: Stop | None = None
         self._seen: dict[Any, int] = {}  # job -> pressure signals already counted
         self._lock = threading.Lock()
@@ -70,8 +78,7 @@ class JobLimits:
         """Account a finished run (result.json content); the Stop it causes, if it is the first."""
         with self._lock:
             self._seen.pop(job, None)
-            if (cost := run_cost(record)) is not None:
-                self.spent += cost
+            self._add_cost(record)
             first = self.stop is None
             fault = configuration_fault(record)
             if fault and first:
@@ -83,16 +90,36 @@ class JobLimits:
     def tick(self) -> str | None:
         return self.throttle.tick()
 
+    def _add_cost(self, record: dict[str, Any]) -> None:
+        if (cost := run_cost(record)) is not None:
+            self.spent += cost
+        self.unpriced.update(unpriced_models(record))
+
     def _check_cost(self) -> None:
-        if self.cost_limit is not None and self.stop is None and self.spent >= self.cost_limit:
+        if self.cost_limit is None or self.stop is not None:
+            return
+        if self.unpriced:
+            self.stop = Stop(COST_LIMIT, one_line(
+                f"stopped at cost limit: the job's cost is unknown, so the ${self.cost_limit:g} limit (--cost-limit) "
+                f"can no longer be kept: runs called {_names(self.unpriced)}, which the price table cannot price "
+                f"(${self.spent:.4f} for the priced calls); add a price to a file named by GAIA2_PRICES "
+                "(layout of gaia2_runner/pricing/prices.toml), then rerun"))
+        elif self.spent >= self.cost_limit:
             self.stop = Stop(COST_LIMIT, f"stopped at cost limit: the finished runs cost ${self.spent:.4f} "
                                          f"of the ${self.cost_limit:g} allowed (--cost-limit)")
 
     def summary(self) -> dict[str, Any]:
         """For summary.json: the stop, the cost so far, the lowest concurrency the job ran at."""
         return {"stopped": None if self.stop is None else self.stop.to_dict(),
-                "cost_usd": round(self.spent, 6), "cost_limit_usd": self.cost_limit,
+                "cost_usd": None if self.unpriced else round(self.spent, 6),
+                "cost_unpriced_models": sorted(self.unpriced), "cost_limit_usd": self.cost_limit,
                 "lowest_concurrency": self.throttle.lowest, "concurrency": self.throttle.maximum}
+
+
+def _names(models: set[str], shown: int = 3) -> str:
+    """A few model names for a message (the names come from the container: repr escapes them)."""
+    names = ", ".join(repr(name[:80]) for name in sorted(models)[:shown])
+    return names + (f" and {len(models) - shown} more" if len(models) > shown else "")
 
 
 def mark_stopped(job: Job, limits: JobLimits) -> dict[str, Any] | None:

@@ -69,13 +69,37 @@ def pressure(account: Any) -> int:
     return sum(_count(account.get(key)) for key in PRESSURE)
 
 
+ACCOUNTS = ("provider", "a2a_provider")  # result.json: the agent's relay, the expert agents' (Agent2Agent)
+UNLISTED = "models beyond the account's list"
+
+
+def _models(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The `by_model` table of each account the run has."""
+    accounts = [record.get(key) for key in ACCOUNTS]
+    return [a["by_model"] for a in accounts if isinstance(a, dict) and isinstance(a.get("by_model"), dict)]
+
+
 def run_cost(record: dict[str, Any]) -> float | None:
-    """USD the run's model calls cost at the price table's rates; None when nothing is priced."""
-    account = record.get("provider")
-    models = account.get("by_model") if isinstance(account, dict) else None
-    if not isinstance(models, dict):
-        return None
+    """USD the run's model calls (the agent's and its expert agents') cost at the price table's
+    rates; None when nothing is priced. Calls to a model the table cannot price are not in the sum:
+    `unpriced_models` names them, and the run's cost is then unknown, not this much."""
     costs = [call_cost(name, _count(entry.get("input")), _count(entry.get("output")), _count(entry.get("cached")))
-             for name, entry in models.items() if isinstance(entry, dict)]
+             for models in _models(record) for name, entry in models.items() if isinstance(entry, dict)]
     priced = [cost for cost in costs if cost is not None and math.isfinite(cost)]
     return sum(priced) if priced else None
+
+
+def unpriced_models(record: dict[str, Any]) -> list[str]:
+    """The models the run called (calls or tokens) that the price table cannot price, and
+    UNLISTED when an account's tokens exceed its models' (`sanitize` keeps MAX_MODELS of them)."""
+    names = {str(name) for models in _models(record) for name, entry in models.items()
+             if isinstance(entry, dict) and any(_count(entry.get(k)) for k in ("calls", "input", "output"))
+             and call_cost(str(name), 0, 0) is None}
+    for key in ACCOUNTS:
+        account = record.get(key)
+        if isinstance(account, dict) and isinstance(account.get("by_model"), dict):
+            listed = [entry for entry in account["by_model"].values() if isinstance(entry, dict)]
+            total = _tokens(account.get("tokens"))
+            if any(total[k] > sum(_count(entry.get(k)) for entry in listed) for k in ("input", "output")):
+                names.add(UNLISTED)
+    return sorted(names)

@@ -10,7 +10,14 @@ from gaia2_runner.config import apply_overrides, load_config
 from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT, COST_LIMIT, JobLimits
 from gaia2_runner.engine.throttle import AdaptiveConcurrency
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.provider_account import configuration_fault, pressure, run_cost, sanitize
+from gaia2_runner.output.provider_account import (
+    UNLISTED,
+    configuration_fault,
+    pressure,
+    run_cost,
+    sanitize,
+    unpriced_models,
+)
 from gaia2_runner.pricing import call_cost
 
 
@@ -155,14 +162,36 @@ def config(tmp_path, **overrides):
 
 def test_budget_settings_are_checked(tmp_path) -> None:
     assert config(tmp_path, max_tokens=5000, cost_limit=2.5).run.max_tokens == 5000
+    # Dated and provider-qualified names are priced; the judge's calls are not counted, so its
+    # model needs no price.
+    assert config(tmp_path, cost_limit=1.0, model="anthropic/claude-sonnet-4-5-20250929",
+                  a2a_model="gpt-4o-mini-2024-07-18", judge_model="judge-without-a-price").run.cost_limit == 1.0
     for overrides, words in (({"max_tokens": 0}, "max_tokens must be 1 to"),
                              ({"cost_limit": -1.0}, "cost_limit must be a positive number"),
                              ({"cost_limit": float("inf")}, "cost_limit must be a positive number"),
-                             ({"cost_limit": 1.0, "model": "unpriced-model-xyz"}, "no price for the model"),
+                             ({"cost_limit": 1.0, "model": "unpriced-model-xyz"},
+                              "--model: cost_limit needs a price for the model 'unpriced-model-xyz'"),
+                             ({"cost_limit": 1.0, "model": "gpt-5-pro"}, "price for the model 'gpt-5-pro'"),
+                             ({"cost_limit": 1.0, "a2a_model": "o1-pro"},
+                              "--a2a-model: cost_limit needs a price for the expert agents' model 'o1-pro'"),
                              ({"max_tokens": 10, "provider": "oracle"}, "the oracle makes none")):
         with pytest.raises(Gaia2Error, match=words) as caught:
             config(tmp_path, **overrides)
         assert "\n" not in caught.value.message
+
+
+def test_unpriced_models_are_refused_where_the_config_file_names_them(tmp_path) -> None:
+    scenario = tmp_path / "s.json"
+    scenario.write_text("{}")
+    path = tmp_path / "job.toml"
+    path.write_text(f'[target]\nscenario = "{scenario}"\n[agent]\nprovider = "openai"\nmodel = "gpt-4o-mini"\n'
+                    f'a2a_model = "o1-pro"\n[run]\noutput_dir = "{tmp_path / "out"}"\ncost_limit = 0.0002\n')
+    with pytest.raises(Gaia2Error) as caught:
+        apply_overrides(load_config(path), {})
+    assert caught.value.message.startswith(f"{path}:6 [agent] a2a_model: cost_limit needs a price for the expert "
+                                           "agents' model 'o1-pro'")
+    with pytest.raises(Gaia2Error, match="no model is set"):
+        config(tmp_path, cost_limit=1.0, model=None, provider="openai")
 
 
 def test_the_index_says_how_the_job_stopped() -> None:
@@ -172,3 +201,63 @@ def test_the_index_says_how_the_job_stopped() -> None:
     assert stopped_note({"stopped": {"kind": "configuration_fault"}}) == "STOPPED: configuration fault"
     assert stopped_note({"stopped": None}) == "" and stopped_note({"stopped": {"kind": ["x"]}}) == ""
     assert stopped_note(None) == "" and stopped_note({"stopped": {"kind": "<script>"}}) == ""
+
+
+def called(*models: str, tokens: int = 1000, account: str = "provider", **extra) -> dict:
+    by_model = {model: {"calls": 1, "input": tokens, "output": tokens, "cached": 0} for model in models}
+    return {"success": False, account: sanitize({"tokens": {"input": tokens * len(models), "output": tokens * len(models)},
+                                                 "by_model": by_model, **extra})}
+
+
+def test_calls_to_an_unpriced_model_make_the_cost_unknown_never_zero() -> None:
+    run = called("o1-pro", "gpt-4o-mini")
+    assert unpriced_models(run) == ["o1-pro"]
+    assert run_cost(run) == pytest.approx(call_cost("gpt-4o-mini", 1000, 1000))  # the priced part only
+    assert unpriced_models(called("gpt-5-pro")) == ["gpt-5-pro"]  # not billed as gpt-5
+    assert unpriced_models(called("gpt-4o-mini", "claude-sonnet-4-5-20250929")) == []
+    assert unpriced_models(called("o1-pro", tokens=0)) == ["o1-pro"]  # a call without usage: still unknown
+    idle = {"provider": sanitize({"by_model": {"o1-pro": {"calls": 0, "input": 0, "output": 0}}})}
+    assert unpriced_models(idle) == [] and unpriced_models({}) == []
+
+
+def test_the_expert_agents_calls_are_counted_too() -> None:
+    experts = called("gpt-4o-mini", account="a2a_provider")
+    both = {**called("gpt-4o-mini"), "a2a_provider": experts["a2a_provider"]}
+    assert run_cost(experts) == pytest.approx(call_cost("gpt-4o-mini", 1000, 1000))
+    assert run_cost(both) == pytest.approx(2 * call_cost("gpt-4o-mini", 1000, 1000))
+    assert unpriced_models(called("o1-pro", account="a2a_provider")) == ["o1-pro"]
+
+
+def test_tokens_beyond_the_listed_models_are_unpriced() -> None:
+    """`sanitize` keeps 16 models: calls to a 17th would otherwise cost nothing."""
+    models = [f"gpt-4o-{n}" for n in range(17)]
+    run = called("gpt-4o-mini", *models)
+    assert len(run["provider"]["by_model"]) == 16 and UNLISTED in unpriced_models(run)
+
+
+def test_an_unpriced_model_stops_a_job_under_a_cost_limit() -> None:
+    limits = JobLimits(2, cost_limit=0.0002)
+    assert limits.run_finished("a", called("gpt-4o-mini", tokens=10)) is None
+    stop = limits.run_finished("b", called("o1-pro", "gpt-4o-mini", tokens=10))
+    assert stop is not None and stop.kind == COST_LIMIT and not limits.admits(0) and not limits.halted
+    assert stop.reason.startswith("stopped at cost limit: the job's cost is unknown") and "'o1-pro'" in stop.reason
+    assert "GAIA2_PRICES" in stop.reason and "\n" not in stop.reason
+    summary = limits.summary()
+    assert summary["cost_usd"] is None and summary["cost_unpriced_models"] == ["o1-pro"]
+    assert summary["stopped"]["kind"] == COST_LIMIT
+    rerun = JobLimits(2, cost_limit=100.0, finished=[called("o1-pro")])
+    assert rerun.stop is not None and rerun.stop.kind == COST_LIMIT  # earlier runs count too
+
+
+def test_without_a_cost_limit_an_unpriced_model_is_reported_not_stopped() -> None:
+    limits = JobLimits(2)
+    assert limits.run_finished("a", called("o1-pro", "gpt-4o-mini")) is None and limits.admits(0)
+    assert limits.summary()["cost_usd"] is None and limits.summary()["cost_unpriced_models"] == ["o1-pro"]
+    priced = JobLimits(2, finished=[called("gpt-4o-mini")]).summary()
+    assert priced["cost_usd"] == pytest.approx(call_cost("gpt-4o-mini", 1000, 1000), abs=1e-6)
+    assert priced["cost_unpriced_models"] == []
+
+
+def test_many_unpriced_models_make_a_short_reason() -> None:
+    limits = JobLimits(1, cost_limit=1.0, finished=[called(*(f"m{n}\x1b[2J" for n in range(6)))])
+    assert limits.stop is not None and "and 3 more" in limits.stop.reason and "\x1b" not in limits.stop.reason
