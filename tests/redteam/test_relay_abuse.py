@@ -12,24 +12,31 @@ import pytest
 
 
 from gaia2_container.daemon.http_api import DaemonServer  # noqa: E402
+from gaia2_container.daemon.provider_ledger import ProviderLedger  # noqa: E402
 from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
+from relay_probe import PROBE_MARKER, probe_of  # noqa: E402
 
 pytestmark = pytest.mark.redteam
 
 
 class Provider(BaseHTTPRequestHandler):
     """A provider that answers with the status the query names: /v1/chat/completions?status=503 -> 503.
-    It counts the requests that reach it (`seen`)."""
+    It counts the requests that reach it (`seen`). The runner's own probe gets `probe_status`: the
+    provider's state, which a test sets where it means a real outage."""
 
     seen: list[str] = []
+    probe_status = 200
 
     def log_message(self, *_args: object) -> None:
         pass
 
     def do_POST(self) -> None:  # noqa: N802
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        Provider.seen.append(self.path)
-        code = int(self.path.rsplit("status=", 1)[-1]) if "status=" in self.path else 200
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if PROBE_MARKER in body:
+            code = Provider.probe_status
+        else:
+            Provider.seen.append(self.path)
+            code = int(self.path.rsplit("status=", 1)[-1]) if "status=" in self.path else 200
         self.send_response(code)
         self.send_header("Content-Length", "2")
         self.end_headers()
@@ -38,10 +45,11 @@ class Provider(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def relay():
-    Provider.seen = []
+    Provider.seen, Provider.probe_status = [], 200
     provider = DaemonServer(("127.0.0.1", 0), Provider)  # its deep queue: the flood arrives at once
     threading.Thread(target=provider.serve_forever, daemon=True).start()
-    witness = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1")
+    upstream = f"http://127.0.0.1:{provider.server_address[1]}/v1"
+    witness = Relay(upstream, ledger=ProviderLedger(probe=probe_of(upstream)))
     server = serve_relay(witness, "127.0.0.1", 0)
     yield witness, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -75,6 +83,7 @@ def test_the_agents_own_bad_requests_never_count_as_an_outage(relay) -> None:
 
 def test_a_real_outage_is_witnessed(relay) -> None:
     witness, base = relay
+    Provider.probe_status = 503  # down for the runner's own request too
     with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
         assert http.post("/chat/completions?status=503", json={}).status_code == 503
         assert witness.provider_unavailable() is None  # one failure is not an outage
@@ -91,6 +100,7 @@ def test_rate_limits_after_the_agents_own_flood_are_no_outage(relay) -> None:
     from gaia2_container.daemon import relay as relay_module
 
     witness, base = relay
+    Provider.probe_status = 429  # the key's rate limit: the runner's own request meets it too
     with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
         for _ in range(2):  # before any flood, two 429s in a row are a witnessed outage
             assert http.post("/chat/completions?status=429", json={}).status_code == 429
@@ -112,6 +122,7 @@ def test_a_fast_honest_loop_still_has_its_dead_server_witnessed(relay) -> None:
     from gaia2_container.daemon import relay as relay_module
 
     witness, base = relay
+    Provider.probe_status = 500
     with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
         for _ in range(relay_module.BURST_LIMIT * 2):
             assert http.post("/chat/completions", json={}).status_code == 200
@@ -124,6 +135,7 @@ def test_server_errors_off_the_model_calls_make_no_outage(relay) -> None:
     """5xx answers from a model list or a token count (paths the relay forwards) are not a provider
     outage: a failing agent cannot turn its run into an infrastructure error (a rerun) that way."""
     witness, base = relay
+    Provider.probe_status = 503
     with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
         for path in ("/models", "/v1/models/gpt-5", "/v1/messages/count_tokens") * 2:
             assert http.post(f"{path}?status=503", json={}).status_code == 503
@@ -132,3 +144,16 @@ def test_server_errors_off_the_model_calls_make_no_outage(relay) -> None:
         assert http.post("/models?status=503", json={}).status_code == 503  # breaks no streak either
         assert http.post("/chat/completions?status=503", json={}).status_code == 503
     assert "HTTP 503" in (witness.provider_unavailable() or "")
+
+
+def test_an_outage_only_the_agents_requests_meet_is_the_agents(relay) -> None:
+    """Server errors the agent's own requests provoke (an oversized body the front end drops, a
+    parameter that crashes the server) while the provider answers the runner's own request: no
+    outage, no rerun to buy; the provider's words go into the run's note."""
+    witness, base = relay
+    with httpx.Client(base_url=base, trust_env=False, timeout=10) as http:
+        for _ in range(4):
+            assert http.post("/chat/completions?status=502", json={}).status_code == 502
+    assert witness.provider_unavailable() is None
+    assert "HTTP 502" in (witness.ledger.notes() or "") and "counts as the agent's" in (witness.ledger.notes() or "")
+    assert witness.ledger.summary()["confirmed_unavailable"] == 0  # the job keeps its concurrency

@@ -16,6 +16,7 @@ from gaia2_container.daemon.http_api import DaemonServer  # noqa: E402
 from gaia2_container.daemon.provider_faults import RunnerSetup  # noqa: E402
 from gaia2_container.daemon.provider_ledger import ProviderLedger  # noqa: E402
 from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
+from relay_probe import PROBE_MARKER, probe_of  # noqa: E402
 
 pytestmark = pytest.mark.redteam
 MODEL = "configured-model"
@@ -29,13 +30,18 @@ class Provider(BaseHTTPRequestHandler):
 
     release = threading.Event()
     seen: list[dict] = []
+    probe: dict = {}  # what the runner's own probe gets: the provider's state ({"hang": True}, {"reply_status": 404, ...})
 
     def log_message(self, *_args: object) -> None:
         pass
 
     def do_POST(self) -> None:  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-        Provider.seen.append(body)
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = json.loads(raw or b"{}")
+        if PROBE_MARKER in raw:
+            body = dict(Provider.probe)
+        else:
+            Provider.seen.append(body)
         if body.get("hang"):
             Provider.release.wait(30)
             return
@@ -52,12 +58,13 @@ class Provider(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def relay():
-    Provider.seen, Provider.release = [], threading.Event()
+    Provider.seen, Provider.release, Provider.probe = [], threading.Event(), {}
     provider = DaemonServer(("127.0.0.1", 0), Provider)
     threading.Thread(target=provider.serve_forever, daemon=True).start()
     faults: list[str] = []
     budgets: list[str] = []
-    ledger = ProviderLedger(RunnerSetup(model=MODEL, agent_key=KEY), token_budget=250,
+    upstream = f"http://127.0.0.1:{provider.server_address[1]}/v1"
+    ledger = ProviderLedger(RunnerSetup(model=MODEL, agent_key=KEY), token_budget=250, probe=probe_of(upstream, MODEL),
                             on_fault=faults.append, on_budget=budgets.append, slow_wait_s=SLOW_WAIT_S)
     witness = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1", timeout_s=1.0, ledger=ledger)
     server = serve_relay(witness, "127.0.0.1", 0)
@@ -75,7 +82,9 @@ NOT_FOUND = {"error": {"message": f"The model `{MODEL}` does not exist", "code":
 def test_the_agent_cannot_provoke_a_configuration_fault(relay) -> None:
     witness, http, faults, _ = relay
     agent_model = {"model": "renamed-by-the-agent", "reply_status": 404, "reply": NOT_FOUND}
-    assert http.post("/chat/completions", json=agent_model).status_code == 404
+    refused = http.post("/chat/completions", json=agent_model)  # another model never leaves (relay_body.py)
+    assert refused.status_code == 400 and refused.json()["error"]["type"] == "gaia2_relay_refused"
+    assert Provider.seen == [] and witness.ledger.summary()["refused_model"] == 1
     own_path = {"model": MODEL, "reply_status": 404, "reply": NOT_FOUND}
     assert http.post("/chat/completions/../models", json=own_path).status_code == 404
     assert http.post("/echo", json=own_path).status_code == 404
@@ -87,9 +96,27 @@ def test_the_agent_cannot_provoke_a_configuration_fault(relay) -> None:
 
 def test_the_runners_model_refused_is_a_configuration_fault(relay) -> None:
     witness, http, faults, _ = relay
+    Provider.probe = {"reply_status": 404, "reply": NOT_FOUND}  # the runner's own request is refused too
     answer = http.post("/chat/completions", json={"model": MODEL, "reply_status": 404, "reply": NOT_FOUND})
     assert answer.status_code == 404 and answer.json() == NOT_FOUND  # the agent sees the provider's answer
+    assert until(lambda: faults), witness.ledger.summary()
     assert len(faults) == 1 and f"does not know the model '{MODEL}'" in faults[0]
+
+
+def test_what_the_agent_provokes_with_the_runners_key_is_not_a_fault(relay) -> None:
+    """The run's placeholder in a header the provider does not read (401), max_tokens beyond the
+    balance (402), a firewall's 403 page, a 404 to a first request on a path the server lacks: the
+    runner's own request is answered, so no fault; the run goes on, the provider's words in its note."""
+    witness, http, faults, _ = relay
+    for status, reply in ((401, {"error": {"message": "Missing bearer or basic authentication in header"}}),
+                          (402, {"error": {"message": "This request requires more credits, or fewer max_tokens"}}),
+                          (403, {"error": "<html>Request blocked by the web application firewall</html>"}),
+                          (404, NOT_FOUND)):
+        sent = {"model": MODEL, "reply_status": status, "reply": reply, "max_tokens": 1000000}
+        assert http.post("/chat/completions", json=sent).status_code == status
+    assert witness.provider_unavailable() is None and faults == [] and witness.ledger.summary()["fault"] is None
+    assert "counts as the agent's" in (witness.ledger.notes() or "")
+    assert witness.ledger.summary()["probes"] <= 2  # one while the run went on, one at its end
 
 
 def test_calls_past_the_token_budget_are_refused_before_the_provider(relay) -> None:
@@ -106,6 +133,7 @@ def test_calls_past_the_token_budget_are_refused_before_the_provider(relay) -> N
 
 def test_a_provider_that_never_answers_is_witnessed_as_such(relay) -> None:
     witness, http, faults, _ = relay
+    Provider.probe = {"hang": True}
     for _ in range(2):  # the relay gives up after its timeout (1 s here) and answers 502
         assert http.post("/chat/completions", json={"model": MODEL, "hang": True}).status_code == 502
     reason = witness.provider_unavailable() or ""
@@ -117,6 +145,7 @@ def test_a_slow_answer_the_agent_no_longer_waited_for_is_the_providers_silence(r
     """An agent's request times out (its client gives up), the provider answers later, the retry
     still waits when the agent exits: no "ok" is recorded, the provider never answered in time."""
     witness, http, faults, _ = relay
+    Provider.probe = {"hang": True}
     for _ in range(2):
         with pytest.raises(httpx.ReadTimeout):
             http.post("/chat/completions", json={"model": MODEL, "delay": 0.9}, timeout=0.3)

@@ -195,8 +195,7 @@ class ProviderLedger:
             if self._probing:
                 return
             self._probing = True
-
-        self._idle.clear()
+            self._idle.clear()
 
         def run() -> None:
             try:
