@@ -18,7 +18,10 @@ MESSAGES = "/messages"  # ?after=N: what the agent wrote to the user
 
 # ---- tool API (agent-facing) --------------------------------------------------------------------
 TOOLS = "/tools"  # the scenario's tools
-CALL = "/call"  # POST {"tool", "args"}
+CALL = "/call"  # POST {"tool", "args"} (and CALL_ENDS_TURN)
+# /call's optional flag: true when this final-message call ends the agent's turn even if it raises
+# (ARE's default agent: its termination step reads the call, not its outcome).
+CALL_ENDS_TURN = "ends_turn"
 INBOX = "/inbox"  # ?after=N: messages for the agent, and whether the scenario is done
 TIME = "/time"  # simulated and wall time, the clock's mode and speed
 ORACLE_PLAN = "/oracle/plan"  # the ground truth: built-in oracle only

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import time
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,25 @@ def test_two_turns_continue_the_same_conversation(backend, images, fake, tmp_pat
     assert "Sender: User\nMessage: Thanks. Send her an email" in third
     assert sum(m["role"] == "system" for m in requests[2]["body"]["messages"]) == 1
     assert len(trace(out)) == 4
+
+
+def test_a_raised_final_message_ends_the_run_at_once_as_in_ares_runner(backend, images, fake, tmp_path):
+    """ARE's termination step ends the turn on a send_message_to_user call whatever its outcome (the
+    call is logged before it runs): the final message raising (a wrong argument name) ends the run
+    with a verdict at once, as ARE's runner validates then, not at the scenario limit."""
+    bad_send = blob("AgentUserInterface__send_message_to_user", {"message": CALENDAR_ANSWER})
+    fake.set_script({"chat": [ADD, bad_send, SEND]})  # SEND: what a run that went on would ask next
+    started = time.monotonic()
+    result, out = run_harness(backend, AGENT_IMAGE, "demo_calendar_add_event", tmp_path, agent_env(fake),
+                              timeout=300, runtime=RUNTIME)
+    elapsed = time.monotonic() - started
+    assert result.status == "completed" and result.success is not None, (result.status, result.error,
+                                                                          agent_log_tail(out))
+    assert elapsed < 90, f"{elapsed:.0f}s: the run waited for the scenario limit ({result.error})"
+    calls = tool_calls(out)
+    assert [c["function"] for c in calls] == ["add_calendar_event", "send_message_to_user"]
+    assert calls[-1]["ok"] is False and "message" in calls[-1]["error"], calls[-1]
+    assert len(fake.llm_requests()) == 2  # ARE's agent asked nothing after its final message
 
 
 # What the agent process can read, probed before the runtime starts (then it runs as usual).

@@ -101,7 +101,7 @@ def _call(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
     if not isinstance(args, dict):
         return 400, {"error": "args must be a JSON object"}
     try:
-        return 200, st.session.call_tool(body["tool"], args)
+        return 200, st.session.call_tool(body["tool"], args, ends_turn=body.get(routes.CALL_ENDS_TURN) is True)
     except KeyError:
         return 404, {"error": f"unknown tool {body['tool']!r}: GET {routes.TOOLS} lists them"}
 

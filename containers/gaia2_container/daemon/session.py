@@ -124,8 +124,9 @@ class Session:
         return None if self.env is None else round(self.env.time_manager.time(), 3)
 
     # ---- agent-facing operations ----------------------------------------------------------
-    def call_tool(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Run one tool as ARE's agent would; errors go back to the agent, as in ARE."""
+    def call_tool(self, name: str, args: dict[str, Any], ends_turn: bool = False) -> dict[str, Any]:
+        """Run one tool as ARE's agent would; errors go back to the agent, as in ARE. `ends_turn`:
+        a final message ends the turn even when it raised (ARE's default agent ends it so)."""
         assert self.toolbox is not None
         spec = self.toolbox.spec(name)
         if spec is None:
@@ -168,7 +169,7 @@ class Session:
         )
         self.status.increment("agent_actions")
         self._time_moved()  # wait_for_notification jumps: the agent's next `date` shows it
-        if name == SEND_TO_USER and outcome["ok"]:
+        if name == SEND_TO_USER and (outcome["ok"] or ends_turn):
             self._on_agent_message(str(args.get("content", "")))
         return outcome
 

@@ -43,11 +43,14 @@ def list_tools(base_url: str | None = None) -> list[dict[str, Any]]:
     return request("GET", routes.TOOLS, base_url=base_url)["tools"]
 
 
-def call_tool(tool: str, args: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
+def call_tool(tool: str, args: dict[str, Any], base_url: str | None = None, ends_turn: bool = False) -> dict[str, Any]:
     """One tool call; it may last as long as the scenario (without a limit: as long as it takes): an
-    `expert_agent` tool (Agent2Agent) answers once its sub-agent is done."""
-    return request("POST", routes.CALL, {"tool": tool, "args": args}, base_url=base_url,
-                   timeout=budget.scenario_timeout())
+    `expert_agent` tool (Agent2Agent) answers once its sub-agent is done. `ends_turn`: a final
+    message ends the agent's turn even if it raises (routes.CALL_ENDS_TURN)."""
+    body: dict[str, Any] = {"tool": tool, "args": args}
+    if ends_turn:
+        body[routes.CALL_ENDS_TURN] = True
+    return request("POST", routes.CALL, body, base_url=base_url, timeout=budget.scenario_timeout())
 
 
 def wait_for_tools(limit_s: float = 120.0) -> list[dict[str, Any]]:

@@ -6,7 +6,10 @@ reaches the daemon only through its tool API.
   types and defaults, return type), whose function is a `POST /call`. ARE's agent wraps them in its
   own `AppToolAdapter`, as it wraps the real ones, so the prompt's tool list is ARE's. A call
   returns `str()` of what the app returned (`text`), which is what ARE's agent observes, and
-  raises the app's own exception text, which ARE's executor then wraps as it would.
+  raises the app's own exception text, which ARE's executor then wraps as it would. The final
+  message is sent as ending the turn whatever its outcome: ARE's termination step ends the turn on
+  the call (its ToolCallLog, logged before the tool runs), raised or not, and the daemon must
+  judge then, as ARE's runner does (docs/reference/are-default-agent.md, "How a turn ends").
 - notifications: ARE's `MessageQueue`, filled from `GET /inbox` before every read; the inbox
   saying the scenario is over puts ARE's ENVIRONMENT_STOP message, which stops the agent as the
   Environment's own would.
@@ -25,6 +28,7 @@ from are.simulation.tool_utils import AppTool, AppToolArg
 
 from gaia2_contract import routes
 
+from ..harness.driver import SEND_TO_USER
 from ..tools_client import call_tool, request
 
 # Inbox senders (daemon/session.py) -> the message types ARE's notification system gives its agent.
@@ -82,11 +86,12 @@ def app_tool(spec: dict[str, Any], app: Any) -> AppTool:
     public = spec["name"]
     function = spec.get("are_function") or spec["function"]
     names = [arg["name"] for arg in spec["args"]]
+    ends_turn = SEND_TO_USER in (public, f"{spec['app']}__{function}")
 
     def call(_app: Any, *args: Any, **kwargs: Any) -> str:
         if len(args) > len(names):
             raise TypeError(f"{function}() takes {len(names)} positional arguments but {len(args)} were given")
-        outcome = call_tool(public, {**dict(zip(names, args)), **kwargs})
+        outcome = call_tool(public, {**dict(zip(names, args)), **kwargs}, ends_turn=ends_turn)
         if not outcome.get("ok"):
             raise AppCallError(outcome.get("message", outcome.get("error")))
         return str(outcome.get("text", outcome.get("result")))
