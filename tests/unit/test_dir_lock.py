@@ -182,3 +182,22 @@ def test_the_command_recorded_is_the_one_typed(monkeypatch) -> None:
     assert dir_lock.this_command() == "gaia2-runner run --output-dir 'my out'"
     monkeypatch.setattr(sys, "argv", ["/x/gaia2_runner/cli/__main__.py", "judge", "out"])
     assert dir_lock.this_command() == "gaia2-runner judge out"
+
+
+def test_judge_is_refused_while_a_job_writes_there(tmp_path: Path, holders) -> None:
+    """`judge` writes beside every result: it takes the directory's lock before any container."""
+    from gaia2_runner.config import judge_overrides
+    from gaia2_runner.engine.rejudge import rejudge_output
+    from gaia2_runner.output.layout import ARE_TRACE_FILE, RESULT_FILE
+
+    out = tmp_path / "out"
+    run = out / "demo_cab_order"
+    run.mkdir(parents=True)
+    (run / RESULT_FILE).write_text(json.dumps({"scenario_id": "demo_cab_order", "success": True}))
+    (run / ARE_TRACE_FILE).write_bytes(b"\x1f\x8b")
+    holders.append(job := Holding(out))
+    with pytest.raises(DirLockHeld, match=f"in use by another gaia2-runner job: pid {job.proc.pid} .*: "
+                                          "wait for it to finish, then judge the directory$"):
+        rejudge_output(out, judge_overrides({}), {})
+    assert not (out / "rejudge_summary.json").exists() and not (run / "rejudged.json").exists()
+    job.end()
