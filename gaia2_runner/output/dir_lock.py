@@ -8,9 +8,10 @@ flock(2) does the locking: the kernel drops it when the holder ends, however it 
 included), so a dead job never keeps a directory. The file records who holds it (host, boot id,
 pid namespaces, pid and its start time, as sandbox/ownership.py defines a runner process; when
 the job started, its command) for the refusal's message, and the holder deletes it on release. A
-record found in a lock nobody holds is a job that was killed: taken over with a notice. Where the
-filesystem has no flock (ENOLCK, EOPNOTSUPP), the record alone decides: a holder provably gone
-(same host and boot, pid dead or reused; or an earlier boot) is taken over, any other refuses.
+record found in a lock nobody holds is a job that was killed: taken over with a notice (the kernel's
+word wins over the record: a copied directory's record names a live process that holds nothing).
+Where the filesystem has no flock (ENOLCK, EOPNOTSUPP), the record alone decides: a holder provably
+gone (same host and boot, pid dead or reused; or an earlier boot) is taken over, any other refuses.
 
 Shards share one directory (output/layout.py): shard I of N holds `shards/I-of-N/job.lock`
 exclusively and the root's `job.lock` shared; a whole-directory job holds the root's exclusively.
@@ -124,7 +125,10 @@ def lock_output_dir(output_dir: Path, shard: tuple[int, int] | None = None, *, c
     root = Path(output_dir)
     record = Holder(ownership.current_owner(), now_iso(), command or this_command(),
                     f"{shard[0]}/{shard[1]}" if shard else "")
-    created = _make_dirs(shard_dir(root, shard) if shard else root)
+    try:
+        created = _make_dirs(shard_dir(root, shard) if shard else root)
+    except OSError as exc:
+        raise Gaia2Error(f"--output-dir {root}: cannot create it: {exc.strerror or exc}") from None
     lock = DirLock([], created)
     try:
         if shard is None:
@@ -133,8 +137,11 @@ def lock_output_dir(output_dir: Path, shard: tuple[int, int] | None = None, *, c
             lock.held.append(_lock_one(root / JOB_LOCK_FILE, None, notice, hint, root, exclusive=False))
             lock.held.append(_lock_one(shard_dir(root, shard) / JOB_LOCK_FILE, record, notice, hint, root,
                                        exclusive=True))
-    except BaseException:
+    except BaseException as exc:
         lock.release()
+        if isinstance(exc, OSError):
+            raise Gaia2Error(f"--output-dir {root}: cannot take its lock ({JOB_LOCK_FILE}): "
+                             f"{exc.strerror or exc}: check that the directory is writable") from None
         raise
     return lock
 
@@ -191,16 +198,13 @@ def _claim(fd: int, path: Path, record: Holder | None, notice: Callable[[str], N
     old = Holder.parse(_read_fd(fd))
     if old is not None and old.owner.invocation != ownership.current_owner().invocation:
         state = ownership.owner_state(old.owner)
-        if state in GONE_WHY:
-            notice(f"took over {path}: the job holding it is gone ({GONE_WHY[state]}): {old.describe()}")
-        elif flock_works and state != ownership.ALIVE:
-            notice(f"took over {path}: the job holding it ended without releasing it: {old.describe()}")
-        elif state == ownership.ALIVE or not flock_works:
-            unsure = "" if state == ownership.ALIVE else (
-                f" (this filesystem has no file locks, so whether it still runs cannot be checked: "
-                f"if it is gone, delete {path})")
-            raise DirLockHeld(f"{_subject(root, old)} is in use by another gaia2-runner job: "
-                              f"{old.describe()}{unsure}: {hint}")
+        if flock_works or state in GONE_WHY:  # the kernel says nobody holds it; the record says why
+            why = GONE_WHY.get(state, "it no longer holds the lock")
+            notice(f"took over {path}: the job that held it is gone ({why}): {old.describe()}")
+        else:
+            raise DirLockHeld(f"{_subject(root, old)} is in use by another gaia2-runner job: {old.describe()} "
+                              f"(this filesystem has no file locks, so whether it still runs cannot be checked: "
+                              f"if it is gone, delete {path}): {hint}")
     if record is not None:
         os.ftruncate(fd, 0)
         os.pwrite(fd, record.to_json(), 0)

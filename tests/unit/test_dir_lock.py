@@ -107,7 +107,7 @@ def test_a_killed_jobs_lock_is_taken_over_with_a_notice(tmp_path: Path, holders)
     with lock_output_dir(out, notice=notices.append):
         assert json.loads((out / JOB_LOCK_FILE).read_text())["pid"] == os.getpid()
     assert len(notices) == 1 and "\n" not in notices[0]
-    assert notices[0].startswith(f"took over {out / JOB_LOCK_FILE}: the job holding it is gone (its process is gone): "
+    assert notices[0].startswith(f"took over {out / JOB_LOCK_FILE}: the job that held it is gone (its process is gone): "
                                  f"pid {victim.proc.pid} on host {socket.gethostname()}")
 
 
@@ -129,6 +129,23 @@ def test_a_lock_of_an_earlier_boot_is_taken_over(tmp_path: Path) -> None:
     with lock_output_dir(out, notice=notices.append):
         pass
     assert len(notices) == 1 and "(the machine restarted since)" in notices[0]
+
+
+def test_a_copied_record_of_a_live_process_does_not_block(tmp_path: Path) -> None:
+    """The kernel's word wins: a record naming a live process that holds no lock (a directory
+    copied while its job ran) is taken over, not a reason to refuse forever."""
+    out = tmp_path / "out"
+    _stale_record(out, pid=os.getppid(), start_time=dir_lock.ownership._proc_stat(os.getppid())[1])
+    notices: list[str] = []
+    with lock_output_dir(out, notice=notices.append):
+        pass
+    assert len(notices) == 1 and "(it no longer holds the lock)" in notices[0]
+
+
+def test_an_output_dir_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(Gaia2Error, match=r"^--output-dir .*file/out: cannot create it: Not a directory$"):
+        lock_output_dir(tmp_path / "file" / "out")
 
 
 def test_a_live_holder_the_lock_missed_is_still_refused(tmp_path: Path, monkeypatch) -> None:
