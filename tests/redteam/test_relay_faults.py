@@ -148,7 +148,8 @@ def test_a_slow_answer_the_agent_no_longer_waited_for_is_the_providers_silence(r
     Provider.probe = {"hang": True}
     for _ in range(2):
         with pytest.raises(httpx.ReadTimeout):
-            http.post("/chat/completions", json={"model": MODEL, "delay": 0.9}, timeout=0.3)
+            # max_tokens: a small reservation, so the retry fits the budget beside the call in flight
+            http.post("/chat/completions", json={"model": MODEL, "delay": 0.9, "max_tokens": 1}, timeout=0.3)
     assert until(lambda: witness.ledger.summary()["unanswered"] == 2), witness.ledger.summary()
     reason = witness.provider_unavailable() or ""
     assert reason.startswith("the provider never answered (2 calls"), reason
@@ -162,6 +163,6 @@ def test_an_agent_that_hangs_up_at_once_makes_no_outage(relay) -> None:
     witness, http, _, _ = relay
     for _ in range(2):
         with pytest.raises(httpx.ReadTimeout):
-            http.post("/chat/completions", json={"model": MODEL, "delay": 0.3}, timeout=0.1)
+            http.post("/chat/completions", json={"model": MODEL, "delay": 0.3, "max_tokens": 1}, timeout=0.1)
     assert until(lambda: witness.ledger.summary()["ok"] == 2), witness.ledger.summary()
     assert witness.ledger.summary()["ok"] == 2 and witness.provider_unavailable() is None

@@ -5,9 +5,13 @@ the runner's own witness of provider failures: an agent that exits saying "the p
 is believed only when the relay saw the provider fail (docs/reference/container-contract.md). Bodies are
 passed through byte for byte (streams included), in both directions, except that the relay asks
 the provider for an uncompressed answer (`Accept-Encoding: identity`) so that its record is
-readable, and that the run's credential goes in for the agent's placeholder (relay_key.py). Only
-provider API paths are forwarded (relay_paths.py): anything else is refused before it leaves. With a
-`RelayTrace` it also records every call into the run's trace.jsonl (relay_trace.py).
+readable, that the run's credential goes in for the agent's placeholder (relay_key.py), and that a
+streamed Chat Completions request is made to ask for its usage (`stream_options.include_usage`,
+relay_body.py: the one body rewrite; the agent then gets one more final chunk, with the usage).
+Only provider API paths are forwarded (relay_paths.py), and model calls only to the run's configured
+model (relay_body.py): anything else is refused before it leaves. The token budget is held before a
+call leaves and charged when it ends (token_budget.py). With a `RelayTrace` it also records every
+forwarded call, as sent, into the run's trace.jsonl (relay_trace.py).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from .http_api import IDLE_CONNECTION_S, DaemonServer
 from ..runtimes.llm.trace import public_url
 from .provider_faults import Request, RunnerSetup
 from .relay_key import CREDENTIAL_HEADERS, KEY_QUERY_PARAMS, RunCredential, new_placeholder
+from .relay_body import model_refusal, parse, with_stream_usage
 from .relay_paths import is_model_call, refusal
 from .provider_ledger import BURST_LIMIT, BURST_WINDOW_S, UNAVAILABLE_STREAK, Outcome, ProviderLedger  # noqa: F401
 from .relay_trace import Capture, RelayTrace
@@ -46,6 +51,7 @@ MAX_REQUEST_BYTES = 64 << 20
 USAGE_TAIL_BYTES = 64 << 10  # the end of a long stream, where its usage is reported
 BUDGET_REFUSAL_STATUS = 400  # final for every client: a refused call past the budget is not retried
 REFUSED_TYPE = "gaia2_relay_refused"  # error.type of a request the relay does not forward
+MODEL_REFUSAL_STATUS = 400  # the agent's own request: final, and no evidence against the provider
 
 
 class Relay:
@@ -98,7 +104,16 @@ class Relay:
         if body is None:
             handler.send_error(413 if chunked else 400, "request too large or badly chunked for the relay")
             return
-        refused = self.ledger.refuse_for_budget()
+        parsed, repeated = parse(body)
+        facts = _request_facts(handler, parsed)
+        refused = model_refusal(self.ledger.setup.model, facts, repeated)
+        if refused is not None:  # never forwarded, never traced: counted (`refused_model`) and logged
+            log.info("refused %s %.200r: %s", method, handler.path, refused)
+            self.ledger.refuse_model()
+            _send_json(handler, MODEL_REFUSAL_STATUS, {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {refused}"}})
+            return
+        body = with_stream_usage(facts, body)
+        refused = self.ledger.reserve(facts, len(body))
         if refused is not None:
             _send_json(handler, BUDGET_REFUSAL_STATUS, {"error": {"type": "gaia2_token_budget_exhausted",
                                                                   "message": f"gaia2 relay: {refused}"}})
@@ -113,15 +128,16 @@ class Relay:
         # answer (2xx) is charged to the model, a provider fault never (the safety net: nothing).
         span = self.generation.begin() if self.generation is not None and is_model_call(handler.path) else None
         try:
-            self._exchange(handler, method, forward_path, headers, body, url, span)
+            self._exchange(handler, method, forward_path, headers, body, url, span, facts)
         finally:
+            self.ledger.release(facts)  # a reservation no answer replaced (token_budget.py)
             if span is not None:
                 span.end(charge=False)
 
     def _exchange(self, handler: "RelayHandler", method: str, forward_path: str, headers: list[tuple[str, str]],
-                  body: bytes, url: str, span: Any) -> None:
+                  body: bytes, url: str, span: Any, facts: Request) -> None:
         """Send the request upstream and pass the answer back; account, record and trace it."""
-        call = self.ledger.begin(_request_facts(handler, body))
+        call = self.ledger.begin(facts)
         wall_started = time.time()
         started_wait = time.monotonic()
         sent = Capture()
@@ -169,6 +185,8 @@ class Relay:
             answered = 200 <= response.status_code < 300 and (broke is None or hung_up)
             sim = span.end(charge=answered) if span is not None else {}
             answer = received.data + (b"\n" + tail if received.cut else b"")
+            if broke is not None:  # its usage may be partial or missing: charged at least its reservation
+                self.ledger.cut_short(facts)
             outcome = self.ledger.finish(call, url, response.status_code, None, answer, waited_s=waited,
                                          hung_up=hung_up)
             self._remember(outcome, sim)
@@ -197,12 +215,8 @@ def _hung_up(handler: "RelayHandler") -> bool:
         return True
 
 
-def _request_facts(handler: "RelayHandler", body: bytes) -> Request:
+def _request_facts(handler: "RelayHandler", parsed: Any) -> Request:
     """What the ledger needs to know of a request: its path, parsed body and credentials."""
-    try:
-        parsed = json.loads(body) if body[:1] in (b"{", b"[") else None
-    except (ValueError, RecursionError):
-        parsed = None
     credentials = [v for k, v in handler.headers.items() if k.lower() in CREDENTIAL_HEADERS]
     query = handler.path.partition("?")[2]
     credentials += [v for k, v in parse_qsl(query, keep_blank_values=True) if k in KEY_QUERY_PARAMS]
