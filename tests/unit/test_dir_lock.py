@@ -218,3 +218,26 @@ def test_judge_is_refused_while_a_job_writes_there(tmp_path: Path, holders) -> N
         rejudge_output(out, judge_overrides({}), {})
     assert not (out / "rejudge_summary.json").exists() and not (run / "rejudged.json").exists()
     job.end()
+
+
+def test_a_lock_file_deleted_under_a_taker_is_not_taken(tmp_path: Path, monkeypatch) -> None:
+    """A releasing holder deletes the file while another job has it open: that job's flock then
+    lands on a file nobody will look at again, so it takes the file now at the path instead."""
+    out = tmp_path / "out"
+    out.mkdir()
+    real_open, opened = os.open, []
+
+    def open_then_lose_it(path, flags, mode=0o777, **kw):
+        fd = real_open(path, flags, mode, **kw)
+        if str(path).endswith(JOB_LOCK_FILE) and not opened:
+            opened.append(fd)
+            os.unlink(path)  # what a releasing holder does, between this open and the flock
+        return fd
+
+    monkeypatch.setattr(dir_lock.os, "open", open_then_lose_it)
+    with lock_output_dir(out):
+        monkeypatch.undo()
+        assert json.loads((out / JOB_LOCK_FILE).read_text())["pid"] == os.getpid()
+        with pytest.raises(DirLockHeld):
+            lock_output_dir(out)  # the file at the path is the one held
+    assert len(opened) == 1
