@@ -1,11 +1,14 @@
 """How long one model call may take, derived from the scenario's time limit: the one owner of that
 arithmetic (the model relay and the built-in LLM runtime both ask here).
 
-Why: a request timeout of 300 s with 4 retries (and up to 60 s between them) could outlast the
-whole scenario (420 s by default), so a provider that stopped answering ended the run as the
-agent's timeout with nothing saying why. Here one call, every retry and wait included, fits in
-CALL_WINDOW_SHARE of the scenario limit by construction: the agent learns of the failure, and the
-relay has recorded it, while the scenario still runs. Stdlib only (the runtimes import it).
+Why: a call with all its retries must fit in the scenario (CALL_WINDOW_SHARE of its limit), so the
+agent learns of a failure, and the relay has recorded it, while the scenario still runs. Within
+that window one attempt waits as long as it can, up to ARE's own client's wait: a slow local
+server (one slot, minutes per answer) must get its answer, and must never be asked the same thing
+again while it still computes the first. So the attempt timeout only grows with the limit, a
+retry after a timeout happens only when a whole attempt still fits, and retries after an error
+answer (a rate limit, a 5xx) are bounded by the window's deadline, not by shortening attempts.
+Stdlib only (the runtimes import it).
 """
 
 from __future__ import annotations
@@ -18,24 +21,32 @@ from typing import Mapping
 from gaia2_contract import constants as contract
 
 CALL_WINDOW_SHARE = 0.75  # one model call with all its retries fits in this share of the scenario limit
-BACKOFF_SHARE = 0.25  # at most this share of that window is spent waiting between attempts
-MIN_REQUEST_TIMEOUT_S = 60.0  # rather fewer retries than attempts shorter than this (slow local models)
-MIN_RETRIES = 2  # ... but never fewer: a rate limit must not end a call at once, and the relay's
-                 # witness of an outage needs two failures in a row (provider_ledger.UNAVAILABLE_STREAK)
-RELAY_TIMEOUT_S = 600.0  # the relay's wait for an answer when the scenario has no time limit
+BACKOFF_SHARE = 0.25  # one wait between attempts is at most this share of that window
+# ARE 1.2.0's client waits this long for one answer: its LiteLLMEngine calls litellm.completion
+# without a timeout, and LiteLLM then waits 600 s (litellm/main.py: `timeout or ... or 600`).
+ARE_CLIENT_TIMEOUT_S = 600.0
+MIN_REQUEST_TIMEOUT_S = 60.0  # the shortest attempt under a limit of 80 s or more (0.75 x 80 s)
+RELAY_TIMEOUT_S = ARE_CLIENT_TIMEOUT_S  # the relay's wait for an answer when the scenario has no limit
+RELAY_GRACE_S = 5.0  # the relay waits this much longer than the agent's attempt: the agent's own
+                     # timeout decides, never a relay error it would retry on
+CALLS_TO_FIT = 10  # a slow model's note suggests a limit for this many calls (the demo scenarios take 2-7)
 
 
 @dataclass(frozen=True)
 class CallBudget:
-    """Per-attempt timeout, retries after the first attempt, longest wait between two attempts."""
+    """Per-attempt timeout, retries after the first attempt, longest wait between two attempts, and
+    the window one call with all its retries must end in (None: no scenario limit)."""
 
     timeout_s: float
     max_retries: int
     retry_max_s: float
+    window_s: float | None = None
 
     def worst_case_s(self) -> float:
-        """The longest one call can take: every attempt times out, every wait is the longest."""
-        return (self.max_retries + 1) * self.timeout_s + self.max_retries * self.retry_max_s
+        """The longest one call can take: every attempt times out, every wait is the longest, cut
+        at the window (the transport never starts what would end past it)."""
+        naive = (self.max_retries + 1) * self.timeout_s + self.max_retries * self.retry_max_s
+        return naive if self.window_s is None else min(naive, self.window_s)
 
 
 def scenario_timeout(environ: Mapping[str, str] | None = None) -> float | None:
@@ -53,20 +64,28 @@ def call_window(limit_s: float | None) -> float | None:
     return None if limit_s is None else limit_s * CALL_WINDOW_SHARE
 
 
-def fit_call(wanted: CallBudget, limit_s: float | None) -> CallBudget:
-    """`wanted` when it fits the scenario limit, else the nearest that does: waits first shrink to
-    their share, then retries go (down to MIN_RETRIES) while attempts would be shorter than
-    MIN_REQUEST_TIMEOUT_S, then the attempts themselves shorten to fit."""
+def attempt_timeout(wanted_s: float, limit_s: float | None) -> float:
+    """One attempt's wait: what is wanted, at most the whole call window (non-decreasing in the limit)."""
     window = call_window(limit_s)
-    if window is None or wanted.worst_case_s() <= window:
+    return wanted_s if window is None else _down(min(wanted_s, window))
+
+
+def fit_call(wanted: CallBudget, limit_s: float | None) -> CallBudget:
+    """`wanted` fitted to the scenario limit: one attempt may take the whole window (never shorter
+    than at a smaller limit), the retries stay (each only when the window still has room: the
+    transport's deadline), a wait is at most BACKOFF_SHARE of the window."""
+    window = call_window(limit_s)
+    if window is None:
         return wanted
-    retries = max(0, wanted.max_retries)
-    while True:
-        wait = min(wanted.retry_max_s, window * BACKOFF_SHARE / retries) if retries else 0.0
-        timeout = min(wanted.timeout_s, (window - retries * wait) / (retries + 1))
-        if timeout >= MIN_REQUEST_TIMEOUT_S or timeout >= wanted.timeout_s or retries <= MIN_RETRIES:
-            return CallBudget(_down(timeout), retries, _down(wait) if retries else wanted.retry_max_s)
-        retries -= 1
+    wait = _down(min(wanted.retry_max_s, window * BACKOFF_SHARE))
+    return CallBudget(attempt_timeout(wanted.timeout_s, limit_s), max(0, wanted.max_retries), wait, _down(window))
+
+
+def retry_fits(timed_out: bool, remaining_s: float, timeout_s: float) -> bool:
+    """Whether another attempt may start with `remaining_s` left of the call window: after a
+    timeout only a whole attempt (the server may still be computing the first: asking again
+    early makes a one-slot server do it twice), after an error answer any time left."""
+    return remaining_s >= timeout_s if timed_out else remaining_s > 0
 
 
 def _down(seconds: float) -> float:
@@ -75,7 +94,29 @@ def _down(seconds: float) -> float:
 
 
 def relay_timeout(limit_s: float | None) -> float:
-    """How long the relay waits for the provider's answer to one request: the whole call window (a
-    request still unanswered by then is recorded as unanswered while the scenario runs)."""
+    """How long the relay waits for the provider's answer to one request: a little longer than the
+    whole call window (no agent attempt is longer), so the agent's own timeout decides, never a
+    relay error it would retry on; a request still unanswered by then is recorded as unanswered
+    while the scenario runs. Without a limit: ARE's client's wait."""
     window = call_window(limit_s)
-    return RELAY_TIMEOUT_S if window is None else min(RELAY_TIMEOUT_S, window)
+    if window is None or limit_s is None:
+        return RELAY_TIMEOUT_S + RELAY_GRACE_S
+    return min(window + RELAY_GRACE_S, limit_s)
+
+
+def fitting_limit(answer_s: float) -> int:
+    """A --timeout (whole minutes) under which CALLS_TO_FIT answers this slow fit, and one of them
+    fits in a single attempt."""
+    need = max(CALLS_TO_FIT * answer_s, min(answer_s, ARE_CLIENT_TIMEOUT_S) / CALL_WINDOW_SHARE)
+    return int(math.ceil(need / 60.0) * 60)
+
+
+def slow_model_note(first_answer_s: float | None, waited_s: float, limit_s: float | None) -> str:
+    """What a run whose model was too slow says: the measured first-answer time (or that none came
+    within `waited_s`) and the --timeout that would fit."""
+    limit = f"--timeout {limit_s:.0f}" if limit_s is not None else "no time limit"
+    if first_answer_s is None:
+        return (f"the model gave no answer within {waited_s:.0f}s (one attempt's wait under {limit}): "
+                f"too slow for it; a --timeout of at least {fitting_limit(waited_s)} would give it longer")
+    return (f"the model is slow for {limit}: its first answer took {first_answer_s:.0f}s; "
+            f"--timeout {fitting_limit(first_answer_s)} would fit {CALLS_TO_FIT} such calls")

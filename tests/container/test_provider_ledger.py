@@ -1,6 +1,6 @@
 """The relay's ledger (daemon/provider_ledger.py), the token counts it reads from answers
-(daemon/usage.py) and the call budget fitted to the scenario limit (budget.py). No timing: the
-ledger's clock is a counter the test moves."""
+(daemon/usage.py). No timing: the ledger's clock is a counter the test moves (the call budget
+fitted to the scenario limit, budget.py: test_budget.py)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,11 @@ import json
 import pytest
 
 
-from gaia2_container import budget  # noqa: E402
 from gaia2_container.daemon.provider_faults import Request, RunnerSetup  # noqa: E402
 from gaia2_container.daemon.provider_ledger import BURST_LIMIT, ProviderLedger  # noqa: E402
 from gaia2_container.daemon.provider_probe import ProviderProbe  # noqa: E402
 from gaia2_container.preflight import Probe  # noqa: E402
 from gaia2_container.daemon.usage import tokens_of  # noqa: E402
-from gaia2_container.runtimes.llm.settings import Settings  # noqa: E402
 
 URL = "https://api.example/v1/chat/completions"
 MODEL = "gpt-test"
@@ -246,32 +244,3 @@ def test_usage_in_every_wire_format() -> None:
     assert tokens_of(gemini).total == 14
     assert tokens_of(b"").total == 0 and tokens_of(b"not json").total == 0
     assert tokens_of(b'{"usage": {"prompt_tokens": -5, "completion_tokens": true}}').total == 0
-
-
-@pytest.mark.parametrize("limit", [10.0, 30.0, 120.0, 420.0, 600.0, 1800.0, 7 * 86400.0])
-@pytest.mark.parametrize("wanted", [budget.CallBudget(300.0, 4, 60.0), budget.CallBudget(30.0, 10, 5.0),
-                                    budget.CallBudget(900.0, 0, 60.0)])
-def test_one_call_with_its_retries_fits_the_scenario_limit(limit: float, wanted: budget.CallBudget) -> None:
-    fitted = budget.fit_call(wanted, limit)
-    assert fitted.worst_case_s() <= budget.call_window(limit)
-    assert fitted.timeout_s <= wanted.timeout_s and fitted.max_retries <= wanted.max_retries
-    assert fitted.max_retries >= min(wanted.max_retries, budget.MIN_RETRIES)  # a 429 is retried
-    assert budget.relay_timeout(limit) <= limit * budget.CALL_WINDOW_SHARE
-    if wanted.worst_case_s() <= budget.call_window(limit):
-        assert fitted == wanted  # what fits is left alone
-
-
-def test_the_default_request_budget_fits_the_default_scenario_limit() -> None:
-    fitted = budget.fit_call(budget.CallBudget(300.0, 4, 60.0), 420.0)
-    assert fitted.timeout_s >= budget.MIN_REQUEST_TIMEOUT_S and fitted.max_retries >= 1
-    assert budget.fit_call(budget.CallBudget(300.0, 4, 60.0), None) == budget.CallBudget(300.0, 4, 60.0)
-    assert budget.relay_timeout(None) == budget.RELAY_TIMEOUT_S
-
-
-def test_the_built_in_runtime_takes_its_request_budget_from_the_scenario_limit() -> None:
-    env = {"GAIA2_AGENT_PROVIDER": "openai-compat", "GAIA2_AGENT_MODEL": "m", "GAIA2_AGENT_BASE_URL": "http://x/v1",
-           "GAIA2_SCENARIO_TIMEOUT": "420", "GAIA2_AGENT_OPTIONS": '{"request_timeout_s": 600, "max_retries": 6}'}
-    options = Settings.from_env(env).options
-    fitted = budget.CallBudget(options.request_timeout_s, options.max_retries, options.retry_max_s)
-    assert fitted.worst_case_s() <= 420 * budget.CALL_WINDOW_SHARE
-    assert Settings.from_env({**env, "GAIA2_SCENARIO_TIMEOUT": "0"}).options.request_timeout_s == 600

@@ -43,12 +43,11 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         "unknown duration's timeout by chance",
     ("containers/gaia2_container/runtimes/tools_client.py", "timeout"):
         "one HTTP request of an agent runtime to the tool API, inside the container",
-    ("containers/gaia2_container/runtimes/llm/settings.py", "request_timeout_s"):
-        "the built-in agent's model request timeout (an agent option), not the podman wait",
     ("containers/gaia2_container/budget.py", "MIN_REQUEST_TIMEOUT_S"):
         "the shortest model request the retry budget allows (slow local models)",
-    ("containers/gaia2_container/budget.py", "RELAY_TIMEOUT_S"):
-        "the model relay's wait for one answer when a scenario has no time limit",
+    ("containers/gaia2_container/budget.py", "ARE_CLIENT_TIMEOUT_S"):
+        "ARE 1.2.0's LiteLLM client's wait for one model answer (the built-in agent's attempt and the "
+        "relay's wait without a limit follow it): 600 s like an unknown duration's timeout by chance",
     ("containers/gaia2_container/runtimes/oracle.py", "timeout"):
         "one /oracle/advance request of the oracle runtime (simulated time may jump far)",
     ("containers/harnesses/node/fetch_npm.py", "timeout"):

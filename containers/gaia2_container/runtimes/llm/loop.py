@@ -201,7 +201,7 @@ def main() -> int:
     home = Path(os.environ.get("HOME", "."))
     trace = TraceWriter(home / TRACE_FILE, redact, settings.provider, settings.model)
     transport = Transport(trace, redact, opts.request_timeout_s, RetryPolicy(opts.max_retries, opts.retry_base_s, opts.retry_max_s),
-                          shown=(settings.base_url, settings.public_base_url))
+                          shown=(settings.base_url, settings.public_base_url), limit_s=settings.limit_s)
     try:
         specs = wait_for_tools()
         tools = [Tool(t["name"], t.get("description") or "", t["parameters"]) for t in specs]

@@ -29,7 +29,7 @@ class Options:
     temperature: float | None = None
     max_context_chars: int = 200_000
     max_tool_result_chars: int = 20_000
-    request_timeout_s: float = 300.0
+    request_timeout_s: float = budget.ARE_CLIENT_TIMEOUT_S  # as ARE's own client, within the call window
     max_retries: int = 4
     retry_base_s: float = 1.0
     retry_max_s: float = 60.0
@@ -65,6 +65,7 @@ class Settings:
     api_key: str | None
     options: Options
     public_base_url: str = ""  # the provider behind the daemon's relay, for traces and messages
+    limit_s: float | None = None  # the scenario's time limit: one call with its retries fits its window
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -83,7 +84,7 @@ class Settings:
             raise SettingsError(f"GAIA2_AGENT_API_KEY is not set (required for provider {provider})")
         public = (env.get(contract.ENV_AGENT_PUBLIC_BASE_URL) or base_url).strip().rstrip("/")
         options = fit_to_scenario(Options.parse(env.get(contract.ENV_AGENT_OPTIONS)), env)
-        return cls(provider, model, base_url, api_key, options, public)
+        return cls(provider, model, base_url, api_key, options, public, budget.scenario_timeout(env))
 
 
 def fit_to_scenario(options: Options, env: Mapping[str, str]) -> Options:

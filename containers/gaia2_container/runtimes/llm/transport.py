@@ -1,7 +1,10 @@
 """HTTP to the model: JSON POST with retries on 429/5xx/timeouts, and one trace line per call.
 
 Retries back off exponentially and honour Retry-After (seconds or an HTTP date), because rate
-limits are the normal state of a benchmark run, not an error. Anything else fails at once.
+limits are the normal state of a benchmark run, not an error. Anything else fails at once. Under
+a scenario limit one call with its retries ends within the call window (budget.py): an attempt
+never waits past it, and after a timeout the request is sent again only when a whole attempt still
+fits (a slow one-slot server still computing the first must not be asked twice).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any, Callable
 
 import httpx
 
+from ... import budget
 from .messages import Reply
 from .trace import Redactor, TraceWriter, public_url
 
@@ -54,8 +58,14 @@ def parse_retry_after(value: str | None) -> float | None:
 
 class Transport:
     def __init__(self, trace: TraceWriter, redact: Redactor, timeout_s: float, retry: RetryPolicy,
-                 sleep: Callable[[float], None] = time.sleep, shown: tuple[str, str] | None = None) -> None:
+                 sleep: Callable[[float], None] = time.sleep, shown: tuple[str, str] | None = None,
+                 limit_s: float | None = None) -> None:
+        """`limit_s`: the scenario's time limit (None: none), which bounds one call with its retries."""
         self.trace = trace
+        self.timeout_s = timeout_s
+        self.limit_s = limit_s
+        self.window_s = budget.call_window(limit_s)
+        self.first_answer_s: float | None = None  # how long the model took to give its first answer
         # (called base, shown base): requests go through the daemon's model relay, but traces and
         # messages name the provider the relay forwards to.
         self.shown = shown
@@ -72,13 +82,22 @@ class Transport:
         is a provider error, not a crash of the loop."""
         started = time.time()
         t0 = time.perf_counter()
+        deadline = None if self.window_s is None else t0 + self.window_s
         attempt = 0
         while True:
-            status, text, problem, retry_after = self._attempt(url, body, headers)
+            wait = self.timeout_s if deadline is None else min(self.timeout_s, deadline - time.perf_counter())
+            sent = time.perf_counter()
+            status, text, problem, retry_after, timed_out = self._attempt(url, body, headers, wait)
+            if problem is None and self.first_answer_s is None:
+                self.first_answer_s = time.perf_counter() - sent
             retryable = status is None or status in RETRY_STATUSES or (status is not None and status >= 500)
             if problem is None or not retryable or attempt >= self.retry.max_retries:
                 break
-            self.sleep(self.retry.delay(attempt, retry_after))
+            delay = self.retry.delay(attempt, retry_after)
+            if deadline is not None and not budget.retry_fits(
+                    timed_out, deadline - time.perf_counter() - delay, self.timeout_s):
+                break
+            self.sleep(delay)
             attempt += 1
         latency_ms = (time.perf_counter() - t0) * 1000
         reply: Reply | None = None
@@ -94,24 +113,30 @@ class Transport:
             if attempt:  # "HTTP 503 from URL after 3 attempts: body", the detail last
                 head, sep, detail = problem.partition(": ")
                 problem = f"{head} after {attempt + 1} attempts{sep}{detail}"
+            if timed_out:  # how long it waited, and what a limit that fits this model would be
+                problem += f" (waited {wait:.0f}s): {budget.slow_model_note(self.first_answer_s, wait, self.limit_s)}"
             raise ProviderError(self.redact(problem))
         assert reply is not None
         return reply
 
-    def _attempt(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int | None, str, str | None, float | None]:
-        """One request: (status, body text, problem or None, Retry-After seconds)."""
+    def _attempt(self, url: str, body: dict[str, Any], headers: dict[str, str],
+                 wait_s: float) -> tuple[int | None, str, str | None, float | None, bool]:
+        """One request waiting at most `wait_s`: (status, body text, problem or None, Retry-After
+        seconds, whether it timed out)."""
+        wait_s = max(wait_s, 0.001)
         try:
-            resp = self.client.post(url, json=body, headers=headers)
+            resp = self.client.post(url, json=body, headers=headers,
+                                    timeout=httpx.Timeout(wait_s, connect=min(wait_s, 30.0)))
         except httpx.TimeoutException:
-            return None, "", f"timeout calling {public_url(self._shown(url))}", None
+            return None, "", f"timeout calling {public_url(self._shown(url))}", None, True
         except httpx.HTTPError as exc:
-            return None, "", f"cannot reach {public_url(self._shown(url))}: {type(exc).__name__}: {exc}", None
+            return None, "", f"cannot reach {public_url(self._shown(url))}: {type(exc).__name__}: {exc}", None, False
         text = resp.text
         if 200 <= resp.status_code < 300:
-            return resp.status_code, text, None, None
+            return resp.status_code, text, None, None, False
         snippet = " ".join(text.split())[:300]
         problem = f"HTTP {resp.status_code} from {public_url(self._shown(url))}" + (f": {snippet}" if snippet else "")
-        return resp.status_code, text, problem, parse_retry_after(resp.headers.get("retry-after"))
+        return resp.status_code, text, problem, parse_retry_after(resp.headers.get("retry-after")), False
 
     def _shown(self, url: str) -> str:
         if self.shown and url.startswith(self.shown[0]):
