@@ -69,7 +69,7 @@ class JobLimits:
 
     def status_seen(self, job: Any, doc: dict[str, Any]) -> str | None:
         """A run's live status: new pressure signals go to the throttle (what changed, else None)."""
-        total = pressure(doc.get("provider"))
+        total = pressure(doc.get("provider")) + pressure(doc.get("a2a_provider"))
         with self._lock:
             new, self._seen[job] = total - self._seen.get(job, 0), max(total, self._seen.get(job, 0))
         return self.throttle.pressure(new)

@@ -14,10 +14,14 @@ from typing import Any
 from gaia2_runner.pricing import call_cost
 from gaia2_runner.text import one_line
 
-# Counters of the relay's ledger (provider_ledger.py); the three that mean load on the provider.
+# Counters of the relay's ledger (provider_ledger.py). `configuration` counts suspicions (refusals
+# of the runner's key, model or endpoint on the agent's traffic); `probes` the runner's own requests
+# sent to check them; `confirmed_unavailable` the rate limits, server errors and silences that the
+# runner's own request met too: the only load on the provider the job slows down for (an agent's
+# own oversized or endless requests, or its flood, never lower the job's concurrency).
 COUNTS = ("calls", "ok", "rate_limit", "server_error", "unanswered", "rate_limit_burst", "context_overflow",
-          "agent", "configuration", "refused_budget")
-PRESSURE = ("rate_limit", "server_error", "unanswered")  # not rate_limit_burst: the agent's own flood
+          "agent", "configuration", "refused_budget", "refused_model", "probes", "confirmed_unavailable")
+PRESSURE = ("confirmed_unavailable",)
 CONFIGURATION = "configuration"
 MAX_MODELS = 16
 MAX_COUNT = 10**12
@@ -42,28 +46,40 @@ def sanitize(doc: Any) -> dict[str, Any] | None:
     models = doc.get("by_model") if isinstance(doc.get("by_model"), dict) else {}
     account["by_model"] = {one_line(str(name), limit=200): {**_tokens(entry), "calls": _count((entry or {}).get("calls"))}
                            for name, entry in list(models.items())[:MAX_MODELS] if isinstance(entry, dict)}
-    fault = doc.get("fault")
-    if isinstance(fault, dict) and fault.get("kind") == CONFIGURATION and isinstance(fault.get("reason"), str):
-        account["fault"] = {"kind": CONFIGURATION, "reason": one_line(fault["reason"], limit=1000)}
-    else:
-        account["fault"] = None
+    account["fault"] = sanitize_fault(doc.get("fault"))
     budget = doc.get("token_budget")
     account["token_budget"] = budget if _count(budget) else None
     account["budget_exhausted"] = doc.get("budget_exhausted") is True
     return account
 
 
+def sanitize_fault(fault: Any) -> dict[str, str] | None:
+    """A daemon's configuration fault document ({"kind": "configuration", "reason"}), else None."""
+    if isinstance(fault, dict) and fault.get("kind") == CONFIGURATION and isinstance(fault.get("reason"), str):
+        return {"kind": CONFIGURATION, "reason": one_line(fault["reason"], limit=1000)}
+    return None
+
+
 def configuration_fault(record: dict[str, Any]) -> str | None:
-    """Why a run (result.json content) ended on a configuration fault, else None."""
-    account = record.get("provider")
-    fault = account.get("fault") if isinstance(account, dict) else None
-    if record.get("success") is None and isinstance(fault, dict) and fault.get("kind") == CONFIGURATION:
-        return str(fault.get("reason") or "configuration fault")
+    """Why a run (result.json content) ended on a configuration fault of the agent's provider or of
+    the expert agents' (Agent2Agent), else None. The daemon sets a fault only when the runner's own
+    probe was refused too (containers/gaia2_container/daemon/provider_probe.py)."""
+    if record.get("success") is not None:
+        return None
+    judge = record.get("judge_fault")
+    if isinstance(judge, dict) and judge.get("kind") == CONFIGURATION:
+        return "the judge's provider: " + str(judge.get("reason") or "configuration fault")
+    for name, whose in (("provider", ""), ("a2a_provider", "the expert agents' provider: ")):
+        account = record.get(name)
+        fault = account.get("fault") if isinstance(account, dict) else None
+        if isinstance(fault, dict) and fault.get("kind") == CONFIGURATION:
+            return whose + str(fault.get("reason") or "configuration fault")
     return None
 
 
 def pressure(account: Any) -> int:
-    """Rate limits (not after the agent's own flood), server errors and unanswered calls so far."""
+    """Rate limits (not after the agent's own flood), server errors and unanswered calls so far
+    that the runner's own probe met too."""
     if not isinstance(account, dict):
         return 0
     return sum(_count(account.get(key)) for key in PRESSURE)

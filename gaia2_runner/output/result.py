@@ -14,6 +14,7 @@ from typing import Any
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import result_path
 from gaia2_runner.output.provider_account import sanitize as sanitize_account
+from gaia2_runner.output.provider_account import sanitize_fault
 from gaia2_contract.constants import FINAL_STATUSES, JUDGED_STATUSES
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.output.turns import turn_number
@@ -65,6 +66,9 @@ class ScenarioResult:
     # choice), and the expert relay's account of the sub-agents' provider (as `provider`).
     a2a: dict[str, Any] | None = None
     a2a_provider: dict[str, Any] | None = None
+    # The judge's provider refused the runner's own probe too: a configuration fault that stops the
+    # job as the agent's does (output/provider_account.py); None otherwise.
+    judge_fault: dict[str, Any] | None = None
     image: str | None = None
     runtime: str | None = None
     container_id: str | None = None
@@ -102,6 +106,7 @@ class ScenarioResult:
         self.provider = sanitize_account(doc.get("provider")) or self.provider
         self.a2a = _a2a_choice(doc.get("a2a"))
         self.a2a_provider = sanitize_account(doc.get("a2a_provider")) or self.a2a_provider
+        self.judge_fault = sanitize_fault(doc.get("judge_fault")) if status == "error" else None
         if status == "failed":
             self.success = False
             self.note = daemon_error  # e.g. the agent's own note (agent_note.txt): not an error

@@ -83,18 +83,25 @@ def account(rate_limit: int = 0, burst: int = 0, server: int = 0, unanswered: in
 
 
 def test_only_the_providers_pushback_counts_never_the_agents_flood() -> None:
-    assert pressure(account(rate_limit=2, server=1, unanswered=1)) == 4
+    """Only what the runner's own probe met too: an agent's oversized or endless requests fail for
+    it alone, and its flood's rate limits are its own."""
+    assert pressure(account(rate_limit=2, server=1, unanswered=1)) == 0
+    assert pressure(account(rate_limit=2, server=1, unanswered=1, confirmed_unavailable=2)) == 2
     assert pressure(account(burst=50)) == 0
-    assert pressure(None) == 0 and pressure({"rate_limit": -3, "server_error": True}) == 0
+    assert pressure(None) == 0 and pressure({"confirmed_unavailable": -3}) == 0
+    assert pressure({"confirmed_unavailable": True}) == 0
 
 
 def test_live_statuses_feed_the_throttle_by_their_increase() -> None:
     limits = JobLimits(4, throttle=AdaptiveConcurrency(4, clock=Clock(), cooldown_s=0))
     assert limits.status_seen("job-a", {"provider": account()}) is None
-    assert "lowered from 4 to 2" in (limits.status_seen("job-a", {"provider": account(rate_limit=1)}) or "")
-    assert limits.status_seen("job-a", {"provider": account(rate_limit=1)}) is None  # nothing new
+    confirmed = account(rate_limit=1, confirmed_unavailable=1)
+    assert "lowered from 4 to 2" in (limits.status_seen("job-a", {"provider": confirmed}) or "")
+    assert limits.status_seen("job-a", {"provider": confirmed}) is None  # nothing new
     assert limits.status_seen("job-b", {"provider": account(burst=40)}) is None  # a flood
-    assert limits.throttle.limit == 2
+    assert limits.status_seen("job-c", {"provider": account(server=9)}) is None  # only the agent's requests
+    assert "lowered from 2 to 1" in (limits.status_seen("job-d", {"a2a_provider": confirmed}) or "")  # experts'
+    assert limits.throttle.limit == 1
 
 
 def faulted(reason: str = "the provider does not know the model 'x'") -> dict:
@@ -110,6 +117,16 @@ def test_a_configuration_fault_stops_the_job_once() -> None:
     assert limits.halted and not limits.admits(0)
     assert limits.run_finished("c", faulted("other")) is None  # told once
     assert limits.summary()["stopped"]["kind"] == CONFIGURATION_FAULT
+
+
+def test_the_expert_agents_and_the_judges_configuration_faults_stop_the_job_too() -> None:
+    experts = {"success": None, "status": "error", "provider": sanitize(account()),
+               "a2a_provider": faulted("the provider refused the configured API key")["provider"]}
+    stop = JobLimits(2).run_finished("a", experts)
+    assert stop is not None and "the expert agents' provider: the provider refused the configured API key" in stop.reason
+    judge = {"success": None, "status": "error", "judge_fault": {"kind": "configuration", "reason": "key refused"}}
+    stop = JobLimits(2).run_finished("b", judge)
+    assert stop is not None and stop.kind == CONFIGURATION_FAULT and "the judge's provider: key refused" in stop.reason
 
 
 def test_a_fault_in_a_judged_run_stops_nothing() -> None:

@@ -67,7 +67,7 @@ def test_result_json_keys_and_atomic_write(tmp_path):
     path = write_result(r, tmp_path / "s")
     data = json.loads(path.read_text())
     assert set(data) == {"scenario_id", "success", "status", "error", "note", "artifacts_lost", "failure_reasons", "judgment",
-                         "agent_actions", "sim_start", "sim_end", "sim_elapsed", "sim_generation_time", "turns", "provider", "a2a", "a2a_provider", "timings", "image", "runtime",
+                         "agent_actions", "sim_start", "sim_end", "sim_elapsed", "sim_generation_time", "turns", "provider", "a2a", "a2a_provider", "judge_fault", "timings", "image", "runtime",
                          "container_id",
                          "started_at", "finished_at"}
     assert set(data["timings"]) == {"start_s", "ready_s", "run_s", "collect_s", "total_s"}

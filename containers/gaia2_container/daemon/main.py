@@ -181,6 +181,9 @@ def main() -> int:
         agent.stop(grace_s=3.0)
     verdict = dict(session.verdict or {"status": "error", "error": "session ended without a verdict"})
     verdict["sim_generation_time"] = session.generation.summary()
+    judge_fault = _judge_fault(state.loaded)
+    if judge_fault and verdict.get("status") == "error":  # the job stops, as for the agent's provider
+        verdict["judge_fault"] = {"kind": "configuration", "reason": judge_fault}
     _finish_trace(relay)
     (places.OUTPUT_PATH / contract.AGENT_RESPONSE_FILE).write_text(encodable(verdict.get("agent_response") or ""),
                                                                       encoding="utf-8")
@@ -224,6 +227,12 @@ def _provider_ledger(session: Session, status: StatusBoard, setup: RunnerSetup, 
         on_change=lambda summary: status.update(provider=summary),
         on_fault=lambda reason: session.provider_fault(f"configuration fault: {reason} (seen by the model relay)"),
         on_budget=session.out_of_budget, paced=paced, probe=agent_probe(os.environ, setup.model))
+
+
+def _judge_fault(loaded: Any) -> str | None:
+    """The judge's configuration fault (its provider refused the runner's own probe too), else None."""
+    trace = getattr(loaded, "judge_trace", None)
+    return getattr(getattr(trace, "calls", None), "fault", None)
 
 
 def _token_budget() -> int | None:
