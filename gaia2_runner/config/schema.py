@@ -101,7 +101,8 @@ SETTINGS: tuple[Setting, ...] = (
             default=D.DEFAULT_TIME_SPEED, minimum=MIN_TIME_SPEED, maximum=MAX_TIME_SPEED,
             unit="simulated seconds per wall second"),
     Setting("sim_generation_time", "run", "sim_generation_time", "str",
-            "How simulated time treats the agent's model calls, as ARE's gaia2-run "
+            "How simulated time treats the agent's model calls (every agent kind, ARE's default agent "
+            "included: the runner's model relay holds the clock, never the agent), as ARE's gaia2-run "
             "(--simulated_generation_time_mode): measured (default): the clock holds while a call is in flight, "
             "then advances by its wall duration (overlapping calls: once, by the span of their union); "
             "fixed:N: advances N simulated seconds per call instead; off: the clock runs on during "

@@ -139,7 +139,8 @@ class ScenarioStandIn:
 
 
 def environment_standin(log_callback: Callable[[Any], None]) -> SimpleNamespace:
-    """What ARE's AgentBuilder takes from an Environment. Pausing the clock during a model call is
-    not offered to the agent's process: the daemon's clock keeps running (docs/reference/are-default-agent.md)."""
+    """What ARE's AgentBuilder takes from an Environment. Pausing the clock is not offered to the
+    agent's process (it could hold back the scenario's events): the daemon's model relay holds it
+    during each model call instead, as for every agent (docs/reference/are-default-agent.md)."""
     return SimpleNamespace(time_manager=DaemonClock(), append_to_world_logs=log_callback,
                            pause=lambda: None, resume_with_offset=lambda _offset: None)
