@@ -122,6 +122,8 @@ def test_a_raised_final_message_ends_the_run_at_once_as_in_ares_runner(backend, 
     assert [c["function"] for c in calls] == ["add_calendar_event", "send_message_to_user"]
     assert calls[-1]["ok"] is False and "message" in calls[-1]["error"], calls[-1]
     assert len(fake.llm_requests()) == 2  # ARE's agent asked nothing after its final message
+    # The relay held the clock during both model calls, as for every agent (settings.md, sim_generation_time).
+    assert result.sim_generation_time["mode"] == "measured" and result.sim_generation_time["calls_held"] == 2
 
 
 # What the agent process can read, probed before the runtime starts (then it runs as usual).

@@ -122,3 +122,22 @@ def test_unreachable_provider_is_an_infrastructure_error(backend, agent_image, t
     result, _ = run(backend, agent_image, tmp_path, "anthropic", f"http://{HOST}:{port}/v1", options=FAST_RETRIES)
     assert (result.status, result.success) == ("error", None)
     assert result.error.startswith("the provider never answered (") and "ConnectError" in result.error
+
+
+SLOW_ANSWER_S = 75  # a CPU model's first answer; the default options' attempts were 67.5 s at 600 s
+
+
+def test_a_slow_model_is_asked_once_and_its_answer_used_under_a_600s_limit(backend, agent_image, fake, tmp_path):
+    """Under --timeout 600 one attempt may wait 450 s (budget.py): a model answering in 75 s is
+    waited for, never asked the same thing again while it computes (a one-slot server would
+    compute it twice), and its answer is the run's first step."""
+    fake.set_script({"chat": [{**ADD, "delay_s": SLOW_ANSWER_S}, SEND]})
+    env = {"GAIA2_AGENT_PROVIDER": "openai-compat", "GAIA2_AGENT_MODEL": "fake-model",
+           "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}/v1"}
+    result = run_scenario(SCENARIO, agent_image, tmp_path, backend=backend, extra_env=env, timeout=600)
+    out = tmp_path / result.scenario_id
+    assert (result.status, result.success) == ("completed", True), result.error
+    assert len(fake.llm_requests()) == 2  # the slow call once, then the final message
+    first = trace(out)[0]
+    assert first["attempts"] == 1 and first["latency_ms"] >= SLOW_ANSWER_S * 1000 and not first.get("error"), first
+    assert [c["function"] for c in tool_calls(out)] == ["add_calendar_event", "send_message_to_user"]
