@@ -55,9 +55,10 @@ def solve():
 
 FORMATS = COMMON + r"""
 user = "book the dentist"
-call("/v1/messages", {"model": "claude-x", "stream": True, "max_tokens": 99, "messages": [{"role": "user", "content": user}]})
-call("/v1/responses", {"model": "gpt-5-codex", "stream": True, "input": user})
-call("/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse&key=" + KEY, {"contents": [{"role": "user", "parts": [{"text": user}]}]})
+call("/v1/messages", {"model": "qwen", "stream": True, "max_tokens": 99, "messages": [{"role": "user", "content": user}]})
+call("/v1/responses", {"model": "qwen", "stream": True, "input": user})
+call("/v1beta/models/qwen:streamGenerateContent?alt=sse&key=" + KEY, {"contents": [{"role": "user", "parts": [{"text": user}]}]})
+call("/v1/responses", {"model": "gpt-5-codex", "stream": True, "input": user})  # another model: refused, never sent
 call("/v1/chat/completions", {"model": "qwen", "stream": True, "messages": [{"role": "user", "content": user}]})
 call("/v1/models", method="GET")
 solve()
@@ -132,15 +133,17 @@ def test_every_request_lands_in_the_trace_with_the_bytes_the_agent_got(backend, 
     assert (result.status, result.success) == ("completed", True), (result.error, log)
     lines = trace_lines(out)
     assert [line["seq"] for line in lines] == [0, 1, 2, 3, 4]
-    assert [line["model"] for line in lines] == ["claude-x", "gpt-5-codex", "gemini-2.5-pro", "qwen", None]
+    assert [line["model"] for line in lines] == ["qwen", "qwen", "qwen", "qwen", None]  # the relay pins the model
     assert all(line["type"] == "llm_call" and line["provider"] == "openai" for line in lines)
-    assert lines[2]["url"] == f"http://{HOST}:{fake.port}/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
+    assert lines[2]["url"] == f"http://{HOST}:{fake.port}/v1beta/models/qwen:streamGenerateContent?alt=sse"
     assert [line["http_status"] for line in lines] == [200, 200, 200, 200, 404]
     sent = fake.llm_requests()
-    assert [line["request"] for line in lines[:4]] == [r["body"] for r in sent]
+    assert [line["request"] for line in lines[:4]] == [r["body"] for r in sent]  # as the provider got it
+    assert sent[3]["body"]["stream_options"] == {"include_usage": True}  # the relay asks a chat stream for its usage
     assert {r["headers"]["x-api-key"] for r in sent} == {SECRET}  # forwarded, never recorded
     # The raw bodies are the very bytes the agent received, streams whole.
     got = [line.split()[1:] for line in log.splitlines() if line.startswith("CALL ")]
+    assert got.pop(3)[:2] == ["/v1/responses", "400"]  # the refused model's call
     assert got == [[line["url"].split(str(fake.port))[1].split("?")[0], str(line["http_status"]),
                     hashlib.sha256(line["raw_response"].encode()).hexdigest()] for line in lines]
     assert lines[0]["raw_response"].startswith("event: message_start")
@@ -156,9 +159,10 @@ def test_every_request_lands_in_the_trace_with_the_bytes_the_agent_got(backend, 
     assert calls[4].response.error == "not found"
     Site(out.parent).refresh()
     page = (out / "trace.html").read_text()
-    assert all(model in page for model in ("claude-x", "gpt-5-codex", "gemini-2.5-pro", "qwen"))
+    assert "qwen" in page and "gpt-5-codex" not in page
     events = [json.loads(e) for e in (out / "events.jsonl").read_text().splitlines()]
     assert sum(e["kind"] == "provider_call" for e in events) == 5
+    assert result.provider["refused_model"] == 1 and result.provider["calls"] == 5, result.provider
 
 
 @pytest.mark.redteam
