@@ -36,6 +36,9 @@ MODEL = "fake-model"
 KEY = "sk-fault-test-SECRET"
 TYPO = "fake-modle"
 UNKNOWN_MODEL = {"status": 404, "message": f"The model `{TYPO}` does not exist or you do not have access to it."}
+# The job's preflight (the agent's text and tool probes, the judge's) gets a working provider; the
+# daemon's own probes after it get what follows in a `preflight` list: a fault that arose mid-job.
+JOB_PREFLIGHT = {"working": True, "repeat": 3}
 
 
 def cli(fake, out: Path, *extra: str, key: bool = False, model: str = MODEL) -> subprocess.CompletedProcess:
@@ -73,7 +76,7 @@ def assert_stopped_on_fault(proc: subprocess.CompletedProcess, out: Path, words:
 
 
 def test_unknown_model_stops_the_job_and_retry_after_fixing_reruns_it(images, fake, tmp_path) -> None:
-    fake.set_script({"chat": [{**UNKNOWN_MODEL, "repeat": 40}]})
+    fake.set_script({"chat": [{**UNKNOWN_MODEL, "repeat": 40}], "preflight": [JOB_PREFLIGHT, {**UNKNOWN_MODEL, "repeat": 40}]})
     out = tmp_path / "out"
     proc = cli(fake, out, "--pass-at", "3", "--concurrency", "2", model=TYPO)
     runs = assert_stopped_on_fault(proc, out, f"does not know the model '{TYPO}'")
@@ -89,7 +92,8 @@ def test_unknown_model_stops_the_job_and_retry_after_fixing_reruns_it(images, fa
 
 
 def test_a_refused_key_stops_the_job_and_never_leaks(images, fake, tmp_path) -> None:
-    fake.set_script({"chat": [{"status": 401, "message": "Incorrect API key provided", "repeat": 40}]})
+    refused = {"status": 401, "message": "Incorrect API key provided", "repeat": 40}
+    fake.set_script({"chat": [refused], "preflight": [JOB_PREFLIGHT, refused]})
     out = tmp_path / "out"
     proc = cli(fake, out, "--pass-at", "2", "--concurrency", "2", key=True)
     assert_stopped_on_fault(proc, out, "refused the configured API key")
@@ -104,7 +108,8 @@ def test_a_429_storm_lowers_concurrency_which_recovers_and_nothing_fails(images,
     # Each reply takes 4 s, so the runs after the storm outlast the throttle's quiet spell (30 s):
     # the limit is back up while runs still wait to start.
     slow = {"by_turn": [{**ADD, "delay_s": 4}, {**SEND, "delay_s": 4}], "repeat": 60}
-    fake.set_script({"chat": [{"status": 429, "retry_after": 1, "message": "Rate limit reached", "repeat": 4}, slow]})
+    storm = {"status": 429, "retry_after": 1, "message": "Rate limit reached", "repeat": 4}
+    fake.set_script({"chat": [storm, slow], "preflight": [JOB_PREFLIGHT, storm]})  # the key's limit: the probe meets it too
     out = tmp_path / "out"
     proc = cli(fake, out, "--pass-at", "6", "--concurrency", "2")
     explain = (proc.stdout[-3000:], proc.stderr[-3000:])
@@ -127,7 +132,8 @@ def run(backend, out: Path, fake, timeout: float = 120, **env: str):
 
 
 def test_a_provider_that_never_answers_is_an_infrastructure_error_saying_so(backend, images, fake, tmp_path) -> None:
-    fake.set_script({"chat": [{"text": "late", "delay_s": 120, "repeat": 10}]})
+    fake.set_script({"chat": [{"text": "late", "delay_s": 120, "repeat": 10}],
+                     "preflight": [{"text": "late", "delay_s": 120, "repeat": 10}]})  # the runner's own probe too
     result = run(backend, tmp_path, fake, timeout=30)  # one call with its retries fits in 22.5 s
     assert (result.status, result.success) == ("error", None), result.error
     assert "the provider never answered (" in result.error and "(seen by the model relay)" in result.error

@@ -106,7 +106,7 @@ class ProviderLedger:
         self._probing = False
         self._idle = threading.Event()  # no probe running on the ledger's own thread
         self._idle.set()
-        self._agent_refusal: str | None = None  # a suspicion the probe cleared: the run's note
+        self._cleared: dict[str, str] = {}  # suspicions the probe cleared, by kind (the first each): the run's note
         self.paced = paced
         self.slow_wait_s = slow_wait_s
         self.token_budget = token_budget
@@ -231,8 +231,8 @@ class ProviderLedger:
                 self.counts["confirmed_unavailable"] += 1
             elif evidence.kind == OK and suspected[2] == CONFIGURATION:
                 self.counts[AGENT] += 1
-                self._agent_refusal = (f"the provider refused the agent's own request ({suspected[1]}); "
-                                       f"{evidence.words}, so it counts as the agent's")
+                self._cleared.setdefault(CONFIGURATION, f"the provider refused the agent's own request ({suspected[1]}); "
+                                                        f"{evidence.words}, so it counts as the agent's")
         if fault:
             log.error("configuration fault: %s", fault)
             self._tell(self.on_fault, fault)
@@ -329,7 +329,7 @@ class ProviderLedger:
         self._changed()
         if evidence is None or evidence.kind == OK:
             with self._lock:
-                self._agent_refusal = f"{seen}; " + (
+                self._cleared["outage"] = f"{seen}; " + (
                     f"{evidence.words}, so it counts as the agent's" if evidence else
                     "the runner has no request of its own to check it, so it counts as the agent's")
             return None
@@ -365,14 +365,11 @@ class ProviderLedger:
             return self.context_reason
 
     def notes(self) -> str | None:
-        """What the run's note says of the provider: a context overflow, a refusal that was the agent's."""
-        found = [note for note in (self.context_overflow(), self.agent_refusal()) if note]
-        return "; ".join(found) or None
-
-    def agent_refusal(self) -> str | None:
-        """A refusal or failure the runner's probe showed to be the agent's own (a note, never an error)."""
+        """What the run's note says of the provider: a context overflow, refusals and failures the
+        runner's probe showed to be the agent's own (notes, never errors)."""
         with self._lock:
-            return self._agent_refusal
+            found = [self.context_reason, *self._cleared.values()]
+        return "; ".join(note for note in found if note) or None
 
     def summary(self) -> dict[str, Any]:
         """For the daemon's status (`provider`): counts, tokens, the fault, the budget."""

@@ -16,6 +16,10 @@ A reply with "delay_s": s is answered after s seconds (a slow model: a CPU serve
 whatever its kind; the preflight's scripted replies too.
 A reply with "filter_word": w answers HTTP 400 with Azure's "content_filter" code to a request whose
 messages hold w, as a provider's content filter does.
+A script's "rules" list answers by what a request holds, before any queue, as a strict provider or
+its front end does: {"contains": "text", "status": 401, "message": "..."} (an error in the route's
+shape), {"contains": ..., "status": 403, "html": "<html>..."} (a firewall's page), {"contains": ...,
+"drop": true} (the connection closed unanswered, as a front end drops an oversized body).
 A reply with "context_chars": n answers HTTP 400 (a context overflow, in the provider's words) to a
 request whose messages hold more than n characters, as a model with a small context does.
 An empty {"text": ""} is a Chat Completions message with "content": null, as llama-server sends.
@@ -28,14 +32,17 @@ check what a client sent. POST /_fake/script replaces the script; GET /_fake/req
 
 The runner's preflight probes (a body holding PREFLIGHT_MARKER, containers/gaia2_container/preflight.py)
 stay out of the script and the log, so scripted conversations are unchanged: each takes the next
-reply of the `preflight` list when there is one (to script a fault), else it is answered as a
-working model would (a call of the tool it offers, or "OK"); they are kept in `probes`.
+reply of the `preflight` list when there is one (to script a fault; {"working": true} is answered
+as below, so a list can let the job's preflight through and fail the daemon's later probes), else
+it is answered as a working model would (a call of the tool it offers, or "OK"); they are kept in
+`probes`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import socket
 import sys
 import threading
 import time
@@ -75,8 +82,10 @@ class Script:
     def __init__(self, doc: Any) -> None:
         if isinstance(doc, list):
             doc = {"default": doc}
+        doc = dict(doc or {})
+        self.rules: list[dict] = list(doc.pop("rules", []))
         self.queues: dict[str, list[dict]] = {}
-        for key, replies in (doc or {}).items():
+        for key, replies in doc.items():
             queue: list[dict] = []
             for reply in replies:
                 queue += [reply] * int(reply.get("repeat", 1))
@@ -205,12 +214,35 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(400, wire.error_body(route, 400, "body is not a JSON object"))
         if route == "chat" and self.fake.reject_null_content and _has_null_content(body):
             return self._send_json(500, wire.error_body(route, 500, "fake_llm: a message has null content"))
+        rule = next((r for r in self.fake.script.rules if str(r.get("contains", "")).encode() in raw), None)
+        if rule is not None:
+            return self._rule(route, rule)
         reply = self.fake.script.next(route)
         if reply is not None and reply.get("by_turn"):  # several conversations at once, each on its own path
             reply = reply["by_turn"][min(_model_turns(body), len(reply["by_turn"]) - 1)]
         if reply is None:
             return self._send_json(400, wire.error_body(route, 400, f"fake_llm: script exhausted for route {route}"))
         self._serve(route, reply, body, stream_path)
+
+    def _rule(self, route: str, rule: dict) -> None:
+        """Answer as a strict provider or its front end does to what a request holds."""
+        if rule.get("drop"):  # a front end that drops the request unread: no HTTP answer at all
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        status = int(rule.get("status", 400))
+        if rule.get("html"):
+            data = str(rule["html"]).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        self._send_json(status, wire.error_body(route, status, rule.get("message", f"fake HTTP {status}")))
 
     def _probe(self, route: str, body: dict, stream_path: bool) -> None:
         with self.fake._lock:
@@ -219,7 +251,7 @@ class _Handler(BaseHTTPRequestHandler):
         scripted = self.fake.script.queues.get("preflight")
         with self.fake.script.lock:
             reply = scripted.pop(0) if scripted else None
-        if reply is None:
+        if reply is None or reply.get("working"):
             tool = _first_tool(body)
             reply = {"tool_calls": [{"name": tool, "arguments": {}}]} if tool else {"text": "OK"}
         self._serve(route, reply, body, stream_path)
