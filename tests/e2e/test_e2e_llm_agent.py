@@ -107,7 +107,7 @@ def test_wrong_start_time_is_judged_a_failure(backend, agent_image, fake, tmp_pa
 
 
 def test_provider_down_is_an_infrastructure_error(backend, agent_image, fake, tmp_path):
-    fake.set_script({"chat": [{"status": 503, "repeat": 10}]})
+    fake.set_script({"chat": [{"status": 503, "repeat": 10}], "preflight": [{"status": 503, "repeat": 10}]})
     result, out = run(backend, agent_image, tmp_path, "openai", f"http://{HOST}:{fake.port}/v1", options=FAST_RETRIES)
     assert (result.status, result.success) == ("error", None)
     assert "exited with code 3" in result.error

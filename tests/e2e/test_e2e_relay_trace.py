@@ -197,7 +197,8 @@ def test_a_flood_is_capped_and_the_run_still_ends_with_a_verdict(backend, images
 def test_an_answer_sent_while_the_provider_fails_is_no_verdict(backend, images, fake, tmp_path: Path) -> None:
     """The relay saw the provider fail twice in a row, then the agent wrote to the user: that text
     is no model's answer. An infrastructure error (rerun with --retry), never a judged failure."""
-    fake.set_script({"chat": [{"status": 503, "message": "overloaded", "repeat": 5}]})
+    down = {"status": 503, "message": "overloaded", "repeat": 5}
+    fake.set_script({"chat": [down], "preflight": [down]})  # down for the runner's own probe too
     result, out, log = run(backend, fake, tmp_path, ERROR_AS_ANSWER)
     assert (result.status, result.success) == ("error", None), (result.error, log)
     assert f"provider error: HTTP 503 from http://{HOST}:{fake.port}/v1/chat/completions" in result.error

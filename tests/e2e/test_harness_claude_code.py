@@ -75,7 +75,8 @@ def test_second_user_message_resumes_the_same_session(harness_runs):
 def test_provider_down_is_an_infrastructure_error_not_a_reply(backend, harness_image, fake, tmp_path):
     """Claude Code prints "API Error: 503 …" as its result and exits 1: that never reaches the user
     as an answer; the relay saw the provider fail, so the run is an infrastructure error."""
-    fake.set_script({"anthropic": [{"status": 503, "message": "overloaded", "repeat": 10}]})
+    down = {"status": 503, "message": "overloaded", "repeat": 10}
+    fake.set_script({"anthropic": [down], "preflight": [down]})  # down for the runner's own probe too
     env = {**CASE.run_env(fake), "CLAUDE_CODE_MAX_RETRIES": "1"}
     result, out = run_harness(backend, harness_image(CASE.name), CALENDAR, tmp_path, env, timeout=CASE.timeout)
     assert (result.status, result.success) == ("error", None), explain(result, out)
