@@ -169,8 +169,8 @@ def test_only_the_question_counts_as_the_agents_text() -> None:
 
 
 @pytest.mark.parametrize("probe, fault", [
-    ({"status": 400, "message": "Unsupported parameter: max_tokens"}, "refused the runner's own minimal judge request"),
-    ({"status": 404, "message": "The model `fake-judge` does not exist"}, "endpoint or model was not found"),
+    ({"status": 400, "message": "Unsupported parameter: max_tokens"}, "refused the runner's own minimal request"),
+    ({"status": 404, "message": "The model `fake-judge` does not exist"}, "does not know the configured model"),
     ({"status": 429, "message": "You exceeded your current quota"}, "payment or quota"),
 ])
 def test_a_refused_probe_is_a_configuration_fault(provider: FakeLLM, probe: dict, fault: str) -> None:

@@ -29,7 +29,8 @@ from typing import Any, Callable, Mapping
 from gaia2_contract.constants import ENV_JUDGE_API_KEY
 
 from .judge_guard import AGENT_TEXT_OPEN, neutralise
-from .provider_faults import AUTH_STATUSES, NOT_FOUND, PAYMENT_STATUS, QUOTA, RATE_LIMITED, SERVER_STATUSES
+from .provider_faults import CONFIGURATION
+from .provider_probe import configuration_words, kind_of
 
 REFUSED = "the judge's provider refused to judge the agent's text"
 # HTTP statuses of a request the provider read and refused for what it says (not who sent it).
@@ -100,20 +101,13 @@ def probe_judge(env: Mapping[str, str], budget_s: float = PROBE_BUDGET_S) -> Pro
 def fault_of(probe: ProbeResult) -> str | None:
     """Why a failed probe shows the judge misconfigured, else None: no answer, a 5xx or a rate limit
     is the judge being down or busy (an infrastructure error, no fault). Any other refusal of the
-    runner's own minimal request is its configuration's (provider_faults.py owns the statuses and
-    patterns: the key, payment or quota, an unknown model or endpoint)."""
-    status = probe.status
-    if status is None or status in SERVER_STATUSES or status >= 500 or (
-            status in RATE_LIMITED and not QUOTA.search(probe.detail)):
+    runner's own minimal request is its configuration's (provider_probe.py owns that rule and its
+    words, the agent's and the experts' probes use the same)."""
+    if probe.ok or kind_of(probe.status, None if probe.status is not None else "connect", probe.detail) != CONFIGURATION:
         return None
-    where = f"HTTP {status}: {_short(probe.detail)}"
-    if status in AUTH_STATUSES and not QUOTA.search(probe.detail):
-        return f"the judge's provider refused the configured judge API key ({where})"
-    if status == PAYMENT_STATUS or QUOTA.search(probe.detail):
-        return f"the judge's provider refused for payment or quota ({where})"
-    if status == NOT_FOUND:
-        return f"the judge's endpoint or model was not found: check the judge's base URL and model ({where})"
-    return f"the judge's provider refused the runner's own minimal judge request ({where})"
+    return configuration_words(probe.status or 0, _short(probe.detail), f"HTTP {probe.status}", None,
+                               whose="the judge's provider", key="the configured judge API key",
+                               settings="the judge's base URL and model")
 
 
 class RefusalCheck:

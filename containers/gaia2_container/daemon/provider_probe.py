@@ -59,40 +59,52 @@ class Evidence:
         return self.kind in UNAVAILABLE_KINDS
 
 
+def kind_of(status: int | None, failure: str | None, detail: str) -> str:
+    """The provider_faults kind of the runner's own request's outcome: OK (answered, or no request
+    could be built: no evidence), UNANSWERED, RATE_LIMIT, SERVER_ERROR, else CONFIGURATION (any
+    other refusal of a minimal request of the runner's is its configuration's)."""
+    if failure == "settings" or (status is not None and 200 <= status < 300):  # "unreadable" 2xx: alive
+        return OK
+    if status is None:
+        return UNANSWERED
+    if status in RATE_LIMITED and not QUOTA.search(detail):
+        return RATE_LIMIT
+    if status in SERVER_STATUSES or status >= 500:
+        return SERVER_ERROR
+    return CONFIGURATION
+
+
 def evidence_of(probe: Any, model: str | None, started: float) -> Evidence:
     """The kind of a preflight Probe's outcome (status, failure, detail, seconds, url), in the words
     the run's record and the job's error line use."""
     status, failure, detail = probe.status, probe.failure, probe.detail or "no message"
     seconds = float(getattr(probe, "seconds", 0.0) or 0.0)
     where = f"HTTP {status} from {getattr(probe, 'url', '') or 'the endpoint'}"
-    if failure == "settings":  # no request could be built: no evidence either way
-        return Evidence(OK, f"the runner's own request could not be built ({detail})", started, seconds)
-    if status is not None and 200 <= status < 300:  # "unreadable" included: the server is alive
-        return Evidence(OK, f"the runner's own request with the configured key, model and endpoint was "
-                            f"answered in {seconds:.1f} s", started, seconds)
-    if status is None:
-        return Evidence(UNANSWERED, f"the runner's own request got no answer either ({failure}: {detail})",
-                        started, seconds)
-    if status in RATE_LIMITED and not QUOTA.search(detail):
-        return Evidence(RATE_LIMIT, f"the runner's own request was rate limited too ({where}: {detail})",
-                        started, seconds)
-    if status in SERVER_STATUSES or status >= 500:
-        return Evidence(SERVER_ERROR, f"the runner's own request failed too ({where}: {detail})", started, seconds)
-    return Evidence(CONFIGURATION, configuration_words(status, detail, where, model), started, seconds)
+    kind = kind_of(status, failure, detail)
+    words = {
+        OK: f"the runner's own request could not be built ({detail})" if failure == "settings" else
+            f"the runner's own request with the configured key, model and endpoint was answered in {seconds:.1f} s",
+        UNANSWERED: f"the runner's own request got no answer either ({failure}: {detail})",
+        RATE_LIMIT: f"the runner's own request was rate limited too ({where}: {detail})",
+        SERVER_ERROR: f"the runner's own request failed too ({where}: {detail})",
+    }.get(kind) or configuration_words(status or 0, detail, where, model)
+    return Evidence(kind, words, started, seconds)
 
 
-def configuration_words(status: int, detail: str, where: str, model: str | None) -> str:
-    """Why the runner's own minimal request was refused, as the job's error line says it."""
+def configuration_words(status: int, detail: str, where: str, model: str | None, whose: str = "the provider",
+                        key: str = "the configured API key", settings: str = "the base URL and the model") -> str:
+    """Why the runner's own minimal request was refused, as the job's error line says it (`whose`,
+    `key`, `settings`: the judge's words for the judge's probe)."""
     if status in AUTH_STATUSES and not QUOTA.search(detail):
-        what = "the provider refused the configured API key"
+        what = f"{whose} refused {key}"
     elif status == PAYMENT_STATUS or QUOTA.search(detail):
-        what = "the provider refused for payment or quota"
+        what = f"{whose} refused for payment or quota"
     elif status == NOT_FOUND and MODEL_NOT_FOUND.search(detail):
-        what = f"the provider does not know the model {model!r}"
+        what = f"{whose} does not know the model {model!r}" if model else f"{whose} does not know the configured model"
     elif status == NOT_FOUND:
-        what = f"the endpoint answered 404: check the base URL and the model {model!r}"
+        what = f"{whose} answered 404: check {settings}"
     else:
-        what = "the provider refused the runner's own minimal request"
+        what = f"{whose} refused the runner's own minimal request"
     return f"{what} ({where}: {detail}; the runner's own request was refused)"
 
 
