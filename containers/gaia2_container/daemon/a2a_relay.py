@@ -9,7 +9,9 @@ events.jsonl as an `llm_call` nested under the agent's `expert_agent` call that 
 
 The agent can reach every loopback port, this one included. A request without the sub-agents'
 placeholder is refused before anything is forwarded or recorded: the agent can neither spend the
-sub-agents' key, nor write calls into the trace in their name.
+sub-agents' key, nor write calls into the trace in their name. As on the agent's relay, model calls
+go only to the configured model (here the experts': relay_body.py), and their reservations count
+in the token budget the daemon has this ledger share with the agent's (token_budget.py).
 """
 
 from __future__ import annotations
