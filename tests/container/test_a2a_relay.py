@@ -90,6 +90,17 @@ def test_the_agent_cannot_use_the_sub_agents_relay(relay):
     assert Provider.seen == [] and recorder.lines == []
 
 
+def test_the_expert_relay_forwards_the_experts_model_only(relay):
+    """A sub-agent's request naming another model (the agent's "big", a dearer one) never leaves."""
+    expert_relay, placeholder, url, recorder, _experts = relay
+    for model in ("big", "o1-pro"):
+        answer = httpx.post(url + "/chat/completions", headers={"Authorization": f"Bearer {placeholder}"},
+                            json={"model": model, "messages": []}, timeout=10)
+        assert answer.status_code == 400 and "this run's model is 'small'" in answer.json()["error"]["message"]
+    assert Provider.seen == [] and expert_relay.ledger.summary()["refused_model"] == 2
+    assert _ask(url, placeholder).status_code == 200
+
+
 def test_other_tool_calls_get_no_call_id():
     experts = ExpertAgents(A2ASettings(1.0, "openai-compat", "m", None), Recorder().record, None, None)
     with experts.expert_call("CalendarApp", "Calendar") as call_id:
