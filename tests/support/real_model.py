@@ -1,15 +1,16 @@
 """A real OpenAI-compatible model server for the real-model tests and benchmarks.
 
 llama.cpp's `llama-server` serving a small instruct GGUF, both set up once per machine by
-scripts/setup-model-server.sh (which owns every version, name and size), started here on a free port,
-bound to 0.0.0.0 so scenario containers reach it through the host gateway, waited for on `/health`,
-logged to a file and always stopped at the end. Tests get it from the session fixture
+scripts/setup-model-server.sh (which owns every version, name, size and server flag: the flags come
+from its output, GAIA2_LLAMA_FLAGS, so the tests serve exactly as `setup-model-server.sh --serve`
+does, bound to 0.0.0.0 so scenario containers reach it through the host gateway), started here on a
+free port, waited for on `/health`, logged to a file and always stopped at the end. Tests get it from the session fixture
 `real_model_server` (tests/conftest.py); benchmarks use `running_server` directly.
 """
 
 from __future__ import annotations
 
-import os
+import shlex
 import subprocess
 import time
 from contextlib import contextmanager
@@ -27,11 +28,6 @@ REPO = Path(__file__).resolve().parents[2]
 SETUP_SCRIPT = REPO / "scripts" / "setup-model-server.sh"
 SETUP_TIMEOUT_S = 2400  # a first build on a fresh, busy 2-core machine plus the model's download
 HEALTH_TIMEOUT_S = 180  # loading the GGUF; a busy machine is slow
-CONTEXT_TOKENS = 16384  # ARE's and the harnesses' system prompts with the scenario's tools fit
-SLOTS = 1  # one request at a time: requests queue, each gets both cores
-TEMPERATURE = "0"  # greedy unless a request says otherwise: the same prompt gets the same reply
-MAX_PREDICT = 512  # the server's cap on one reply: ARE's engine sends no max_tokens, and a small model can
-                   # write on for minutes (a test bound, not a product one)
 START_ATTEMPTS = 3  # the free port may be taken between picking it and the server binding it
 LOG_TAIL_CHARS = 2000
 
@@ -42,25 +38,27 @@ class RealModelError(RuntimeError):
 
 @dataclass(frozen=True)
 class ModelFiles:
-    """What the setup script produced: the server binary, the GGUF and the model name to request."""
+    """What the setup script produced: the server binary, the GGUF, the model name to request and
+    the server's flags (all but the model, its alias and the port)."""
 
     server: Path
     gguf: Path
     alias: str
+    flags: tuple[str, ...]
 
 
 def setup_files(timeout: float = SETUP_TIMEOUT_S) -> ModelFiles:
-    """Run the (idempotent) setup script and read the paths it prints."""
+    """Run the (idempotent) setup script and read the shell-quoted KEY=VALUE lines it prints."""
     try:
         proc = subprocess.run(["bash", str(SETUP_SCRIPT)], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as exc:
         raise RealModelError(f"{SETUP_SCRIPT.name} took over {timeout:.0f} s") from exc
     if proc.returncode != 0:
         raise RealModelError(f"{SETUP_SCRIPT.name} failed: {proc.stderr[-LOG_TAIL_CHARS:].strip()}")
-    found = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
+    found = dict(shlex.split(line)[0].split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
     try:
         return ModelFiles(Path(found["GAIA2_LLAMA_SERVER"]), Path(found["GAIA2_MODEL_GGUF"]),
-                          found["GAIA2_MODEL_ALIAS"])
+                          found["GAIA2_MODEL_ALIAS"], tuple(found["GAIA2_LLAMA_FLAGS"].split()))
     except KeyError as exc:
         raise RealModelError(f"{SETUP_SCRIPT.name} printed no {exc.args[0]}: {proc.stdout!r}") from exc
 
@@ -87,10 +85,9 @@ class RealModelServer:
         return f"http://{HOST}:{self.port}/v1"
 
     def command(self) -> list[str]:
+        """The same command line as `setup-model-server.sh --serve` runs, on this port."""
         return [str(self.files.server), "-m", str(self.files.gguf), "--alias", self.files.alias,
-                "--jinja", "--host", "0.0.0.0", "--port", str(self.port), "-np", str(SLOTS),
-                "-c", str(CONTEXT_TOKENS), "-n", str(MAX_PREDICT), "-t", str(os.cpu_count() or 1),
-                "--temp", TEMPERATURE]
+                "--port", str(self.port), *self.files.flags]
 
     def start(self, health_timeout: float = HEALTH_TIMEOUT_S) -> None:
         """Start it and return once `/health` answers 200; stop it and raise otherwise."""
