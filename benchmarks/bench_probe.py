@@ -9,14 +9,14 @@ ProviderLedger, once with the daemon's real probe (the new design) and once with
 (`probe=None`, the previous design).
 
 - honest: N chat calls per design, the designs taking turns call by call (A B, B A, ...), each
-  timed by the client from request to whole answer; median and p90 per call, their ratio, the probes sent
-  (counted by the fake provider, which answers them itself);
-- hostile: M requests the fake refuses by a rule (401, 402, 403 in turn, as a strict provider
-  does) with the run's own key and model, so each is a suspected configuration fault. They are
-  spread over W suspicion windows: the relay's and the probe's clock is moved PROBE_REUSE_S + 1 s
-  between windows, so the run does not wait 30 s for each. Probes sent against the bound (one per
-  window, plus one when the run settles), and whether a fault was concluded (it must not be: the
-  runner's own request is answered).
+  timed by the client from request to whole answer; median and p90 per call, their ratio, and
+  the probes sent (counted by the fake provider, which answers them itself);
+- hostile: M requests per design that the fake refuses by a rule (401, 402, 403 in turn, as a
+  strict provider does) with the run's own key and model: each is a suspected configuration
+  fault. They are spread over W suspicion windows: the relay's and the probe's clock is moved
+  PROBE_REUSE_S + 1 s between windows, so the run does not wait 30 s for each. The probes sent
+  against the bound (one per window, plus one when the run settles), and whether a fault was
+  concluded (it must not be: the runner's own request is answered).
 
 The verdict line checks the probe counts; the timing ratio is printed, never judged pass/fail.
 
@@ -39,7 +39,7 @@ import httpx
 from bench_engines import percentile
 from bench_runner import WIDTH, table
 from fake_llm.server import FakeLLM
-from gaia2_container.daemon.provider_faults import AGENT, CONFIGURATION, RunnerSetup
+from gaia2_container.daemon.provider_faults import CONFIGURATION, RunnerSetup
 from gaia2_container.daemon.provider_ledger import ProviderLedger
 from gaia2_container.daemon.provider_probe import PROBE_REUSE_S
 from gaia2_container.daemon.relay import Relay, serve_relay
@@ -92,7 +92,6 @@ class Hostile:
     bound: int | None  # None: no probe to bound (the previous design)
     latencies: list[float]
     fault: str | None  # what the run concluded (None: the refusals were the agent's)
-    cleared: int = 0  # suspicions the probe showed to be the agent's
 
 
 def ms(seconds: float) -> str:
@@ -271,7 +270,7 @@ def measure_hostile(fake: FakeLLM, refusals: int, windows: int) -> list[Hostile]
             conclusion = s.relay.provider_unavailable()  # settles the last suspicion, as the run's end does
             summary = s.ledger.summary()
             out.append(Hostile(label, refusals, summary[CONFIGURATION], 0, windows + 1 if label == NEW else None,
-                               latencies[label], conclusion, summary[AGENT]))
+                               latencies[label], conclusion))
     out[0].probes = len(fake.probes) - before  # the provider's count: only the new design can send any
     return out
 
