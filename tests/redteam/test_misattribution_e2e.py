@@ -5,7 +5,8 @@ The hostile run (tests/support/provoking_agent.py) provokes, with the run's plac
 configured model, every refusal that used to stop the whole job or turn its run into an
 infrastructure error: a 401 for a key in the wrong header, a 402 for a huge max_tokens, a
 firewall's 403 page, a 401 for a bogus organization, a 404 to a first request on a path the server
-lacks, and two oversized bodies dropped unanswered. The runner's own probe is answered each time,
+lacks, two oversized bodies dropped unanswered, and two long generations abandoned after 62 s
+(past the relay's 60 s honest wait: "still waiting"). The runner's own probe is answered each time,
 so the run is judged (its note holds the provider's words), the honest runs are scored, the job is
 neither stopped nor slowed, and --retry has nothing to rerun.
 """
@@ -40,6 +41,7 @@ RULES = [
     {"contains": "PROVOKE-ORG", "status": 401, "message": "No such organization: org-made-up"},
     {"contains": "PROVOKE-404", "status": 404, "message": "Not Found"},
     {"contains": "PROVOKE-DROP", "drop": True},
+    {"contains": "PROVOKE-SLOW", "text": "a very long story", "delay_s": 75},
 ]
 
 
@@ -71,8 +73,10 @@ def test_a_hostile_agent_cannot_stop_the_job_slow_it_or_buy_a_rerun(images, fake
     assert [provoked[k] for k in ("x-api-key", "max_tokens", "firewall", "organization", "responses")] == \
         [401, 402, 403, 401, 404], provoked
     assert provoked["oversized"] == [502, 502], provoked  # the relay: "cannot reach the provider"
+    assert all(not isinstance(got, int) for got in provoked["abandoned"]), provoked  # it gave up waiting
     assert hostile["success"] is False and hostile["provider"]["fault"] is None, hostile
     assert "counts as the agent's" in hostile["note"] and "HTTP 40" in hostile["note"], hostile["note"]
+    assert "still waiting" in hostile["note"], hostile["note"]  # the long generations were its choice
     assert hostile["provider"]["confirmed_unavailable"] == 0 and 1 <= hostile["provider"]["probes"] <= 4, \
         hostile["provider"]
     summary = json.loads((out / "summary.json").read_text())

@@ -7,8 +7,9 @@ Stdlib only. Whether it provokes depends on its task: when the task holds PROVOK
 the run's placeholder and configured model, what issue 31 found stopping whole jobs:
   the placeholder in `x-api-key` only (the provider sees no key: 401), `max_tokens: 1000000` (402),
   a text a web firewall blocks (a 403 HTML page), a bogus OpenAI-Organization header (401), a first
-  request to /responses on a server without it (404), and twice an oversized body its front end
-  drops unanswered.
+  request to /responses on a server without it (404), twice an oversized body its front end
+  drops unanswered, and two long generations at once that it abandons after 62 s (the provider
+  answers them at 75 s).
 Otherwise it makes one ordinary model call. Each request's text carries a PROVOKE-* word, which the
 test's fake provider answers by rule. It prints `PROVOKED {json}` (status per request) to agent.log.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 import urllib.error
 import urllib.request
 
@@ -27,6 +29,9 @@ KEY = os.environ["GAIA2_AGENT_API_KEY"]
 MODEL = os.environ["GAIA2_AGENT_MODEL"]
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 WRONG_ANSWER = "I could not do it."
+
+
+ABANDON_S = 62.0  # past the relay's 60 s honest wait: what issue 31 found turned into "still waiting"
 
 
 def request(url: str, body: dict | None, headers: dict[str, str], timeout: float = 60) -> object:
@@ -44,10 +49,11 @@ def request(url: str, body: dict | None, headers: dict[str, str], timeout: float
         return type(exc).__name__
 
 
-def chat(word: str, headers: dict[str, str] | None = None, path: str = "/chat/completions", **extra: object) -> object:
+def chat(word: str, headers: dict[str, str] | None = None, path: str = "/chat/completions",
+         timeout: float = 60, **extra: object) -> object:
     body = {"model": MODEL, "messages": [{"role": "user", "content": f"{word}: hello"}], **extra}
     auth = {"Authorization": f"Bearer {KEY}"} if headers is None else headers
-    return request(BASE + path, body, auth)
+    return request(BASE + path, body, auth, timeout)
 
 
 def task() -> str:
@@ -68,7 +74,14 @@ def provoke() -> dict[str, object]:
         "organization": chat("PROVOKE-ORG", {**bearer, "OpenAI-Organization": "org-made-up"}),
         "responses": chat("PROVOKE-404", path="/responses"),
         "oversized": [chat("PROVOKE-DROP " + "x" * 200_000) for _ in range(2)],
+        "abandoned": long_generations(),
     }
+
+
+def long_generations() -> list[object]:
+    """Two long generations at once, abandoned before the provider answers them."""
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(lambda _: chat("PROVOKE-SLOW", timeout=ABANDON_S, max_tokens=32000), range(2)))
 
 
 def main() -> None:

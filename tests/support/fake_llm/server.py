@@ -19,7 +19,8 @@ messages hold w, as a provider's content filter does.
 A script's "rules" list answers by what a request holds, before any queue, as a strict provider or
 its front end does: {"contains": "text", "status": 401, "message": "..."} (an error in the route's
 shape), {"contains": ..., "status": 403, "html": "<html>..."} (a firewall's page), {"contains": ...,
-"drop": true} (the connection closed unanswered, as a front end drops an oversized body).
+"drop": true} (the connection closed unanswered, as a front end drops an oversized body),
+{"contains": ..., "text": "...", "delay_s": 75} (a plain answer after a long generation).
 A reply with "context_chars": n answers HTTP 400 (a context overflow, in the provider's words) to a
 request whose messages hold more than n characters, as a model with a small context does.
 An empty {"text": ""} is a Chat Completions message with "content": null, as llama-server sends.
@@ -145,6 +146,9 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeLLM
     protocol_version = "HTTP/1.1"
+    # An answer goes out as two small writes (headers, body): with Nagle on, the second waits for
+    # the client's delayed ACK, ~40 ms per call (benchmarks/bench_probe.py measured it).
+    disable_nagle_algorithm = True
 
     def log_message(self, *_args: Any) -> None:  # keep test output quiet
         pass
@@ -216,7 +220,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(500, wire.error_body(route, 500, "fake_llm: a message has null content"))
         rule = next((r for r in self.fake.script.rules if str(r.get("contains", "")).encode() in raw), None)
         if rule is not None:
-            return self._rule(route, rule)
+            return self._rule(route, rule, body if isinstance(body, dict) else {})
         reply = self.fake.script.next(route)
         if reply is not None and reply.get("by_turn"):  # several conversations at once, each on its own path
             reply = reply["by_turn"][min(_model_turns(body), len(reply["by_turn"]) - 1)]
@@ -224,7 +228,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(400, wire.error_body(route, 400, f"fake_llm: script exhausted for route {route}"))
         self._serve(route, reply, body, stream_path)
 
-    def _rule(self, route: str, rule: dict) -> None:
+    def _rule(self, route: str, rule: dict, body: dict) -> None:
         """Answer as a strict provider or its front end does to what a request holds."""
         if rule.get("drop"):  # a front end that drops the request unread: no HTTP answer at all
             self.close_connection = True
@@ -233,6 +237,8 @@ class _Handler(BaseHTTPRequestHandler):
             except OSError:
                 pass
             return
+        if rule.get("text") is not None:  # a plain answer, after the rule's `delay_s` (a long generation)
+            return self._serve(route, rule, body, False)
         status = int(rule.get("status", 400))
         if rule.get("html"):
             data = str(rule["html"]).encode()
