@@ -244,3 +244,17 @@ def test_usage_in_every_wire_format() -> None:
     assert tokens_of(gemini).total == 14
     assert tokens_of(b"").total == 0 and tokens_of(b"not json").total == 0
     assert tokens_of(b'{"usage": {"prompt_tokens": -5, "completion_tokens": true}}').total == 0
+
+
+def test_calls_still_out_when_the_run_ends_cost_their_reservation_once() -> None:
+    """The account is published when the run ends: a call the provider has not answered by then is
+    charged what it reserved (never 0), and its late answer adds nothing."""
+    book, _ = ledger(token_budget=100_000)
+    request = chat()
+    assert book.reserve(request, 400) is None  # 4096 output tokens (the default) + 100 for the body
+    call = book.begin(request)
+    book.charge_in_flight()
+    held = book.summary()["tokens"]
+    assert held["input"] + held["output"] >= 4096, held
+    book.finish(call, URL, 200, None, OK_BODY)
+    assert book.summary()["tokens"] == held

@@ -179,6 +179,8 @@ def main() -> int:
     session.done.wait()
     if agent is not None:
         agent.stop(grace_s=3.0)
+    for ledger in [r.ledger for r in (relay, expert_relay) if r is not None]:
+        ledger.charge_in_flight()  # the account is published now: calls still out cost their reservation
     verdict = dict(session.verdict or {"status": "error", "error": "session ended without a verdict"})
     verdict["sim_generation_time"] = session.generation.summary()
     judge_fault = _judge_fault(state.loaded)

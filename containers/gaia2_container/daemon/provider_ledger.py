@@ -87,6 +87,7 @@ class Call:
     started: float
     request: Request
     bursting: bool
+    charged: bool = False  # charged its reservation when the run ended before its answer
 
 
 class ProviderLedger:
@@ -173,7 +174,7 @@ class ProviderLedger:
                 self._succeeded |= verdict.kind == OK
             if verdict.kind == UNANSWERED:
                 self._last_unanswered = (call.started, duration, error or "no answer")
-            if verdict.kind == OK and model_call:
+            if verdict.kind == OK and model_call and not call.charged:
                 self._count_tokens(call.request, tokens_of(body))
             if verdict.kind == CONTEXT_OVERFLOW:
                 self.context_reason = verdict.reason
@@ -292,6 +293,17 @@ class ProviderLedger:
             self._tell(self.on_budget, note)
         self._changed()
         return note
+
+    def charge_in_flight(self) -> None:
+        """The run is over: each model call still in flight is charged its reservation now (its
+        answer may come after the account is published), and not again when it ends."""
+        with self._lock:
+            for call in self._pending.values():
+                if is_model_call(call.request.path) and not call.charged:
+                    self.budget.cut(id(call.request))
+                    self._count_tokens(call.request, Tokens())
+                    call.charged = True
+        self._changed()
 
     def refuse_model(self) -> None:
         """Count a request the relay refused for naming another model than the run's (relay_body.py)."""
