@@ -171,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         proxy.stop()
     print(render(comparisons))
-    print(f"recordings: {root / 'recordings'}; logs: {root / 'are'}/*/are-benchmark.log, {root / 'runner'}/*.log")
+    print(f"recordings: {root / 'recordings'}\nlogs: {root / 'are'}/*/are-benchmark.log, {root / 'runner'}/*.log",
+          file=sys.stderr)
     complete = all(c.are.verdict in VERDICTS and c.runner.verdict in VERDICTS for c in comparisons)
     return 0 if complete else 1
 
