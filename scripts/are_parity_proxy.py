@@ -2,8 +2,9 @@
 
 Each side of a parity run (ARE's `are-benchmark`, the runner) and each scenario gets its own path
 prefix (`/<tag>/...`), so the proxy knows whose request it forwards without reading it: the prefix
-is stripped, the rest goes to that route's upstream unchanged (body bytes, headers but the hop-by-hop
-ones), and the answer comes back as the upstream sends it (a stream chunk by chunk, as it arrives).
+is stripped, the rest goes to that route's upstream unchanged (the body's bytes; the headers but
+the hop-by-hop ones and Accept-Encoding, so that answers are recorded readable), and the answer
+comes back as the upstream sends it (a stream chunk by chunk, as it arrives).
 Every exchange is recorded in memory and appended to `<record_dir>/<tag>.jsonl`, bodies as text
 (bytes that are not UTF-8 kept through surrogate escapes), so a report can be made again later.
 """
@@ -22,6 +23,7 @@ from urllib.parse import urlsplit
 UPSTREAM_TIMEOUT_S = 1800  # longer than any client waits (LiteLLM: 600 s): the client decides
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                         "trailers", "transfer-encoding", "upgrade", "host", "content-length"})
+NOT_FORWARDED = HOP_BY_HOP | {"accept-encoding"}  # a compressed answer would be recorded unreadable
 CHUNK = 65536
 
 
@@ -121,7 +123,7 @@ class _Handler(BaseHTTPRequestHandler):
         connection = connection_class(target.netloc, timeout=UPSTREAM_TIMEOUT_S)
         received = bytearray()
         try:
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in NOT_FORWARDED}
             connection.request(self.command, exchange.path, body=body, headers={**headers, "Host": target.netloc,
                                                                                "Content-Length": str(len(body))})
             answer = connection.getresponse()
