@@ -99,7 +99,7 @@ class StandInSession:
     def __init__(self, recorder: EventRecorder) -> None:
         self.recorder, self.calls = recorder, []
 
-    def call_tool(self, name: str, args: dict) -> dict:
+    def call_tool(self, name: str, args: dict, ends_turn: bool = False) -> dict:
         if name != "App__echo":
             raise KeyError(name)
         self.calls.append(args)
