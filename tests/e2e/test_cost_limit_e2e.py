@@ -15,19 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from calendar_demo import SCENARIO, SOLVE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
 REPO = Path(__file__).resolve().parents[2]
 HOST = "host.containers.internal"
-SCENARIO = REPO / "examples" / "scenarios" / "demo_calendar_add_event.json"
-ANSWER = ("Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
-          "at Smile Dental, 12 Rue Oberkampf, Paris.")
-EVENT = {"title": "Dentist appointment", "start_datetime": "2024-10-03 14:00:00",
-         "end_datetime": "2024-10-03 15:00:00", "location": "Smile Dental, 12 Rue Oberkampf, Paris"}
-SOLVE = {"by_turn": [{"tool_calls": [{"name": "CalendarApp__add_calendar_event", "arguments": EVENT}]},
-                     {"tool_calls": [{"name": "AgentUserInterface__send_message_to_user",
-                                      "arguments": {"content": ANSWER}}]}]}
 # $1 a token: any run costs far more than the limit.
 PRICES = '[models."fake-model"]\ninput = 1000000.0\noutput = 1000000.0\ndated = true\n'
 

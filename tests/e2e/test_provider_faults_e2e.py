@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from calendar_demo import ADD, SCENARIO, SEND, SOLVE
 
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import AGENT_IMAGE
@@ -24,14 +25,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
 REPO = Path(__file__).resolve().parents[2]
 HOST = "host.containers.internal"
-SCENARIO = REPO / "examples" / "scenarios" / "demo_calendar_add_event.json"
-ANSWER = ("Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
-          "at Smile Dental, 12 Rue Oberkampf, Paris.")
-EVENT = {"title": "Dentist appointment", "start_datetime": "2024-10-03 14:00:00",
-         "end_datetime": "2024-10-03 15:00:00", "location": "Smile Dental, 12 Rue Oberkampf, Paris"}
-ADD = {"tool_calls": [{"name": "CalendarApp__add_calendar_event", "arguments": EVENT}]}
-SEND = {"tool_calls": [{"name": "AgentUserInterface__send_message_to_user", "arguments": {"content": ANSWER}}]}
-SOLVE = {"by_turn": [ADD, SEND]}  # each run's conversation gets its own next step, whatever the interleaving
 MODEL = "fake-model"
 KEY = "sk-fault-test-SECRET"
 TYPO = "fake-modle"
