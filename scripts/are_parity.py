@@ -42,8 +42,11 @@ CONFIG = "parity"  # the one config subdirectory `are-benchmark run --config` re
 VERDICTS = ("PASS", "FAIL")
 SIDES = ("are", "runner")
 ROLES = ("agent", "judge")
-LITELLM_CALL_LIMIT_S = 600  # LiteLLM's default request timeout, which ARE's engine keeps
-START_MARGIN_S = 120
+# ARE's own --scenario_timeout (a SIGALRM) does not end a run whose alarm lands in a model call: the
+# OpenAI client under LiteLLM retries the interrupted request and the agent goes on (up to 80 steps).
+# So ARE's container is stopped this long after --timeout: by default LiteLLM's 600 s request
+# timeout, which ARE's engine keeps, and 120 s to start and judge.
+ARE_GRACE_S = 720
 DEFAULT_TIMEOUT_S = 900
 ARE_RESULTS = "output.jsonl"  # MultiScenarioRunner's one line per run: score 1.0 = passed
 
@@ -59,6 +62,8 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
                         default=sorted((REPO / "examples" / "scenarios").glob("*.json")))
     parser.add_argument("--output-dir", type=Path, default=REPO / "out" / "are-parity")
     parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per scenario, both sides")
+    parser.add_argument("--are-grace", type=int, default=ARE_GRACE_S,
+                        help="seconds ARE's run gets beyond --timeout before its container is stopped (no verdict)")
     args = parser.parse_args(argv)
     args.judge_model = args.judge_model or args.model
     args.base_url = host_side(args.base_url)
@@ -107,9 +112,7 @@ def run_are(args: argparse.Namespace, data: Path, out: Path, agent_url: str, jud
                "--judge_endpoint", judge_url, "--num_runs", "1", "--max_concurrent_scenarios", "1",
                "--scenario_timeout", str(args.timeout), "--output_dir", "/out", "--trace_dump_format", "lite"]
     key = os.environ.get(args.api_key_env) if args.api_key_env else NO_KEY
-    # ARE's --scenario_timeout may not interrupt a model call in flight (LiteLLM waits up to 600 s
-    # per call): the run gets its limit plus that much, then it is stopped.
-    limit = args.timeout + LITELLM_CALL_LIMIT_S + START_MARGIN_S
+    limit = args.timeout + args.are_grace  # ARE_GRACE_S says why
     with (out / "are-benchmark.log").open("w") as log:
         try:
             subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, KEY_VARIABLE: key},
@@ -117,6 +120,7 @@ def run_are(args: argparse.Namespace, data: Path, out: Path, agent_url: str, jud
         except subprocess.TimeoutExpired:
             subprocess.run(["podman", "stop", "-t", "5", name], capture_output=True)
             log.write(f"\nare_parity: stopped after {limit} s\n")
+            return "-", f"stopped after {limit} s"
     results = out / ARE_RESULTS
     for line in results.read_text(encoding="utf-8").splitlines() if results.is_file() else []:
         meta = json.loads(line).get("metadata") or {}

