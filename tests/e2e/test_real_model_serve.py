@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import socket
 import subprocess
+from pathlib import Path
 
 import httpx
 import pytest
@@ -25,6 +26,7 @@ from real_model import SETUP_SCRIPT, SETUP_TIMEOUT_S
 SERVE_TIMEOUT_S = SETUP_TIMEOUT_S + model_server.HEALTH_TIMEOUT_S + 600  # a build, loading, the timed call
 pytestmark = [pytest.mark.integration, pytest.mark.real_model, pytest.mark.timeout(SERVE_TIMEOUT_S + 120)]
 MEASURED = re.compile(r"took (\d+\.\d) s, so --timeout (\d+) ")
+LOG = re.compile(r"\(pid \d+; log (\S+)\)")
 
 
 def host_address() -> str:
@@ -66,3 +68,6 @@ def test_serve_prints_a_run_line_for_a_server_containers_can_reach_and_stop_stop
                               capture_output=True, text=True, timeout=60)
     assert stop.returncode == 0 and "stopped llama-server" in stop.stderr, stop.stderr
     assert model_server.free_port(port)
+    log = LOG.search(proc.stdout)
+    assert log, proc.stdout
+    Path(log[1]).unlink()  # the cache keeps the logs of a user's ports, not of the test's random ones
