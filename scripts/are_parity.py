@@ -29,7 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parents[1]
 
-from are_parity_proxy import RecordingProxy  # noqa: E402
+from are_parity_proxy import RecordingProxy, read_recording  # noqa: E402
 from are_parity_report import Side, compare, model_calls, render  # noqa: E402
 from gaia2_container.runtimes.are_default.settings import ARE_PROVIDER, KEY_VARIABLE, LITELLM_PREFIX  # noqa: E402
 from gaia2_container.runtimes.harness.driver import NO_KEY  # noqa: E402
@@ -49,6 +49,8 @@ ROLES = ("agent", "judge")
 ARE_GRACE_S = 720
 DEFAULT_TIMEOUT_S = 900
 ARE_RESULTS = "output.jsonl"  # MultiScenarioRunner's one line per run: score 1.0 = passed
+ARE_LOG = "are-benchmark.log"
+STOPPED = "are_parity: stopped after"  # the line the script adds to ARE's log when it stops the container
 
 
 def arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -62,6 +64,8 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
                         default=sorted((REPO / "examples" / "scenarios").glob("*.json")))
     parser.add_argument("--output-dir", type=Path, default=REPO / "out" / "are-parity")
     parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per scenario, both sides")
+    parser.add_argument("--report-only", action="store_true",
+                        help="no runs: the report of the runs already in --output-dir (same --scenarios)")
     parser.add_argument("--are-grace", type=int, default=ARE_GRACE_S,
                         help="seconds ARE's run gets beyond --timeout before its container is stopped (no verdict)")
     args = parser.parse_args(argv)
@@ -98,9 +102,8 @@ def stage(scenarios: list[Path], data: Path) -> dict[str, Path]:
     return staged
 
 
-def run_are(args: argparse.Namespace, data: Path, out: Path, agent_url: str, judge_url: str) -> tuple[str, str]:
-    """`are-benchmark run` with the default agent on one scenario, as gaia2-run configures it;
-    (verdict, what else ARE said)."""
+def run_are(args: argparse.Namespace, data: Path, out: Path, agent_url: str, judge_url: str) -> None:
+    """`are-benchmark run` with the default agent on one scenario, as gaia2-run configures it."""
     out.mkdir(parents=True, exist_ok=True)
     network = f"{NETWORK_MODE}:{','.join(NETWORK_OPTIONS.get(NETWORK_MODE, []))}".rstrip(":")
     name = f"gaia2-are-parity-{os.getpid()}-{data.name}"[:120]
@@ -113,14 +116,17 @@ def run_are(args: argparse.Namespace, data: Path, out: Path, agent_url: str, jud
                "--scenario_timeout", str(args.timeout), "--output_dir", "/out", "--trace_dump_format", "lite"]
     key = os.environ.get(args.api_key_env) if args.api_key_env else NO_KEY
     limit = args.timeout + args.are_grace  # ARE_GRACE_S says why
-    with (out / "are-benchmark.log").open("w") as log:
+    with (out / ARE_LOG).open("w") as log:
         try:
             subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, KEY_VARIABLE: key},
                            timeout=limit)
         except subprocess.TimeoutExpired:
             subprocess.run(["podman", "stop", "-t", "5", name], capture_output=True)
-            log.write(f"\nare_parity: stopped after {limit} s\n")
-            return "-", f"stopped after {limit} s"
+            log.write(f"\n{STOPPED} {limit} s\n")
+
+
+def are_verdict(out: Path) -> tuple[str, str]:
+    """(verdict, what else ARE said) from what its run left in `out`."""
     results = out / ARE_RESULTS
     for line in results.read_text(encoding="utf-8").splitlines() if results.is_file() else []:
         meta = json.loads(line).get("metadata") or {}
@@ -128,12 +134,15 @@ def run_are(args: argparse.Namespace, data: Path, out: Path, agent_url: str, jud
         if meta.get("has_exception"):
             return "ERROR", str(meta.get("exception_type") or "an exception")
         return ("PASS" if json.loads(line).get("score") == 1.0 else "FAIL"), f"status {meta.get('status')}"
-    return "-", f"no {ARE_RESULTS}"
+    log = out / ARE_LOG
+    stopped = [line for line in log.read_text(errors="replace").splitlines() if line.startswith(STOPPED)] \
+        if log.is_file() else []
+    return "-", (stopped[-1].removeprefix("are_parity: ") if stopped else f"no {ARE_RESULTS}")
 
 
-def run_runner(args: argparse.Namespace, data: Path, out: Path, agent_url: str, judge_url: str) -> tuple[str, str]:
-    """The runner with `--agent are-default` on one scenario; (verdict, its status). No preflight:
-    ARE sends no probe, and the conversation is the agent's alone."""
+def run_runner(args: argparse.Namespace, data: Path, out: Path, agent_url: str, judge_url: str) -> None:
+    """The runner with `--agent are-default` on one scenario. No preflight: ARE sends no probe, and
+    the conversation is the agent's alone."""
     keyed = ["--api-key-env", args.api_key_env, "--judge-api-key-env", args.api_key_env] if args.api_key_env else []
     command = [sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root", str(data / CONFIG),
                "--agent", "are-default", "--model", args.model, "--base-url", agent_url,
@@ -143,6 +152,10 @@ def run_runner(args: argparse.Namespace, data: Path, out: Path, agent_url: str, 
     out.parent.mkdir(parents=True, exist_ok=True)
     with (out.parent / f"{out.name}.log").open("w") as log:
         subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
+
+
+def runner_verdict(out: Path) -> tuple[str, str]:
+    """(verdict, the run's status) from the runner's results.jsonl."""
     results = out / "results.jsonl"
     for line in results.read_text(encoding="utf-8").splitlines() if results.is_file() else []:
         row = json.loads(line)
@@ -151,31 +164,39 @@ def run_runner(args: argparse.Namespace, data: Path, out: Path, agent_url: str, 
     return "-", "no results.jsonl"
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = arguments(argv)
-    root = args.output_dir.resolve()
-    for part in ("scenarios", "recordings"):
-        shutil.rmtree(root / part, ignore_errors=True)
-    staged = stage(args.scenarios, root / "scenarios")
+def run_all(args: argparse.Namespace, root: Path, staged: dict[str, Path]) -> None:
+    """Both sides on every scenario, through the proxy, which records into `root/recordings`."""
     upstream = {"agent": args.base_url, "judge": args.judge_base_url}
-    routes = {f"{side}-{i}-{role}": upstream[role]
-              for i in range(len(staged)) for side in SIDES for role in ROLES}
+    routes = {f"{side}-{i}-{role}": upstream[role] for i in range(len(staged)) for side in SIDES for role in ROLES}
     proxy = RecordingProxy(routes, root / "recordings")
     proxy.start()
-    comparisons = []
     try:
         for i, (scenario_id, data) in enumerate(staged.items()):
-            sides = {}
             for side, run in (("are", run_are), ("runner", run_runner)):
                 print(f"[{i + 1}/{len(staged)}] {scenario_id}: {side}", file=sys.stderr, flush=True)
                 agent, judge = (proxy.base_url(f"{side}-{i}-{role}", HOST_GATEWAY) for role in ROLES)
-                verdict, note = run(args, data, root / side / scenario_id, agent, judge)
-                sides[side] = Side(verdict, note, model_calls(proxy.exchanges[f"{side}-{i}-agent"]))
-            comparisons.append(compare(scenario_id, sides["are"], sides["runner"]))
+                run(args, data, root / side / scenario_id, agent, judge)
     finally:
         proxy.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(argv)
+    root = args.output_dir.resolve()
+    if not args.report_only:
+        for part in ("scenarios", "recordings"):
+            shutil.rmtree(root / part, ignore_errors=True)
+    staged = stage(args.scenarios, root / "scenarios")
+    if not args.report_only:
+        run_all(args, root, staged)
+    comparisons = []
+    for i, scenario_id in enumerate(staged):
+        sides = {side: Side(*verdict(root / side / scenario_id),
+                            model_calls(read_recording(root / "recordings" / f"{side}-{i}-agent.jsonl")))
+                 for side, verdict in (("are", are_verdict), ("runner", runner_verdict))}
+        comparisons.append(compare(scenario_id, sides["are"], sides["runner"]))
     print(render(comparisons))
-    print(f"recordings: {root / 'recordings'}\nlogs: {root / 'are'}/*/are-benchmark.log, {root / 'runner'}/*.log",
+    print(f"recordings: {root / 'recordings'}\nlogs: {root / 'are'}/*/{ARE_LOG}, {root / 'runner'}/*.log",
           file=sys.stderr)
     complete = all(c.are.verdict in VERDICTS and c.runner.verdict in VERDICTS for c in comparisons)
     return 0 if complete else 1

@@ -24,8 +24,9 @@ NOTES = ("Requests compare as JSON, key order and whitespace canonicalised (the 
          "one also byte for byte). Answers compare by what the agent reads: the status\n"
          "and the choices (a stream's text joined), without the per-call id, created,\n"
          "usage, timings and system_fingerprint. same: identical request/answer pairs\n"
-         "before the conversations diverge; calls: model calls of are-benchmark/runner;\n"
-         "ERROR: no verdict; -: no result.")
+         "before the conversations diverge; calls: model calls of are-benchmark/runner\n"
+         "(a request re-sent unchanged, a client's retry, counts once, with its last\n"
+         "answer); ERROR: no verdict; -: no result.")
 TOKEN = re.compile(r"\w+|[^\w\s]")
 # ARE's default agent's history sections (base_agent.py DEFAULT_STEP_2_MESSAGE), as the model reads them.
 SECTION = re.compile(r"\[OUTPUT OF STEP \d+\] (Observation|ERROR):|(User messages updates):|"
@@ -192,11 +193,28 @@ def json_diff(a: str, b: str, limit: int = DIFF_LINES) -> list[str]:
     return shown + ([f"… {len(lines) - limit} more diff lines"] if len(lines) > limit else [])
 
 
+def conversation(calls: list[Exchange]) -> tuple[list[Exchange], int]:
+    """The calls with each request sent again unchanged counted once, with its last answer (the one
+    the agent read), and how many such re-sends there were. A conversation grows with every answer,
+    so an unchanged request is a client's retry (ARE's LiteLLM retries an interrupted read)."""
+    kept: list[Exchange] = []
+    for call in calls:
+        if kept and _json(kept[-1].request) == _json(call.request):
+            kept[-1] = call
+        else:
+            kept.append(call)
+    return kept, len(calls) - len(kept)
+
+
 def compare(scenario_id: str, are: Side, runner: Side) -> Comparison:
     result = Comparison(scenario_id, are, runner)
-    a, r = are.calls, runner.calls
+    (a, are_resent), (r, runner_resent) = conversation(are.calls), conversation(runner.calls)
+    are.calls, runner.calls = a, r
+    if are_resent or runner_resent:
+        result.detail.append(f"re-sent unchanged (client retries): are-benchmark {are_resent}, "
+                             f"runner {runner_resent}")
     if not a or not r:
-        result.detail = [f"model calls: are-benchmark {len(a)}, runner {len(r)}"]
+        result.detail.append(f"model calls: are-benchmark {len(a)}, runner {len(r)}")
         return result
     result.first_size = len(a[0].request_bytes)
     if a[0].request_bytes == r[0].request_bytes:
@@ -207,13 +225,14 @@ def compare(scenario_id: str, are: Side, runner: Side) -> Comparison:
         result.first, result.first_diff = "differs", json_diff(a[0].request, r[0].request)
     for number, (x, y) in enumerate(zip(a, r), start=1):
         if _json(x.request) != _json(y.request):
-            result.cause, result.detail = request_divergence(number, x.request, y.request)
+            result.cause, lines = request_divergence(number, x.request, y.request)
+            result.detail += lines
             return result
         if answer_of(x) != answer_of(y):
             ta, tb = answer_text(x), answer_text(y)
             result.cause = "model reply"
-            result.detail = _token_lines(f"the server answered request {number} differently", ta, tb,
-                                         first_token_difference(ta, tb))
+            result.detail += _token_lines(f"the server answered request {number} differently", ta, tb,
+                                          first_token_difference(ta, tb))
             return result
         result.same += 1
     if len(a) == len(r):
@@ -221,8 +240,8 @@ def compare(scenario_id: str, are: Side, runner: Side) -> Comparison:
     else:
         shorter, longer = ("are-benchmark", "the runner") if len(a) < len(r) else ("the runner", "are-benchmark")
         result.cause = "ARE ended" if len(a) < len(r) else "runner ended"
-        result.detail = [f"{shorter} made no call after request {result.same}; {longer} made "
-                         f"{max(len(a), len(r))}"]
+        result.detail.append(f"{shorter} made no call after request {result.same}; {longer} made "
+                             f"{max(len(a), len(r))}")
     return result
 
 

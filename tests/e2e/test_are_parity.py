@@ -164,6 +164,9 @@ def test_the_report_says_what_else_parts_two_conversations():
     other = [same[0], Exchange(**{**same[1].__dict__, "response": same[1].response.replace("Done.", "Oops.")})]
     reply = compare("s", Side("PASS", "", same), Side("FAIL", "", other))
     assert (reply.same, reply.cause) == (1, "model reply") and "«Done»" in reply.detail[1]
+    # A request sent again unchanged (LiteLLM retrying an interrupted read) counts once, and is said.
+    retried = compare("s", Side("-", "", [same[0], same[0], same[1]]), Side("PASS", "", list(same)))
+    assert (retried.same, retried.cause) == (2, "none") and "are-benchmark 1, runner 0" in retried.detail[0]
     ended = compare("s", Side("PASS", "", same), Side("ERROR", "", same[:1]))
     assert (ended.same, ended.cause) == (1, "runner ended")
     # Key order is canonicalised (and said); another field is a diff of the two bodies.
