@@ -176,6 +176,9 @@ def run_all(args: argparse.Namespace, root: Path, staged: dict[str, Path]) -> No
                 print(f"[{i + 1}/{len(staged)}] {scenario_id}: {side}", file=sys.stderr, flush=True)
                 agent, judge = (proxy.base_url(f"{side}-{i}-{role}", HOST_GATEWAY) for role in ROLES)
                 run(args, data, root / side / scenario_id, agent, judge)
+                if aborted := proxy.abort(f"{side}-{i}-"):
+                    print(f"  {aborted} request(s) still in flight aborted (llama-server cancels them)",
+                          file=sys.stderr, flush=True)
     finally:
         proxy.stop()
 

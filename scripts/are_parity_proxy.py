@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -61,6 +62,8 @@ class RecordingProxy:
         self.record_dir.mkdir(parents=True, exist_ok=True)
         self.exchanges: dict[str, list[Exchange]] = {tag: [] for tag in routes}
         self._lock = threading.Lock()
+        self._inflight: dict[int, tuple[str, http.client.HTTPConnection]] = {}  # id(exchange): (tag, upstream)
+        self._aborted: set[int] = set()
         handler = type("Handler", (_Handler,), {"proxy": self})
         self.httpd = ThreadingHTTPServer((host, port), handler)
         self.httpd.daemon_threads = True
@@ -70,8 +73,40 @@ class RecordingProxy:
         threading.Thread(target=self.httpd.serve_forever, name="parity-proxy", daemon=True).start()
 
     def stop(self) -> None:
+        self.abort("")
         self.httpd.shutdown()
         self.httpd.server_close()
+
+    def abort(self, prefix: str, wait: float = 10.0) -> int:
+        """Close the upstream connections of the requests still in flight on the routes whose tag
+        starts with `prefix`, and wait (up to `wait` s) until they are recorded; how many there were.
+        A side whose run has ended (ARE's container stopped, the runner at its limit) leaves requests
+        nobody will read; a one-slot server would go on computing them while the next side waits,
+        and llama-server cancels a request whose connection closes."""
+        with self._lock:
+            victims = {key: connection for key, (tag, connection) in self._inflight.items() if tag.startswith(prefix)}
+            self._aborted |= set(victims)
+        for connection in victims.values():
+            try:
+                if connection.sock is not None:
+                    connection.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and any(key in self._inflight for key in victims):
+            time.sleep(0.05)
+        return len(victims)
+
+    def _track(self, key: int, tag: str, connection: http.client.HTTPConnection | None) -> bool:
+        """Register (or, with None, forget) an upstream connection in flight; True when it was aborted."""
+        with self._lock:
+            if connection is not None:
+                self._inflight[key] = (tag, connection)
+                return False
+            self._inflight.pop(key, None)
+            aborted = key in self._aborted
+            self._aborted.discard(key)
+            return aborted
 
     def base_url(self, tag: str, host: str) -> str:
         """The route's base URL for a client that reaches this machine as `host`: the upstream's
@@ -122,6 +157,7 @@ class _Handler(BaseHTTPRequestHandler):
         connection_class = http.client.HTTPSConnection if target.scheme == "https" else http.client.HTTPConnection
         connection = connection_class(target.netloc, timeout=UPSTREAM_TIMEOUT_S)
         received = bytearray()
+        self.proxy._track(id(exchange), tag, connection)
         try:
             headers = {k: v for k, v in self.headers.items() if k.lower() not in NOT_FORWARDED}
             connection.request(self.command, exchange.path, body=body, headers={**headers, "Host": target.netloc,
@@ -136,6 +172,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._fail(502, f"parity proxy: upstream {target.netloc}: {exchange.error}")
         finally:
             connection.close()
+            if self.proxy._track(id(exchange), tag, None):
+                exchange.error = f"aborted: its side's run had ended ({exchange.error})"
             exchange.response = bytes(received).decode("utf-8", "surrogateescape")
             exchange.seconds = round(time.monotonic() - started, 3)
             self.proxy.record(tag, exchange)

@@ -15,6 +15,8 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import httpx
@@ -130,6 +132,29 @@ def test_the_proxy_passes_answers_and_streams_through_and_records_them(fake, tmp
     assert json.loads(recorded[0].response) == plain.json() and recorded[1].response.encode() == streamed
     assert answer_of(recorded[1])["stream"] == "streamed" and answer_of(recorded[1])["finish"] == ["stop"]
     assert recorded == proxy.exchanges["a-0-agent"]
+
+
+def test_the_proxy_aborts_what_an_ended_side_left_in_flight(fake, tmp_path):
+    """A one-slot server must not go on computing for a side whose run has ended."""
+    fake.set_script({"chat": [{"text": "late", "delay_s": 30}]})
+    proxy = RecordingProxy({"a-0-agent": f"http://127.0.0.1:{fake.port}/v1", "b-0-agent": "http://127.0.0.1:9/v1"},
+                           tmp_path / "rec", host="127.0.0.1")
+    proxy.start()
+    client = threading.Thread(target=lambda: httpx.post(f"{proxy.base_url('a-0-agent', '127.0.0.1')}/chat/completions",
+                                                        json={"model": "m", "messages": []}, timeout=60))
+    client.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not fake.llm_requests() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        started = time.monotonic()
+        assert proxy.abort("b-") == 0 and proxy.abort("a-") == 1
+        assert time.monotonic() - started < 5
+    finally:
+        proxy.stop()
+    [aborted] = proxy.exchanges["a-0-agent"]
+    assert aborted.error.startswith("aborted: its side's run had ended") and aborted.response == ""
+    client.join(10)
 
 
 def _call(messages: list[dict], answer: str, **extra) -> Exchange:
