@@ -166,7 +166,7 @@ def report(port: int, alias: str, pid: int, log: Path, agent: str, stop_command:
     """Wait for the server, measure it, and return what to print."""
     wait_healthy(port, pid, log)
     print(f"llama-server answers on 0.0.0.0:{port}; timing one first call of ~{FIRST_PROMPT_TOKENS} prompt "
-          f"tokens (~1 min for the 0.5B model on 2 cores)…", file=sys.stderr, flush=True)
+          f"tokens (1-3 min for the 0.5B model on 2 cores)…", file=sys.stderr, flush=True)
     speed = measure(port, alias)
     limit = fitting_limit(speed.seconds)
     return "\n".join([
