@@ -3,7 +3,7 @@
 llama.cpp's llama-server with a small Qwen2.5-Coder model (tests/support/real_model.py), run through the CLI
 as a user runs it, the judge's LLM checks on the same server. ARE's agent runs with gaia2-run's own
 settings (no step or token options: 80 iterations, no max_tokens), so each run is bounded by a short
-scenario time limit instead (the test server caps one reply at MAX_PREDICT tokens), after which the
+scenario time limit instead (the test server caps one reply with `-n`, scripts/setup-model-server.sh), after which the
 daemon judges what the agent did. What the model achieves is not asserted: every run ends in a
 verdict, every model call is traced through the relay with real token counts, and ARE's parser
 turned the model's text actions into app tool calls.
