@@ -173,7 +173,7 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             connection.close()
             if self.proxy._track(id(exchange), tag, None):
-                exchange.error = f"aborted: its side's run had ended ({exchange.error})"
+                exchange.error = "aborted: its side's run had ended"
             exchange.response = bytes(received).decode("utf-8", "surrogateescape")
             exchange.seconds = round(time.monotonic() - started, 3)
             self.proxy.record(tag, exchange)

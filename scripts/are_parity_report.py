@@ -228,6 +228,12 @@ def compare(scenario_id: str, are: Side, runner: Side) -> Comparison:
             result.cause, lines = request_divergence(number, x.request, y.request)
             result.detail += lines
             return result
+        if x.status is None or y.status is None:  # no answer reached the proxy: that side's run ended there
+            result.cause = ("both ended" if x.status is None and y.status is None
+                            else "ARE ended" if x.status is None else "runner ended")
+            result.detail += [f"request {number}: {name} got no answer ({call.error})"
+                              for name, call in (("are-benchmark", x), ("the runner", y)) if call.status is None]
+            return result
         if answer_of(x) != answer_of(y):
             ta, tb = answer_text(x), answer_text(y)
             result.cause = "model reply"

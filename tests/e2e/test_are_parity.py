@@ -192,6 +192,11 @@ def test_the_report_says_what_else_parts_two_conversations():
     # A request sent again unchanged (LiteLLM retrying an interrupted read) counts once, and is said.
     retried = compare("s", Side("-", "", [same[0], same[0], same[1]]), Side("PASS", "", list(same)))
     assert (retried.same, retried.cause) == (2, "none") and "are-benchmark 1, runner 0" in retried.detail[0]
+    # A request whose answer never came (its side's run ended, the proxy aborted it) ends that side there.
+    cut = Exchange(**{**same[1].__dict__, "status": None, "response": "", "error": "aborted: its side's run had ended"})
+    unanswered = compare("s", Side("-", "", [same[0], cut]), Side("PASS", "", list(same)))
+    assert (unanswered.same, unanswered.cause) == (1, "ARE ended") and "got no answer (aborted" in unanswered.detail[0]
+    assert compare("s", Side("-", "", [same[0], cut]), Side("-", "", [same[0], cut])).cause == "both ended"
     ended = compare("s", Side("PASS", "", same), Side("ERROR", "", same[:1]))
     assert (ended.same, ended.cause) == (1, "runner ended")
     # Key order is canonicalised (and said); another field is a diff of the two bodies.
