@@ -137,6 +137,7 @@ def lock_output_dir(output_dir: Path, shard: tuple[int, int] | None = None, *, c
             lock.held.append(_lock_one(root / JOB_LOCK_FILE, None, notice, hint, root, exclusive=False))
             lock.held.append(_lock_one(shard_dir(root, shard) / JOB_LOCK_FILE, record, notice, hint, root,
                                        exclusive=True))
+            _refuse_other_plans(root, shard, hint)
     except BaseException as exc:
         lock.release()
         if isinstance(exc, OSError):
@@ -177,6 +178,24 @@ def _lock_one(path: Path, record: Holder | None, notice: Callable[[str], None], 
             with suppress(OSError):
                 os.close(fd)
             raise
+
+
+def _refuse_other_plans(root: Path, shard: tuple[int, int], hint: str) -> None:
+    """Shards of another plan (`--shard i/M`, M not N) share scenarios with this one: two such jobs
+    would run them twice into the same directories. Raise DirLockHeld when one of them is live."""
+    for (_index, count), directory in shard_dirs(root):
+        if count == shard[1]:
+            continue
+        path = directory / JOB_LOCK_FILE
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            if _try_flock(fd, fcntl.LOCK_SH) is False:
+                raise DirLockHeld(_refusal(root, path, hint))
+        finally:
+            os.close(fd)
 
 
 def _try_flock(fd: int, kind: int) -> bool | None:

@@ -178,3 +178,13 @@ def test_a_refused_probe_is_a_configuration_fault(provider: FakeLLM, probe: dict
                          "preflight": [probe]})
     with pytest.raises(JudgeFault, match=fault):
         engine_for(provider, JudgeTrace())([{"role": "user", "content": judge_guard.fence("content: x")}])
+
+
+def test_a_judge_too_small_for_the_text_is_no_refusal_of_the_agents_text(provider: FakeLLM) -> None:
+    """A context overflow on a check is the judge's size (the agent's text is capped), not the agent's."""
+    overflow = "This model's maximum context length is 4096 tokens. However, your messages resulted in 9000 tokens."
+    provider.set_script({"chat": [{"status": 400, "message": overflow}]})  # the probe is answered
+    trace = JudgeTrace()
+    with pytest.raises(JudgeCallError, match="maximum context length"):
+        engine_for(provider, trace)([{"role": "user", "content": judge_guard.fence("content: " + "x" * 30)}])
+    assert trace.calls.fault is None

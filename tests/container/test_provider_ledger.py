@@ -258,3 +258,34 @@ def test_calls_still_out_when_the_run_ends_cost_their_reservation_once() -> None
     assert held["input"] + held["output"] >= 4096, held
     book.finish(call, URL, 200, None, OK_BODY)
     assert book.summary()["tokens"] == held
+
+
+def test_an_answer_the_agent_no_longer_waited_for_still_costs_what_it_reserved() -> None:
+    """A full generation the provider billed after the agent hung up (past the honest wait) is the
+    provider's silence for the run's verdict, and still costs tokens: never 0 against --max-tokens."""
+    book, clock = ledger(token_budget=100_000)
+    request = chat()
+    assert book.reserve(request, 400) is None
+    call = book.begin(request)
+    clock.now += 75
+    book.cut_short(request)
+    outcome = book.finish(call, URL, 200, None, b"", waited_s=75, hung_up=True)
+    assert outcome.status is None and outcome.kind == "unanswered"
+    spent = book.summary()["tokens"]
+    assert spent["input"] + spent["output"] >= 4096, spent
+
+
+def test_an_answer_from_before_the_outage_does_not_clear_it() -> None:
+    """The probe said OK at a first failure; the provider then went down. At the run's end the
+    witness asks again (an answer older than the last failure is no evidence of now)."""
+    provider = Provider()
+    book, clock = ledger(provider)
+    answer(book, 503)
+    book.settle()  # the probe: answered
+    assert provider.sent == 1
+    clock.now += 10
+    provider.status, provider.detail = 503, "overloaded"  # down from here on
+    answer(book, 503)
+    clock.now += 5
+    assert "the runner's own request failed too" in (book.provider_unavailable() or "")
+    assert provider.sent == 2

@@ -219,3 +219,18 @@ def test_the_gemini_path_names_the_model(gemini_relay) -> None:
         assert refused.status_code == 400 and "'gemini-2.5-pro'" in refused.json()["error"]["message"]
     assert http.post("/models/gemini-2.5-flash:generateContent", json={**body, "model": "models/gemini-2.5-pro"}).status_code == 400
     assert len(Provider.seen) == 2
+
+
+@pytest.mark.parametrize("target", ["/chat/completions#x", "/chat/complet%69ons", "/v1/chat/completions%23x"])
+def test_a_path_spelled_otherwise_is_still_a_model_call_or_refused(relay, target: str) -> None:
+    """What the provider reads is what the relay's rules see: a fragment (httpx drops it) is
+    refused, a percent-encoded model path is a model call, pinned like any other: o1-pro never leaves."""
+    witness, http, _ = relay
+    host, port = str(http.base_url).removeprefix("http://").rstrip("/").split(":")
+    data = json.dumps({"model": "o1-pro", "messages": []}).encode()
+    with socket.create_connection((host, int(port)), timeout=10) as sock:  # the target exactly as written
+        sock.sendall(f"POST {target} HTTP/1.0\r\nAuthorization: Bearer {KEY}\r\n"
+                     f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+        status = int(sock.makefile("rb").readline().split()[1])
+    assert status in (400, 404), (target, status)
+    assert not [seen for seen in Provider.seen if seen.get("model") == "o1-pro"], Provider.seen

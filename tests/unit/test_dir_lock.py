@@ -174,6 +174,9 @@ def test_shards_run_side_by_side_but_not_twice_nor_beside_a_whole_directory_job(
     out = tmp_path / "out"
     holders.append(one := Holding(out, "1/2"))
     assert (out / "shards" / "1-of-2" / JOB_LOCK_FILE).is_file()
+    with pytest.raises(DirLockHeld, match=r"\(shard 1/2\) is in use"):
+        lock_output_dir(out, (1, 3))  # another plan's shard shares scenarios with it: refused
+    assert not (out / "shards" / "1-of-3" / JOB_LOCK_FILE).exists()
     with lock_output_dir(out, (2, 2)):  # another shard: fine
         with pytest.raises(DirLockHeld, match=r"\(shard 1/2\) is in use by another gaia2-runner job: "
                                               f"pid {one.proc.pid}"):

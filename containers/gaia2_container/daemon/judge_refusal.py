@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping
 from gaia2_contract.constants import ENV_JUDGE_API_KEY
 
 from .judge_guard import AGENT_TEXT_OPEN, neutralise
-from .provider_faults import CONFIGURATION
+from .provider_faults import CONFIGURATION, CONTEXT
 from .provider_probe import configuration_words, kind_of
 
 REFUSED = "the judge's provider refused to judge the agent's text"
@@ -126,7 +126,8 @@ class RefusalCheck:
         except Exception:  # noqa: BLE001 - no evidence: the call's own error stands
             probe = None
         if probe is not None and probe.ok:
-            if (filtered or status in REFUSAL_STATUSES) and carries_agent_text(messages):
+            # A context overflow is the judge being too small for the capped text: its own, not the agent's.
+            if (filtered or status in REFUSAL_STATUSES) and carries_agent_text(messages) and not CONTEXT.search(words):
                 note_refusal(words)
                 return refusal_reply(words)
             raise error

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .relay_paths import API_PATH, GEMINI_PATH, is_model_call
+from .relay_paths import API_PATH, GEMINI_PATH, is_model_call, plain_path
 
 OK = "ok"
 CONFIGURATION = "configuration"
@@ -85,7 +85,8 @@ class Request:
 
     @property
     def bare_path(self) -> str:
-        return self.path.split("?", 1)[0]
+        """The path as the provider reads it (no query, percent-decoded: relay_paths.plain_path)."""
+        return plain_path(self.path)
 
     def model(self) -> str | None:
         if isinstance(self.body, dict) and isinstance(self.body.get("model"), str):

@@ -119,6 +119,7 @@ class ProviderLedger:
         self._flooded = False
         self._pending: dict[int, Call] = {}
         self._last_unanswered: tuple[float, float, str] | None = None  # (started, seconds waited, why)
+        self._last_failure = 0.0  # when a model call last failed for availability
         self._answered = False  # any HTTP answer at all
         self._succeeded = False  # any 2xx
         self.counts = {"calls": 0, OK: 0, RATE_LIMIT: 0, SERVER_ERROR: 0, UNANSWERED: 0, "rate_limit_burst": 0,
@@ -159,6 +160,7 @@ class ProviderLedger:
         with self._lock:
             self._pending.pop(id(call), None)
             duration = self.clock() - call.started
+            billed = status is not None and 200 <= status < 300  # the provider generated it: it costs
             if hung_up and status is not None and (waited_s if waited_s is not None else duration) >= self.slow_wait_s:
                 status, error = None, f"answered only after {waited_s or duration:.0f} s, when the agent had stopped waiting"
             verdict = classify(self.setup, call.request, status, text, self._succeeded, url)
@@ -174,7 +176,9 @@ class ProviderLedger:
                 self._succeeded |= verdict.kind == OK
             if verdict.kind == UNANSWERED:
                 self._last_unanswered = (call.started, duration, error or "no answer")
-            if verdict.kind == OK and model_call and not call.charged:
+            if model_call and outcome.unavailable:
+                self._last_failure = self.clock()
+            if billed and model_call and not call.charged:  # answered late to nobody: charged all the same
                 self._count_tokens(call.request, tokens_of(body))
             if verdict.kind == CONTEXT_OVERFLOW:
                 self.context_reason = verdict.reason
@@ -333,7 +337,9 @@ class ProviderLedger:
         seen = self._outage_seen()
         if seen is None:
             return None
-        evidence = self.probe.ask() if self.probe is not None else None
+        with self._lock:  # the provider's state after the last failure seen, not an older answer
+            since = max([self._last_failure, *(c.started for c in self._pending.values())])
+        evidence = self.probe.ask(newer_than=since) if self.probe is not None else None
         with self._lock:
             self.counts["probes"] = self.probe.sent if self.probe is not None else 0
             if evidence is not None and evidence.kind == CONFIGURATION and self.fault is None:

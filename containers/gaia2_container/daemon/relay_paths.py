@@ -32,16 +32,24 @@ BAD_PATH_STATUS = 400
 NOT_FORWARDED_STATUS = 404
 
 
+def plain_path(path: str) -> str:
+    """The path as the provider reads it: no query, percent-decoded (httpx and servers decode
+    `complet%69ons`; every rule of the relay must see what the provider will)."""
+    return unquote(path.split("?", 1)[0])
+
+
 def is_model_call(path: str) -> bool:
     """A model call of the configured endpoint (query ignored): the only answers that can make an outage."""
-    bare = path.split("?", 1)[0]
+    bare = plain_path(path)
     return bool(API_PATH.match(bare) or GEMINI_PATH.match(bare))
 
 
 def refusal(path: str) -> tuple[int, str] | None:
     """(HTTP status, why) when the relay must not forward `path` (as the request line gave it, query
     included); None when it is a provider API path it forwards."""
-    bare = path.split("?", 1)[0].split("#", 1)[0]
+    if "#" in path:  # httpx drops a fragment: what the rules saw would not be what the provider gets
+        return BAD_PATH_STATUS, "a request target holds no fragment ('#')"
+    bare = path.split("?", 1)[0]
     if not bare.startswith("/"):
         # "http://host/…" or "@host/…" would send the request elsewhere.
         return BAD_PATH_STATUS, "the relay forwards paths below the configured endpoint only"

@@ -133,7 +133,8 @@ class Session:
             raise KeyError(name)
         if self.done.is_set():
             return {"ok": False, "error": "the scenario is over: no more tool calls are accepted"}
-        if name == SEND_TO_USER and self.provider_witness is not None and (down := self.provider_witness()):
+        if name == SEND_TO_USER and self.provider_witness is not None and not self._final_started and (
+                down := self.provider_witness()):
             # The model could not have written this: its provider was failing (some harnesses print
             # the provider's error as their answer). No verdict, as for an agent that stops then.
             self._finish(status="error", error=f"{down} (seen by the model relay); the agent's message "
@@ -271,15 +272,17 @@ class Session:
             self._finish(status="failed", judgment=judgment, error=with_agent_note(None))
 
     def _start_final_judgment(self, why: str, end_reason: str = "completed", note: str | None = None) -> None:
+        with self._state_lock:
+            if self._final_started or self.verdict is not None:
+                return
+            self._final_started = True  # from here no tool call changes what is judged
         if end_reason != "completed" and self.provider_witness is not None:
             # An agent that stopped or ran out of time while its provider was failing has no verdict:
             # the relay saw the failure and the runner's own probe confirmed it (never the agent's
-            # word, nor what its own requests provoked). The probe may take seconds: the runner
-            # waits longer for a run it sees judging.
-            with self._state_lock:
-                if self._final_started or self.verdict is not None:
-                    return
+            # word, nor what its own requests provoked). The probe may take seconds: the clock
+            # stands still meanwhile, and the runner waits longer for a run it sees judging.
             self.status.update(status="judging")
+            self._pause()
             unavailable = self.provider_witness()
             if unavailable:
                 self._finish(status="error", error=f"{unavailable} (seen by the model relay); {note}")
@@ -287,22 +290,22 @@ class Session:
         if self.provider_note is not None and (seen := self.provider_note()):
             note = f"{seen} (seen by the model relay)" + (f"; {note}" if note else "")  # first: lines get cut
         with self._state_lock:
-            if self._final_started:
-                return
-            self._final_started = True
             self._end_reason, self._end_note = end_reason, note
         log.info("final judgment: %s", why)
         self.status.update(status="judging")  # first: the runner waits longer for a judging run
         start_thread(self._final_judgment, "final-judge", self.make_room)
 
-    def _final_judgment(self) -> None:
-        self.generation.close()  # a model call in flight no longer holds (nor resumes) the clock
-        if self.a2a is not None:
-            self.a2a.stop()  # no expert sub-agent acts after the deadline, nor under the judge
+    def _pause(self) -> None:
         try:
             self.env.pause()
         except Exception:  # noqa: BLE001 - pausing only freezes the clock for the judge
             pass
+
+    def _final_judgment(self) -> None:
+        self.generation.close()  # a model call in flight no longer holds (nor resumes) the clock
+        if self.a2a is not None:
+            self.a2a.stop()  # no expert sub-agent acts after the deadline, nor under the judge
+        self._pause()
         turn = self._turn_in_progress()
         try:
             with self._quiet():
