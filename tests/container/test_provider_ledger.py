@@ -289,3 +289,25 @@ def test_an_answer_from_before_the_outage_does_not_clear_it() -> None:
     clock.now += 5
     assert "the runner's own request failed too" in (book.provider_unavailable() or "")
     assert provider.sent == 2
+
+
+def test_a_refusal_followed_at_once_by_a_failure_is_still_the_agents_in_the_note() -> None:
+    """The agent's 401 and then a dropped request before any probe answered: the refusal is not lost
+    behind the newer suspicion (CI found it so under load)."""
+    import threading
+
+    gate = threading.Event()
+    provider = Provider()
+
+    def slow(deadline: float) -> Probe:
+        gate.wait(5)
+        return provider(deadline)
+
+    clock = Clock()
+    book = ProviderLedger(RunnerSetup(model=MODEL, agent_key="k"), clock=clock,
+                          probe=ProviderProbe(slow, MODEL, clock=clock))
+    answer(book, 401, b'{"error": {"message": "Missing bearer authentication"}}')
+    answer(book, None, error="RemoteProtocolError: Server disconnected")
+    gate.set()
+    book.settle()
+    assert "HTTP 401" in (book.notes() or "") and book.summary()["fault"] is None, book.notes()

@@ -104,6 +104,7 @@ class ProviderLedger:
         self.setup = setup or RunnerSetup()
         self.probe = probe
         self._suspected: tuple[float, str, str] | None = None  # (when, what, kind) of the last suspicion
+        self._config_suspect: str | None = None  # the first configuration suspicion no probe has decided
         self._probing = False
         self._idle = threading.Event()  # no probe running on the ledger's own thread
         self._idle.set()
@@ -185,6 +186,8 @@ class ProviderLedger:
             suspect = verdict.kind == CONFIGURATION or (model_call and outcome.unavailable)
             if suspect:  # the agent's traffic suggests a fault: the runner's own probe decides
                 self._suspected = (self.clock(), verdict.reason or outcome.describe(), verdict.kind)
+            if verdict.kind == CONFIGURATION and self._config_suspect is None:
+                self._config_suspect = verdict.reason  # kept until a probe decides it, whatever follows
         if suspect:
             self._probe_soon()
         self._changed()
@@ -219,6 +222,8 @@ class ProviderLedger:
         `fresh`: a probe sent after the suspicion (at the run's end), not a recent one."""
         with self._lock:
             suspected = self._suspected
+            if suspected is None and self._config_suspect is not None:
+                suspected = (self.clock(), self._config_suspect, CONFIGURATION)
         if self.probe is None or suspected is None:
             return None
         evidence = self.probe.ask(newer_than=suspected[0] if fresh else None)
@@ -230,14 +235,14 @@ class ProviderLedger:
                 self._suspected = None
             if evidence.kind == CONFIGURATION and self.fault is None:
                 fault = self.fault = evidence.words
-            elif not current:
-                pass
-            elif evidence.unavailable:
-                self.counts["confirmed_unavailable"] += 1
-            elif evidence.kind == OK and suspected[2] == CONFIGURATION:
+            elif evidence.kind == OK and self._config_suspect is not None:
                 self.counts[AGENT] += 1
-                self._cleared.setdefault(CONFIGURATION, f"the provider refused the agent's own request ({suspected[1]}); "
-                                                        f"{evidence.words}, so it counts as the agent's")
+                self._cleared.setdefault(CONFIGURATION, f"the provider refused the agent's own request "
+                                                        f"({self._config_suspect}); {evidence.words}, so it "
+                                                        f"counts as the agent's")
+                self._config_suspect = None
+            elif current and evidence.unavailable:
+                self.counts["confirmed_unavailable"] += 1
         if fault:
             log.error("configuration fault: %s", fault)
             self._tell(self.on_fault, fault)
@@ -248,7 +253,7 @@ class ProviderLedger:
         """Decide the last suspicion now, with a probe sent after it (or in flight since)."""
         self._idle.wait((self.probe.timeout_s + 5) if self.probe is not None else 0)
         with self._lock:
-            pending = self._suspected is not None
+            pending = self._suspected is not None or self._config_suspect is not None
         if pending:
             self._arbitrate(fresh=True)
 
