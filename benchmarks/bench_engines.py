@@ -17,15 +17,20 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from bench_runner import DEMO_DIR, WIDTH, Runner, log, measure_floor, table
 
 # (row label, result.json timings key); "overhead" is computed: total_s - run_s.
-ROWS = (("start (create)", "start_s"), ("ready", "ready_s"), ("collect", "collect_s"),
-        ("overhead (total-run)", "overhead_s"))
+ROWS = (
+    ("start (create)", "start_s"),
+    ("ready", "ready_s"),
+    ("collect", "collect_s"),
+    ("overhead (total-run)", "overhead_s"),
+)
 FLOOR_ROW = "floor (bare)"
 COLUMNS = ("median", "p90")
 GAP = 4  # spaces between two engines' tables
@@ -43,7 +48,9 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def overhead(timings: dict[str, Any]) -> dict[str, float]:
     """One run's timings with the overhead around the scenario added (total - run)."""
-    values = {key: float(timings.get(key) or 0.0) for key in ("start_s", "ready_s", "collect_s", "run_s", "total_s")}
+    values = {
+        key: float(timings.get(key) or 0.0) for key in ("start_s", "ready_s", "collect_s", "run_s", "total_s")
+    }
     return {**values, "overhead_s": values["total_s"] - values["run_s"]}
 
 
@@ -68,7 +75,9 @@ def engine_table(n: EngineNumbers) -> list[str]:
         rows.append([label, f"{statistics.median(values):.2f}", f"{percentile(values, 90):.2f}"])
     title = f"{n.engine} {n.version}"
     lines = table([title, *COLUMNS], rows).splitlines()
-    return lines + [f"{len(runs)} runs, {len(n.floor)} floor" + (f", {n.not_passed} not passed" if n.not_passed else "")]
+    return lines + [
+        f"{len(runs)} runs, {len(n.floor)} floor" + (f", {n.not_passed} not passed" if n.not_passed else "")
+    ]
 
 
 def side_by_side(blocks: Sequence[Sequence[str]], width: int = WIDTH, gap: int = GAP) -> str:
@@ -101,7 +110,7 @@ def render(numbers: Sequence[EngineNumbers], scenarios: int, repeats: int) -> st
 
 
 def demo_files(quick: bool) -> list[Path]:
-    return sorted(DEMO_DIR.glob("*.json"))[:QUICK_SCENARIOS if quick else None]
+    return sorted(DEMO_DIR.glob("*.json"))[: QUICK_SCENARIOS if quick else None]
 
 
 def measure_engine(engine: str, work: Path, quick: bool) -> EngineNumbers:
@@ -117,11 +126,17 @@ def measure_engine(engine: str, work: Path, quick: bool) -> EngineNumbers:
         if built:
             log(f"{engine}: built {', '.join(built)}")
         log(f"{engine}: floor …")
-        floor = [a + b for a, b in measure_floor(backend, RUNTIME_BASE_IMAGE,
-                                                  QUICK_FLOOR_REPS if quick else FULL_FLOOR_REPS)]
+        floor = [
+            a + b
+            for a, b in measure_floor(
+                backend, RUNTIME_BASE_IMAGE, QUICK_FLOOR_REPS if quick else FULL_FLOOR_REPS
+            )
+        ]
         log(f"{engine}: {len(demos)} demo scenarios …")
         runner = Runner(backend, work / engine)
-        records = runner.run([scenario_ref(p, None) for p in demos], 1, QUICK_REPEATS if quick else FULL_REPEATS)
+        records = runner.run(
+            [scenario_ref(p, None) for p in demos], 1, QUICK_REPEATS if quick else FULL_REPEATS
+        )
     return EngineNumbers(engine, info.version, floor, [r["timings"] for r in records], len(runner.not_passed))
 
 

@@ -30,9 +30,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
 
 import httpx
 
@@ -50,10 +50,15 @@ KEY = "sk-bench-placeholder"  # the run's placeholder: a refusal of it is a refu
 NEW, OLD = "with probe (new)", "without (previous)"
 # A strict provider's refusals, by what the request holds (the fake's rules): each, sent with the
 # run's key and model, is a configuration fault suspected on the agent's traffic.
-REFUSALS = ((401, "Incorrect API key provided"), (402, "Insufficient credits for this request"),
-            (403, "Forbidden: this key may not use the model"))
-RULES = [{"contains": f"bench-refuse-{status}", "status": status, "message": message}
-         for status, message in REFUSALS]
+REFUSALS = (
+    (401, "Incorrect API key provided"),
+    (402, "Insufficient credits for this request"),
+    (403, "Forbidden: this key may not use the model"),
+)
+RULES = [
+    {"contains": f"bench-refuse-{status}", "status": status, "message": message}
+    for status, message in REFUSALS
+]
 WARMUP = 5  # calls per design before the timed ones (first connections, imports)
 NOISE = 0.10  # a median ratio within 1 +- NOISE reads as "nothing measurable" in the verdict
 FULL = {"calls": 200, "refusals": 60, "windows": 3}
@@ -75,6 +80,7 @@ class Clock:
 
 
 # ---- pure functions (tests/unit/test_probe_bench.py) ---------------------------------------------
+
 
 @dataclass
 class Honest:
@@ -112,25 +118,56 @@ def verdict(honest: Sequence[Honest], hostile: Sequence[Hostile]) -> tuple[bool,
     r = ratio(by[NEW], by[OLD])
     timing = "nothing measurable" if abs(r - 1) <= NOISE else "beyond noise? rerun on a quiet machine"
     probes = "; ".join(f"hostile {h.probes} for {h.suspicions} suspicions (bound {h.bound})" for h in checked)
-    return ok, (f"verdict: {'ok' if ok else 'MISS'}: honest run {sent} probes; {probes}; "
-                f"median x{r:.2f} with the probe ({timing}, timing not judged)")
+    return ok, (
+        f"verdict: {'ok' if ok else 'MISS'}: honest run {sent} probes; {probes}; "
+        f"median x{r:.2f} with the probe ({timing}, timing not judged)"
+    )
 
 
 def render(honest: Sequence[Honest], hostile: Sequence[Hostile], windows: int) -> str:
     by = {h.label: h for h in honest}
-    rows = [[h.label, str(len(h.latencies)), ms(statistics.median(h.latencies)), ms(percentile(h.latencies, 90)),
-             str(h.probes)] for h in honest]
+    rows = [
+        [
+            h.label,
+            str(len(h.latencies)),
+            ms(statistics.median(h.latencies)),
+            ms(percentile(h.latencies, 90)),
+            str(h.probes),
+        ]
+        for h in honest
+    ]
     new, old = by[NEW].latencies, by[OLD].latencies
-    rows.append(["ratio new / previous", "", f"{ratio(statistics.median(new), statistics.median(old)):.2f}",
-                 f"{ratio(percentile(new, 90), percentile(old, 90)):.2f}", ""])
-    out = [table(["honest run", "calls", "median ms", "p90 ms", "probes sent"], rows)
-           + "\n(per call, client-timed; the designs take turns call by call)"]
-    rows = [[h.label, str(h.refusals), str(h.suspicions), str(h.probes), "-" if h.bound is None else str(h.bound),
-             ms(statistics.median(h.latencies)), "none" if h.fault is None else "FAULT"] for h in hostile]
-    out.append(table(["hostile run", "refusals", "suspected", "probes", "bound", "median ms", "fault"], rows)
-               + f"\n(401/402/403 by the fake's rules, with the run's key and model, over {windows}"
-               f"\nwindows of {PROBE_REUSE_S:.0f} s on a moved clock; bound: one probe per window, plus one"
-               "\nwhen the run settles; fault: what the run concluded)")
+    rows.append(
+        [
+            "ratio new / previous",
+            "",
+            f"{ratio(statistics.median(new), statistics.median(old)):.2f}",
+            f"{ratio(percentile(new, 90), percentile(old, 90)):.2f}",
+            "",
+        ]
+    )
+    out = [
+        table(["honest run", "calls", "median ms", "p90 ms", "probes sent"], rows)
+        + "\n(per call, client-timed; the designs take turns call by call)"
+    ]
+    rows = [
+        [
+            h.label,
+            str(h.refusals),
+            str(h.suspicions),
+            str(h.probes),
+            "-" if h.bound is None else str(h.bound),
+            ms(statistics.median(h.latencies)),
+            "none" if h.fault is None else "FAULT",
+        ]
+        for h in hostile
+    ]
+    out.append(
+        table(["hostile run", "refusals", "suspected", "probes", "bound", "median ms", "fault"], rows)
+        + f"\n(401/402/403 by the fake's rules, with the run's key and model, over {windows}"
+        f"\nwindows of {PROBE_REUSE_S:.0f} s on a moved clock; bound: one probe per window, plus one"
+        "\nwhen the run settles; fault: what the run concluded)"
+    )
     _, line = verdict(honest, hostile)
     out.append(line)
     return "\n\n".join(out)
@@ -150,6 +187,7 @@ def wrap(text: str, width: int = WIDTH) -> str:
 
 
 # ---- measuring ----------------------------------------------------------------------------------
+
 
 @dataclass
 class Stack:
@@ -173,8 +211,12 @@ def stack(fake: FakeLLM, with_probe: bool, clock: Clock) -> Iterator[Stack]:
     ledger = ProviderLedger(RunnerSetup(model=MODEL, agent_key=KEY), clock=clock, probe=probe)
     relay = Relay(upstream, ledger=ledger)
     server = serve_relay(relay, "127.0.0.1", 0)
-    http = httpx.Client(base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=30,
-                        headers={"Authorization": f"Bearer {KEY}"})
+    http = httpx.Client(
+        base_url=f"http://127.0.0.1:{server.server_address[1]}",
+        trust_env=False,
+        timeout=30,
+        headers={"Authorization": f"Bearer {KEY}"},
+    )
     try:
         yield Stack(relay, http, fake)
     finally:
@@ -269,15 +311,26 @@ def measure_hostile(fake: FakeLLM, refusals: int, windows: int) -> list[Hostile]
         for label, s in stacks.items():
             conclusion = s.relay.provider_unavailable()  # settles the last suspicion, as the run's end does
             summary = s.ledger.summary()
-            out.append(Hostile(label, refusals, summary[CONFIGURATION], 0, windows + 1 if label == NEW else None,
-                               latencies[label], conclusion))
+            out.append(
+                Hostile(
+                    label,
+                    refusals,
+                    summary[CONFIGURATION],
+                    0,
+                    windows + 1 if label == NEW else None,
+                    latencies[label],
+                    conclusion,
+                )
+            )
     out[0].probes = len(fake.probes) - before  # the provider's count: only the new design can send any
     return out
 
 
 def measure(args: argparse.Namespace) -> tuple[list[Honest], list[Hostile]]:
-    script = {"rules": RULES, "chat": [{"text": "Nothing is on your calendar today.",
-                                        "repeat": 2 * (args.calls + WARMUP)}]}
+    script = {
+        "rules": RULES,
+        "chat": [{"text": "Nothing is on your calendar today.", "repeat": 2 * (args.calls + WARMUP)}],
+    }
     fake = FakeLLM(script, host="127.0.0.1")
     # Its answer is two writes (headers, body): with Nagle's algorithm the second waits for the
     # client's delayed ACK, about 40 ms a call, which would bury the relay's own few ms. A real
@@ -294,12 +347,17 @@ def measure(args: argparse.Namespace) -> tuple[list[Honest], list[Hostile]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help=f"{QUICK['calls']} calls, {QUICK['refusals']} refusals (else {FULL['calls']}, "
-                             f"{FULL['refusals']})")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{QUICK['calls']} calls, {QUICK['refusals']} refusals (else {FULL['calls']}, "
+        f"{FULL['refusals']})",
+    )
     parser.add_argument("--calls", type=int, help="honest calls per design")
     parser.add_argument("--refusals", type=int, help="refused requests in the hostile run")
-    parser.add_argument("--windows", type=int, help=f"{PROBE_REUSE_S:.0f} s windows the refusals are spread over")
+    parser.add_argument(
+        "--windows", type=int, help=f"{PROBE_REUSE_S:.0f} s windows the refusals are spread over"
+    )
     args = parser.parse_args(argv)
     for name, default in (QUICK if args.quick else FULL).items():
         if getattr(args, name) is None:
@@ -308,12 +366,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: --{name} must be at least 1", file=sys.stderr)
             return 2
     if args.windows > args.refusals:
-        print("error: --windows must not exceed --refusals (one refusal per window at least)", file=sys.stderr)
+        print(
+            "error: --windows must not exceed --refusals (one refusal per window at least)", file=sys.stderr
+        )
         return 2
     started = time.perf_counter()
     honest, hostile = measure(args)
-    head = (f"provider probe: {args.calls} honest calls per design, {args.refusals} refusals; "
-            f"load {os.getloadavg()[0]:.2f}, {time.perf_counter() - started:.1f} s")
+    head = (
+        f"provider probe: {args.calls} honest calls per design, {args.refusals} refusals; "
+        f"load {os.getloadavg()[0]:.2f}, {time.perf_counter() - started:.1f} s"
+    )
     print(head[:WIDTH] + "\n")
     print(wrap(render(honest, hostile, args.windows)))
     return 0 if verdict(honest, hostile)[0] else 1

@@ -23,9 +23,9 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -38,6 +38,7 @@ OVERHEAD_TARGET = 0.05
 
 
 # ---- pure functions ------------------------------------------------------------------------------
+
 
 @dataclass
 class ScenarioCost:
@@ -57,7 +58,17 @@ class ScenarioCost:
         return self.overhead_s / self.wall_s if self.wall_s else 0.0
 
 
-HEADERS = ["scenario", "verdict", "calls", "wall s", "in container", "LLM s", "runner s", "runner share", "<=5 %"]
+HEADERS = [
+    "scenario",
+    "verdict",
+    "calls",
+    "wall s",
+    "in container",
+    "LLM s",
+    "runner s",
+    "runner share",
+    "<=5 %",
+]
 
 
 def row(name: str, verdict: str, costs: Sequence[ScenarioCost]) -> list[str]:
@@ -65,17 +76,26 @@ def row(name: str, verdict: str, costs: Sequence[ScenarioCost]) -> list[str]:
     wall, over = sum(c.wall_s for c in costs), sum(c.overhead_s for c in costs)
     share = over / wall if wall else 0.0
     seconds = [wall, sum(c.scenario_s for c in costs), sum(c.llm_s for c in costs), over]
-    return [name, verdict, str(sum(c.calls for c in costs)), *(f"{x:.1f}" for x in seconds), f"{100 * share:.1f} %",
-            "ok" if share <= OVERHEAD_TARGET else "MISS"]
+    return [
+        name,
+        verdict,
+        str(sum(c.calls for c in costs)),
+        *(f"{x:.1f}" for x in seconds),
+        f"{100 * share:.1f} %",
+        "ok" if share <= OVERHEAD_TARGET else "MISS",
+    ]
 
 
 def render(costs: Sequence[ScenarioCost]) -> str:
     rows = [row(c.name, c.verdict, [c]) for c in costs] + [row("all", "", costs)]
-    return (table(HEADERS, rows, width=110)
-            + "\n(wall: the CLI run; LLM: the agent's model calls, from the trace; runner: the rest of the wall)")
+    return (
+        table(HEADERS, rows, width=110)
+        + "\n(wall: the CLI run; LLM: the agent's model calls, from the trace; runner: the rest of the wall)"
+    )
 
 
 # ---- measuring -----------------------------------------------------------------------------------
+
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
@@ -92,7 +112,9 @@ def measure_one(server: RealModelServer, agent: str, name: str, work: Path) -> S
     if run.result.get("status") not in ("completed", "failed"):
         verdict += f" ({run.result.get('status')})"
     calls = llm_calls(run.out)
-    return ScenarioCost(name, verdict, len(calls), wall, float(run.result["timings"]["total_s"]), llm_seconds(calls))
+    return ScenarioCost(
+        name, verdict, len(calls), wall, float(run.result["timings"]["total_s"]), llm_seconds(calls)
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -114,9 +136,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"gaia2-runner real-model benchmark, --agent {args.agent}, model {server.model}, "
-          f"{time.strftime('%Y-%m-%d %H:%M')}: took {time.perf_counter() - t0:.0f} s\n{os.cpu_count()} cores; "
-          f"load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n")
+    print(
+        f"gaia2-runner real-model benchmark, --agent {args.agent}, model {server.model}, "
+        f"{time.strftime('%Y-%m-%d %H:%M')}: took {time.perf_counter() - t0:.0f} s\n{os.cpu_count()} cores; "
+        f"load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n"
+    )
     print(render(costs))
     return 0
 

@@ -34,9 +34,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import httpx
 
@@ -51,6 +52,7 @@ FLOOR_COMMAND = ["python3", "-m", "http.server"]  # + the adapter port
 
 # ---- pure functions (tests/e2e/test_bench_runner.py) ----------------------------------------------
 
+
 def rss_mb(status_text: str) -> float:
     """VmRSS from a /proc/<pid>/status text, in MB (no psutil on the host)."""
     for line in status_text.splitlines():
@@ -61,8 +63,7 @@ def rss_mb(status_text: str) -> float:
 
 def phase_medians(timings: Sequence[dict[str, Any]]) -> dict[str, float]:
     """The median of each phase and of the total over several runs' result.json timings."""
-    return {key: statistics.median(float(t.get(key) or 0.0) for t in timings)
-            for key in (*PHASES, "total_s")}
+    return {key: statistics.median(float(t.get(key) or 0.0) for t in timings) for key in (*PHASES, "total_s")}
 
 
 def pad_universe(doc: dict[str, Any], min_bytes: int = UNIVERSE_MIN_BYTES) -> dict[str, Any]:
@@ -78,8 +79,10 @@ def pad_universe(doc: dict[str, Any], min_bytes: int = UNIVERSE_MIN_BYTES) -> di
     person = next(c for c in people.values() if not c.get("is_user"))
     letter, oldest = inbox[-1], min(e["timestamp"] for e in inbox)
     rng = random.Random(0)
-    words = ("budget meeting travel invoice project report dinner weekend flight hotel review draft "
-             "schedule offsite family garden museum concert delivery order payment update").split()
+    words = (
+        "budget meeting travel invoice project report dinner weekend flight hotel review draft "
+        "schedule offsite family garden museum concert delivery order payment update"
+    ).split()
     definition = out["metadata"]["definition"]
     definition["scenario_id"] = f"{definition['scenario_id']}_universe"
     n = 0
@@ -87,15 +90,27 @@ def pad_universe(doc: dict[str, Any], min_bytes: int = UNIVERSE_MIN_BYTES) -> di
         for _ in range(250):
             n += 1
             first, last = rng.choice(words).title(), f"Padding{n}"
-            people[f"contact-pad-{n}"] = {**person, "contact_id": f"contact-pad-{n}", "first_name": first,
-                                          "last_name": last, "age": 20 + n % 50,
-                                          "phone": f"+33 6 {n // 10000:02d} {n % 10000:04d} 00",
-                                          "email": f"{first.lower()}.{last.lower()}@example.com",
-                                          "description": " ".join(rng.choices(words, k=12))}
-            inbox.append({**letter, "email_id": f"email-pad-{n}", "sender": f"{last.lower()}@example.com",
-                          "subject": " ".join(rng.choices(words, k=5)).capitalize(),
-                          "content": " ".join(rng.choices(words, k=60)), "timestamp": oldest - 60.0 * n,
-                          "is_read": True})
+            people[f"contact-pad-{n}"] = {
+                **person,
+                "contact_id": f"contact-pad-{n}",
+                "first_name": first,
+                "last_name": last,
+                "age": 20 + n % 50,
+                "phone": f"+33 6 {n // 10000:02d} {n % 10000:04d} 00",
+                "email": f"{first.lower()}.{last.lower()}@example.com",
+                "description": " ".join(rng.choices(words, k=12)),
+            }
+            inbox.append(
+                {
+                    **letter,
+                    "email_id": f"email-pad-{n}",
+                    "sender": f"{last.lower()}@example.com",
+                    "subject": " ".join(rng.choices(words, k=5)).capitalize(),
+                    "content": " ".join(rng.choices(words, k=60)),
+                    "timestamp": oldest - 60.0 * n,
+                    "is_read": True,
+                }
+            )
     return out
 
 
@@ -130,12 +145,24 @@ def check_targets(floor_s: float, small_s: float, universe_s: float, rss: dict[i
     first, last = rss[min(rss)], rss[max(rss)]
     change = (last - first) / first
     return [
-        Target("small oracle run <= 2 x floor + 1 s", f"{small_s:.2f} s", f"{2 * floor_s + 1:.2f} s",
-               small_s <= 2 * floor_s + 1),
-        Target("universe-scale <= small + 3 s", f"{universe_s:.2f} s", f"{small_s + 3:.2f} s",
-               universe_s <= small_s + 3),
-        Target(f"RSS flat +-10 % ({min(rss)} -> {max(rss)} runs)", f"{100 * change:+.1f} %", "+-10 %",
-               abs(change) <= 0.10),
+        Target(
+            "small oracle run <= 2 x floor + 1 s",
+            f"{small_s:.2f} s",
+            f"{2 * floor_s + 1:.2f} s",
+            small_s <= 2 * floor_s + 1,
+        ),
+        Target(
+            "universe-scale <= small + 3 s",
+            f"{universe_s:.2f} s",
+            f"{small_s + 3:.2f} s",
+            universe_s <= small_s + 3,
+        ),
+        Target(
+            f"RSS flat +-10 % ({min(rss)} -> {max(rss)} runs)",
+            f"{100 * change:+.1f} %",
+            "+-10 %",
+            abs(change) <= 0.10,
+        ),
     ]
 
 
@@ -146,7 +173,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int = WI
     widths[0] = min(widths[0], max(8, width - sum(widths[1:]) - 2 * (len(widths) - 1)))
     lines = []
     for row in cells:
-        first = row[0] if len(row[0]) <= widths[0] else row[0][:widths[0] - 1] + "…"
+        first = row[0] if len(row[0]) <= widths[0] else row[0][: widths[0] - 1] + "…"
         lines.append("  ".join([first.ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:], widths[1:]))]))
     return "\n".join(line.rstrip() for line in lines)
 
@@ -155,29 +182,64 @@ def render(m: Measured) -> str:
     """The report: phases against the floor, throughput, memory, targets."""
     floor = m.floor_s
     start, http = (statistics.median(x) for x in zip(*m.floor))
-    phase_rows = [["bare container (floor)", str(len(m.floor)), f"{start:.2f}", f"{http:.2f}", "-", "-",
-                   f"{floor:.2f}", "1.0"]]
+    phase_rows = [
+        [
+            "bare container (floor)",
+            str(len(m.floor)),
+            f"{start:.2f}",
+            f"{http:.2f}",
+            "-",
+            "-",
+            f"{floor:.2f}",
+            "1.0",
+        ]
+    ]
     for name, runs in ((m.small_name, m.small), (f"universe {m.universe_mb:.1f} MB", m.universe)):
         med = phase_medians(runs)
-        phase_rows.append([name, str(len(runs)), *(f"{med[k]:.2f}" for k in (*PHASES, "total_s")),
-                           f"{med['total_s'] / floor:.1f}"])
-    out = [table(["seconds, median", "runs", "start", "ready", "run", "collect", "total", "x floor"], phase_rows)
-           + "\n(each column is its own median; total also counts removing the container)"]
+        phase_rows.append(
+            [
+                name,
+                str(len(runs)),
+                *(f"{med[k]:.2f}" for k in (*PHASES, "total_s")),
+                f"{med['total_s'] / floor:.1f}",
+            ]
+        )
+    out = [
+        table(["seconds, median", "runs", "start", "ready", "run", "collect", "total", "x floor"], phase_rows)
+        + "\n(each column is its own median; total also counts removing the container)"
+    ]
     base = m.throughput[min(m.throughput)]
     rows = []
     for conc, (runs, wall) in sorted(m.throughput.items()):
         rate = 60 * runs / wall
-        rows.append([f"oracle, demo scenarios, concurrency {conc}", str(runs), f"{wall:.1f}", f"{rate:.1f}",
-                     f"{rate / (60 * base[0] / base[1]):.2f}"])
+        rows.append(
+            [
+                f"oracle, demo scenarios, concurrency {conc}",
+                str(runs),
+                f"{wall:.1f}",
+                f"{rate:.1f}",
+                f"{rate / (60 * base[0] / base[1]):.2f}",
+            ]
+        )
     out.append(table(["throughput", "runs", "wall s", "per min", "x c=1"], rows))
     first, last = min(m.rss), max(m.rss)
-    rows = [[f"runner RSS after {n} scenarios (concurrency 4)", f"{m.rss[n]:.1f}",
-             f"{m.rss[n] / m.rss[first]:.2f}"] for n in (first, last)]
+    rows = [
+        [
+            f"runner RSS after {n} scenarios (concurrency 4)",
+            f"{m.rss[n]:.1f}",
+            f"{m.rss[n] / m.rss[first]:.2f}",
+        ]
+        for n in (first, last)
+    ]
     out.append(table(["memory", "MB", f"x at {first}"], rows))
     small, universe = phase_medians(m.small)["total_s"], phase_medians(m.universe)["total_s"]
     targets = check_targets(floor, small, universe, m.rss)
-    out.append(table(["target", "measured", "limit", ""],
-                     [[t.name, t.measured, t.limit, "ok" if t.ok else "MISS"] for t in targets]))
+    out.append(
+        table(
+            ["target", "measured", "limit", ""],
+            [[t.name, t.measured, t.limit, "ok" if t.ok else "MISS"] for t in targets],
+        )
+    )
     if m.not_passed:
         shown = ", ".join(m.not_passed[:3]) + (", …" if len(m.not_passed) > 3 else "")
         out.append(f"warning: {len(m.not_passed)} run(s) did not pass: {shown}"[:WIDTH])
@@ -185,6 +247,7 @@ def render(m: Measured) -> str:
 
 
 # ---- measuring ----------------------------------------------------------------------------------
+
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
@@ -197,8 +260,9 @@ def measure_floor(backend: Any, image: str, reps: int) -> list[tuple[float, floa
     samples = []
     for i in range(reps + 1):
         t0 = time.perf_counter()
-        handle = backend.run_scenario_container(image, None, {}, f"bench-floor-{i}",
-                                                entrypoint=[*FLOOR_COMMAND, str(contract.ADAPTER_PORT)])
+        handle = backend.run_scenario_container(
+            image, None, {}, f"bench-floor-{i}", entrypoint=[*FLOOR_COMMAND, str(contract.ADAPTER_PORT)]
+        )
         t1 = time.perf_counter()
         try:
             with httpx.Client(timeout=1.0, trust_env=False) as client:
@@ -253,22 +317,31 @@ class Runner:
 
         self.count += 1
         out = self.work / f"plan{self.count}"
-        config = apply_overrides(RunConfig(), {
-            "dataset_root": DEMO_DIR, "provider": "oracle", "output_dir": out,
-            "concurrency": concurrency, "pass_at": pass_at, "engine": self.backend.engine})
+        config = apply_overrides(
+            RunConfig(),
+            {
+                "dataset_root": DEMO_DIR,
+                "provider": "oracle",
+                "output_dir": out,
+                "concurrency": concurrency,
+                "pass_at": pass_at,
+                "engine": self.backend.engine,
+            },
+        )
         plan = plan_run(config, command="bench", fresh=True, refs=refs)
         with open(os.devnull, "w") as sink:
             display = DatasetProgress(Console(file=sink, width=WIDTH))
             observer = Observers([display, RunnerLog(out, "bench", Scrubber()), IndexRefresher(out), extra])
             outcome = run_plan(plan, backend=self.backend, observer=observer)
-        self.not_passed += [f"{r['scenario_id']}: {r.get('status')}" for r in outcome.records
-                            if r.get("success") is not True]
+        self.not_passed += [
+            f"{r['scenario_id']}: {r.get('status')}" for r in outcome.records if r.get("success") is not True
+        ]
         return outcome.records
 
 
 def measure(args: argparse.Namespace, work: Path) -> Measured:
-    from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ensure_images
     from gaia2_runner.sandbox.backend import Sandbox
+    from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ensure_images
     from gaia2_runner.targets.resolve import scenario_ref
 
     quick = args.quick
@@ -301,8 +374,16 @@ def measure(args: argparse.Namespace, work: Path) -> Measured:
         log(f"memory: {math.ceil(last / len(demos)) * len(demos)} runs at concurrency 4 …")
         sampler = RssSampler((first, last))
         runner.run([scenario_ref(p, None) for p in demos], 4, math.ceil(last / len(demos)), sampler)
-    return Measured(floor, small, universe, small_ref.scenario_id, universe_path.stat().st_size / 1e6,
-                    throughput, sampler.samples, runner.not_passed)
+    return Measured(
+        floor,
+        small,
+        universe,
+        small_ref.scenario_id,
+        universe_path.stat().st_size / 1e6,
+        throughput,
+        sampler.samples,
+        runner.not_passed,
+    )
 
 
 def engine_list(text: str) -> list[str]:
@@ -318,10 +399,16 @@ def engine_list(text: str) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions; RSS at 10 and 30 scenarios")
-    parser.add_argument("--universe", type=Path, help="a universe-scale scenario file (default: a padded demo)")
+    parser.add_argument(
+        "--universe", type=Path, help="a universe-scale scenario file (default: a padded demo)"
+    )
     parser.add_argument("--keep", type=Path, help="write the runs here and keep them")
-    parser.add_argument("--engines", type=engine_list, metavar="LIST",
-                        help="compare these engines' per-scenario overhead side by side (e.g. podman,docker)")
+    parser.add_argument(
+        "--engines",
+        type=engine_list,
+        metavar="LIST",
+        help="compare these engines' per-scenario overhead side by side (e.g. podman,docker)",
+    )
     args = parser.parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-runner-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -329,6 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.engines:
             from bench_engines import compare
+
             report = compare(args.engines, work, args.quick)
         else:
             report = render(measure(args, work))
@@ -336,9 +424,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     mode = "quick" if args.quick else "full"
-    print(f"gaia2-runner benchmark ({mode}), {time.strftime('%Y-%m-%d %H:%M')}: took "
-          f"{time.perf_counter() - t0:.0f} s\n{os.cpu_count()} cores; load average {load0:.1f} at the "
-          f"start, {os.getloadavg()[0]:.1f} at the end\n")
+    print(
+        f"gaia2-runner benchmark ({mode}), {time.strftime('%Y-%m-%d %H:%M')}: took "
+        f"{time.perf_counter() - t0:.0f} s\n{os.cpu_count()} cores; load average {load0:.1f} at the "
+        f"start, {os.getloadavg()[0]:.1f} at the end\n"
+    )
     print(report)
     return 0
 

@@ -26,10 +26,25 @@ def main() -> int:
     args = parser.parse_args()
     peaks = {}
     with tempfile.TemporaryDirectory(prefix="bench-runner-memory-") as tmp:
-        for name, extra in (("quiet", []), ("loud", ["--env", f"GAIA2_AGENT_COMMAND={python_command(PRINTER.format(mb=args.mb))}"])):
+        for name, extra in (
+            ("quiet", []),
+            ("loud", ["--env", f"GAIA2_AGENT_COMMAND={python_command(PRINTER.format(mb=args.mb))}"]),
+        ):
             out = Path(tmp) / name
-            proc, peaks[name] = run_cli(["run", "--agent", "oracle", "--scenario", str(SCENARIO), "--output-dir", str(out),
-                                         "--no-preflight", *extra], Path(tmp) / f"{name}.rss")
+            proc, peaks[name] = run_cli(
+                [
+                    "run",
+                    "--agent",
+                    "oracle",
+                    "--scenario",
+                    str(SCENARIO),
+                    "--output-dir",
+                    str(out),
+                    "--no-preflight",
+                    *extra,
+                ],
+                Path(tmp) / f"{name}.rss",
+            )
             print(f"{name:>6}: exit {proc.returncode}, runner peak RSS {peaks[name] / MiB:.0f} MiB")
     print(f" ratio: {peaks['loud'] / peaks['quiet']:.2f} (loud agent printed {args.mb} MiB)")
     return 0

@@ -19,9 +19,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from viewer_synth import dataset_tree
-
 from gaia2_runner.viewer import Site
+from viewer_synth import dataset_tree
 
 
 def main() -> int:
@@ -34,14 +33,18 @@ def main() -> int:
         t0 = time.perf_counter()
         dirs = dataset_tree(root, args.scenarios, splits=("search", "time", "execution"), n_calls=(2, 6))
         trace_mb = sum((d / "trace.jsonl").stat().st_size for d in dirs) / 1e6
-        print(f"synthetic tree: {len(dirs)} scenarios, {trace_mb:.1f} MB of trace.jsonl, built in {time.perf_counter() - t0:.1f}s")
+        print(
+            f"synthetic tree: {len(dirs)} scenarios, {trace_mb:.1f} MB of trace.jsonl, built in {time.perf_counter() - t0:.1f}s"
+        )
 
         t0 = time.perf_counter()
         site = Site(root)
         site.refresh()
         full = time.perf_counter() - t0
         html_mb = sum((d / "trace.html").stat().st_size for d in dirs) / 1e6
-        print(f"full view:            {full:6.2f} s  ({1000 * full / len(dirs):.1f} ms/scenario, {html_mb:.1f} MB of trace.html)")
+        print(
+            f"full view:            {full:6.2f} s  ({1000 * full / len(dirs):.1f} ms/scenario, {html_mb:.1f} MB of trace.html)"
+        )
 
         changed = dirs[len(dirs) // 2]
         times = []
@@ -57,15 +60,19 @@ def main() -> int:
         site.refresh([changed / "result.json"])
         _, heap_peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        print(f"serve, one changed:   {1000 * min(times):6.1f} ms best / {1000 * sorted(times)[2]:.1f} ms median "
-              f"(pages written: {len(written)})")
+        print(
+            f"serve, one changed:   {1000 * min(times):6.1f} ms best / {1000 * sorted(times)[2]:.1f} ms median "
+            f"(pages written: {len(written)})"
+        )
 
         t0 = time.perf_counter()
         Site(root).refresh()  # what regenerate_index costs in a new process: stat everything, re-read nothing
         print(f"regenerate_index, fresh process, nothing changed: {time.perf_counter() - t0:6.2f} s")
 
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"peak memory:          {rss_mb:6.0f} MB RSS (process), {heap_peak / 1e6:.0f} MB Python heap peak during one serve refresh")
+        print(
+            f"peak memory:          {rss_mb:6.0f} MB RSS (process), {heap_peak / 1e6:.0f} MB Python heap peak during one serve refresh"
+        )
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)

@@ -50,7 +50,9 @@ def report(root: Path) -> str:
         return f"{root}: no result.json"
     lines = [f"{root}: {len(docs)} runs, concurrency {concurrency(root)}"]
     for phase in PHASES:
-        values = [float(d["timings"][phase]) for d in docs if isinstance(d["timings"].get(phase), (int, float))]
+        values = [
+            float(d["timings"][phase]) for d in docs if isinstance(d["timings"].get(phase), (int, float))
+        ]
         if values:
             lines.append(f"  {phase:<10} mean {statistics.mean(values):7.1f} s   p90 {p90(values):7.1f} s")
     try:

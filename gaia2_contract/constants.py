@@ -110,8 +110,15 @@ DAEMON_LOG_FILE = "daemon.log"
 AGENT_LOG_FILE = "agent.log"
 ARE_TRACE_FILE = "are_trace.json.gz"  # ARE's own trace dump of the run (its exporter, "hf" format), gzipped
 REJUDGE_FILE = "rejudged.json"  # written by `entrypoint rejudge`: ARE's verdict from a saved trace
-OUTPUT_FILES = (EVENTS_FILE, STATUS_FILE, AGENT_RESPONSE_FILE, TRACE_FILE, DAEMON_LOG_FILE, AGENT_LOG_FILE,
-                ARE_TRACE_FILE)
+OUTPUT_FILES = (
+    EVENTS_FILE,
+    STATUS_FILE,
+    AGENT_RESPONSE_FILE,
+    TRACE_FILE,
+    DAEMON_LOG_FILE,
+    AGENT_LOG_FILE,
+    ARE_TRACE_FILE,
+)
 
 # Written by a runtime into its $HOME (AGENT_DIR), not OUTPUT_DIR: one line saying why it gave up,
 # which the daemon appends to the error of the run.

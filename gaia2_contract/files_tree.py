@@ -59,8 +59,10 @@ def _walk(app: str, node: dict[str, Any], parts: list[str], needed: set[str]) ->
             continue
         name = child.get("name")
         if not isinstance(name, str) or not safe_part(name):
-            raise FileTreeError(f"{app}: file tree entry {str(name)[:80]!r} under /{'/'.join(parts)} "
-                                "is not a plain name: refused")
+            raise FileTreeError(
+                f"{app}: file tree entry {str(name)[:80]!r} under /{'/'.join(parts)} "
+                "is not a plain name: refused"
+            )
         kind = child.get("type")
         if kind == "directory":
             _walk(app, child, [*parts, name], needed)
@@ -68,11 +70,15 @@ def _walk(app: str, node: dict[str, Any], parts: list[str], needed: set[str]) ->
             expected = "/".join([DEMO_FS_DIR, *parts, name])
             real = child.get("real_path")
             if not isinstance(real, str) or not safe_relative(real):
-                raise FileTreeError(f"{app}: real_path {str(real)[:120]!r} of /{'/'.join([*parts, name])} "
-                                    "leaves the data directory: refused")
+                raise FileTreeError(
+                    f"{app}: real_path {str(real)[:120]!r} of /{'/'.join([*parts, name])} "
+                    "leaves the data directory: refused"
+                )
             if real != expected:
-                raise FileTreeError(f"{app}: real_path {real!r} of /{'/'.join([*parts, name])} is not "
-                                    f"where ARE reads that file ({expected}): refused")
+                raise FileTreeError(
+                    f"{app}: real_path {real!r} of /{'/'.join([*parts, name])} is not "
+                    f"where ARE reads that file ({expected}): refused"
+                )
             needed.add(real)
 
 
@@ -102,7 +108,11 @@ def missing_files(root: Path, paths: list[str] | tuple[str, ...]) -> list[str]:
 
 
 def describe_missing(root: Path | str, missing: list[str], total: int) -> str:
-    """"N of M file(s) ... are missing from the file data directory ROOT: a, b and K more"."""
-    shown = ", ".join(missing[:MAX_LISTED]) + (f" and {len(missing) - MAX_LISTED} more" if len(missing) > MAX_LISTED else "")
-    return (f"{len(missing)} of {total} file(s) the Files app needs are missing from the file data "
-            f"directory {root}: {shown}")
+    """ "N of M file(s) ... are missing from the file data directory ROOT: a, b and K more"."""
+    shown = ", ".join(missing[:MAX_LISTED]) + (
+        f" and {len(missing) - MAX_LISTED} more" if len(missing) > MAX_LISTED else ""
+    )
+    return (
+        f"{len(missing)} of {total} file(s) the Files app needs are missing from the file data "
+        f"directory {root}: {shown}"
+    )

@@ -8,9 +8,10 @@ reply is, files and environment: `turn_fields`). docs/reference/agents.md docume
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from gaia2_contract import providers
 
@@ -59,7 +60,8 @@ def image_fields(doc: Mapping[str, Any], path: Path) -> ImageFields:
     names = doc.get("providers")
     checks = {
         "name": doc.get("name") == name,
-        "package": isinstance(doc.get("package"), str) and doc["package"].partition(":")[0] in PACKAGE_SOURCES,
+        "package": isinstance(doc.get("package"), str)
+        and doc["package"].partition(":")[0] in PACKAGE_SOURCES,
         "version": isinstance(doc.get("version"), str) and bool(doc["version"]),
         "base": doc.get("base") in BASES,
         "wire": doc.get("wire") in WIRES,
@@ -67,9 +69,18 @@ def image_fields(doc: Mapping[str, Any], path: Path) -> ImageFields:
     }
     bad = [key for key, ok in checks.items() if not ok]
     if bad:
-        raise ProfileError(f"{path}: invalid {', '.join(bad)} (docs/reference/agents.md lists the profile fields)")
-    return ImageFields(name, str(doc.get("title") or name), doc["package"], doc["version"], doc["base"],
-                       doc["wire"], tuple(names))
+        raise ProfileError(
+            f"{path}: invalid {', '.join(bad)} (docs/reference/agents.md lists the profile fields)"
+        )
+    return ImageFields(
+        name,
+        str(doc.get("title") or name),
+        doc["package"],
+        doc["version"],
+        doc["base"],
+        doc["wire"],
+        tuple(names),
+    )
 
 
 @dataclass(frozen=True)
@@ -124,7 +135,9 @@ def turn_fields(doc: Mapping[str, Any], path: Path) -> Profile:
     return Profile(
         name=str(doc.get("name") or Path(path).parent.name),
         first_turn=_strings(doc, "first_turn", path),
-        next_turn=_strings(doc, "next_turn", path) if "next_turn" in doc else _strings(doc, "first_turn", path),
+        next_turn=_strings(doc, "next_turn", path)
+        if "next_turn" in doc
+        else _strings(doc, "first_turn", path),
         reply=reply,
         instructions_file=str(doc.get("instructions_file") or ""),
         turn_timeout_s=float(doc.get("turn_timeout_s", DEFAULT_TURN_TIMEOUT_S)),

@@ -12,5 +12,9 @@ OPENROUTER = "openrouter"
 
 KNOWN = (ORACLE, OPENAI, OPENAI_COMPAT, ANTHROPIC, GEMINI, OPENROUTER)
 MODELS = KNOWN[1:]  # the providers of a model: the judge's, the built-in LLM agent's, a harness's
-CHAT_COMPLETIONS = (OPENAI_COMPAT, OPENAI, OPENROUTER)  # every one speaks OpenAI Chat Completions; the first is the default
+CHAT_COMPLETIONS = (
+    OPENAI_COMPAT,
+    OPENAI,
+    OPENROUTER,
+)  # every one speaks OpenAI Chat Completions; the first is the default
 DEFAULT = OPENAI  # of the built-in LLM agent and the judge when none is named

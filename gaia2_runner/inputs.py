@@ -35,7 +35,9 @@ def read_bytes(path: Path, what: str, limit: int = MAX_TEXT_BYTES) -> bytes:
             raise Gaia2Error(f"{what} {path} is not a regular file: pass a file, not a directory")
         size = path.stat().st_size
         if size > limit:
-            raise Gaia2Error(f"{what} {path} is {size} bytes, more than the {limit} allowed: is it the right file?")
+            raise Gaia2Error(
+                f"{what} {path} is {size} bytes, more than the {limit} allowed: is it the right file?"
+            )
         return path.read_bytes()
     except OSError as exc:
         raise Gaia2Error(f"cannot read {what} {path}: {exc.strerror or exc}") from None
@@ -48,8 +50,9 @@ def decode_text(raw: bytes, path: Path, what: str, expected: str) -> str:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise Gaia2Error(f"{what} {path} is not UTF-8 (bad byte at offset {exc.start}): "
-                         f"save it as UTF-8 {expected}") from None
+        raise Gaia2Error(
+            f"{what} {path} is not UTF-8 (bad byte at offset {exc.start}): save it as UTF-8 {expected}"
+        ) from None
     if "\0" in text:
         raise Gaia2Error(f"{what} {path} holds NUL bytes: it is binary, not {expected}")
     return text
@@ -68,8 +71,9 @@ def parse_json(text: str, path: Path, what: str) -> Any:
     try:
         return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise Gaia2Error(f"{what} {path} is not valid JSON: {exc.msg} at line {exc.lineno}, "
-                         f"column {exc.colno}") from None
+        raise Gaia2Error(
+            f"{what} {path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
     except RecursionError:
         raise Gaia2Error(f"{what} {path} nests JSON too deeply: is it the right file?") from None
     except ValueError as exc:  # NaN/Infinity, or an integer too long to convert

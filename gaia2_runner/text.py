@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -22,10 +22,10 @@ def safe_name(text: str) -> str:
 
 def now_iso() -> str:
     """UTC time in ISO 8601, to the second: what every file of ours records."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-_CONTROL = {c: f"\\x{c:02x}" for c in list(range(0x20)) + [0x7f] if c not in (0x09,)}
+_CONTROL = {c: f"\\x{c:02x}" for c in list(range(0x20)) + [0x7F] if c not in (0x09,)}
 
 
 def printable(text: str) -> str:

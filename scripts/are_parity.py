@@ -56,18 +56,32 @@ STOPPED = "are_parity: stopped after"  # the line the script adds to ARE's log w
 def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, help="model name the server answers to")
-    parser.add_argument("--base-url", required=True, help="OpenAI-compatible base URL as this machine reaches it")
+    parser.add_argument(
+        "--base-url", required=True, help="OpenAI-compatible base URL as this machine reaches it"
+    )
     parser.add_argument("--api-key-env", help="variable holding the key (default: a keyless server)")
     parser.add_argument("--judge-model", help="judge model (default: --model)")
-    parser.add_argument("--judge-base-url", help="judge base URL as this machine reaches it (default: --base-url)")
-    parser.add_argument("--scenarios", nargs="+", type=Path,
-                        default=sorted((REPO / "examples" / "scenarios").glob("*.json")))
+    parser.add_argument(
+        "--judge-base-url", help="judge base URL as this machine reaches it (default: --base-url)"
+    )
+    parser.add_argument(
+        "--scenarios", nargs="+", type=Path, default=sorted((REPO / "examples" / "scenarios").glob("*.json"))
+    )
     parser.add_argument("--output-dir", type=Path, default=REPO / "out" / "are-parity")
-    parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per scenario, both sides")
-    parser.add_argument("--report-only", action="store_true",
-                        help="no runs: the report of the runs already in --output-dir (same --scenarios)")
-    parser.add_argument("--are-grace", type=int, default=ARE_GRACE_S,
-                        help="seconds ARE's run gets beyond --timeout before its container is stopped (no verdict)")
+    parser.add_argument(
+        "--timeout", type=int, default=DEFAULT_TIMEOUT_S, help="seconds per scenario, both sides"
+    )
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="no runs: the report of the runs already in --output-dir (same --scenarios)",
+    )
+    parser.add_argument(
+        "--are-grace",
+        type=int,
+        default=ARE_GRACE_S,
+        help="seconds ARE's run gets beyond --timeout before its container is stopped (no verdict)",
+    )
     args = parser.parse_args(argv)
     args.judge_model = args.judge_model or args.model
     args.base_url = host_side(args.base_url)
@@ -107,19 +121,64 @@ def run_are(args: argparse.Namespace, data: Path, out: Path, agent_url: str, jud
     out.mkdir(parents=True, exist_ok=True)
     network = f"{NETWORK_MODE}:{','.join(NETWORK_OPTIONS.get(NETWORK_MODE, []))}".rstrip(":")
     name = f"gaia2-are-parity-{os.getpid()}-{data.name}"[:120]
-    command = ["podman", "run", "--rm", "--name", name, "--network", network, "--entrypoint", ARE_CLI, "-e", KEY_VARIABLE,
-               "-v", f"{data}:/data:ro", "-v", f"{out}:/out", RUNTIME_BASE_IMAGE,
-               "run", "--dataset_path", "/data", "--config", CONFIG, "--agent", "default",
-               "--model", LITELLM_PREFIX + args.model, "--provider", ARE_PROVIDER, "--endpoint", agent_url,
-               "--judge_model", LITELLM_PREFIX + args.judge_model, "--judge_provider", ARE_PROVIDER,
-               "--judge_endpoint", judge_url, "--num_runs", "1", "--max_concurrent_scenarios", "1",
-               "--scenario_timeout", str(args.timeout), "--output_dir", "/out", "--trace_dump_format", "lite"]
+    command = [
+        "podman",
+        "run",
+        "--rm",
+        "--name",
+        name,
+        "--network",
+        network,
+        "--entrypoint",
+        ARE_CLI,
+        "-e",
+        KEY_VARIABLE,
+        "-v",
+        f"{data}:/data:ro",
+        "-v",
+        f"{out}:/out",
+        RUNTIME_BASE_IMAGE,
+        "run",
+        "--dataset_path",
+        "/data",
+        "--config",
+        CONFIG,
+        "--agent",
+        "default",
+        "--model",
+        LITELLM_PREFIX + args.model,
+        "--provider",
+        ARE_PROVIDER,
+        "--endpoint",
+        agent_url,
+        "--judge_model",
+        LITELLM_PREFIX + args.judge_model,
+        "--judge_provider",
+        ARE_PROVIDER,
+        "--judge_endpoint",
+        judge_url,
+        "--num_runs",
+        "1",
+        "--max_concurrent_scenarios",
+        "1",
+        "--scenario_timeout",
+        str(args.timeout),
+        "--output_dir",
+        "/out",
+        "--trace_dump_format",
+        "lite",
+    ]
     key = os.environ.get(args.api_key_env) if args.api_key_env else NO_KEY
     limit = args.timeout + args.are_grace  # ARE_GRACE_S says why
     with (out / ARE_LOG).open("w") as log:
         try:
-            subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, KEY_VARIABLE: key},
-                           timeout=limit)
+            subprocess.run(
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, KEY_VARIABLE: key},
+                timeout=limit,
+            )
         except subprocess.TimeoutExpired:
             subprocess.run(["podman", "stop", "-t", "5", name], capture_output=True)
             log.write(f"\n{STOPPED} {limit} s\n")
@@ -135,20 +194,51 @@ def are_verdict(out: Path) -> tuple[str, str]:
             return "ERROR", str(meta.get("exception_type") or "an exception")
         return ("PASS" if json.loads(line).get("score") == 1.0 else "FAIL"), f"status {meta.get('status')}"
     log = out / ARE_LOG
-    stopped = [line for line in log.read_text(errors="replace").splitlines() if line.startswith(STOPPED)] \
-        if log.is_file() else []
+    stopped = (
+        [line for line in log.read_text(errors="replace").splitlines() if line.startswith(STOPPED)]
+        if log.is_file()
+        else []
+    )
     return "-", (stopped[-1].removeprefix("are_parity: ") if stopped else f"no {ARE_RESULTS}")
 
 
 def run_runner(args: argparse.Namespace, data: Path, out: Path, agent_url: str, judge_url: str) -> None:
     """The runner with `--agent are-default` on one scenario. No preflight: ARE sends no probe, and
     the conversation is the agent's alone."""
-    keyed = ["--api-key-env", args.api_key_env, "--judge-api-key-env", args.api_key_env] if args.api_key_env else []
-    command = [sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root", str(data / CONFIG),
-               "--agent", "are-default", "--model", args.model, "--base-url", agent_url,
-               "--judge-provider", "openai-compat", "--judge-model", args.judge_model,
-               "--judge-base-url", judge_url, *keyed, "--concurrency", "1", "--no-preflight",
-               "--timeout", str(args.timeout), "--output-dir", str(out), "--overwrite"]
+    keyed = (
+        ["--api-key-env", args.api_key_env, "--judge-api-key-env", args.api_key_env]
+        if args.api_key_env
+        else []
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "gaia2_runner.cli",
+        "run-dataset",
+        "--dataset-root",
+        str(data / CONFIG),
+        "--agent",
+        "are-default",
+        "--model",
+        args.model,
+        "--base-url",
+        agent_url,
+        "--judge-provider",
+        "openai-compat",
+        "--judge-model",
+        args.judge_model,
+        "--judge-base-url",
+        judge_url,
+        *keyed,
+        "--concurrency",
+        "1",
+        "--no-preflight",
+        "--timeout",
+        str(args.timeout),
+        "--output-dir",
+        str(out),
+        "--overwrite",
+    ]
     out.parent.mkdir(parents=True, exist_ok=True)
     with (out.parent / f"{out.name}.log").open("w") as log:
         subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
@@ -160,14 +250,18 @@ def runner_verdict(out: Path) -> tuple[str, str]:
     for line in results.read_text(encoding="utf-8").splitlines() if results.is_file() else []:
         row = json.loads(line)
         success = row.get("success")
-        return ("ERROR" if success is None else ("PASS" if success else "FAIL")), f"status {row.get('status')}"
+        return (
+            "ERROR" if success is None else ("PASS" if success else "FAIL")
+        ), f"status {row.get('status')}"
     return "-", "no results.jsonl"
 
 
 def run_all(args: argparse.Namespace, root: Path, staged: dict[str, Path]) -> None:
     """Both sides on every scenario, through the proxy, which records into `root/recordings`."""
     upstream = {"agent": args.base_url, "judge": args.judge_base_url}
-    routes = {f"{side}-{i}-{role}": upstream[role] for i in range(len(staged)) for side in SIDES for role in ROLES}
+    routes = {
+        f"{side}-{i}-{role}": upstream[role] for i in range(len(staged)) for side in SIDES for role in ROLES
+    }
     proxy = RecordingProxy(routes, root / "recordings")
     proxy.start()
     try:
@@ -177,8 +271,11 @@ def run_all(args: argparse.Namespace, root: Path, staged: dict[str, Path]) -> No
                 agent, judge = (proxy.base_url(f"{side}-{i}-{role}", HOST_GATEWAY) for role in ROLES)
                 run(args, data, root / side / scenario_id, agent, judge)
                 if aborted := proxy.abort(f"{side}-{i}-"):
-                    print(f"  {aborted} request(s) still in flight aborted (llama-server cancels them)",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"  {aborted} request(s) still in flight aborted (llama-server cancels them)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     finally:
         proxy.stop()
 
@@ -194,13 +291,19 @@ def main(argv: list[str] | None = None) -> int:
         run_all(args, root, staged)
     comparisons = []
     for i, scenario_id in enumerate(staged):
-        sides = {side: Side(*verdict(root / side / scenario_id),
-                            model_calls(read_recording(root / "recordings" / f"{side}-{i}-agent.jsonl")))
-                 for side, verdict in (("are", are_verdict), ("runner", runner_verdict))}
+        sides = {
+            side: Side(
+                *verdict(root / side / scenario_id),
+                model_calls(read_recording(root / "recordings" / f"{side}-{i}-agent.jsonl")),
+            )
+            for side, verdict in (("are", are_verdict), ("runner", runner_verdict))
+        }
         comparisons.append(compare(scenario_id, sides["are"], sides["runner"]))
     print(render(comparisons))
-    print(f"recordings: {root / 'recordings'}\nlogs: {root / 'are'}/*/{ARE_LOG}, {root / 'runner'}/*.log",
-          file=sys.stderr)
+    print(
+        f"recordings: {root / 'recordings'}\nlogs: {root / 'are'}/*/{ARE_LOG}, {root / 'runner'}/*.log",
+        file=sys.stderr,
+    )
     complete = all(c.are.verdict in VERDICTS and c.runner.verdict in VERDICTS for c in comparisons)
     return 0 if complete else 1
 

@@ -22,8 +22,21 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 UPSTREAM_TIMEOUT_S = 1800  # longer than any client waits (LiteLLM: 600 s): the client decides
-HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-                        "trailers", "transfer-encoding", "upgrade", "host", "content-length"})
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+    }
+)
 NOT_FORWARDED = HOP_BY_HOP | {"accept-encoding"}  # a compressed answer would be recorded unreadable
 CHUNK = 65536
 
@@ -56,13 +69,17 @@ class RecordingProxy:
     """`routes` maps a tag to its upstream base URL (`http://127.0.0.1:8080/v1`); `start()` serves in
     a daemon thread. A client reaches a route at `base_url(tag, host)`."""
 
-    def __init__(self, routes: dict[str, str], record_dir: Path, host: str = "0.0.0.0", port: int = 0) -> None:
+    def __init__(
+        self, routes: dict[str, str], record_dir: Path, host: str = "0.0.0.0", port: int = 0
+    ) -> None:
         self.routes = dict(routes)
         self.record_dir = record_dir
         self.record_dir.mkdir(parents=True, exist_ok=True)
         self.exchanges: dict[str, list[Exchange]] = {tag: [] for tag in routes}
         self._lock = threading.Lock()
-        self._inflight: dict[int, tuple[str, http.client.HTTPConnection]] = {}  # id(exchange): (tag, upstream)
+        self._inflight: dict[
+            int, tuple[str, http.client.HTTPConnection]
+        ] = {}  # id(exchange): (tag, upstream)
         self._aborted: set[int] = set()
         handler = type("Handler", (_Handler,), {"proxy": self})
         self.httpd = ThreadingHTTPServer((host, port), handler)
@@ -84,7 +101,9 @@ class RecordingProxy:
         nobody will read; a one-slot server would go on computing them while the next side waits,
         and llama-server cancels a request whose connection closes."""
         with self._lock:
-            victims = {key: connection for key, (tag, connection) in self._inflight.items() if tag.startswith(prefix)}
+            victims = {
+                key: connection for key, (tag, connection) in self._inflight.items() if tag.startswith(prefix)
+            }
             self._aborted |= set(victims)
         for connection in victims.values():
             try:
@@ -154,14 +173,20 @@ class _Handler(BaseHTTPRequestHandler):
         target = urlsplit(upstream)
         exchange = Exchange(self.command, "/" + rest, body.decode("utf-8", "surrogateescape"))
         started = time.monotonic()
-        connection_class = http.client.HTTPSConnection if target.scheme == "https" else http.client.HTTPConnection
+        connection_class = (
+            http.client.HTTPSConnection if target.scheme == "https" else http.client.HTTPConnection
+        )
         connection = connection_class(target.netloc, timeout=UPSTREAM_TIMEOUT_S)
         received = bytearray()
         self.proxy._track(id(exchange), tag, connection)
         try:
             headers = {k: v for k, v in self.headers.items() if k.lower() not in NOT_FORWARDED}
-            connection.request(self.command, exchange.path, body=body, headers={**headers, "Host": target.netloc,
-                                                                               "Content-Length": str(len(body))})
+            connection.request(
+                self.command,
+                exchange.path,
+                body=body,
+                headers={**headers, "Host": target.netloc, "Content-Length": str(len(body))},
+            )
             answer = connection.getresponse()
             exchange.status = answer.status
             self._relay(answer, received)

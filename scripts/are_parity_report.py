@@ -20,20 +20,34 @@ from are_parity_proxy import Exchange
 WIDTH = 80
 CHAT_CALL = "/chat/completions"  # model calls; any other path (a model list) is no part of the conversation
 ANSWER_IGNORED = ("id", "created", "usage", "timings", "system_fingerprint")  # differ on every call
-NOTES = ("Requests compare as JSON, key order and whitespace canonicalised (the first\n"
-         "one also byte for byte). Answers compare by what the agent reads: the status\n"
-         "and the choices (a stream's text joined), without the per-call id, created,\n"
-         "usage, timings and system_fingerprint. same: identical request/answer pairs\n"
-         "before the conversations diverge; calls: model calls of are-benchmark/runner\n"
-         "(a request re-sent unchanged, a client's retry, counts once, with its last\n"
-         "answer); ERROR: no verdict; -: no result.")
+NOTES = (
+    "Requests compare as JSON, key order and whitespace canonicalised (the first\n"
+    "one also byte for byte). Answers compare by what the agent reads: the status\n"
+    "and the choices (a stream's text joined), without the per-call id, created,\n"
+    "usage, timings and system_fingerprint. same: identical request/answer pairs\n"
+    "before the conversations diverge; calls: model calls of are-benchmark/runner\n"
+    "(a request re-sent unchanged, a client's retry, counts once, with its last\n"
+    "answer); ERROR: no verdict; -: no result."
+)
 TOKEN = re.compile(r"\w+|[^\w\s]")
 # ARE's default agent's history sections (base_agent.py DEFAULT_STEP_2_MESSAGE), as the model reads them.
-SECTION = re.compile(r"\[OUTPUT OF STEP \d+\] (Observation|ERROR):|(User messages updates):|"
-                     r"(Environment notifications updates):|(\[TASK\]):")
-SECTION_NAMES = {"Observation": "tool output", "ERROR": "tool error", "User messages updates": "user message",
-                 "Environment notifications updates": "notification", "[TASK]": "task"}
-ROLE_NAMES = {"system": "system prompt", "assistant": "model reply", "user": "user text", "tool": "tool output"}
+SECTION = re.compile(
+    r"\[OUTPUT OF STEP \d+\] (Observation|ERROR):|(User messages updates):|"
+    r"(Environment notifications updates):|(\[TASK\]):"
+)
+SECTION_NAMES = {
+    "Observation": "tool output",
+    "ERROR": "tool error",
+    "User messages updates": "user message",
+    "Environment notifications updates": "notification",
+    "[TASK]": "task",
+}
+ROLE_NAMES = {
+    "system": "system prompt",
+    "assistant": "model reply",
+    "user": "user text",
+    "tool": "tool output",
+}
 TOOL_SECTIONS = ("tool output", "tool error", "notification")
 DIFF_LINES = 14
 CONTEXT_CHARS = 20
@@ -97,7 +111,9 @@ def answer_text(exchange: Exchange) -> str:
         return answer["stream"]
     choices = answer.get("choices") or [{}]
     message = choices[0].get("message") or {} if isinstance(choices[0], dict) else {}
-    return str(message.get("content") or "") + (json.dumps(message["tool_calls"]) if message.get("tool_calls") else "")
+    return str(message.get("content") or "") + (
+        json.dumps(message["tool_calls"]) if message.get("tool_calls") else ""
+    )
 
 
 def first_token_difference(a: str, b: str) -> tuple[int, str, int, str] | None:
@@ -108,8 +124,12 @@ def first_token_difference(a: str, b: str) -> tuple[int, str, int, str] | None:
         if x is None and y is None:
             return None
         if x is None or y is None or x.group() != y.group():
-            return (x.start() if x else len(a), x.group() if x else "(end)",
-                    y.start() if y else len(b), y.group() if y else "(end)")
+            return (
+                x.start() if x else len(a),
+                x.group() if x else "(end)",
+                y.start() if y else len(b),
+                y.group() if y else "(end)",
+            )
 
 
 def _text(message: Any) -> str:
@@ -125,8 +145,10 @@ def _section(text: str, position: int, role: str) -> str:
 
 
 def _is_id(token: str) -> bool:
-    return len(token) >= 8 and (re.fullmatch(r"[0-9a-f]+", token) is not None
-                                or (re.search(r"\d", token) is not None and re.search(r"[A-Za-z]", token) is not None))
+    return len(token) >= 8 and (
+        re.fullmatch(r"[0-9a-f]+", token) is not None
+        or (re.search(r"\d", token) is not None and re.search(r"[A-Za-z]", token) is not None)
+    )
 
 
 def _classify(section: str, a: str, b: str) -> str:
@@ -138,8 +160,8 @@ def _classify(section: str, a: str, b: str) -> str:
 
 
 def _show(text: str, position: int, token: str) -> str:
-    before = text[max(0, position - CONTEXT_CHARS):position].replace("\n", "\\n")[-CONTEXT_CHARS:]
-    token = token if len(token) <= TOKEN_CHARS else token[:TOKEN_CHARS - 1] + "…"
+    before = text[max(0, position - CONTEXT_CHARS) : position].replace("\n", "\\n")[-CONTEXT_CHARS:]
+    token = token if len(token) <= TOKEN_CHARS else token[: TOKEN_CHARS - 1] + "…"
     return f"…{before}«{token}»"
 
 
@@ -147,8 +169,11 @@ def _token_lines(head: str, a: str, b: str, found: tuple[int, str, int, str] | N
     """`head`, then where the first differing token lies on both sides."""
     if found is None:
         return [f"{head}: the same tokens, other spacing or fields"]
-    return [f"{head}, first differing token:", f"  are-benchmark {_show(a, found[0], found[1])}",
-            f"  runner        {_show(b, found[2], found[3])}"]
+    return [
+        f"{head}, first differing token:",
+        f"  are-benchmark {_show(a, found[0], found[1])}",
+        f"  runner        {_show(b, found[2], found[3])}",
+    ]
 
 
 def request_divergence(number: int, are_body: str, runner_body: str) -> tuple[str, list[str]]:
@@ -166,8 +191,10 @@ def request_divergence(number: int, are_body: str, runner_body: str) -> tuple[st
         if found is None:
             return "message", _token_lines(f"request {number}, message {index} ({role})", tx, ty, None)
         section = _section(tx, found[0], role)
-        return (_classify(section, found[1], found[3]),
-                _token_lines(f"request {number}, message {index} ({role}, {section})", tx, ty, found))
+        return (
+            _classify(section, found[1], found[3]),
+            _token_lines(f"request {number}, message {index} ({role}, {section})", tx, ty, found),
+        )
     if len(ma) != len(mb):
         return "messages", [f"request {number}: are-benchmark sent {len(ma)} messages, the runner {len(mb)}"]
     keys = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
@@ -178,7 +205,9 @@ def json_lines(value: Any, path: str = "") -> list[str]:
     """A JSON value as one line per leaf, keys sorted, strings split at their newlines: a diff of
     two requests then shows the lines of a prompt that differ, not one line of 10,000 characters."""
     if isinstance(value, dict) and value:
-        return [line for key in sorted(value) for line in json_lines(value[key], f"{path}.{key}" if path else key)]
+        return [
+            line for key in sorted(value) for line in json_lines(value[key], f"{path}.{key}" if path else key)
+        ]
     if isinstance(value, list) and value:
         return [line for i, item in enumerate(value) for line in json_lines(item, f"{path}[{i}]")]
     if isinstance(value, str) and "\n" in value:
@@ -187,9 +216,12 @@ def json_lines(value: Any, path: str = "") -> list[str]:
 
 
 def json_diff(a: str, b: str, limit: int = DIFF_LINES) -> list[str]:
-    lines = list(difflib.unified_diff(json_lines(_json(a)), json_lines(_json(b)), "are-benchmark", "runner",
-                                      n=1, lineterm=""))
-    shown = [line if len(line) <= WIDTH - 2 else line[:WIDTH - 3] + "…" for line in lines[:limit]]
+    lines = list(
+        difflib.unified_diff(
+            json_lines(_json(a)), json_lines(_json(b)), "are-benchmark", "runner", n=1, lineterm=""
+        )
+    )
+    shown = [line if len(line) <= WIDTH - 2 else line[: WIDTH - 3] + "…" for line in lines[:limit]]
     return shown + ([f"… {len(lines) - limit} more diff lines"] if len(lines) > limit else [])
 
 
@@ -211,8 +243,9 @@ def compare(scenario_id: str, are: Side, runner: Side) -> Comparison:
     (a, are_resent), (r, runner_resent) = conversation(are.calls), conversation(runner.calls)
     are.calls, runner.calls = a, r
     if are_resent or runner_resent:
-        result.detail.append(f"re-sent unchanged (client retries): are-benchmark {are_resent}, "
-                             f"runner {runner_resent}")
+        result.detail.append(
+            f"re-sent unchanged (client retries): are-benchmark {are_resent}, runner {runner_resent}"
+        )
     if not a or not r:
         result.detail.append(f"model calls: are-benchmark {len(a)}, runner {len(r)}")
         return result
@@ -229,50 +262,77 @@ def compare(scenario_id: str, are: Side, runner: Side) -> Comparison:
             result.detail += lines
             return result
         if x.status is None or y.status is None:  # no answer reached the proxy: that side's run ended there
-            result.cause = ("both ended" if x.status is None and y.status is None
-                            else "ARE ended" if x.status is None else "runner ended")
-            result.detail += [f"request {number}: {name} got no answer ({call.error})"
-                              for name, call in (("are-benchmark", x), ("the runner", y)) if call.status is None]
+            result.cause = (
+                "both ended"
+                if x.status is None and y.status is None
+                else "ARE ended"
+                if x.status is None
+                else "runner ended"
+            )
+            result.detail += [
+                f"request {number}: {name} got no answer ({call.error})"
+                for name, call in (("are-benchmark", x), ("the runner", y))
+                if call.status is None
+            ]
             return result
         if answer_of(x) != answer_of(y):
             ta, tb = answer_text(x), answer_text(y)
             result.cause = "model reply"
-            result.detail += _token_lines(f"the server answered request {number} differently", ta, tb,
-                                          first_token_difference(ta, tb))
+            result.detail += _token_lines(
+                f"the server answered request {number} differently", ta, tb, first_token_difference(ta, tb)
+            )
             return result
         result.same += 1
     if len(a) == len(r):
         result.cause = "none"
     else:
-        shorter, longer = ("are-benchmark", "the runner") if len(a) < len(r) else ("the runner", "are-benchmark")
+        shorter, longer = (
+            ("are-benchmark", "the runner") if len(a) < len(r) else ("the runner", "are-benchmark")
+        )
         result.cause = "ARE ended" if len(a) < len(r) else "runner ended"
-        result.detail.append(f"{shorter} made no call after request {result.same}; {longer} made "
-                             f"{max(len(a), len(r))}")
+        result.detail.append(
+            f"{shorter} made no call after request {result.same}; {longer} made {max(len(a), len(r))}"
+        )
     return result
 
 
 def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def render(comparisons: list[Comparison]) -> str:
     """The table (80 columns), then what each scenario's row does not say, then NOTES."""
     width = min(max([len(c.scenario_id) for c in comparisons] + [8]), 26)
-    rows = [f"{'scenario':<{width}}  {'first req':<9}  {'same':>4}  {'calls':>5}  {'cause':<12}  {'ARE':<5}  runner"]
+    rows = [
+        f"{'scenario':<{width}}  {'first req':<9}  {'same':>4}  {'calls':>5}  {'cause':<12}  {'ARE':<5}  runner"
+    ]
     for c in comparisons:
         calls = f"{len(c.are.calls)}/{len(c.runner.calls)}"
-        rows.append(f"{_cut(c.scenario_id, width):<{width}}  {c.first:<9}  {c.same:>4}  {calls:>5}  "
-                    f"{_cut(c.cause, 12):<12}  {c.are.verdict:<5}  {c.runner.verdict}")
+        rows.append(
+            f"{_cut(c.scenario_id, width):<{width}}  {c.first:<9}  {c.same:>4}  {calls:>5}  "
+            f"{_cut(c.cause, 12):<12}  {c.are.verdict:<5}  {c.runner.verdict}"
+        )
     for c in comparisons:
         rows += ["", f"{c.scenario_id}:"]
         if c.first != "no call":
-            rows.append(f"  first request: {c.first}, {c.first_size:,} bytes"
-                        + (" (after canonicalising)" if c.first == "same JSON" else ""))
+            rows.append(
+                f"  first request: {c.first}, {c.first_size:,} bytes"
+                + (" (after canonicalising)" if c.first == "same JSON" else "")
+            )
         rows += [f"  {line}" for line in c.first_diff]
         rows += [f"  {_cut(line, WIDTH - 2)}" for line in c.detail]
-        rows.append(_cut(f"  verdicts: are-benchmark {c.are.verdict} ({c.are.note}), "
-                         f"runner {c.runner.verdict} ({c.runner.note})", WIDTH))
+        rows.append(
+            _cut(
+                f"  verdicts: are-benchmark {c.are.verdict} ({c.are.note}), "
+                f"runner {c.runner.verdict} ({c.runner.note})",
+                WIDTH,
+            )
+        )
     agree = sum(c.are.verdict == c.runner.verdict for c in comparisons)
-    rows += ["", f"{agree}/{len(comparisons)} verdicts agree; first requests identical: "
-             f"{sum(c.first == 'identical' for c in comparisons)}/{len(comparisons)}", NOTES]
+    rows += [
+        "",
+        f"{agree}/{len(comparisons)} verdicts agree; first requests identical: "
+        f"{sum(c.first == 'identical' for c in comparisons)}/{len(comparisons)}",
+        NOTES,
+    ]
     return "\n".join(rows)

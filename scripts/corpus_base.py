@@ -66,7 +66,9 @@ class CorpusScenario(Scenario):
     seed: int = 0
 
     def __post_init__(self) -> None:
-        self.scenario_id = f"scenario_universe_{self.universe}_{scenario_tag(self.universe, type(self).__name__)}"
+        self.scenario_id = (
+            f"scenario_universe_{self.universe}_{scenario_tag(self.universe, type(self).__name__)}"
+        )
         self.tags = (CapabilityTag.Universe, self.capability)
         super().__post_init__()
 
@@ -76,7 +78,9 @@ class CorpusScenario(Scenario):
     def finish(self, events: list[Any]) -> None:
         """Store the events and the hint (on the first user message, as in real files)."""
         self.events = events
-        self.hints = [Hint(hint_type=HintType.TASK_HINT, content=self.hint, associated_event_id=events[0].event_id)]
+        self.hints = [
+            Hint(hint_type=HintType.TASK_HINT, content=self.hint, associated_event_id=events[0].event_id)
+        ]
 
     # ---- helpers for build_events_flow (capture mode) ----------------------------------------
     def app(self, name: str) -> Any:
@@ -84,12 +88,21 @@ class CorpusScenario(Scenario):
 
     def user_says(self, event_id: str, content: str, after: Any = None, delay: float = 0) -> Any:
         aui = self.get_typed_app(AgentUserInterface)
-        return (aui.send_message_to_agent(content=content).with_type(EventType.USER).with_id(event_id)
-                .depends_on(after, delay_seconds=delay))
+        return (
+            aui.send_message_to_agent(content=content)
+            .with_type(EventType.USER)
+            .with_id(event_id)
+            .depends_on(after, delay_seconds=delay)
+        )
 
     def agent_tells_user(self, event_id: str, content: str, after: Any, delay: float = ORACLE_DELAY) -> Any:
         aui = self.get_typed_app(AgentUserInterface)
-        return aui.send_message_to_user(content=content).oracle().with_id(event_id).depends_on(after, delay_seconds=delay)
+        return (
+            aui.send_message_to_user(content=content)
+            .oracle()
+            .with_id(event_id)
+            .depends_on(after, delay_seconds=delay)
+        )
 
     @staticmethod
     def oracle(event: Event, event_id: str, after: Any, delay: float = ORACLE_DELAY) -> Any:

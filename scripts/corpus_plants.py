@@ -8,7 +8,7 @@ in corpus_words.py's pools, so no random record can duplicate a planted person.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 # 2024-10-15 07:00:00 UTC, the start time seen in real Gaia2 files.
 START_TIME = 1728975600.0
@@ -17,7 +17,7 @@ DAY = 86400.0
 
 def ts(text: str) -> float:
     """'YYYY-MM-DD HH:MM:SS' (UTC) -> epoch seconds."""
-    return datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
+    return datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC).timestamp()
 
 
 @dataclass(frozen=True)
@@ -47,20 +47,80 @@ class Person:
         return f"user-{self.key}"
 
 
-USER = Person("ines-moreau", "Ines", "Moreau", "FEMALE", 36, "Paris", "France", "Product manager",
-              "+33 6 40 12 77 31", "ines.moreau@example.com")
+USER = Person(
+    "ines-moreau",
+    "Ines",
+    "Moreau",
+    "FEMALE",
+    36,
+    "Paris",
+    "France",
+    "Product manager",
+    "+33 6 40 12 77 31",
+    "ines.moreau@example.com",
+)
 HOME = "12 Rue des Petites Ecuries, 75010 Paris"
 
-CLARA = Person("clara-dubois", "Clara", "Dubois", "FEMALE", 41, "Paris", "France", "Event manager",
-               "+33 6 52 18 40 09", "clara.dubois@example.com")
-NORA = Person("nora-petit", "Nora", "Petit", "FEMALE", 33, "Paris", "France", "Accountant",
-              "+33 6 71 90 23 45", "nora.petit@example.com")
-HUGO = Person("hugo-lambert", "Hugo", "Lambert", "MALE", 38, "Paris", "France", "Architect",
-              "+33 6 18 64 02 77", "hugo.lambert@example.com")
-MARC = Person("marc-olivier", "Marc", "Olivier", "MALE", 52, "Lyon", "France", "Sales manager",
-              "+33 6 33 47 81 60", "marc.olivier@example.com")
-YANN = Person("yann-kerbrat", "Yann", "Kerbrat", "MALE", 29, "Nantes", "France", "Photographer",
-              "+33 6 90 55 12 08", "yann.kerbrat@example.com")
+CLARA = Person(
+    "clara-dubois",
+    "Clara",
+    "Dubois",
+    "FEMALE",
+    41,
+    "Paris",
+    "France",
+    "Event manager",
+    "+33 6 52 18 40 09",
+    "clara.dubois@example.com",
+)
+NORA = Person(
+    "nora-petit",
+    "Nora",
+    "Petit",
+    "FEMALE",
+    33,
+    "Paris",
+    "France",
+    "Accountant",
+    "+33 6 71 90 23 45",
+    "nora.petit@example.com",
+)
+HUGO = Person(
+    "hugo-lambert",
+    "Hugo",
+    "Lambert",
+    "MALE",
+    38,
+    "Paris",
+    "France",
+    "Architect",
+    "+33 6 18 64 02 77",
+    "hugo.lambert@example.com",
+)
+MARC = Person(
+    "marc-olivier",
+    "Marc",
+    "Olivier",
+    "MALE",
+    52,
+    "Lyon",
+    "France",
+    "Sales manager",
+    "+33 6 33 47 81 60",
+    "marc.olivier@example.com",
+)
+YANN = Person(
+    "yann-kerbrat",
+    "Yann",
+    "Kerbrat",
+    "MALE",
+    29,
+    "Nantes",
+    "France",
+    "Photographer",
+    "+33 6 90 55 12 08",
+    "yann.kerbrat@example.com",
+)
 PLANTED_PEOPLE = [CLARA, NORA, HUGO, MARC, YANN]
 
 # Execution: Marc proposes a meeting by email (the agent reads date, time and place from it).
@@ -71,7 +131,11 @@ MARC_EMAIL_BODY = (
     "Thursday 24 October from 14:00 to 15:30 (Paris time is fine, I will be on site all day).\n"
     "Could you put it in your calendar and confirm by replying to this email?\n\nBest,\nMarc"
 )
-MARC_MEETING = ("2024-10-24 14:00:00", "2024-10-24 15:30:00", "Verdant Foods warehouse, 18 Quai Rambaud, Lyon")
+MARC_MEETING = (
+    "2024-10-24 14:00:00",
+    "2024-10-24 15:30:00",
+    "Verdant Foods warehouse, 18 Quai Rambaud, Lyon",
+)
 
 # Execution: a product with several variants, one of them the cheapest available 42.
 SHOES_PRODUCT_ID = "prod-trail-shoes-kestrel"

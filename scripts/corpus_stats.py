@@ -11,10 +11,19 @@ from typing import Any
 
 # Instance name -> class name, as in real Gaia2 files (SystemApp: ARE adds it when absent).
 INSTANCES = {
-    "AgentUserInterface": "AgentUserInterface", "Calendar": "CalendarApp", "Contacts": "ContactsApp",
-    "InternalContacts": "ContactsApp", "Emails": "EmailClientV2", "Messages": "MessagingAppV2",
-    "Chats": "MessagingAppV2", "RentAFlat": "ApartmentListingApp", "Cabs": "CabApp", "City": "CityApp",
-    "Shopping": "ShoppingApp", "Files": "SandboxLocalFileSystem", "SystemApp": "SystemApp",
+    "AgentUserInterface": "AgentUserInterface",
+    "Calendar": "CalendarApp",
+    "Contacts": "ContactsApp",
+    "InternalContacts": "ContactsApp",
+    "Emails": "EmailClientV2",
+    "Messages": "MessagingAppV2",
+    "Chats": "MessagingAppV2",
+    "RentAFlat": "ApartmentListingApp",
+    "Cabs": "CabApp",
+    "City": "CityApp",
+    "Shopping": "ShoppingApp",
+    "Files": "SandboxLocalFileSystem",
+    "SystemApp": "SystemApp",
 }
 
 
@@ -30,11 +39,16 @@ def record_counts(doc: dict[str, Any]) -> dict[str, int]:
     counts = {
         "contacts": sum(len(states.get(n, {}).get("contacts", {})) for n in ("Contacts", "InternalContacts")),
         "emails": sum(len(f.get("emails", [])) for f in states.get("Emails", {}).get("folders", {}).values()),
-        "messages": sum(len(c.get("messages", [])) for n in ("Messages", "Chats")
-                        for c in states.get(n, {}).get("conversations", {}).values()),
+        "messages": sum(
+            len(c.get("messages", []))
+            for n in ("Messages", "Chats")
+            for c in states.get(n, {}).get("conversations", {}).values()
+        ),
         "events": len(states.get("Calendar", {}).get("events", {})),
         "products": len(states.get("Shopping", {}).get("products", {})),
-        "items": sum(len(p.get("variants", {})) for p in states.get("Shopping", {}).get("products", {}).values()),
+        "items": sum(
+            len(p.get("variants", {})) for p in states.get("Shopping", {}).get("products", {}).values()
+        ),
         "orders": len(states.get("Shopping", {}).get("orders", {})),
         "apartments": len(states.get("RentAFlat", {}).get("apartments", {})),
         "rides": len(states.get("Cabs", {}).get("ride_history", [])),

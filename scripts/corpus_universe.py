@@ -32,7 +32,7 @@ def rng_for(n: int, part: str) -> random.Random:
 
 
 def hexid(rng: random.Random) -> str:
-    return "%032x" % rng.getrandbits(128)
+    return f"{rng.getrandbits(128):032x}"
 
 
 @dataclass(frozen=True)
@@ -57,20 +57,40 @@ def make_people(n: int) -> Universe:
         city, country = rng.choice(W.CITIES)
         key = f"{first}-{last}".lower().replace(" ", "-")
         domain = rng.choice(["example.com", "mail.example.org", "inbox.example.net"])
-        people.append(P.Person(
-            key, first, last, "FEMALE" if female else "MALE", rng.randint(19, 78), city, country,
-            rng.choice(W.JOBS), f"+33 6 {rng.randint(10, 99)} {rng.randint(10, 99)} {rng.randint(10, 99)} "
-            f"{rng.randint(10, 99)}", f"{key.replace('-', '.')}@{domain}"))
+        people.append(
+            P.Person(
+                key,
+                first,
+                last,
+                "FEMALE" if female else "MALE",
+                rng.randint(19, 78),
+                city,
+                country,
+                rng.choice(W.JOBS),
+                f"+33 6 {rng.randint(10, 99)} {rng.randint(10, 99)} {rng.randint(10, 99)} "
+                f"{rng.randint(10, 99)}",
+                f"{key.replace('-', '.')}@{domain}",
+            )
+        )
     return Universe(n, tuple(people))
 
 
 def _contact(person: P.Person, rng: random.Random | None, is_user: bool = False) -> Contact:
     return Contact(
-        contact_id=person.contact_id, first_name=person.first, last_name=person.last, is_user=is_user,
-        gender=Gender[person.gender], age=person.age, nationality="French" if person.country == "France" else None,
-        city_living=person.city, country=person.country,
-        status=Status.EMPLOYED if person.age < 65 else Status.RETIRED, job=person.job,
-        description=rng.choice(W.DESCRIPTIONS) if rng else None, phone=person.phone, email=person.email,
+        contact_id=person.contact_id,
+        first_name=person.first,
+        last_name=person.last,
+        is_user=is_user,
+        gender=Gender[person.gender],
+        age=person.age,
+        nationality="French" if person.country == "France" else None,
+        city_living=person.city,
+        country=person.country,
+        status=Status.EMPLOYED if person.age < 65 else Status.RETIRED,
+        job=person.job,
+        description=rng.choice(W.DESCRIPTIONS) if rng else None,
+        phone=person.phone,
+        email=person.email,
         address=P.HOME if is_user else None,
     )
 
@@ -106,9 +126,17 @@ def make_emails(u: Universe) -> EmailClientV2:
                 is_read=rng.random() < 0.8,
             )
             app.folders[EmailFolderName[folder]].add_email(email)
-    app.folders[EmailFolderName.INBOX].add_email(Email(
-        email_id=P.MARC_EMAIL_ID, sender=P.MARC.email, recipients=[P.USER.email],
-        subject=P.MARC_EMAIL_SUBJECT, content=P.MARC_EMAIL_BODY, timestamp=P.START_TIME - 5400, is_read=False))
+    app.folders[EmailFolderName.INBOX].add_email(
+        Email(
+            email_id=P.MARC_EMAIL_ID,
+            sender=P.MARC.email,
+            recipients=[P.USER.email],
+            subject=P.MARC_EMAIL_SUBJECT,
+            content=P.MARC_EMAIL_BODY,
+            timestamp=P.START_TIME - 5400,
+            is_read=False,
+        )
+    )
     for folder in app.folders.values():  # newest first, as the app lists them
         folder.emails.sort(key=lambda e: (-e.timestamp, e.email_id))
     return app
@@ -120,11 +148,22 @@ def _conversation(conv_id: str, other: P.Person, rng: random.Random, count: int)
     for _ in range(count):
         when += rng.randint(60, 3 * P.DAY // 2)
         sender = rng.choice([P.USER.user_id, other.user_id])
-        messages.append(MessageV2(sender_id=sender, message_id=hexid(rng), timestamp=min(when, P.START_TIME - 60),
-                                  content=rng.choice(W.MESSAGE_LINES)))
+        messages.append(
+            MessageV2(
+                sender_id=sender,
+                message_id=hexid(rng),
+                timestamp=min(when, P.START_TIME - 60),
+                content=rng.choice(W.MESSAGE_LINES),
+            )
+        )
     messages.sort(key=lambda m: (-m.timestamp, m.message_id))
-    conv = ConversationV2(participant_ids=[P.USER.user_id, other.user_id], messages=messages, title=other.name,
-                          conversation_id=conv_id, last_updated=messages[0].timestamp)
+    conv = ConversationV2(
+        participant_ids=[P.USER.user_id, other.user_id],
+        messages=messages,
+        title=other.name,
+        conversation_id=conv_id,
+        last_updated=messages[0].timestamp,
+    )
     conv.participant_ids = sorted(conv.participant_ids)  # set() order is not stable across runs
     return conv
 
@@ -139,7 +178,10 @@ def make_messaging(u: Universe, name: str) -> MessagingAppV2:
     planted = {"Messages": [(P.HUGO_CONV_ID, P.HUGO)], "Chats": [(P.NORA_CHAT_ID, P.NORA)]}[name]
     partners = rng.sample(u.people, N_CONVERSATIONS[name])
     convs = [_conversation(cid, person, rng, rng.randint(4, 8)) for cid, person in planted]
-    convs += [_conversation(f"conv-{name.lower()}-{i:04d}", p, rng, rng.randint(5, 15)) for i, p in enumerate(partners)]
+    convs += [
+        _conversation(f"conv-{name.lower()}-{i:04d}", p, rng, rng.randint(5, 15))
+        for i, p in enumerate(partners)
+    ]
     for conv in convs:
         app.conversations[conv.conversation_id] = conv
     return app
@@ -157,15 +199,31 @@ def make_calendar(u: Universe) -> CalendarApp:
         start = day * P.DAY + rng.randint(14, 40) * 1800  # 07:00 .. 20:00
         title = rng.choice(W.CALENDAR_TITLES)
         attendees = [P.USER.name] + [p.name for p in rng.sample(u.people, rng.randint(0, 3))]
-        events.append(CalendarEvent(
-            event_id=hexid(rng), title=title, start_datetime=float(start),
-            end_datetime=float(start + rng.choice([1800, 3600, 5400])), tag=rng.choice(W.CALENDAR_TAGS),
-            description=f"{title} ({rng.choice(W.COMPANIES)})", location=rng.choice(W.LOCATIONS),
-            attendees=attendees))
+        events.append(
+            CalendarEvent(
+                event_id=hexid(rng),
+                title=title,
+                start_datetime=float(start),
+                end_datetime=float(start + rng.choice([1800, 3600, 5400])),
+                tag=rng.choice(W.CALENDAR_TAGS),
+                description=f"{title} ({rng.choice(W.COMPANIES)})",
+                location=rng.choice(W.LOCATIONS),
+                attendees=attendees,
+            )
+        )
     title, start, end, location = P.CLASH
-    events.append(CalendarEvent(event_id=P.CLASH_EVENT_ID, title=title, start_datetime=P.ts(start),
-                                end_datetime=P.ts(end), tag="work", description="Q3 numbers and Q4 plan",
-                                location=location, attendees=[P.USER.name, "Sofia Marchal"]))
+    events.append(
+        CalendarEvent(
+            event_id=P.CLASH_EVENT_ID,
+            title=title,
+            start_datetime=P.ts(start),
+            end_datetime=P.ts(end),
+            tag="work",
+            description="Q3 numbers and Q4 plan",
+            location=location,
+            attendees=[P.USER.name, "Sofia Marchal"],
+        )
+    )
     for event in sorted(events, key=lambda e: (e.start_datetime, e.event_id)):
         app.events[event.event_id] = event
     return app

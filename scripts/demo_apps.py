@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from are.simulation.apps import (
     CalendarApp,
@@ -18,7 +18,7 @@ from are.simulation.apps.messaging_v2 import ConversationV2, MessageV2
 from are.simulation.apps.shopping import Item, Product
 
 # 2024-10-01 09:00:00 UTC
-START_TIME = datetime(2024, 10, 1, 9, 0, 0, tzinfo=timezone.utc).timestamp()
+START_TIME = datetime(2024, 10, 1, 9, 0, 0, tzinfo=UTC).timestamp()
 DURATION = 300
 ORACLE_DELAY = 1  # seconds between consecutive oracle actions
 

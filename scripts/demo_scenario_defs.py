@@ -19,6 +19,7 @@ from are.simulation.apps import (
 )
 from are.simulation.scenarios.scenario import Scenario
 from are.simulation.types import Event, EventRegisterer, EventType
+
 from demo_apps import (
     DURATION,
     ORACLE_DELAY,
@@ -126,8 +127,8 @@ class DemoEmailReply(DemoScenario):
             task = self.user_says(
                 "user-task",
                 "Maria emailed me about the team offsite. Reply to that email with "
-                "exactly this text: \"Hi Maria, yes, I will attend the offsite on "
-                "Friday. Best, Sam\"",
+                'exactly this text: "Hi Maria, yes, I will attend the offsite on '
+                'Friday. Best, Sam"',
             )
             reply = self.oracle(
                 mail.reply_to_email(
@@ -159,8 +160,8 @@ class DemoMessagingSend(DemoScenario):
         with EventRegisterer.capture_mode():
             task = self.user_says(
                 "user-task",
-                "Send Leo Martin this message on the messaging app: \"Running 10 "
-                "minutes late, start without me.\"",
+                'Send Leo Martin this message on the messaging app: "Running 10 '
+                'minutes late, start without me."',
             )
             send = self.oracle(
                 msg.send_message(
@@ -172,7 +173,7 @@ class DemoMessagingSend(DemoScenario):
             )
             done = self.agent_tells_user(
                 "oracle-final-answer",
-                "I sent Leo Martin: \"Running 10 minutes late, start without me.\"",
+                'I sent Leo Martin: "Running 10 minutes late, start without me."',
                 send,
             )
         self.events = [task, send, done]
@@ -227,9 +228,7 @@ class DemoFilesOrganize(DemoScenario):
                 "Create the folder Documents/Invoices and move "
                 "Downloads/invoice_october.pdf into it (keep the file name).",
             )
-            mkdir = self.oracle(
-                fs.mkdir(path="Documents/Invoices"), "oracle-mkdir", task
-            )
+            mkdir = self.oracle(fs.mkdir(path="Documents/Invoices"), "oracle-mkdir", task)
             mv = self.oracle(
                 fs.mv(
                     path1="Downloads/invoice_october.pdf",
@@ -274,8 +273,7 @@ class DemoCabOrder(DemoScenario):
             )
             done = self.agent_tells_user(
                 "oracle-final-answer",
-                "Your Premium cab from Gare de Lyon to Orly Airport is booked for "
-                "2024-10-01 11:30.",
+                "Your Premium cab from Gare de Lyon to Orly Airport is booked for 2024-10-01 11:30.",
                 order,
             )
         self.events = [task, order, done]
@@ -294,21 +292,17 @@ class DemoShoppingBuy(DemoScenario):
         with EventRegisterer.capture_mode():
             task = self.user_says(
                 "user-task",
-                "Buy two of the white 'USB-C charger 65W' and use the discount code "
-                "SAVE10 at checkout.",
+                "Buy two of the white 'USB-C charger 65W' and use the discount code SAVE10 at checkout.",
             )
             add = self.oracle(
                 shop.add_to_cart(item_id="item-charger-65w-white", quantity=2),
                 "oracle-add-to-cart",
                 task,
             )
-            checkout = self.oracle(
-                shop.checkout(discount_code="SAVE10"), "oracle-checkout", add
-            )
+            checkout = self.oracle(shop.checkout(discount_code="SAVE10"), "oracle-checkout", add)
             done = self.agent_tells_user(
                 "oracle-final-answer",
-                "I ordered two white USB-C 65W chargers with code SAVE10; the total "
-                "is 53.98.",
+                "I ordered two white USB-C 65W chargers with code SAVE10; the total is 53.98.",
                 checkout,
             )
         self.events = [task, add, checkout, done]

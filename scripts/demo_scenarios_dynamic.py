@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from are.simulation.apps import CalendarApp, EmailClientV2, MessagingAppV2
 from are.simulation.types import EventRegisterer
+
 from demo_apps import make_calendar, make_email, make_messaging
 from demo_scenario_defs import DemoScenario
 
@@ -31,7 +32,7 @@ class DemoEnvMessagePickup(DemoScenario):
                 "My sister Emma will message me her landing time today. When she "
                 "does, add a one-hour calendar event titled 'Pick up Emma at the "
                 "airport' starting at her landing time, and reply to her: \"See "
-                "you at arrivals!\"",
+                'you at arrivals!"',
             )
             incoming = (
                 msg.create_and_add_message(
@@ -59,7 +60,7 @@ class DemoEnvMessagePickup(DemoScenario):
             done = self.agent_tells_user(
                 "oracle-final-answer",
                 "Emma lands at 17:40. I added 'Pick up Emma at the airport' from "
-                "17:40 to 18:40 and told her: \"See you at arrivals!\"",
+                '17:40 to 18:40 and told her: "See you at arrivals!"',
                 reply,
             )
         self.events = [task, incoming, add, reply, done]
@@ -77,9 +78,7 @@ class DemoMultiTurnEmail(DemoScenario):
     def build_events_flow(self) -> None:
         mail = self.get_typed_app(EmailClientV2)
         with EventRegisterer.capture_mode():
-            task1 = self.user_says(
-                "user-task-turn-1", "What is Maria Garcia's email address?"
-            )
+            task1 = self.user_says("user-task-turn-1", "What is Maria Garcia's email address?")
             answer1 = self.agent_tells_user(
                 "oracle-answer-turn-1",
                 "Maria Garcia's email address is maria.garcia@example.com.",
@@ -89,7 +88,7 @@ class DemoMultiTurnEmail(DemoScenario):
                 "user-task-turn-2",
                 "Thanks. Send her an email at that address with the subject "
                 "'Offsite agenda' and the text \"Hi Maria, the offsite agenda will "
-                "be ready by Thursday. Sam\"",
+                'be ready by Thursday. Sam"',
                 after=answer1,
                 delay=2,
             )

@@ -49,8 +49,10 @@ SCENARIOS: list[type[DemoScenario]] = [*SINGLE_TURN, *DYNAMIC]
 
 
 def main() -> int:
-    out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else (
-        Path(__file__).resolve().parent.parent / "examples" / "scenarios"
+    out_dir = (
+        Path(sys.argv[1])
+        if len(sys.argv) > 1
+        else (Path(__file__).resolve().parent.parent / "examples" / "scenarios")
     )
     out_dir.mkdir(parents=True, exist_ok=True)
     for cls in SCENARIOS:

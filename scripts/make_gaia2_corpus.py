@@ -49,7 +49,16 @@ from corpus_stats import file_nodes, summary_line  # noqa: E402
 SCENARIOS: list[type[CorpusScenario]] = [*SCENARIOS_A, *SCENARIOS_B]
 FS_ROOT = "gaia2_filesystem"
 FS_DIR = "demo_filesystem"
-KEY_ORDER = ["metadata", "apps", "events", "completed_events", "world_logs", "version", "context", "augmentation"]
+KEY_ORDER = [
+    "metadata",
+    "apps",
+    "events",
+    "completed_events",
+    "world_logs",
+    "version",
+    "context",
+    "augmentation",
+]
 
 
 def add_real_paths(node: dict, parent: str = "") -> None:
@@ -106,8 +115,10 @@ def main() -> int:
         reads = " (reads Files bytes)" if cls.reads_file_bytes else ""
         print(summary_line(f"{path.name} [{cls.__name__}]{reads}", len(text.encode()), doc), flush=True)
     n_files = write_filesystem(out_dir, docs, universes)
-    print(f"wrote {len(docs)} scenarios and {n_files} files under {out_dir / FS_ROOT / FS_DIR} "
-          f"in {time.monotonic() - started:.1f} s")
+    print(
+        f"wrote {len(docs)} scenarios and {n_files} files under {out_dir / FS_ROOT / FS_DIR} "
+        f"in {time.monotonic() - started:.1f} s"
+    )
     return 0
 
 

@@ -38,16 +38,22 @@ CONFIGS: dict[str, tuple[str, ...]] = {
 }
 
 
-def make_hub_dataset(out: Path, fmt: str = "parquet", split: str = DEFAULT_HUB_SPLIT,
-                     configs: dict[str, tuple[str, ...]] | None = None) -> Path:
+def make_hub_dataset(
+    out: Path,
+    fmt: str = "parquet",
+    split: str = DEFAULT_HUB_SPLIT,
+    configs: dict[str, tuple[str, ...]] | None = None,
+) -> Path:
     """Write the bundled scenarios under `out` in the hub's layout; return `out`.
 
     `configs` maps a config name to demo scenario names (file stems in examples/scenarios/);
     default CONFIGS. The scenario ids are the file stems.
     """
     chosen = CONFIGS if configs is None else configs
-    rows = {config: [(name, (SCENARIOS / f"{name}.json").read_text(encoding="utf-8")) for name in names]
-            for config, names in chosen.items()}
+    rows = {
+        config: [(name, (SCENARIOS / f"{name}.json").read_text(encoding="utf-8")) for name in names]
+        for config, names in chosen.items()
+    }
     return write_hub_dataset(Path(out), rows, split=split, fmt=fmt)
 
 

@@ -20,12 +20,12 @@ import json
 import sys
 from pathlib import Path
 
-from make_demo_scenarios import build_and_export  # noqa: E402  (pins PYTHONHASHSEED first)
-
 from are.simulation.apps import MessagingAppV2  # noqa: E402
 from are.simulation.types import EventRegisterer  # noqa: E402
+
 from demo_apps import make_messaging  # noqa: E402
 from demo_scenario_defs import DemoScenario  # noqa: E402
+from make_demo_scenarios import build_and_export  # noqa: E402  (pins PYTHONHASHSEED first)
 
 SEND_DELAY_S = 120
 MESSAGE = "The meeting room is free now, come over."
@@ -45,7 +45,7 @@ class TimeSplitSendLater(DemoScenario):
             task = self.user_says(
                 "user-task",
                 f"In exactly 2 minutes from now, not before, send Leo Martin this message on the "
-                f"messaging app: \"{MESSAGE}\"",
+                f'messaging app: "{MESSAGE}"',
             )
             send = self.oracle(
                 msg.send_message(user_id="user-leo-martin", content=MESSAGE),
@@ -54,13 +54,15 @@ class TimeSplitSendLater(DemoScenario):
                 delay=SEND_DELAY_S,
             )
             done = self.agent_tells_user(
-                "oracle-final-answer", f"Two minutes later I sent Leo Martin: \"{MESSAGE}\"", send
+                "oracle-final-answer", f'Two minutes later I sent Leo Martin: "{MESSAGE}"', send
             )
         self.events = [task, send, done]
 
 
 def main() -> int:
-    out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "tests" / "data"
+    out_dir = (
+        Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "tests" / "data"
+    )
     scenario, data = build_and_export(TimeSplitSendLater)
     path = out_dir / f"{scenario.scenario_id}.json"
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")

@@ -25,9 +25,9 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "containers"), str(REPO)]  # budget.py and the gaia2_contract it imports
@@ -41,8 +41,10 @@ MEASURE_TIMEOUT_S = 1800.0  # the measuring call on the slowest CPU worth trying
 AGENTS = ("are-default", "llm")
 DATASET_ROOT = "examples/scenarios"
 LOG_TAIL_CHARS = 1500
-FILLER = ("Event {i}: the team meets in room {i} on day {d} at {h}:00 to review the calendar, the "
-          "contacts and the open messages; Alice Martin brings the notes and sends them to Bob.\n")
+FILLER = (
+    "Event {i}: the team meets in room {i} on day {d} at {h}:00 to review the calendar, the "
+    "contacts and the open messages; Alice Martin brings the notes and sends them to Bob.\n"
+)
 
 
 class ServeError(Exception):
@@ -120,9 +122,16 @@ def measuring_prompt(port: int, tokens: int = FIRST_PROMPT_TOKENS) -> str:
 
 def measure(port: int, alias: str, timeout: float = MEASURE_TIMEOUT_S) -> Speed:
     """Time one chat completion of a first call's size, as the agent waits for it (wall time)."""
-    body = {"model": alias, "max_tokens": REPLY_TOKENS, "ignore_eos": True, "temperature": 0,
-            "messages": [{"role": "system", "content": measuring_prompt(port)},
-                         {"role": "user", "content": "Summarise the events above."}]}
+    body = {
+        "model": alias,
+        "max_tokens": REPLY_TOKENS,
+        "ignore_eos": True,
+        "temperature": 0,
+        "messages": [
+            {"role": "system", "content": measuring_prompt(port)},
+            {"role": "user", "content": "Summarise the events above."},
+        ],
+    }
     t0 = time.monotonic()
     try:
         answer = _post(f"http://127.0.0.1:{port}/v1/chat/completions", body, timeout)
@@ -130,7 +139,9 @@ def measure(port: int, alias: str, timeout: float = MEASURE_TIMEOUT_S) -> Speed:
         raise ServeError(f"the measuring request failed: {exc}") from exc
     seconds = time.monotonic() - t0
     usage = answer.get("usage") or {}
-    return Speed(round(seconds, 1), int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+    return Speed(
+        round(seconds, 1), int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+    )
 
 
 def program() -> str:
@@ -140,17 +151,21 @@ def program() -> str:
     return "gaia2-runner" if which("gaia2-runner") else ".venv/bin/gaia2-runner"
 
 
-def run_line(port: int, alias: str, timeout_s: int, agent: str = "are-default", cli: str = "gaia2-runner") -> str:
+def run_line(
+    port: int, alias: str, timeout_s: int, agent: str = "are-default", cli: str = "gaia2-runner"
+) -> str:
     """The run-dataset command for the demo scenarios on this server: agent and judge on it, one
     scenario at a time (the server has one slot), the fitted --timeout. Lines end with ` \\`."""
     url = f"http://{CONTAINER_HOST}:{port}/v1"
     slug = alias.replace("/", "-")
-    parts = [[cli, "run-dataset", "--dataset-root", DATASET_ROOT, "--agent", agent],
-             ["--provider", "openai-compat", "--model", alias],
-             ["--base-url", url],
-             ["--judge-provider", "openai-compat", "--judge-model", alias],
-             ["--judge-base-url", url],
-             ["--concurrency", "1", "--timeout", str(timeout_s), "--output-dir", f"out/{slug}-{agent}-demo"]]
+    parts = [
+        [cli, "run-dataset", "--dataset-root", DATASET_ROOT, "--agent", agent],
+        ["--provider", "openai-compat", "--model", alias],
+        ["--base-url", url],
+        ["--judge-provider", "openai-compat", "--judge-model", alias],
+        ["--judge-base-url", url],
+        ["--concurrency", "1", "--timeout", str(timeout_s), "--output-dir", f"out/{slug}-{agent}-demo"],
+    ]
     return " \\\n    ".join(shlex.join(words) for words in parts)
 
 
@@ -159,28 +174,34 @@ def run_words(printed: str) -> list[str]:
     lines = printed.splitlines()
     start = next(i for i, line in enumerate(lines) if " run-dataset " in line)
     end = next(i for i in range(start, len(lines)) if not lines[i].endswith("\\"))
-    return shlex.split(" ".join(line.rstrip("\\") for line in lines[start:end + 1]))
+    return shlex.split(" ".join(line.rstrip("\\") for line in lines[start : end + 1]))
 
 
 def report(port: int, alias: str, pid: int, log: Path, agent: str, stop_command: str) -> str:
     """Wait for the server, measure it, and return what to print."""
     wait_healthy(port, pid, log)
-    print(f"llama-server answers on 0.0.0.0:{port}; timing one first call of ~{FIRST_PROMPT_TOKENS} prompt "
-          f"tokens (1-3 min for the 0.5B model on 2 cores)…", file=sys.stderr, flush=True)
+    print(
+        f"llama-server answers on 0.0.0.0:{port}; timing one first call of ~{FIRST_PROMPT_TOKENS} prompt "
+        f"tokens (1-3 min for the 0.5B model on 2 cores)…",
+        file=sys.stderr,
+        flush=True,
+    )
     speed = measure(port, alias)
     limit = fitting_limit(speed.seconds)
-    return "\n".join([
-        f"llama-server serves {alias} on 0.0.0.0:{port} (pid {pid}; log {log})",
-        f"measured: a first call of {speed.prompt_tokens} prompt tokens and a {speed.reply_tokens}-token reply "
-        f"took {speed.seconds:.1f} s, so --timeout {limit} (about ten such calls per scenario)",
-        "",
-        "Run the 9 demo scenarios on it, from the repository root (one at a time, each given up to "
-        f"{math.ceil(limit / 60)} min; rerun the line to resume):",
-        "",
-        run_line(port, alias, limit, agent, program()),
-        "",
-        f"Stop the server: {stop_command}",
-    ])
+    return "\n".join(
+        [
+            f"llama-server serves {alias} on 0.0.0.0:{port} (pid {pid}; log {log})",
+            f"measured: a first call of {speed.prompt_tokens} prompt tokens and a {speed.reply_tokens}-token reply "
+            f"took {speed.seconds:.1f} s, so --timeout {limit} (about ten such calls per scenario)",
+            "",
+            "Run the 9 demo scenarios on it, from the repository root (one at a time, each given up to "
+            f"{math.ceil(limit / 60)} min; rerun the line to resume):",
+            "",
+            run_line(port, alias, limit, agent, program()),
+            "",
+            f"Stop the server: {stop_command}",
+        ]
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

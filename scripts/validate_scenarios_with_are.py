@@ -165,16 +165,12 @@ def check_api(res: Result, text: str) -> None:
     notes = res.api_notes
     raw = json.loads(text)
     known = {cls.__name__ for cls in ALL_APPS}
-    unknown = sorted(
-        {a.get("class_name") or a.get("name") for a in raw.get("apps", [])} - known
-    )
+    unknown = sorted({a.get("class_name") or a.get("name") for a in raw.get("apps", [])} - known)
     if unknown:
         notes.append(f"apps not in ARE ALL_APPS: {', '.join(unknown)}")
         return
 
-    scenario, _, _ = JsonScenarioImporter().import_from_json_to_benchmark(
-        text, load_completed_events=False
-    )
+    scenario, _, _ = JsonScenarioImporter().import_from_json_to_benchmark(text, load_completed_events=False)
     res.scenario_id = scenario.scenario_id
     engine = ForbiddenEngine()
     preprocess_scenario(scenario, judge_config=GraphPerEventJudgeConfig(engine=engine))
@@ -212,8 +208,7 @@ def check_api(res: Result, text: str) -> None:
         and e.action is not None
         and e.action.operation_type == OperationType.WRITE
         and not (
-            e.action.class_name == "AgentUserInterface"
-            and e.action.function_name == "send_message_to_user"
+            e.action.class_name == "AgentUserInterface" and e.action.function_name == "send_message_to_user"
         )
     ]
     if not candidates:
@@ -230,9 +225,10 @@ def check_api(res: Result, text: str) -> None:
     if calls or rationales[-1] == "Exception":
         notes.append(f"broken oracle (without {tool}) rejected only via an error/LLM call")
         return
-    reason = " ".join(
-        line.strip() for line in rationales[-1].splitlines() if line.strip().startswith("- ")
-    ) or rationales[-1].splitlines()[0][:80]
+    reason = (
+        " ".join(line.strip() for line in rationales[-1].splitlines() if line.strip().startswith("- "))
+        or rationales[-1].splitlines()[0][:80]
+    )
     notes.append(f"broken oracle (without {tool}) rejected ({reason})")
     res.api_ok = True
 
@@ -259,15 +255,23 @@ def run_cli(cli: str, files: list[Path], results: dict[str, Result], timeout: in
         for f in files:
             shutil.copy(f, data_dir / f.name)
         cmd = [
-            cli, "run",
-            "-d", str(data_dir.parent),
-            "--config", CLI_CONFIG,
+            cli,
+            "run",
+            "-d",
+            str(data_dir.parent),
+            "--config",
+            CLI_CONFIG,
             "--oracle",
-            "--provider", "mock",
-            "--model", "mock",
-            "--num_runs", "1",
-            "--max_concurrent_scenarios", "1",
-            "--output_dir", str(out_dir),
+            "--provider",
+            "mock",
+            "--model",
+            "mock",
+            "--num_runs",
+            "1",
+            "--max_concurrent_scenarios",
+            "1",
+            "--output_dir",
+            str(out_dir),
         ]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -23,9 +24,13 @@ TEST_ENGINES_ENV = "GAIA2_TEST_ENGINES"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(ENGINES_OPTION, default=None, metavar="LIST",
-                     help=f"comma-separated engines ({', '.join(ENGINES)}) the tests marked {BOTH_ENGINES} "
-                          f"run on (default: ${TEST_ENGINES_ENV}, else {PODMAN})")
+    parser.addoption(
+        ENGINES_OPTION,
+        default=None,
+        metavar="LIST",
+        help=f"comma-separated engines ({', '.join(ENGINES)}) the tests marked {BOTH_ENGINES} "
+        f"run on (default: ${TEST_ENGINES_ENV}, else {PODMAN})",
+    )
 
 
 def chosen_engines(config: pytest.Config) -> list[str]:
@@ -36,8 +41,10 @@ def chosen_engines(config: pytest.Config) -> list[str]:
     names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
     unknown = [n for n in names if n not in ENGINES]
     if unknown or not names:
-        raise pytest.UsageError(f"error: {source}={text!r}: unknown engine {', '.join(unknown) or '(none)'}; "
-                                f"give a comma-separated list of {', '.join(ENGINES)}")
+        raise pytest.UsageError(
+            f"error: {source}={text!r}: unknown engine {', '.join(unknown) or '(none)'}; "
+            f"give a comma-separated list of {', '.join(ENGINES)}"
+        )
     return names
 
 
@@ -49,8 +56,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if metafunc.definition.get_closest_marker(BOTH_ENGINES) is None:
         return
     if "engine" not in metafunc.fixturenames:
-        raise pytest.UsageError(f"error: {metafunc.definition.nodeid} is marked {BOTH_ENGINES} but uses no "
-                                "engine: request the `engine`, `backend` or `images` fixture")
+        raise pytest.UsageError(
+            f"error: {metafunc.definition.nodeid} is marked {BOTH_ENGINES} but uses no "
+            "engine: request the `engine`, `backend` or `images` fixture"
+        )
     engines = chosen_engines(metafunc.config)
     metafunc.parametrize("engine", engines, indirect=True, scope="session", ids=engines)
 
@@ -229,8 +238,15 @@ def harness_runs(sandboxes, harness_image, tmp_path_factory):
             fake = FakeLLM({case.route: script}, tmp / "llm_requests.jsonl")
             fake.start()
             try:
-                result, out = run_harness(sandboxes(PODMAN), image, scenario, tmp / "out", case.run_env(fake),
-                                          timeout=case.timeout, **case.run_options)
+                result, out = run_harness(
+                    sandboxes(PODMAN),
+                    image,
+                    scenario,
+                    tmp / "out",
+                    case.run_env(fake),
+                    timeout=case.timeout,
+                    **case.run_options,
+                )
             finally:
                 fake.stop()
             done[name, scenario] = HarnessRun(result, out, tmp / "out", fake)

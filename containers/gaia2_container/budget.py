@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from gaia2_contract import constants as contract
 
@@ -28,7 +28,7 @@ ARE_CLIENT_TIMEOUT_S = 600.0
 MIN_REQUEST_TIMEOUT_S = 60.0  # the shortest attempt under a limit of 80 s or more (0.75 x 80 s)
 RELAY_TIMEOUT_S = ARE_CLIENT_TIMEOUT_S  # the relay's wait for an answer when the scenario has no limit
 RELAY_GRACE_S = 5.0  # the relay waits this much longer than the agent's attempt: the agent's own
-                     # timeout decides, never a relay error it would retry on
+# timeout decides, never a relay error it would retry on
 CALLS_TO_FIT = 10  # a slow model's note suggests a limit for this many calls (the demo scenarios take 2-7)
 
 
@@ -78,7 +78,9 @@ def fit_call(wanted: CallBudget, limit_s: float | None) -> CallBudget:
     if window is None:
         return wanted
     wait = _down(min(wanted.retry_max_s, window * BACKOFF_SHARE))
-    return CallBudget(attempt_timeout(wanted.timeout_s, limit_s), max(0, wanted.max_retries), wait, _down(window))
+    return CallBudget(
+        attempt_timeout(wanted.timeout_s, limit_s), max(0, wanted.max_retries), wait, _down(window)
+    )
 
 
 def retry_fits(timed_out: bool, remaining_s: float, timeout_s: float) -> bool:
@@ -116,7 +118,11 @@ def slow_model_note(first_answer_s: float | None, waited_s: float, limit_s: floa
     within `waited_s`) and the --timeout that would fit."""
     limit = f"--timeout {limit_s:.0f}" if limit_s is not None else "no time limit"
     if first_answer_s is None:
-        return (f"the model gave no answer within {waited_s:.0f}s (one attempt's wait under {limit}): "
-                f"too slow for it; a --timeout of at least {fitting_limit(waited_s)} would give it longer")
-    return (f"the model is slow for {limit}: its first answer took {first_answer_s:.0f}s; "
-            f"--timeout {fitting_limit(first_answer_s)} would fit {CALLS_TO_FIT} such calls")
+        return (
+            f"the model gave no answer within {waited_s:.0f}s (one attempt's wait under {limit}): "
+            f"too slow for it; a --timeout of at least {fitting_limit(waited_s)} would give it longer"
+        )
+    return (
+        f"the model is slow for {limit}: its first answer took {first_answer_s:.0f}s; "
+        f"--timeout {fitting_limit(first_answer_s)} would fit {CALLS_TO_FIT} such calls"
+    )

@@ -18,10 +18,11 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import httpx
 
@@ -106,7 +107,9 @@ class OneShot:
     def __init__(self, deadline: float, redact: Callable[[str], str]) -> None:
         self.deadline, self.redact, self.url = deadline, redact, ""
 
-    def post(self, url: str, body: dict[str, Any], headers: dict[str, str], read: Callable[[Any], Any]) -> Any:
+    def post(
+        self, url: str, body: dict[str, Any], headers: dict[str, str], read: Callable[[Any], Any]
+    ) -> Any:
         """As Transport.post: `read` of the JSON answer; ProbeFailed instead of retries."""
         self.url = url
         timeout = max(MIN_REQUEST_S, self.deadline - time.monotonic())
@@ -139,8 +142,11 @@ def server_words(text: str) -> str:
         doc = doc[0]
     if isinstance(doc, dict):
         error = doc.get("error")
-        for found in ((error or {}).get("message") if isinstance(error, dict) else error, doc.get("message"),
-                      doc.get("detail")):
+        for found in (
+            (error or {}).get("message") if isinstance(error, dict) else error,
+            doc.get("message"),
+            doc.get("detail"),
+        ):
             if isinstance(found, str) and found.strip():
                 return found
     return str(text)
@@ -164,17 +170,37 @@ def agent_setup(env: Mapping[str, str], transport: OneShot) -> tuple[Any, Endpoi
     custom = bool(env.get(contract.ENV_AGENT_COMMAND))
     model = (env.get(contract.ENV_AGENT_MODEL) or "").strip()
     wire = harness_wire() if runtime == "harness" and not custom else None
-    tools = "optional" if custom else "required" if runtime in BUILTIN_AGENT_RUNTIMES else \
-        "none" if runtime in TEXT_ACTION_RUNTIMES else "optional"
+    tools = (
+        "optional"
+        if custom
+        else "required"
+        if runtime in BUILTIN_AGENT_RUNTIMES
+        else "none"
+        if runtime in TEXT_ACTION_RUNTIMES
+        else "optional"
+    )
     try:
         if wire in WIRES:  # the relay forwards to GAIA2_AGENT_BASE_URL or the SDK's own root
-            base = (env.get(contract.ENV_AGENT_BASE_URL) or urls.SDK_BASE_URLS.get(provider, "")).strip().rstrip("/")
+            base = (
+                (env.get(contract.ENV_AGENT_BASE_URL) or urls.SDK_BASE_URLS.get(provider, ""))
+                .strip()
+                .rstrip("/")
+            )
             if not base:
                 raise SettingsError(f"{contract.ENV_AGENT_BASE_URL} is required for provider {provider}")
             cls, prefix = WIRES[wire]
-            settings = Settings(provider, model, base + prefix, env.get(contract.ENV_AGENT_API_KEY) or None,
-                                Options(max_tokens=TOOL_MAX_TOKENS))
-            llm = cls(settings, transport, name=provider) if cls is ChatCompletionsProvider else cls(settings, transport)
+            settings = Settings(
+                provider,
+                model,
+                base + prefix,
+                env.get(contract.ENV_AGENT_API_KEY) or None,
+                Options(max_tokens=TOOL_MAX_TOKENS),
+            )
+            llm = (
+                cls(settings, transport, name=provider)
+                if cls is ChatCompletionsProvider
+                else cls(settings, transport)
+            )
         else:
             # The built-in runtime's options matter (api, extra_body, anthropic_version); another
             # agent's GAIA2_AGENT_OPTIONS are its own business.
@@ -184,11 +210,19 @@ def agent_setup(env: Mapping[str, str], transport: OneShot) -> tuple[Any, Endpoi
             llm = make_provider(settings, transport)
             base = settings.base_url
             wire = {"ResponsesProvider": "openai-responses", "ChatCompletionsProvider": "openai-chat"}.get(
-                type(llm).__name__, provider)
+                type(llm).__name__, provider
+            )
     except (SettingsError, ValueError) as exc:
         base = env.get(contract.ENV_AGENT_BASE_URL) or ""
-        return Endpoint("agent", public_url(base), "", model, wire or provider, tools,
-                        probe=Probe(None, "settings", str(exc)))
+        return Endpoint(
+            "agent",
+            public_url(base),
+            "",
+            model,
+            wire or provider,
+            tools,
+            probe=Probe(None, "settings", str(exc)),
+        )
     return llm, Endpoint("agent", public_url(base), "", model, str(wire), tools)
 
 
@@ -218,12 +252,14 @@ def agent_text_probe(env: Mapping[str, str], deadline: float, redact: Callable[[
     return _text(setup[0], transport)
 
 
-def experts_text_probe(provider: str, model: str, base: str, key: str | None, deadline: float,
-                       redact: Callable[[str], str]) -> Probe:
+def experts_text_probe(
+    provider: str, model: str, base: str, key: str | None, deadline: float, redact: Callable[[str], str]
+) -> Probe:
     """The expert agents' text request, as check_experts sends it (the daemon's probe asks it too)."""
     transport = OneShot(deadline, redact)
-    llm = ChatCompletionsProvider(Settings(provider, model, base, key, Options(max_tokens=TEXT_MAX_TOKENS)),
-                                  transport, name=provider)
+    llm = ChatCompletionsProvider(
+        Settings(provider, model, base, key, Options(max_tokens=TEXT_MAX_TOKENS)), transport, name=provider
+    )
     return _text(llm, transport)
 
 
@@ -253,11 +289,14 @@ def check_judge(env: Mapping[str, str], deadline: float, redact: Callable[[str],
     if not isinstance(engine, LiteLLMJudgeEngine):
         return None
     base = (engine.base_url or JUDGE_OPENAI_URLS.get(engine.provider, "")).rstrip("/")
-    endpoint = Endpoint("judge", public_url(base), public_url(base), engine.model, f"litellm:{engine.provider}", "none")
+    endpoint = Endpoint(
+        "judge", public_url(base), public_url(base), engine.model, f"litellm:{engine.provider}", "none"
+    )
     if base and engine.provider in JUDGE_OPENAI_URLS:
         transport = OneShot(deadline, redact)
-        settings = Settings(engine.provider, engine.model, base, engine.api_key,
-                            Options(max_tokens=TEXT_MAX_TOKENS))
+        settings = Settings(
+            engine.provider, engine.model, base, engine.api_key, Options(max_tokens=TEXT_MAX_TOKENS)
+        )
         # OpenAI's own API refuses max_tokens for its reasoning models (the judge sends no limit at
         # all): the probe sends max_completion_tokens there, max_tokens to compatible servers.
         own_api = engine.provider == "openai" and not engine.base_url
@@ -269,10 +308,16 @@ def check_judge(env: Mapping[str, str], deadline: float, redact: Callable[[str],
     try:
         import litellm
 
-        litellm.completion(model=engine.model, custom_llm_provider=engine.provider, api_base=engine.base_url,
-                           api_key=engine.api_key, messages=[{"role": "user", "content": TEXT_PROMPT}],
-                           max_tokens=TEXT_MAX_TOKENS, num_retries=0,
-                           timeout=max(MIN_REQUEST_S, deadline - time.monotonic()))
+        litellm.completion(
+            model=engine.model,
+            custom_llm_provider=engine.provider,
+            api_base=engine.base_url,
+            api_key=engine.api_key,
+            messages=[{"role": "user", "content": TEXT_PROMPT}],
+            max_tokens=TEXT_MAX_TOKENS,
+            num_retries=0,
+            timeout=max(MIN_REQUEST_S, deadline - time.monotonic()),
+        )
         probe = Probe(200)
     except Exception as exc:  # noqa: BLE001 - every LiteLLM failure is a fact to report
         probe = _litellm_probe(exc, redact)
@@ -285,8 +330,10 @@ def check_experts(env: Mapping[str, str], deadline: float, redact: Callable[[str
     """Agent2Agent's expert agents' endpoint, when it is not simply the agent's (a provider, URL or
     model of their own): one text request as their relay would forward it (ARE's app agent sends
     no tool definitions)."""
-    if not any((env.get(v) or "").strip() for v in (contract.ENV_A2A_PROVIDER, contract.ENV_A2A_BASE_URL,
-                                                     contract.ENV_A2A_MODEL)):
+    if not any(
+        (env.get(v) or "").strip()
+        for v in (contract.ENV_A2A_PROVIDER, contract.ENV_A2A_BASE_URL, contract.ENV_A2A_MODEL)
+    ):
         return None
     try:
         settings = A2ASettings.from_env(env)
@@ -296,7 +343,9 @@ def check_experts(env: Mapping[str, str], deadline: float, redact: Callable[[str
         return None
     base = upstream_of(settings.provider, settings.base_url)
     endpoint = Endpoint(EXPERTS, public_url(base), "", settings.model, "openai-chat", "none")
-    endpoint.probe = experts_text_probe(settings.provider, settings.model, base, settings.key, deadline, redact)
+    endpoint.probe = experts_text_probe(
+        settings.provider, settings.model, base, settings.key, deadline, redact
+    )
     endpoint.url = endpoint.probe.url
     return endpoint
 
@@ -323,13 +372,19 @@ def run(env: Mapping[str, str], budget_s: float) -> dict[str, Any]:
         futures = {name: pool.submit(check, env, deadline, redact) for name, check in checks.items()}
         found = {name: future.result() for name, future in futures.items()}
     return {name: asdict(endpoint) if endpoint else None for name, endpoint in found.items()} | {
-        "seconds": round(time.monotonic() - started, 2)}
+        "seconds": round(time.monotonic() - started, 2)
+    }
 
 
-def scrub_for(env: Mapping[str, str]) -> "Scrub":
+def scrub_for(env: Mapping[str, str]) -> Scrub:
     """Every key of the run's settings out of a text."""
-    return Scrub([env.get(contract.ENV_AGENT_API_KEY), env.get(contract.ENV_JUDGE_API_KEY),
-                  env.get(contract.ENV_A2A_API_KEY)])
+    return Scrub(
+        [
+            env.get(contract.ENV_AGENT_API_KEY),
+            env.get(contract.ENV_JUDGE_API_KEY),
+            env.get(contract.ENV_A2A_API_KEY),
+        ]
+    )
 
 
 class Scrub:

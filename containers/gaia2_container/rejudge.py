@@ -19,8 +19,8 @@ from gaia2_contract import constants as contract
 from . import places
 from .daemon import are_speedups, judge_guard
 from .daemon.judge_engine import build_judge_engine
-from .daemon.judge_trace import JudgeTrace
 from .daemon.judge_hooks import clean_rationale
+from .daemon.judge_trace import JudgeTrace
 from .daemon.loader import noise_configs
 
 log = logging.getLogger("gaia2.rejudge")
@@ -33,22 +33,31 @@ def rejudge(text: str) -> dict[str, Any]:
     from are.simulation.data_handler.importer import JsonScenarioImporter
     from are.simulation.environment import Environment
     from are.simulation.scenarios.config import MAX_SCENARIO_DURATION, MAX_TIME_SCENARIO_DURATION
-    from are.simulation.scenarios.scenario_imported_from_json.utils import get_scenario_duration, preprocess_scenario
+    from are.simulation.scenarios.scenario_imported_from_json.utils import (
+        get_scenario_duration,
+        preprocess_scenario,
+    )
     from are.simulation.types import EventLog
     from are.simulation.validation.configs import GraphPerEventJudgeConfig
 
     scenario, completed_events, _ = JsonScenarioImporter().import_from_json_to_benchmark(
-        text, apps_to_skip=APPS_TO_SKIP, load_completed_events=True)
+        text, apps_to_skip=APPS_TO_SKIP, load_completed_events=True
+    )
     trace = JudgeTrace()
     # As ARE's preprocess_scenario_from_config with judge_only: its durations, and `--noise`'s
     # configs when the run had them (ARE's exporter says so in the trace's definition).
     tool_augmentation, env_events = noise_configs() if _had_noise(text) else (None, None)
     engine = build_judge_engine(calls=trace.calls, step=trace.step)
-    preprocess_scenario(scenario, judge_config=GraphPerEventJudgeConfig(engine=engine, tracer=trace),
-                        offline_validation=True,
-                        max_scenario_duration=get_scenario_duration(scenario, MAX_TIME_SCENARIO_DURATION,
-                                                                    MAX_SCENARIO_DURATION),
-                        tool_augmentation_config=tool_augmentation, env_events_config=env_events)
+    preprocess_scenario(
+        scenario,
+        judge_config=GraphPerEventJudgeConfig(engine=engine, tracer=trace),
+        offline_validation=True,
+        max_scenario_duration=get_scenario_duration(
+            scenario, MAX_TIME_SCENARIO_DURATION, MAX_SCENARIO_DURATION
+        ),
+        tool_augmentation_config=tool_augmentation,
+        env_events_config=env_events,
+    )
     trace.take(), trace.calls.take()  # preparing is not judging
     # ARE's ScenarioRunner._judge: an environment that holds only the run's completed events.
     environment = Environment()
@@ -56,9 +65,15 @@ def rejudge(text: str) -> dict[str, Any]:
     result = scenario.validate(environment)
     details = trace.take()
     reason = next((d["reason"] for d in details if d.get("reason")), "")
-    outcome: dict[str, Any] = {"scenario_id": str(scenario.scenario_id), "success": result.success,
-                               "rationale": clean_rationale(result.rationale), "reason": reason,
-                               "judge_details": details, "judge_calls": trace.calls.take(), "error": None}
+    outcome: dict[str, Any] = {
+        "scenario_id": str(scenario.scenario_id),
+        "success": result.success,
+        "rationale": clean_rationale(result.rationale),
+        "reason": reason,
+        "judge_details": details,
+        "judge_calls": trace.calls.take(),
+        "error": None,
+    }
     if result.exception is not None and result.success is not True:
         outcome.update(success=None, error=f"judge error: {result.exception}")
     return outcome
@@ -78,5 +93,7 @@ def main() -> int:
     except Exception as exc:  # noqa: BLE001 - one line for the runner, whatever ARE raised
         outcome = {"success": None, "error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:500]}"}
     places.OUTPUT_PATH.mkdir(parents=True, exist_ok=True)
-    (places.OUTPUT_PATH / contract.REJUDGE_FILE).write_text(json.dumps(outcome, default=str), encoding="utf-8")
+    (places.OUTPUT_PATH / contract.REJUDGE_FILE).write_text(
+        json.dumps(outcome, default=str), encoding="utf-8"
+    )
     return 0 if outcome.get("error") is None else 1

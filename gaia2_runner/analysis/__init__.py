@@ -9,5 +9,15 @@ from .compare import Comparison, compare
 from .export import TABLE_FORMATS, export_rows
 from .runs import RunInfo, describe, find_output_dirs
 
-__all__ = ["COLUMNS", "Comparison", "RunInfo", "RunRecord", "TABLE_FORMATS", "compare", "describe", "export_rows",
-           "find_output_dirs", "load_rows"]
+__all__ = [
+    "COLUMNS",
+    "Comparison",
+    "RunInfo",
+    "RunRecord",
+    "TABLE_FORMATS",
+    "compare",
+    "describe",
+    "export_rows",
+    "find_output_dirs",
+    "load_rows",
+]

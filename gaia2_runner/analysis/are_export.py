@@ -18,10 +18,10 @@ from gaia2_runner.output.atomic import write_bytes_atomic, write_json_atomic
 from gaia2_runner.output.layout import ARE_TRACE_FILE
 from gaia2_runner.output.read import safe_io
 from gaia2_runner.output.read.record import RunRecord, load_runs
-from gaia2_runner.output.read.verdicts import CURRENT
 from gaia2_runner.output.read.run_files import first_run_config
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.scenario import ScenarioData
+from gaia2_runner.output.read.verdicts import CURRENT
 from gaia2_runner.output.staged_dir import staged_dir
 
 TRACE_CAP = 64 * safe_io.MB  # one decompressed ARE trace
@@ -52,21 +52,30 @@ def _lite(row: RunRecord, data: ScenarioData, model: str | None) -> dict[str, An
         history = [{"role": m.role, "content": m.text} for m in last.messages if m.text]
         if last.response.text:
             history.append({"role": "assistant", "content": last.response.text})
-    usage = {"total_llm_calls": len(calls),
-             "prompt_tokens": [c.response.usage.input for c in calls],
-             "completion_tokens": [c.response.usage.output for c in calls],
-             "total_tokens": [(c.response.usage.input or 0) + (c.response.usage.output or 0) for c in calls],
-             "reasoning_tokens": [c.response.usage.reasoning for c in calls],
-             "completion_duration": [None if c.latency_ms is None else c.latency_ms / 1000 for c in calls]}
+    usage = {
+        "total_llm_calls": len(calls),
+        "prompt_tokens": [c.response.usage.input for c in calls],
+        "completion_tokens": [c.response.usage.output for c in calls],
+        "total_tokens": [(c.response.usage.input or 0) + (c.response.usage.output or 0) for c in calls],
+        "reasoning_tokens": [c.response.usage.reasoning for c in calls],
+        "completion_duration": [None if c.latency_ms is None else c.latency_ms / 1000 for c in calls],
+    }
     judgment = (data.result or {}).get("judgment") or {}
-    return {"scenario_id": row.scenario_id, "model_id": model, "main_agent_type": row.runtime,
-            "validation_decision": None if row.success is None else ("Valid" if row.success else "Invalid"),
-            "validation_rationale": judgment.get("rationale") if isinstance(judgment, dict) else None,
-            "run_duration": row.wall_s, "per_agent_interaction_histories": {"agent_main": history},
-            "per_agent_llm_usage_stats": {"agent_main": usage}}
+    return {
+        "scenario_id": row.scenario_id,
+        "model_id": model,
+        "main_agent_type": row.runtime,
+        "validation_decision": None if row.success is None else ("Valid" if row.success else "Invalid"),
+        "validation_rationale": judgment.get("rationale") if isinstance(judgment, dict) else None,
+        "run_duration": row.wall_s,
+        "per_agent_interaction_histories": {"agent_main": history},
+        "per_agent_llm_usage_stats": {"agent_main": usage},
+    }
 
 
-def export_are(output_dir: Path, dest: Path, verdicts: str = CURRENT, named: bool = True) -> tuple[int, list[str]]:
+def export_are(
+    output_dir: Path, dest: Path, verdicts: str = CURRENT, named: bool = True
+) -> tuple[int, list[str]]:
     """hf/ and lite/ under `dest`, replaced whole; (runs written, runs without an ARE trace)."""
     root = output_root(output_dir)
     model = (((first_run_config(root) or {}).get("config") or {}).get("agent") or {}).get("model")
@@ -89,8 +98,10 @@ def export_are(output_dir: Path, dest: Path, verdicts: str = CURRENT, named: boo
 
 
 def nothing_to_export(output_dir: Path, missing: list[str]) -> Gaia2Error:
-    return Gaia2Error(f"{output_dir}: none of its {len(missing)} finished runs has ARE's trace (runs from "
-                      "before this runner version): nothing to export in ARE's formats")
+    return Gaia2Error(
+        f"{output_dir}: none of its {len(missing)} finished runs has ARE's trace (runs from "
+        "before this runner version): nothing to export in ARE's formats"
+    )
 
 
 def _in(dest: Path, sub: str) -> Path:
@@ -101,6 +112,8 @@ def _in(dest: Path, sub: str) -> Path:
 
 def check_dest(dest: Path) -> None:
     if dest.exists() and not dest.is_dir():
-        raise Gaia2Error(f"--out {dest}: exists and is not a directory (the {dest.name} export is a directory)")
+        raise Gaia2Error(
+            f"--out {dest}: exists and is not a directory (the {dest.name} export is a directory)"
+        )
     if not dest.parent.is_dir():
         raise Gaia2Error(f"--out {dest}: its directory {dest.parent} does not exist")

@@ -25,7 +25,6 @@ from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.verdicts import CURRENT, VerdictSet, choose
 from gaia2_runner.output.summary import NO_SPLIT, mean, sample_std, t_95
 
-
 Key = tuple[str, str]  # (split, scenario_id)
 
 
@@ -84,16 +83,33 @@ def compare(a: Path, b: Path, verdicts: tuple[str, str] = (CURRENT, CURRENT)) ->
     rows_a, rows_b = _by_scenario(load_rows(a, set_a)), _by_scenario(load_rows(b, set_b))
     common = sorted(set(rows_a) & set(rows_b))
     if not common:
-        raise Gaia2Error(f"{a} ({_count(rows_a)}) and {b} ({_count(rows_b)}) have no finished scenario in "
-                         "common: compare runs of the same scenarios")
-    result = Comparison(a=a, b=b, overall=_delta(common, rows_a, rows_b), splits={},
-                        only_a=sorted(set(rows_a) - set(rows_b)), only_b=sorted(set(rows_b) - set(rows_a)),
-                        verdicts_a=set_a, verdicts_b=set_b)
+        raise Gaia2Error(
+            f"{a} ({_count(rows_a)}) and {b} ({_count(rows_b)}) have no finished scenario in "
+            "common: compare runs of the same scenarios"
+        )
+    result = Comparison(
+        a=a,
+        b=b,
+        overall=_delta(common, rows_a, rows_b),
+        splits={},
+        only_a=sorted(set(rows_a) - set(rows_b)),
+        only_b=sorted(set(rows_b) - set(rows_a)),
+        verdicts_a=set_a,
+        verdicts_b=set_b,
+    )
     for split in sorted({k[0] for k in common}):
         result.splits[split] = _delta([k for k in common if k[0] == split], rows_a, rows_b)
     for key in common:
-        pair = Flip(key[0], key[1], _score(rows_a[key]), _score(rows_b[key]), _reason(rows_a[key]),
-                    _reason(rows_b[key]), [r.dir for r in rows_a[key]], [r.dir for r in rows_b[key]])
+        pair = Flip(
+            key[0],
+            key[1],
+            _score(rows_a[key]),
+            _score(rows_b[key]),
+            _reason(rows_a[key]),
+            _reason(rows_b[key]),
+            [r.dir for r in rows_a[key]],
+            [r.dir for r in rows_b[key]],
+        )
         result.pairs.append(pair)
         if pair.a == pair.b:
             result.unchanged += 1
@@ -124,8 +140,15 @@ def _delta(keys: list[Key], rows_a: dict[Key, list[RunRecord]], rows_b: dict[Key
     a = [_score(rows_a[k]) for k in keys]
     b = [_score(rows_b[k]) for k in keys]
     diffs = [y - x for x, y in zip(a, b)]
-    delta = Delta(len(keys), mean(a), mean(b), mean(diffs), None,
-                  fixed=sum(d > 0 for d in diffs), broke=sum(d < 0 for d in diffs))
+    delta = Delta(
+        len(keys),
+        mean(a),
+        mean(b),
+        mean(diffs),
+        None,
+        fixed=sum(d > 0 for d in diffs),
+        broke=sum(d < 0 for d in diffs),
+    )
     if len(diffs) > 1 and delta.delta is not None:
         delta.se = (sample_std(diffs) or 0.0) / math.sqrt(len(diffs))
         half = t_95(len(diffs) - 1) * delta.se
@@ -134,4 +157,6 @@ def _delta(keys: list[Key], rows_a: dict[Key, list[RunRecord]], rows_b: dict[Key
 
 
 def _count(rows: dict[Key, list[RunRecord]]) -> str:
-    return "no finished scenario" if not rows else "1 scenario" if len(rows) == 1 else f"{len(rows)} scenarios"
+    return (
+        "no finished scenario" if not rows else "1 scenario" if len(rows) == 1 else f"{len(rows)} scenarios"
+    )

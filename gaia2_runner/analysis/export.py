@@ -9,13 +9,12 @@ from pathlib import Path
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.atomic import json_bytes, write_bytes_atomic
 from gaia2_runner.output.layout import EXPORT_FILE_STEM
+from gaia2_runner.output.leaderboard_phases import is_leaderboard_root, phase_dirs
 from gaia2_runner.output.read.record import COLUMNS, RunRecord, load_rows
 from gaia2_runner.output.read.run_files import require_run
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.verdicts import CURRENT, choose
 from gaia2_runner.output.staged_dir import EXPORT_MARKER
-
-from gaia2_runner.output.leaderboard_phases import is_leaderboard_root, phase_dirs
 
 from . import are_export, leaderboard_export
 
@@ -33,8 +32,9 @@ def default_path(output_dir: Path, fmt: str) -> Path:
     return output_dir / f"{EXPORT_FILE_STEM}.{fmt}"
 
 
-def export(output_dir: Path, fmt: str, dest: Path | None = None, hf_split: str | None = None,
-           verdicts: str = CURRENT) -> tuple[Path, int, list[str]]:
+def export(
+    output_dir: Path, fmt: str, dest: Path | None = None, hf_split: str | None = None, verdicts: str = CURRENT
+) -> tuple[Path, int, list[str]]:
     """(what was written, runs, runs left out for want of ARE's trace) for any of FORMATS, the
     verdicts from the set `verdicts` (output/read/verdicts.py)."""
     if fmt not in FORMATS:
@@ -63,14 +63,23 @@ def upload(folder: Path, repo: str) -> str:
     from huggingface_hub.errors import HfHubHTTPError
 
     try:
-        info = HfApi().upload_folder(repo_id=repo, repo_type="dataset", folder_path=str(folder),
-                                     commit_message="gaia2-runner results", ignore_patterns=[EXPORT_MARKER])
+        info = HfApi().upload_folder(
+            repo_id=repo,
+            repo_type="dataset",
+            folder_path=str(folder),
+            commit_message="gaia2-runner results",
+            ignore_patterns=[EXPORT_MARKER],
+        )
     except HfHubHTTPError as exc:
-        raise Gaia2Error(f"--hf-upload {repo}: the hub refused the upload ({' '.join(str(exc).split())[:300]}); "
-                         "check the repo id and HF_TOKEN") from None
+        raise Gaia2Error(
+            f"--hf-upload {repo}: the hub refused the upload ({' '.join(str(exc).split())[:300]}); "
+            "check the repo id and HF_TOKEN"
+        ) from None
     except Exception as exc:  # noqa: BLE001 - connection errors come from the hub client's HTTP stack
-        raise Gaia2Error(f"--hf-upload {repo}: the upload failed ({type(exc).__name__}: "
-                         f"{' '.join(str(exc).split())[:200]}); the export is in {folder}: upload it later") from None
+        raise Gaia2Error(
+            f"--hf-upload {repo}: the upload failed ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:200]}); the export is in {folder}: upload it later"
+        ) from None
     return str(getattr(info, "commit_url", info))
 
 
@@ -88,7 +97,9 @@ def _check_output_dir(output_dir: Path) -> None:
     require_run(output_dir, finished=True)
 
 
-def export_rows(output_dir: Path, fmt: str, dest: Path | None = None, verdicts: str = CURRENT) -> tuple[Path, int]:
+def export_rows(
+    output_dir: Path, fmt: str, dest: Path | None = None, verdicts: str = CURRENT
+) -> tuple[Path, int]:
     """(file written, rows) for one of TABLE_FORMATS; the file is replaced atomically."""
     if fmt not in TABLE_FORMATS:
         raise Gaia2Error(f"--format {fmt}: unknown format (use one of {', '.join(FORMATS)})")
@@ -139,10 +150,23 @@ def _parquet(rows: list[RunRecord]) -> bytes:
 
 
 def _schema(pa: object) -> object:
-    types = {"run": "int64", "turns": "int64", "failed_turn": "int64", "actions": "int64", "tool_errors": "int64",
-             "llm_calls": "int64", "tokens_in": "int64", "tokens_out": "int64", "success": "bool_",
-             "original_success": "bool_",
-             "cost_usd": "float64", "sim_start": "float64", "sim_end": "float64", "sim_elapsed_s": "float64", "wall_s": "float64"}
+    types = {
+        "run": "int64",
+        "turns": "int64",
+        "failed_turn": "int64",
+        "actions": "int64",
+        "tool_errors": "int64",
+        "llm_calls": "int64",
+        "tokens_in": "int64",
+        "tokens_out": "int64",
+        "success": "bool_",
+        "original_success": "bool_",
+        "cost_usd": "float64",
+        "sim_start": "float64",
+        "sim_end": "float64",
+        "sim_elapsed_s": "float64",
+        "wall_s": "float64",
+    }
     return pa.schema([(name, getattr(pa, types.get(name, "string"))()) for name in COLUMNS])  # type: ignore[attr-defined]
 
 

@@ -38,8 +38,10 @@ class PhaseCount:
     def describe(self) -> str:
         if not self.ran:
             return f"{self.phase}: not run"
-        return (f"{self.phase}: {self.verdicted} of {self.expected} runs verdicted, "
-                f"{self.no_verdict} without a verdict, {self.missing} missing")
+        return (
+            f"{self.phase}: {self.verdicted} of {self.expected} runs verdicted, "
+            f"{self.no_verdict} without a verdict, {self.missing} missing"
+        )
 
 
 def count_phase(phase: str, directory: Path, verdicts: str = CURRENT) -> PhaseCount:
@@ -48,23 +50,30 @@ def count_phase(phase: str, directory: Path, verdicts: str = CURRENT) -> PhaseCo
     root = output_root(directory)
     run_config = first_run_config(root) or {}
     runs = run_config.get("pass_at") if isinstance(run_config.get("pass_at"), int) else 1
-    expected = {(str(s.get("split") or NO_SPLIT), str(s.get("scenario_id")), k)
-                for s in run_config.get("scenarios") or [] if isinstance(s, dict)
-                for k in range(1, max(runs, 1) + 1)}
+    expected = {
+        (str(s.get("split") or NO_SPLIT), str(s.get("scenario_id")), k)
+        for s in run_config.get("scenarios") or []
+        if isinstance(s, dict)
+        for k in range(1, max(runs, 1) + 1)
+    }
     finished: dict[tuple[str, str, int], bool] = {}
     for row, data in load_runs(root, verdicts):  # keyed by where the run lies, as the list names it
         done = row.success is not None or no_validation(row.success, row.reason)
         finished[(str(data.ref.split or NO_SPLIT), data.ref.name, data.ref.run or 1)] = done
     expected |= set(finished)
     verdicted = sum(finished.values())
-    return PhaseCount(phase, len(expected), verdicted, len(finished) - verdicted, len(expected) - len(finished))
+    return PhaseCount(
+        phase, len(expected), verdicted, len(finished) - verdicted, len(expected) - len(finished)
+    )
 
 
 def count_phases(root: Path, verdicts: str = CURRENT) -> list[PhaseCount]:
     """Every phase of the entry in ARE's order, an absent one as not run."""
     present = dict(phases.phase_dirs(root))
-    return [count_phase(name, present[name], verdicts) if name in present else PhaseCount(name, ran=False)
-            for name in phases.PHASE_NAMES]
+    return [
+        count_phase(name, present[name], verdicts) if name in present else PhaseCount(name, ran=False)
+        for name in phases.PHASE_NAMES
+    ]
 
 
 def upload_refusal(counts: list[PhaseCount]) -> str | None:
@@ -78,5 +87,7 @@ def upload_refusal(counts: list[PhaseCount]) -> str | None:
     if absent:
         parts.append("phases not run: " + ", ".join(absent))
     named = ", ".join(c.phase for c in broken)
-    return (f"--hf-upload: the entry is incomplete ({'; '.join(parts)}): rerun the leaderboard command "
-            f"with --retry to finish {named}, then upload")
+    return (
+        f"--hf-upload: the entry is incomplete ({'; '.join(parts)}): rerun the leaderboard command "
+        f"with --retry to finish {named}, then upload"
+    )

@@ -31,11 +31,25 @@ from gaia2_runner.output.summary import NO_SPLIT
 from gaia2_runner.text import now_iso
 
 # ARE's create_hf_schema, in its order: (column, arrow type name).
-HF_SCHEMA = (("scenario_id", "string"), ("run_number", "int64"), ("task_id", "string"), ("score", "float64"),
-             ("status", "string"), ("data", "string"), ("run_type", "string"), ("config", "string"),
-             ("phase_name", "string"), ("a2a_app_prop", "float64"), ("has_app_noise", "bool_"),
-             ("has_env_noise", "bool_"), ("run_config", "string"), ("has_exception", "bool_"),
-             ("exception_type", "string"), ("exception_message", "string"), ("rationale", "string"))
+HF_SCHEMA = (
+    ("scenario_id", "string"),
+    ("run_number", "int64"),
+    ("task_id", "string"),
+    ("score", "float64"),
+    ("status", "string"),
+    ("data", "string"),
+    ("run_type", "string"),
+    ("config", "string"),
+    ("phase_name", "string"),
+    ("a2a_app_prop", "float64"),
+    ("has_app_noise", "bool_"),
+    ("has_env_noise", "bool_"),
+    ("run_config", "string"),
+    ("has_exception", "bool_"),
+    ("exception_type", "string"),
+    ("exception_message", "string"),
+    ("rationale", "string"),
+)
 HF_FIELDS = tuple(name for name, _ in HF_SCHEMA)
 STATS_FILE = "computed_stats.json"  # ARE's name on the hub
 CARD_FILE = "README.md"
@@ -91,15 +105,37 @@ def add_run(bundle: Bundle, output_dir: Path, verdicts: str = CURRENT, prefix: s
         if data is None:
             bundle.missing.append(f"{prefix}{row.dir or '.'}")
         config = str(row.split or only_config or NO_SPLIT)
-        stat = stats.StatRow(phase, config, row.scenario_id, row.run, row.success, duration=row.wall_s,
-                             exception=not stats.no_validation(row.success, row.reason))
+        stat = stats.StatRow(
+            phase,
+            config,
+            row.scenario_id,
+            row.run,
+            row.success,
+            duration=row.wall_s,
+            exception=not stats.no_validation(row.success, row.reason),
+        )
         exception = stat.status == stats.EXCEPTION
-        bundle.groups.setdefault(phases.upload_config_name(config, phase), []).append({
-            "scenario_id": row.scenario_id, "run_number": row.run, "task_id": row.scenario_id,
-            "score": stat.score, "status": stat.status, "data": data, "run_type": None, "config": config, "phase_name": phase, "a2a_app_prop": a2a,
-            "has_app_noise": noise, "has_env_noise": noise, "run_config": config_json,
-            "has_exception": exception, "exception_type": EXCEPTION_TYPE if exception else None,
-            "exception_message": row.reason if exception else None, "rationale": None if stat.status == stats.NO_VALIDATION else row.reason or None})
+        bundle.groups.setdefault(phases.upload_config_name(config, phase), []).append(
+            {
+                "scenario_id": row.scenario_id,
+                "run_number": row.run,
+                "task_id": row.scenario_id,
+                "score": stat.score,
+                "status": stat.status,
+                "data": data,
+                "run_type": None,
+                "config": config,
+                "phase_name": phase,
+                "a2a_app_prop": a2a,
+                "has_app_noise": noise,
+                "has_env_noise": noise,
+                "run_config": config_json,
+                "has_exception": exception,
+                "exception_type": EXCEPTION_TYPE if exception else None,
+                "exception_message": row.reason if exception else None,
+                "rationale": None if stat.status == stats.NO_VALIDATION else row.reason or None,
+            }
+        )
         bundle.rows.append(stat)
 
 
@@ -119,19 +155,35 @@ def stats_report(bundle: Bundle) -> dict[str, Any]:
     """computed_stats.json: ARE's generate_json_stats_report shape (metadata, statistics,
     run_configurations)."""
     configurations = []
-    for name, rows in sorted(bundle.groups.items()):
+    for _name, rows in sorted(bundle.groups.items()):
         first = rows[0]
         part = [r for r in bundle.rows if (r.phase, r.config) == (first["phase_name"], first["config"])]
         statuses = [r.status for r in part]
-        configurations.append({
-            "phase_name": first["phase_name"], "config": first["config"], "a2a_app_prop": first["a2a_app_prop"],
-            "has_tool_augmentation": first["has_app_noise"], "has_env_events": first["has_env_noise"],
-            "total_runs": len(part), "validated_runs": sum(r.score is not None for r in part),
-            **{f"{s}_runs": statuses.count(s) for s in (stats.SUCCESS, stats.FAILED, stats.EXCEPTION,
-                                                         stats.NO_VALIDATION)}})
-    return {"metadata": {"model": bundle.model, "model_provider": bundle.provider, "timestamp": now_iso(),
-                         "runner_version": __version__},
-            "statistics": stats.calculate(bundle.rows), "run_configurations": configurations}
+        configurations.append(
+            {
+                "phase_name": first["phase_name"],
+                "config": first["config"],
+                "a2a_app_prop": first["a2a_app_prop"],
+                "has_tool_augmentation": first["has_app_noise"],
+                "has_env_events": first["has_env_noise"],
+                "total_runs": len(part),
+                "validated_runs": sum(r.score is not None for r in part),
+                **{
+                    f"{s}_runs": statuses.count(s)
+                    for s in (stats.SUCCESS, stats.FAILED, stats.EXCEPTION, stats.NO_VALIDATION)
+                },
+            }
+        )
+    return {
+        "metadata": {
+            "model": bundle.model,
+            "model_provider": bundle.provider,
+            "timestamp": now_iso(),
+            "runner_version": __version__,
+        },
+        "statistics": stats.calculate(bundle.rows),
+        "run_configurations": configurations,
+    }
 
 
 def write_bundle(bundle: Bundle, dest: Path, split: str, named: bool = True) -> None:
@@ -145,17 +197,24 @@ def write_bundle(bundle: Bundle, dest: Path, split: str, named: bool = True) -> 
             sink = pa.BufferOutputStream()
             pq.write_table(pa.Table.from_pylist(rows, schema=schema), sink)
             (staging / config).mkdir()
-            write_bytes_atomic(staging / config / f"{split}-00000-of-00001.parquet", sink.getvalue().to_pybytes())
+            write_bytes_atomic(
+                staging / config / f"{split}-00000-of-00001.parquet", sink.getvalue().to_pybytes()
+            )
         write_bytes_atomic(staging / CARD_FILE, _card(sorted(bundle.groups), split).encode("utf-8"))
         write_json_atomic(staging / STATS_FILE, stats_report(bundle))
 
 
-def export_leaderboard(output_dir: Path, dest: Path, split: str | None = None,
-                       verdicts: str = CURRENT, named: bool = True) -> tuple[int, list[str]]:
+def export_leaderboard(
+    output_dir: Path, dest: Path, split: str | None = None, verdicts: str = CURRENT, named: bool = True
+) -> tuple[int, list[str]]:
     """(rows written, runs without ARE's trace) for a run directory or a `leaderboard` root; the
     rows go in `split`, else the hub split the runs read."""
-    bundle = collect(output_root(output_dir) if not phases.is_leaderboard_root(Path(output_dir).expanduser())
-                     else Path(output_dir).expanduser(), verdicts)
+    bundle = collect(
+        output_root(output_dir)
+        if not phases.is_leaderboard_root(Path(output_dir).expanduser())
+        else Path(output_dir).expanduser(),
+        verdicts,
+    )
     if bundle.count:
         write_bundle(bundle, dest, bundle.split(split), named)
     return bundle.count, bundle.missing
@@ -164,9 +223,20 @@ def export_leaderboard(output_dir: Path, dest: Path, split: str | None = None,
 def _card(configs: list[str], split: str) -> str:
     lines = ["---", "configs:"]
     for config in configs:
-        lines += [f"- config_name: {config}", "  data_files:", f"  - split: {split}", f"    path: {config}/{split}-*"]
-    lines += ["---", "", "# Gaia2 results", "",
-              "Written by `gaia2-runner export --format leaderboard`: one row per run in the columns of ARE's",
-              "Gaia2 submission upload (`data` holds ARE's trace of the run; `computed_stats.json` the",
-              "numbers in the terms of ARE's report).", ""]
+        lines += [
+            f"- config_name: {config}",
+            "  data_files:",
+            f"  - split: {split}",
+            f"    path: {config}/{split}-*",
+        ]
+    lines += [
+        "---",
+        "",
+        "# Gaia2 results",
+        "",
+        "Written by `gaia2-runner export --format leaderboard`: one row per run in the columns of ARE's",
+        "Gaia2 submission upload (`data` holds ARE's trace of the run; `computed_stats.json` the",
+        "numbers in the terms of ARE's report).",
+        "",
+    ]
     return "\n".join(lines)

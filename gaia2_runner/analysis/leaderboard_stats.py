@@ -13,9 +13,10 @@ exception as a failure (success 0). `leaderboard --hf-upload` refuses an entry w
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from statistics import mean, stdev
-from typing import Any, Iterable
+from typing import Any
 
 from gaia2_contract.constants import NO_ORACLE_EVENTS_ERROR
 from gaia2_runner.output.leaderboard_phases import MINI
@@ -63,9 +64,14 @@ def capability_label(config: str, phase: str) -> str:
 
 def _counts(rows: list[StatRow]) -> dict[str, int]:
     statuses = [r.status for r in rows]
-    return {"total_runs": len(rows), "validated_runs": sum(r.score is not None for r in rows),
-            "success_runs": statuses.count(SUCCESS), "failed_runs": statuses.count(FAILED),
-            "exception_runs": statuses.count(EXCEPTION), "no_validation_runs": statuses.count(NO_VALIDATION)}
+    return {
+        "total_runs": len(rows),
+        "validated_runs": sum(r.score is not None for r in rows),
+        "success_runs": statuses.count(SUCCESS),
+        "failed_runs": statuses.count(FAILED),
+        "exception_runs": statuses.count(EXCEPTION),
+        "no_validation_runs": statuses.count(NO_VALIDATION),
+    }
 
 
 def _spread(values: list[float]) -> tuple[float, float]:
@@ -80,9 +86,15 @@ def _rate(rows: list[StatRow]) -> dict[str, float]:
     validated = [r for r in rows if r.score is not None]
     if not validated:
         return {"success_rate": 0.0, "success_rate_std": 0.0, "success_rate_sem": 0.0}
-    per_run = [100.0 * mean(r.score for r in validated if r.run == k) for k in sorted({r.run for r in validated})]
+    per_run = [
+        100.0 * mean(r.score for r in validated if r.run == k) for k in sorted({r.run for r in validated})
+    ]
     std, sem = _spread(per_run)
-    return {"success_rate": 100.0 * mean(r.score for r in validated), "success_rate_std": std, "success_rate_sem": sem}
+    return {
+        "success_rate": 100.0 * mean(r.score for r in validated),
+        "success_rate_std": std,
+        "success_rate_sem": sem,
+    }
 
 
 def _pass_k(rows: list[StatRow]) -> dict[str, Any]:
@@ -93,14 +105,21 @@ def _pass_k(rows: list[StatRow]) -> dict[str, Any]:
             scores.setdefault((r.scenario_id, r.phase), []).append(r.score)
     at_k = sum(mean(v) > 0.0 for v in scores.values())
     all_k = sum(mean(v) == 1.0 for v in scores.values())
-    return {"pass_at_k": at_k, "pass_at_k_percent": at_k / total * 100 if total else 0.0,
-            "pass_k": all_k, "pass_k_percent": all_k / total * 100 if total else 0.0, "total_scenarios": total}
+    return {
+        "pass_at_k": at_k,
+        "pass_at_k_percent": at_k / total * 100 if total else 0.0,
+        "pass_k": all_k,
+        "pass_k_percent": all_k / total * 100 if total else 0.0,
+        "total_scenarios": total,
+    }
 
 
 def _durations(rows: list[StatRow]) -> dict[str, float]:
     values = [r.duration for r in rows if r.duration is not None]
-    return {"avg_run_duration": mean(values) if values else 0.0,
-            "avg_run_duration_std": stdev(values) if len(values) > 1 else 0.0}
+    return {
+        "avg_run_duration": mean(values) if values else 0.0,
+        "avg_run_duration_std": stdev(values) if len(values) > 1 else 0.0,
+    }
 
 
 def _cross_run(rows: list[StatRow], per_capability: dict[str, dict[str, Any]], kind: str) -> dict[str, float]:
@@ -122,8 +141,11 @@ def _cross_run(rows: list[StatRow], per_capability: dict[str, dict[str, Any]], k
         parts = [p for p in parts if p]
         if parts:
             scores = [100.0 * mean(p) for p in parts]
-            per_run.append(mean(scores) if kind == "macro"
-                           else sum(s * len(p) for s, p in zip(scores, parts)) / sum(len(p) for p in parts))
+            per_run.append(
+                mean(scores)
+                if kind == "macro"
+                else sum(s * len(p) for s, p in zip(scores, parts)) / sum(len(p) for p in parts)
+            )
     std, sem = _spread(per_run)
     return {f"{kind}_success_rate": overall, f"{kind}_success_rate_std": std, f"{kind}_success_rate_sem": sem}
 
@@ -136,9 +158,17 @@ def calculate(rows: Iterable[StatRow]) -> dict[str, Any]:
     for config, phase in sorted({(r.config, r.phase) for r in rows}):
         part = [r for r in rows if (r.config, r.phase) == (config, phase)]
         per_capability[capability_key(config, phase)] = {
-            "capability": capability_label(config, phase), **_counts(part), **_rate(part), **_pass_k(part),
-            **_durations(part)}
-    overall = {**_counts(rows), **_pass_k(rows), **_cross_run(rows, per_capability, "macro"),
-               **_cross_run(rows, per_capability, "micro"), **_durations(rows)}
+            "capability": capability_label(config, phase),
+            **_counts(part),
+            **_rate(part),
+            **_pass_k(part),
+            **_durations(part),
+        }
+    overall = {
+        **_counts(rows),
+        **_pass_k(rows),
+        **_cross_run(rows, per_capability, "macro"),
+        **_cross_run(rows, per_capability, "micro"),
+        **_durations(rows),
+    }
     return {"per_capability": per_capability, "global": overall}
-

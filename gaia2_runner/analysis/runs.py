@@ -78,7 +78,12 @@ def describe(path: Path, verdicts: str = CURRENT, *, strict: bool = False) -> Ru
     config = first_run_config(root)
     summary = read_summary(root)
     labels = run_labels(root, None)
-    info.agent, info.model, info.provider, info.judge = labels.agent, labels.model, labels.provider, labels.judge
+    info.agent, info.model, info.provider, info.judge = (
+        labels.agent,
+        labels.model,
+        labels.provider,
+        labels.judge,
+    )
     info.image_id, info.runner_version = labels.image_id, labels.runner_version
     if config:
         settings = config.get("config") if isinstance(config.get("config"), dict) else {}
@@ -99,7 +104,9 @@ def describe(path: Path, verdicts: str = CURRENT, *, strict: bool = False) -> Ru
         info.pass_at_k_rate = _num(overall.get("pass_at_k_rate"))
         info.complete = summary.get("complete") is True
         info.pass_at = _int(summary.get("pass_at")) or info.pass_at
-    if rows and (info.verdicts.name == REJUDGED or not summary or not isinstance(summary.get("overall"), dict)):
+    if rows and (
+        info.verdicts.name == REJUDGED or not summary or not isinstance(summary.get("overall"), dict)
+    ):
         # summary.json holds the run's own verdicts; a re-judge's (or a run interrupted before
         # summary.json) is recomputed from the rows
         stats = summarize([r.summary_record() for r in rows], pass_at=info.pass_at).overall

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
+
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from gaia2_runner.cli.console import err
 from gaia2_runner.config.defaults import DEFAULT_BASE_IMAGE
 from gaia2_runner.config.harnesses import Harness
-from gaia2_runner.sandbox.images import build_images, ensure_images
 from gaia2_runner.sandbox.backend import Sandbox
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.text import Text
+from gaia2_runner.sandbox.images import build_images, ensure_images
 
 BASE_IMAGE_HELP = f"Image the runtime base starts FROM (default: $GAIA2_BASE_IMAGE or {DEFAULT_BASE_IMAGE})."
 
@@ -20,8 +22,13 @@ class BuildDisplay:
     """Spinner with elapsed time per image, build log lines scrolling above it."""
 
     def __init__(self) -> None:
-        self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
-                                 TimeElapsedColumn(), console=err, transient=False)
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=err,
+            transient=False,
+        )
         self.tasks: dict[str, Any] = {}
 
     def on_image(self, tag: str, phase: str) -> None:
@@ -35,15 +42,27 @@ class BuildDisplay:
         self.progress.console.print(Text(line, style="dim"), soft_wrap=True)
 
 
-def build_with_display(base_image: Optional[str], ca_bundle: Optional[Path], force: bool, only_missing: bool,
-                       backend: Sandbox | None = None, harnesses: Sequence[Harness] = (),
-                       defaults: bool = True) -> list[str]:
+def build_with_display(
+    base_image: str | None,
+    ca_bundle: Path | None,
+    force: bool,
+    only_missing: bool,
+    backend: Sandbox | None = None,
+    harnesses: Sequence[Harness] = (),
+    defaults: bool = True,
+) -> list[str]:
     """Build the images (only the missing or stale ones with `only_missing`), showing progress."""
     display = BuildDisplay()
     with display.progress:
-        kwargs: dict[str, Any] = dict(backend=backend, base_image=base_image, ca_bundle=ca_bundle,
-                                      log=display.log, on_image=display.on_image, harnesses=harnesses,
-                                      defaults=defaults)
+        kwargs: dict[str, Any] = dict(
+            backend=backend,
+            base_image=base_image,
+            ca_bundle=ca_bundle,
+            log=display.log,
+            on_image=display.on_image,
+            harnesses=harnesses,
+            defaults=defaults,
+        )
         if only_missing:
             return ensure_images(**kwargs)
         return build_images(nocache=force, **kwargs)

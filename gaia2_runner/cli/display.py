@@ -101,8 +101,12 @@ def results_table(records: list[dict[str, Any]], width: int | None = None) -> Ta
         add_flexible(table, "reason")
     for r, reason in zip(records, reasons):
         timings = r.get("timings") or {}
-        cells: list[Text | str] = [name_cell(run_label(r, with_split=True)), verdict_cell(r),
-                                   str(r.get("agent_actions", 0)), _fmt_s(duration_s(r))]
+        cells: list[Text | str] = [
+            name_cell(run_label(r, with_split=True)),
+            verdict_cell(r),
+            str(r.get("agent_actions", 0)),
+            _fmt_s(duration_s(r)),
+        ]
         if phases:
             cells += [_fmt_s(timings.get(key)) for key in ("ready_s", "run_s", "collect_s")]
         table.add_row(*cells, *([one_line_cell(reason)] if any(reasons) else []))
@@ -121,8 +125,12 @@ def errors_table(records: list[dict[str, Any]]) -> Table | None:
     add_flexible(table, "reason")
     for r in rows[:MAX_ERROR_ROWS]:
         label = f"{r['split']}/{r.get('scenario_id')}" if r.get("split") else str(r.get("scenario_id"))
-        table.add_row(name_cell(label), str(r.get("run_index", 1)),
-                      Text(printable(str(r.get("status")))), one_line_cell(str(r.get("error") or "")))
+        table.add_row(
+            name_cell(label),
+            str(r.get("run_index", 1)),
+            Text(printable(str(r.get("status")))),
+            one_line_cell(str(r.get("error") or "")),
+        )
     if len(rows) > MAX_ERROR_ROWS:
         table.caption = f"… and {len(rows) - MAX_ERROR_ROWS} more (see results.jsonl)"
     return table
@@ -133,8 +141,11 @@ def who_ran(info: RunInfo) -> list[str]:
     id when recorded) and the runner's version; for a re-judged run, the verdict set shown."""
     model = "/".join(x for x in (info.provider, info.model) if x) or "-"
     image = short_id(info.image_id) if info.image_id else info.image or "-"
-    lines = [f"{info.agent or '-'} · {model}", f"judge {info.judge or '-'}",
-             f"image {image} · v{info.runner_version or '-'}"]
+    lines = [
+        f"{info.agent or '-'} · {model}",
+        f"judge {info.judge or '-'}",
+        f"image {image} · v{info.runner_version or '-'}",
+    ]
     if info.verdicts.rejudged:  # which set the numbers are from, once there are two
         lines.append(info.verdicts.describe())
     return lines

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -19,11 +20,12 @@ try:  # typer >= 0.20 carries its own copy of click
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click.exceptions import ClickException, NoArgsIsHelpError
+from rich.text import Text
+
 from gaia2_runner.cli.console import err
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from gaia2_runner.text import printable
-from rich.text import Text
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -8,8 +8,12 @@ start. A dry run stops after the checks, endpoints included, and prints the plan
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
 
 from gaia2_runner.cli.display import errors_table, results_table
 from gaia2_runner.cli.errors import print_error
@@ -19,7 +23,6 @@ from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_env_file
 from gaia2_runner.config.schema import BY_NAME
 from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
-from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.engine.hosts import connect_first
 from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT
 from gaia2_runner.engine.observer import Observers
@@ -27,26 +30,29 @@ from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
 from gaia2_runner.engine.preflight import PreflightReport, check_endpoints
 from gaia2_runner.engine.scenario_run import env_secrets
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.inputs import check_path_text
 from gaia2_runner.output.layout import INDEX_FILE, RESULTS_LOG_FILE, RUNNER_LOG_FILE, SUMMARY_FILE
 from gaia2_runner.output.runner_log import RESULTS_SEPARATOR, RunnerLog, summary_line
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.resources import checkout_candidates
-from gaia2_runner.sandbox.leftovers import Leftover
 from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.engine_select import describe_engine
+from gaia2_runner.sandbox.leftovers import Leftover
 from gaia2_runner.targets import ScenarioRef
 from gaia2_runner.text import printable
 from gaia2_runner.viewer.refresh import IndexRefresher
-from rich.console import Console
-from rich.text import Text
 
 # Options the four doors share, with one help text each.
 RETRY_HELP = BY_NAME["retry"].help  # the setting's own text: what engine/jobs.select reruns
 ENV_FILE_HELP = "dotenv file with API keys (default: .env next to the config or in the current directory)."
-DRY_RUN_HELP = ("Check everything, the model endpoints too (one short container, unless --no-preflight), "
-                "and print the plan; no scenario starts.")
-OVERWRITE_HELP = "Discard results of another setup (image, model, judge, scenarios…) found in the output directory."
+DRY_RUN_HELP = (
+    "Check everything, the model endpoints too (one short container, unless --no-preflight), "
+    "and print the plan; no scenario starts."
+)
+OVERWRITE_HELP = (
+    "Discard results of another setup (image, model, judge, scenarios…) found in the output directory."
+)
 
 
 def exit_code(result: DatasetOutcome | int) -> int:
@@ -60,12 +66,18 @@ def examples_dir() -> Path:
     for path in candidates:
         if path.is_dir() and any(path.glob("*.json")):
             return path
-    raise Gaia2Error(f"no demo scenarios in {', '.join(map(str, candidates))}: "
-                     "run from a gaia2-runner checkout or set GAIA2_EXAMPLES_DIR")
+    raise Gaia2Error(
+        f"no demo scenarios in {', '.join(map(str, candidates))}: "
+        "run from a gaia2-runner checkout or set GAIA2_EXAMPLES_DIR"
+    )
 
 
-def build_config(config_path: str | Path | None, overrides: dict[str, Any], env_file: str | Path | None,
-                 flag: str = "--config") -> RunConfig:
+def build_config(
+    config_path: str | Path | None,
+    overrides: dict[str, Any],
+    env_file: str | Path | None,
+    flag: str = "--config",
+) -> RunConfig:
     """Load .env (the real environment wins), then the TOML (if any) with flags on top; `flag`: the
     option that named the TOML (for its errors)."""
     if config_path is not None:
@@ -75,10 +87,20 @@ def build_config(config_path: str | Path | None, overrides: dict[str, Any], env_
     return apply_overrides(load_config(config_path), overrides)
 
 
-def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry: bool = False,
-           dry_run: bool = False, fresh: bool = False, overwrite: bool = False, per_scenario: bool = False,
-           prepare: Callable[[Sandbox], None] | None = None,
-           refs: list[ScenarioRef] | None = None) -> DatasetOutcome | int:
+def launch(
+    config: RunConfig,
+    *,
+    command: str,
+    out: Console,
+    err: Console,
+    retry: bool = False,
+    dry_run: bool = False,
+    fresh: bool = False,
+    overwrite: bool = False,
+    per_scenario: bool = False,
+    prepare: Callable[[Sandbox], None] | None = None,
+    refs: list[ScenarioRef] | None = None,
+) -> DatasetOutcome | int:
     """Check, then run (or print the plan). Returns the outcome, or 0 after a dry run.
 
     `fresh` reruns every scenario (run, demo) instead of resuming; `prepare` runs once podman is
@@ -89,14 +111,23 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
             prepare(backend)
         check_image(plan, backend)
         if dry_run:
-            out.print(describe_plan(config, plan.refs, engine=describe_engine(backend.info(), backend.reason)))
+            out.print(
+                describe_plan(config, plan.refs, engine=describe_engine(backend.info(), backend.reason))
+            )
             check = compare_fingerprint(plan, backend)
-            verdict = (" (refused: use a new --output-dir, or --overwrite)" if check.refused and not overwrite
-                       else " (--overwrite: they would be discarded)" if check.refused else "")
+            verdict = (
+                " (refused: use a new --output-dir, or --overwrite)"
+                if check.refused and not overwrite
+                else " (--overwrite: they would be discarded)"
+                if check.refused
+                else ""
+            )
             out.print(Text(f"output directory: {check.describe()}{verdict}"))
             selection, total = plan.selection(), len(plan.refs) * plan.pass_at
-            out.print(f"{len(selection.todo)} of {total} runs would start "
-                      f"({len(selection.done)} already have a result)")
+            out.print(
+                f"{len(selection.todo)} of {total} runs would start "
+                f"({len(selection.done)} already have a result)"
+            )
             backend.sweep = False  # a dry run removes nothing, not even dead runners' containers
             show_preflight(check_endpoints(plan, backend), out)
             return EXIT_OK
@@ -109,11 +140,19 @@ def launch(config: RunConfig, *, command: str, out: Console, err: Console, retry
             observer = Observers([display, log, *live_index])
             outcome = run_plan(plan, backend=backend, observer=observer)
     show_outcome(outcome, out, per_scenario, index=plan.shard is None)
-    if outcome.stopped and outcome.stopped.get("kind") == CONFIGURATION_FAULT:  # the last word, as for bad input
+    if (
+        outcome.stopped and outcome.stopped.get("kind") == CONFIGURATION_FAULT
+    ):  # the last word, as for bad input
         print_error(f"{outcome.stopped['reason']}: fix the configuration, then rerun with --retry")
     if plan.shard:
-        out.print(Text(printable(f"shard {plan.shard[0]}/{plan.shard[1]} done; once every shard is: "
-                                 f"gaia2-runner aggregate {plan.output_dir}")))
+        out.print(
+            Text(
+                printable(
+                    f"shard {plan.shard[0]}/{plan.shard[1]} done; once every shard is: "
+                    f"gaia2-runner aggregate {plan.output_dir}"
+                )
+            )
+        )
     return outcome
 
 
@@ -134,7 +173,9 @@ def show_swept(removed: list[Leftover], err: Console) -> None:
         err.print(f"[dim]removed {len(removed)} container(s) left by runners that are gone: {names}[/]")
 
 
-def show_outcome(outcome: DatasetOutcome, out: Console, per_scenario: bool = False, index: bool = True) -> None:
+def show_outcome(
+    outcome: DatasetOutcome, out: Console, per_scenario: bool = False, index: bool = True
+) -> None:
     """The tables, where the files are, then the whole run in one line (the last thing printed)."""
     if per_scenario:
         out.print(results_table(outcome.records, out.width))

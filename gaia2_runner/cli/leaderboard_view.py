@@ -21,8 +21,11 @@ def _pct(value: float) -> str:
 
 
 def _rate_cells(stats: dict[str, Any], prefix: str = "") -> list[str]:
-    return [_pct(stats[f"{prefix}success_rate"]), _pct(stats[f"{prefix}success_rate_sem"]),
-            _pct(stats[f"{prefix}success_rate_std"])]
+    return [
+        _pct(stats[f"{prefix}success_rate"]),
+        _pct(stats[f"{prefix}success_rate_sem"]),
+        _pct(stats[f"{prefix}success_rate_std"]),
+    ]
 
 
 def phase_table(phase: str, capabilities: list[dict[str, Any]], runs: int) -> Table:
@@ -31,9 +34,14 @@ def phase_table(phase: str, capabilities: list[dict[str, Any]], runs: int) -> Ta
     for name in ("runs", "infra", "success", "± SE", "STD", f"pass@{runs}", f"pass^{runs}"):
         add_fixed(table, name)
     for stats in capabilities:
-        table.add_row(Text(stats["capability"].split(" (")[0]), str(stats["total_runs"]),
-                      Text(str(stats["exception_runs"]), style="yellow" if stats["exception_runs"] else ""),
-                      *_rate_cells(stats), _pct(stats["pass_at_k_percent"]), _pct(stats["pass_k_percent"]))
+        table.add_row(
+            Text(stats["capability"].split(" (")[0]),
+            str(stats["total_runs"]),
+            Text(str(stats["exception_runs"]), style="yellow" if stats["exception_runs"] else ""),
+            *_rate_cells(stats),
+            _pct(stats["pass_at_k_percent"]),
+            _pct(stats["pass_k_percent"]),
+        )
     return table
 
 
@@ -50,8 +58,11 @@ def overall_table(stats: dict[str, Any], runs: int) -> Table:
 
 
 def overall_note(stats: dict[str, Any]) -> Text:
-    return Text(f"{stats['total_scenarios']} scenarios, {stats['total_runs']} runs, "
-                f"{stats['exception_runs']} infra errors (in no rate; ARE counts them failed)", overflow="fold")
+    return Text(
+        f"{stats['total_scenarios']} scenarios, {stats['total_runs']} runs, "
+        f"{stats['exception_runs']} infra errors (in no rate; ARE counts them failed)",
+        overflow="fold",
+    )
 
 
 def render(statistics: dict[str, Any], phases_of: dict[str, str], runs: int) -> Group:

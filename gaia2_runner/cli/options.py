@@ -9,10 +9,12 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
-from typing import Annotated, Any, Callable, Iterable, List, Optional
+from collections.abc import Callable, Iterable
+from typing import Annotated, Any
 
 import typer
 import typer.models
+
 from gaia2_runner.config import SETTINGS, Setting
 from gaia2_runner.output.read.verdicts import CURRENT
 
@@ -20,9 +22,15 @@ from gaia2_runner.output.read.verdicts import CURRENT
 _KIND_TYPES: dict[str, Any] = {
     # Paths arrive as text: click's Path type would reject some (NUL bytes) with a usage panel
     # before our checks can name the setting and the fix.
-    "str": Optional[str], "path": Optional[str], "int": Optional[int], "float": Optional[float],
-    "bool": bool, "splits": Optional[str], "options": Optional[List[str]], "env": Optional[List[str]],
-    "hosts": Optional[List[str]],
+    "str": str | None,
+    "path": str | None,
+    "int": int | None,
+    "float": float | None,
+    "bool": bool,
+    "splits": str | None,
+    "options": list[str] | None,
+    "env": list[str] | None,
+    "hosts": list[str] | None,
 }
 
 
@@ -37,22 +45,28 @@ def _option(setting: Setting, help_override: str | None) -> inspect.Parameter:
     if setting.kind == "bool":
         default = typer.Option(False, setting.flag, help=help_text, rich_help_panel=setting.help_panel)
     else:
-        default = typer.Option(None, setting.flag, help=help_text, show_default=False,
-                               rich_help_panel=setting.help_panel)
-    return inspect.Parameter(setting.name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                             annotation=_KIND_TYPES[setting.kind])
+        default = typer.Option(
+            None, setting.flag, help=help_text, show_default=False, rich_help_panel=setting.help_panel
+        )
+    return inspect.Parameter(
+        setting.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=_KIND_TYPES[setting.kind]
+    )
 
 
-def with_settings(settings: list[Setting], help_overrides: dict[str, str] | None = None
-                  ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def with_settings(
+    settings: list[Setting], help_overrides: dict[str, str] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Add one option per setting to a command; the command receives them as `settings`, a dict
     of name -> value with None (or False for flags) for what was not given."""
     overrides = help_overrides or {}
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         hints = typing.get_type_hints(fn, include_extras=True)  # keeps Annotated options (EngineOption)
-        own = [p.replace(annotation=hints.get(p.name, p.annotation))
-               for p in inspect.signature(fn).parameters.values() if p.name != "settings"]
+        own = [
+            p.replace(annotation=hints.get(p.name, p.annotation))
+            for p in inspect.signature(fn).parameters.values()
+            if p.name != "settings"
+        ]
         taken = {p.name for p in own}
         added = [_option(s, overrides.get(s.name)) for s in settings if s.name not in taken]
         names = [p.name for p in added]
@@ -79,14 +93,18 @@ def with_settings(settings: list[Setting], help_overrides: dict[str, str] | None
 # --engine where a command takes it outside a run's settings (images, check-image, clean, judge,
 # run-config, submit): the setting's flag and help (config/schema.py); None: not given.
 _ENGINE = next(s for s in SETTINGS if s.name == "engine")
-EngineOption = Annotated[Optional[str], typer.Option(_ENGINE.flag, help=_ENGINE.help, show_default=False,
-                                                     rich_help_panel=_ENGINE.help_panel)]
+EngineOption = Annotated[
+    str | None,
+    typer.Option(_ENGINE.flag, help=_ENGINE.help, show_default=False, rich_help_panel=_ENGINE.help_panel),
+]
 
 
 # The one option that picks a verdict set (output/read/verdicts.py) in ls, compare, export, view,
 # serve and judge's report. Annotated, so the commands stay callable from Python with a plain str.
-VERDICTS_HELP = ("Verdicts to read: current (the re-judge once `judge` ran, or what `judge --use` "
-                 "chose), original (the run's own) or rejudged.")
+VERDICTS_HELP = (
+    "Verdicts to read: current (the re-judge once `judge` ran, or what `judge --use` "
+    "chose), original (the run's own) or rejudged."
+)
 # A plain str checked by verdicts.choose (one `error:` line naming current, original, rejudged), as
 # typer here has no choice type for str options.
 VERDICTS_FLAG = "--verdicts"

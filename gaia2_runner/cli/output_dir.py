@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.read.run_files import require_run
 

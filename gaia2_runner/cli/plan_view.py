@@ -7,14 +7,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
 from gaia2_contract.generation_time import FIXED, parse_generation_time
 from gaia2_runner.config import redact_url_credentials
 from gaia2_runner.config.defaults import DEFAULT_TIME_SPEED, DURATION_GRACE_S
 from gaia2_runner.targets.filesystem_data import default_filesystem_dir
 from gaia2_runner.text import printable
-from rich.console import Group
-from rich.table import Table
-from rich.text import Text
 
 if TYPE_CHECKING:
     from gaia2_runner.config import RunConfig
@@ -32,29 +33,48 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef], engine: str | None
     source = target.scenario or target.dataset_root or target.dataset
     judge_text = "none (exact matches only)"
     if judge.model:
-        judge_text = f"{judge.provider or 'openai'} / {judge.model}" + (f" at {judge.base_url}" if judge.base_url else "")
+        judge_text = f"{judge.provider or 'openai'} / {judge.model}" + (
+            f" at {judge.base_url}" if judge.base_url else ""
+        )
     timeout = f"{run.timeout:g}s" if run.timeout else f"scenario duration + {DURATION_GRACE_S:g}s"
     rows = [
         ("config", str(config.source) if config.source else "(flags only)"),
         ("target", f"{source}" + (f" @ {target.revision}" if target.revision else "")),
         ("selection", _selection(config)),
         ("image", agent.image + (f" (agent {agent.harness})" if agent.harness else "")),
-        ("agent", agent.provider + (f" / {agent.model}" if agent.model else "")
-         + (f" at {agent.base_url}" if agent.base_url else "")),
+        (
+            "agent",
+            agent.provider
+            + (f" / {agent.model}" if agent.model else "")
+            + (f" at {agent.base_url}" if agent.base_url else ""),
+        ),
         ("judge", judge_text),
         ("runs", f"pass_at {run.pass_at}, concurrency {run.concurrency}, timeout {timeout}"),
         ("noise", "on (ARE's noise mode)" if run.noise else "off"),
-        ("file data", str(target.filesystem_dir or default_filesystem_dir()) + " (only for scenarios whose Files app needs it)"),
-        ("clock", "the oracle fast-forwards simulated time" if agent.provider == "oracle" and run.time_speed == DEFAULT_TIME_SPEED
-         else f"simulated time x{run.time_speed:g} for agents" if run.time_speed != DEFAULT_TIME_SPEED
-         else "ARE's real time for agents (x1)"),
+        (
+            "file data",
+            str(target.filesystem_dir or default_filesystem_dir())
+            + " (only for scenarios whose Files app needs it)",
+        ),
+        (
+            "clock",
+            "the oracle fast-forwards simulated time"
+            if agent.provider == "oracle" and run.time_speed == DEFAULT_TIME_SPEED
+            else f"simulated time x{run.time_speed:g} for agents"
+            if run.time_speed != DEFAULT_TIME_SPEED
+            else "ARE's real time for agents (x1)",
+        ),
         ("output", str(run.output_dir)),
     ]
     if agent.provider != "oracle":  # the oracle calls no model: its clock is its own
         rows.insert(-1, ("model calls", _generation_text(run.sim_generation_time)))
     if run.shard:  # refs are already this shard's slice
-        rows.append(("shard", f"{run.shard}: its bookkeeping in {run.output_dir}/shards/"
-                              f"{run.shard.replace('/', '-of-')}/"))
+        rows.append(
+            (
+                "shard",
+                f"{run.shard}: its bookkeeping in {run.output_dir}/shards/{run.shard.replace('/', '-of-')}/",
+            )
+        )
     if engine is not None:  # beside the image it runs
         rows.insert([name for name, _ in rows].index("image") + 1, ("engine", engine))
     if run.hosts:
@@ -88,8 +108,9 @@ def _selection(config: RunConfig) -> str:
         return "one scenario"
     parts = [f"splits {', '.join(target.splits)}" if target.splits else "splits all"]
     if target.config is not None or target.split is not None:  # a dataset in the original hub layout
-        parts = [f"configs {', '.join(target.config or ['(default)'])}"] + ([f"hub split {target.split}"]
-                                                                             if target.split else [])
+        parts = [f"configs {', '.join(target.config or ['(default)'])}"] + (
+            [f"hub split {target.split}"] if target.split else []
+        )
     if target.subset is not None:
         parts.append(f"subset {target.subset}")
     if target.limit is not None:

@@ -15,10 +15,6 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from gaia2_runner.engine.jobs import Job
-from gaia2_runner.engine.observer import RunObserver
-from gaia2_runner.output.runner_log import as_warning, job_label, verdict_line, verdict_word
-from gaia2_runner.text import printable
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -31,6 +27,10 @@ from rich.progress import (
 from rich.text import Text
 
 from gaia2_runner.cli.display import VERDICT_STYLES
+from gaia2_runner.engine.jobs import Job
+from gaia2_runner.engine.observer import RunObserver
+from gaia2_runner.output.runner_log import as_warning, job_label, verdict_line, verdict_word
+from gaia2_runner.text import printable
 
 PLAIN_REASON_CHARS = 300  # a CI log line: long enough to read the reason, short of a page
 MAX_FAILED_LISTED = 30  # failed runs listed under the bar when it is done (the rest: results.jsonl)
@@ -49,13 +49,20 @@ class DatasetProgress(RunObserver):
         self.failed: list[str] = []  # verdict lines of failed runs, listed once the bar is done
         self._lock = threading.Lock()
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(bar_width=BAR_WIDTH), MofNCompleteColumn(),
-            TextColumn("{task.fields[counts]}"), TimeElapsedColumn(), TextColumn("ETA"),
-            TimeRemainingColumn(), console=console, transient=False, disable=not self.live,
+            TextColumn("[bold]{task.description}"),
+            BarColumn(bar_width=BAR_WIDTH),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[counts]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+            disable=not self.live,
         )
         self.task: Any = None
 
-    def __enter__(self) -> "DatasetProgress":
+    def __enter__(self) -> DatasetProgress:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -123,4 +130,6 @@ class DatasetProgress(RunObserver):
         for line in shown[:MAX_FAILED_LISTED]:
             self.console.print(Text(printable(line)), no_wrap=True, overflow="ellipsis", crop=True)
         if len(shown) > MAX_FAILED_LISTED:
-            self.console.print(Text(f"… and {len(shown) - MAX_FAILED_LISTED} more (see results.jsonl)", style="dim"))
+            self.console.print(
+                Text(f"… and {len(shown) - MAX_FAILED_LISTED} more (see results.jsonl)", style="dim")
+            )

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import typer.main
 
@@ -87,7 +88,9 @@ def _command_section(command: Any, ctx: Any) -> str:
         for name in names:
             sub = command.get_command(ctx, name)
             if sub is not None and not getattr(sub, "hidden", False):
-                rows.append(f"| [`{name}`](#{_anchor(f'{path} {name}')}) | {_cell(_help_text(sub).split(chr(10) * 2)[0])} |")
+                rows.append(
+                    f"| [`{name}`](#{_anchor(f'{path} {name}')}) | {_cell(_help_text(sub).split(chr(10) * 2)[0])} |"
+                )
         if rows:
             lines += ["**Commands**", "", "| command | what it does |", "| --- | --- |", *rows, ""]
     return "\n".join(lines)
@@ -105,9 +108,13 @@ def render_cli(app: Any) -> str:
     context_type = type(root.make_context("gaia2-runner", [], resilient_parsing=True))
     ctx = context_type(root, info_name="gaia2-runner")
     sections = [_command_section(command, sub_ctx) for command, sub_ctx in _walk(root, ctx)]
-    intro = ("# Command-line reference\n\nEvery command of `gaia2-runner`, as `--help` shows it. Flags that "
-             "are also TOML settings are listed with their keys in [settings.md](settings.md).\n\n")
-    return _HEADER.format(gen=GENERATOR, source="the typer app (gaia2_runner.cli)") + intro + "\n".join(sections)
+    intro = (
+        "# Command-line reference\n\nEvery command of `gaia2-runner`, as `--help` shows it. Flags that "
+        "are also TOML settings are listed with their keys in [settings.md](settings.md).\n\n"
+    )
+    return (
+        _HEADER.format(gen=GENERATOR, source="the typer app (gaia2_runner.cli)") + intro + "\n".join(sections)
+    )
 
 
 # --- settings --------------------------------------------------------------------------------------
@@ -184,7 +191,12 @@ def render_settings(settings: tuple[Any, ...], sections: tuple[str, ...], kind_w
     classes = _section_classes()
     show_env = any(_first(s, _ENV_FIELDS) for s in settings)
     show_bounds = any(_bounds(s) for s in settings)
-    head = ["key", "flag", "type", "default"] + (["bounds"] if show_bounds else []) + (["env"] if show_env else []) + ["help"]
+    head = (
+        ["key", "flag", "type", "default"]
+        + (["bounds"] if show_bounds else [])
+        + (["env"] if show_env else [])
+        + ["help"]
+    )
     lines = [
         "# Settings reference",
         "",
@@ -216,7 +228,8 @@ def render_all() -> dict[Path, str]:
     """Both pages, keyed by their path relative to the repository root."""
     from gaia2_runner.cli import app
     from gaia2_runner.config import SETTINGS
-    from gaia2_runner.config.schema import KIND_WORDS, SECTIONS
+    from gaia2_runner.config.schema import SECTIONS
+    from gaia2_runner.config.setting import KIND_WORDS
 
     return {
         CLI_PAGE: render_cli(app),

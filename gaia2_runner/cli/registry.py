@@ -9,12 +9,30 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 import typer
+
 from gaia2_runner import __version__
-from gaia2_runner.cli.commands import (aggregate, check_image, clean, compare, demo, export, images, judge, leaderboard,
-                                       ls, run, run_config, run_dataset, serve, submit, view)
+from gaia2_runner.cli.commands import (
+    aggregate,
+    check_image,
+    clean,
+    compare,
+    demo,
+    export,
+    images,
+    judge,
+    leaderboard,
+    ls,
+    run,
+    run_config,
+    run_dataset,
+    serve,
+    submit,
+    view,
+)
 from gaia2_runner.cli.console import out
 from gaia2_runner.cli.errors import HANDLED, OneLineErrors
 
@@ -73,8 +91,9 @@ def _sigterm_as_interrupt(_signum: int, _frame: object) -> None:
 
 @app.callback()
 def main(
-    version: Optional[bool] = typer.Option(
-        None, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+    version: bool | None = typer.Option(
+        None, "--version", callback=_version, is_eager=True, help="Show the version and exit."
+    ),
 ) -> None:
     """Evaluate AI agents on Meta's Gaia2 benchmark, one container (podman or Docker) per scenario.
 

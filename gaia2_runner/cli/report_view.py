@@ -7,14 +7,14 @@ runs (success rate, its ± SE and STD across the k runs, infra errors, run time)
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
-from gaia2_runner.output.summary import NO_SPREAD, GroupStats, Rate, Summary
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
 from gaia2_runner.cli.display import add_fixed, add_name, compact_table, pct
+from gaia2_runner.output.summary import NO_SPREAD, GroupStats, Rate, Summary
 from gaia2_runner.text import printable
 
 MAX_SPLIT_WIDTH = 20
@@ -57,9 +57,14 @@ def runs_table(summary: Summary) -> Table:
     def row(s: GroupStats) -> list[str | Text]:
         rate, seconds = s.success_rate, s.avg_run_duration_s
         cells = ["-", "-"] if not rate.has_spread else [pct(rate.se), pct(rate.std)]
-        return [str(s.runs), Text(str(s.infra_errors), style="yellow" if s.infra_errors else ""),
-                Text(pct(rate.value), style="bold"), *(cells if spread else []),
-                _secs(seconds), _secs(None if seconds is None else s.run_duration_std_s or 0)]
+        return [
+            str(s.runs),
+            Text(str(s.infra_errors), style="yellow" if s.infra_errors else ""),
+            Text(pct(rate.value), style="bold"),
+            *(cells if spread else []),
+            _secs(seconds),
+            _secs(None if seconds is None else s.run_duration_std_s or 0),
+        ]
 
     _fill(table, summary, row)
     return table
@@ -71,8 +76,15 @@ def scenarios_table(summary: Summary) -> Table:
     table = _table(f"scenarios (k = {k})")
     for name in ("scenarios", f"pass@{k}", f"pass^{k}"):
         add_fixed(table, name)
-    _fill(table, summary, lambda s: [str(s.scenarios), _count(s.pass_at_k, s.pass_at_k_rate),
-                                     _count(s.pass_hat_k, s.pass_hat_k_rate)])
+    _fill(
+        table,
+        summary,
+        lambda s: [
+            str(s.scenarios),
+            _count(s.pass_at_k, s.pass_at_k_rate),
+            _count(s.pass_hat_k, s.pass_hat_k_rate),
+        ],
+    )
     return table
 
 
@@ -88,21 +100,35 @@ def _fill(table: Table, summary: Summary, row: Callable[[GroupStats], list[str |
 def render_summary(summary: Summary, noise: bool = False) -> Group:
     """The report: the two tables, then the global rates and whether the run set is complete."""
     job = "-" if summary.job_duration_s is None else f"{summary.job_duration_s:.1f}s"
-    lines = ["noise: on (ARE's noise mode: random tool failures, renamed tools, extra ENV events)"] if noise else []
-    lines += [f"macro success rate: {rate_text(summary.macro)}",
-             f"micro success rate: {rate_text(summary.micro)}",
-             f"job duration: {job}"]
+    lines = (
+        ["noise: on (ARE's noise mode: random tool failures, renamed tools, extra ENV events)"]
+        if noise
+        else []
+    )
+    lines += [
+        f"macro success rate: {rate_text(summary.macro)}",
+        f"micro success rate: {rate_text(summary.micro)}",
+        f"job duration: {job}",
+    ]
     if summary.missing_runs:
-        lines.append(f"[yellow]INCOMPLETE: runs without a result yet: {summary.missing_runs} "
-                     "(rerun the same command)[/]")
+        lines.append(
+            f"[yellow]INCOMPLETE: runs without a result yet: {summary.missing_runs} "
+            "(rerun the same command)[/]"
+        )
     if summary.infra_errors:
         n = summary.infra_errors
-        runs = "1 run without a verdict counts as failed" if n == 1 else \
-            f"{n} runs without a verdict count as failed"
+        runs = (
+            "1 run without a verdict counts as failed"
+            if n == 1
+            else f"{n} runs without a verdict count as failed"
+        )
         lines.append(f"[yellow]INCOMPLETE: {runs} (rerun with --retry)[/]")
-        lines.append(f"[yellow]success rate over verdicts only: "
-                     f"{rate_text(summary.overall.success_rate_verdicts_only)}[/]")
+        lines.append(
+            f"[yellow]success rate over verdicts only: "
+            f"{rate_text(summary.overall.success_rate_verdicts_only)}[/]"
+        )
     if summary.complete:
         lines.append("[dim]every run counts; runs without a verdict would count as failures[/]")
-    return Group(runs_table(summary), Text(""), scenarios_table(summary),
-                 *(Text.from_markup(line) for line in lines))
+    return Group(
+        runs_table(summary), Text(""), scenarios_table(summary), *(Text.from_markup(line) for line in lines)
+    )

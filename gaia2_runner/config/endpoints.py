@@ -49,4 +49,5 @@ def check_not_loopback(url: str | None, where: str) -> None:
     raise Gaia2Error(
         f"{where}: {url} points at {host}, which inside the scenario container is the container itself, "
         f"not this machine: use {via_host_gateway(str(url))} ({HOST_GATEWAY} is the host as containers "
-        "see it) and make the model server listen on 0.0.0.0, not only on 127.0.0.1")
+        "see it) and make the model server listen on 0.0.0.0, not only on 127.0.0.1"
+    )

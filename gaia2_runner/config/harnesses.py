@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gaia2_contract import harness_profile, providers
-from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.defaults import AGENT_IMAGE, ORACLE_IMAGE, image_name
+from gaia2_runner.config.model import RunConfig
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.resources import checkout_candidates
 
@@ -42,13 +42,27 @@ class Harness:
 
 
 BUILTIN = {
-    "oracle": Harness("oracle", "Oracle (replays the ground truth)", ORACLE_IMAGE, (providers.ORACLE,), "oracle"),
-    "llm": Harness("llm", "gaia2-runner's tool-calling loop", AGENT_IMAGE, providers.MODELS, "agent",
-                   wire="provider's own"),
+    "oracle": Harness(
+        "oracle", "Oracle (replays the ground truth)", ORACLE_IMAGE, (providers.ORACLE,), "oracle"
+    ),
+    "llm": Harness(
+        "llm",
+        "gaia2-runner's tool-calling loop",
+        AGENT_IMAGE,
+        providers.MODELS,
+        "agent",
+        wire="provider's own",
+    ),
     # ARE's own default agent, as `are-benchmark gaia2-run` runs it (docs/reference/are-default-agent.md);
     # the agent image holds ARE, so only the runtime differs.
-    "are-default": Harness("are-default", "ARE's default agent (gaia2-run's scaffold)", AGENT_IMAGE,
-                           providers.CHAT_COMPLETIONS, "are-default", wire="openai-chat"),
+    "are-default": Harness(
+        "are-default",
+        "ARE's default agent (gaia2-run's scaffold)",
+        AGENT_IMAGE,
+        providers.CHAT_COMPLETIONS,
+        "are-default",
+        wire="openai-chat",
+    ),
 }
 
 
@@ -64,8 +78,17 @@ def _load(path: Path) -> Harness:
         fields = harness_profile.image_fields(harness_profile.read(path), path)
     except harness_profile.ProfileError as exc:
         raise Gaia2Error(str(exc)) from None
-    return Harness(fields.name, fields.title, image_name(fields.name), fields.providers, HARNESS_RUNTIME,
-                   fields.package, fields.version, fields.base, fields.wire)
+    return Harness(
+        fields.name,
+        fields.title,
+        image_name(fields.name),
+        fields.providers,
+        HARNESS_RUNTIME,
+        fields.package,
+        fields.version,
+        fields.base,
+        fields.wire,
+    )
 
 
 def all_harnesses() -> dict[str, Harness]:
@@ -96,11 +119,16 @@ def apply_harness(config: RunConfig) -> RunConfig:
     provider = agent.provider if "provider" in given else harness.providers[0]
     if provider not in harness.providers:
         speaks = f" (it speaks {harness.wire})" if harness.wire else ""
-        raise Gaia2Error(f"{config.where('provider')}: agent {harness.name!r} cannot use provider {provider!r}"
-                         f"{speaks}: use {', '.join(harness.providers)}")
-    return replace(config, agent=replace(
-        agent,
-        image=agent.image if "image" in given else harness.image,
-        provider=provider,
-        runtime=agent.runtime if "runtime" in given else harness.runtime,
-    ))
+        raise Gaia2Error(
+            f"{config.where('provider')}: agent {harness.name!r} cannot use provider {provider!r}"
+            f"{speaks}: use {', '.join(harness.providers)}"
+        )
+    return replace(
+        config,
+        agent=replace(
+            agent,
+            image=agent.image if "image" in given else harness.image,
+            provider=provider,
+            runtime=agent.runtime if "runtime" in given else harness.runtime,
+        ),
+    )

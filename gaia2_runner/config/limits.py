@@ -65,10 +65,17 @@ class ContainerLimits:
     disk_bytes: int
 
     @classmethod
-    def of(cls, memory: str = DEFAULT_MEMORY, cpus: float = DEFAULT_CPUS, pids: int = DEFAULT_PIDS,
-           disk: str = DEFAULT_DISK) -> "ContainerLimits":
+    def of(
+        cls,
+        memory: str = DEFAULT_MEMORY,
+        cpus: float = DEFAULT_CPUS,
+        pids: int = DEFAULT_PIDS,
+        disk: str = DEFAULT_DISK,
+    ) -> ContainerLimits:
         """From the settings' values (sizes as text); ValueError naming the bad one."""
-        return cls(memory_bytes=parse_size(memory), cpus=float(cpus), pids=int(pids), disk_bytes=parse_size(disk))
+        return cls(
+            memory_bytes=parse_size(memory), cpus=float(cpus), pids=int(pids), disk_bytes=parse_size(disk)
+        )
 
     def files_bytes(self) -> int:
         """The most every tmpfs together can hold: the agent's $HOME and /tmp, and the fixed ones."""
@@ -77,7 +84,10 @@ class ContainerLimits:
     def problem(self) -> tuple[str, str] | None:
         """(setting name, what is wrong and the fix), or None when the limits can work."""
         if self.memory_bytes < MIN_MEMORY_BYTES:
-            return "memory", f"memory must be at least {format_size(MIN_MEMORY_BYTES)} (ARE and the daemon need it)"
+            return (
+                "memory",
+                f"memory must be at least {format_size(MIN_MEMORY_BYTES)} (ARE and the daemon need it)",
+            )
         if not (math.isfinite(self.cpus) and 0.01 <= self.cpus <= MAX_CPUS):
             return "cpus", f"cpus must be a number of cores from 0.01 to {MAX_CPUS:g}, got {self.cpus:g}"
         if not MIN_PIDS <= self.pids <= MAX_PIDS:
@@ -86,10 +96,12 @@ class ContainerLimits:
             return "disk", f"disk must be at least {format_size(MIN_DISK_BYTES)}"
         need = self.files_bytes() + PROCESS_ROOM_BYTES
         if self.memory_bytes < need:
-            return "memory", (f"memory ({format_size(self.memory_bytes)}) must hold the container's files too "
-                              f"(tmpfs: $HOME and /tmp up to disk each, {format_size(self.files_bytes())} in all) "
-                              f"plus {format_size(PROCESS_ROOM_BYTES)} for its processes: raise memory to "
-                              f"{format_size(need)} or lower disk")
+            return "memory", (
+                f"memory ({format_size(self.memory_bytes)}) must hold the container's files too "
+                f"(tmpfs: $HOME and /tmp up to disk each, {format_size(self.files_bytes())} in all) "
+                f"plus {format_size(PROCESS_ROOM_BYTES)} for its processes: raise memory to "
+                f"{format_size(need)} or lower disk"
+            )
         return None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import sys
+import tomllib
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -18,29 +18,16 @@ from urllib.parse import urlsplit
 
 from gaia2_contract import constants as contract
 from gaia2_contract.generation_time import parse_generation_time
-from gaia2_runner.config.endpoints import check_not_loopback
 from gaia2_runner.config.defaults import MAX_CONCURRENCY, MAX_SHARDS
+from gaia2_runner.config.endpoints import check_not_loopback
 from gaia2_runner.config.harnesses import apply_harness
 from gaia2_runner.config.limits import ContainerLimits, parse_size
 from gaia2_runner.config.model import RunConfig
-from gaia2_runner.config.schema import (
-    BY_KEY,
-    BY_NAME,
-    KIND_WORDS,
-    SECTIONS,
-    SETTINGS,
-    Setting,
-    line_of,
-    type_ok,
-)
+from gaia2_runner.config.schema import BY_KEY, BY_NAME, SECTIONS, SETTINGS, line_of
+from gaia2_runner.config.setting import KIND_WORDS, Setting, type_ok
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.pricing import price_of
 from gaia2_runner.inputs import check_path_text, read_text
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from gaia2_runner.pricing import price_of
 
 
 def expand_path(value: str, base: Path) -> Path:
@@ -72,7 +59,9 @@ def load_config(path: Path | str | None) -> RunConfig:
     for section, table in doc.items():
         if section not in SECTIONS:
             line = line_of(text, section, None)
-            raise Gaia2Error(f"{path}:{line}: unknown section [{section}]: use {', '.join(f'[{s}]' for s in SECTIONS)}")
+            raise Gaia2Error(
+                f"{path}:{line}: unknown section [{section}]: use {', '.join(f'[{s}]' for s in SECTIONS)}"
+            )
         if not isinstance(table, dict):
             line = line_of(text, section, None)
             raise Gaia2Error(f"{path}:{line}: {section} must be a [{section}] table, not a value")
@@ -84,7 +73,9 @@ def load_config(path: Path | str | None) -> RunConfig:
                 known = ", ".join(s.key for s in SETTINGS if s.section == section)
                 raise Gaia2Error(f"{where}: unknown key; [{section}] takes {known}")
             if not type_ok(setting.kind, value):
-                raise Gaia2Error(f"{where}: expected {KIND_WORDS[setting.kind]}, got {type(value).__name__} {value!r}")
+                raise Gaia2Error(
+                    f"{where}: expected {KIND_WORDS[setting.kind]}, got {type(value).__name__} {value!r}"
+                )
             values[setting.name] = value
             origins[setting.name] = where
     config = RunConfig(source=path.resolve())
@@ -147,7 +138,9 @@ def _apply(config: RunConfig, values: dict[str, Any], origins: dict[str, str], b
     sections: dict[str, dict[str, Any]] = {s: {} for s in SECTIONS}
     for name, value in values.items():
         setting = BY_NAME[name]
-        sections[setting.section][setting.key] = _convert(setting, value, base, origins.get(name, setting.flag))
+        sections[setting.section][setting.key] = _convert(
+            setting, value, base, origins.get(name, setting.flag)
+        )
     return replace(
         config,
         target=replace(config.target, **sections["target"]),
@@ -207,15 +200,19 @@ def validate(config: RunConfig) -> None:
             raise Gaia2Error(f"{config.where(name)}: {path} not found: fix the path")
     if t.dataset and Path(t.dataset).is_absolute() and not Path(t.dataset).exists():
         # `_convert` made a local-looking value absolute; a hub id never is.
-        raise Gaia2Error(f"{config.where('dataset')}: {t.dataset} not found: fix the path or use a hub id (org/name)")
+        raise Gaia2Error(
+            f"{config.where('dataset')}: {t.dataset} not found: fix the path or use a hub id (org/name)"
+        )
     if t.splits is not None and not t.splits:
         raise Gaia2Error(f'{config.where("splits")}: no splits listed: name some or use "all"')
     if t.config is not None and not t.config:
         raise Gaia2Error(f'{config.where("hub_config")}: no configs listed: name some or use "all"')
     for name in ("hub_config", "hub_split"):
         if config.value(name) is not None and not t.dataset:
-            raise Gaia2Error(f"{config.where(name)}: selects a hub dataset's config or split: use it with "
-                             "[target] dataset (--dataset)")
+            raise Gaia2Error(
+                f"{config.where(name)}: selects a hub dataset's config or split: use it with "
+                "[target] dataset (--dataset)"
+            )
     if r.output_dir is None:
         raise Gaia2Error("no output directory: set [run] output_dir or pass --output-dir")
     check_output_dir(Path(r.output_dir), config.where("output_dir"))
@@ -223,8 +220,10 @@ def validate(config: RunConfig) -> None:
     validate_budgets(config)
     validate_limits(config)
     if config.agent.provider != "oracle" and not config.agent.model:
-        raise Gaia2Error(f"{config.where('provider')}: provider {config.agent.provider!r} needs a model: "
-                         "set [agent] model or pass --model")
+        raise Gaia2Error(
+            f"{config.where('provider')}: provider {config.agent.provider!r} needs a model: "
+            "set [agent] model or pass --model"
+        )
     validate_judge(config)
     check_agent_command(config)
     if r.shard is not None:
@@ -246,8 +245,10 @@ def check_agent_command(config: RunConfig, environ: Mapping[str, str] | None = N
         shlex.split(value)
     except ValueError as exc:
         where = config.where("env") if given else f"the environment's {name}"
-        raise Gaia2Error(f"{where}: {name} cannot be split into words ({exc}): it is split with POSIX shell "
-                         "quoting; close the quote, or run `sh -c '…'` for pipes, && or $VARS") from None
+        raise Gaia2Error(
+            f"{where}: {name} cannot be split into words ({exc}): it is split with POSIX shell "
+            "quoting; close the quote, or run `sh -c '…'` for pipes, && or $VARS"
+        ) from None
 
 
 def check_bounds(config: RunConfig, sections: tuple[str, ...]) -> None:
@@ -268,19 +269,25 @@ def validate_budgets(config: RunConfig) -> None:
     r, agent = config.run, config.agent
     for name in ("max_tokens", "cost_limit"):
         if getattr(r, name) is not None and agent.provider == "oracle":
-            raise Gaia2Error(f"{config.where(name)}: {name} limits an agent's model calls, and the oracle makes "
-                             "none: drop it or choose an agent")
+            raise Gaia2Error(
+                f"{config.where(name)}: {name} limits an agent's model calls, and the oracle makes "
+                "none: drop it or choose an agent"
+            )
     if r.cost_limit is None:
         return
     for name, whose in (("model", "the model"), ("a2a_model", "the expert agents' model")):
         model = getattr(agent, name)
         if name == "model" and not model:
-            raise Gaia2Error(f"{config.where('cost_limit')}: cost_limit needs the agent model's price, and no model "
-                             "is set: set [agent] model (--model) or drop cost_limit")
+            raise Gaia2Error(
+                f"{config.where('cost_limit')}: cost_limit needs the agent model's price, and no model "
+                "is set: set [agent] model (--model) or drop cost_limit"
+            )
         if model and price_of(model) is None:
-            raise Gaia2Error(f"{config.where(name)}: cost_limit needs a price for {whose} "
-                             f"{printable_value(model)}, and the price table has none: add it to a file named by "
-                             "GAIA2_PRICES (layout of gaia2_runner/pricing/prices.toml) or drop cost_limit")
+            raise Gaia2Error(
+                f"{config.where(name)}: cost_limit needs a price for {whose} "
+                f"{printable_value(model)}, and the price table has none: add it to a file named by "
+                "GAIA2_PRICES (layout of gaia2_runner/pricing/prices.toml) or drop cost_limit"
+            )
 
 
 def validate_limits(config: RunConfig) -> None:
@@ -321,14 +328,18 @@ def validate_judge(config: RunConfig) -> None:
     judge = config.judge
     check_bounds(config, ("judge",))
     if judge.provider and not judge.model:
-        raise Gaia2Error(f"{config.where('judge_provider')}: a judge provider needs a model: "
-                         "set [judge] model or pass --judge-model")
+        raise Gaia2Error(
+            f"{config.where('judge_provider')}: a judge provider needs a model: "
+            "set [judge] model or pass --judge-model"
+        )
     for name in ("base_url", "judge_base_url", "a2a_base_url"):
         url = config.value(name)
         if url and urlsplit(url).username is not None:
             # Credentials in a URL would end up in logs and records, and silently replace the key.
-            raise Gaia2Error(f"{config.where(name)}: the URL holds credentials (user:password@): remove them "
-                             "and give the key with api_key_env (or judge api_key_env)")
+            raise Gaia2Error(
+                f"{config.where(name)}: the URL holds credentials (user:password@): remove them "
+                "and give the key with api_key_env (or judge api_key_env)"
+            )
         check_not_loopback(url, config.where(name))  # the user's URL: the relay's own is set in the container
     for var in (contract.ENV_AGENT_BASE_URL, contract.ENV_JUDGE_BASE_URL):
         check_not_loopback(config.agent.env.get(var), f"{config.where('env')} {var}")
@@ -341,9 +352,16 @@ def parse_shard(value: str, where: str = "--shard") -> tuple[int, int]:
         i, n = int(index), int(count)
     except ValueError:
         i = n = 0
-    if not sep or not (1 <= i <= n <= MAX_SHARDS) or not index.strip().isdigit() or not count.strip().isdigit():
-        raise Gaia2Error(f"{where}: shard must be I/N with 1 <= I <= N <= {MAX_SHARDS} (e.g. 2/8 for the "
-                         f"second of 8 slices), got {printable_value(value)}")
+    if (
+        not sep
+        or not (1 <= i <= n <= MAX_SHARDS)
+        or not index.strip().isdigit()
+        or not count.strip().isdigit()
+    ):
+        raise Gaia2Error(
+            f"{where}: shard must be I/N with 1 <= I <= N <= {MAX_SHARDS} (e.g. 2/8 for the "
+            f"second of 8 slices), got {printable_value(value)}"
+        )
     return i, n
 
 
@@ -365,13 +383,19 @@ def parse_hosts(values: list[str], concurrency: int, where: str = "--host") -> l
             url, slots = head.strip(), int(tail)
         scheme = urlsplit(url).scheme
         if scheme not in HOST_SCHEMES or not url.partition("://")[2]:
-            raise Gaia2Error(f"{where}: {printable_value(entry)} is not an engine API URL: use unix:///path.sock, "
-                             "ssh://user@host/run/podman/podman.sock or tcp://host:port, optionally =N for N slots")
+            raise Gaia2Error(
+                f"{where}: {printable_value(entry)} is not an engine API URL: use unix:///path.sock, "
+                "ssh://user@host/run/podman/podman.sock or tcp://host:port, optionally =N for N slots"
+            )
         if urlsplit(url).password is not None:  # it would end up in result.json and runner.log
-            raise Gaia2Error(f"{where}: {urlsplit(url).hostname} has a password in its URL: remove it and log in "
-                             "with an ssh key or agent (?identity=PATH)")
+            raise Gaia2Error(
+                f"{where}: {urlsplit(url).hostname} has a password in its URL: remove it and log in "
+                "with an ssh key or agent (?identity=PATH)"
+            )
         if not 1 <= slots <= MAX_CONCURRENCY:
-            raise Gaia2Error(f"{where}: {printable_value(entry)}: slots must be 1 to {MAX_CONCURRENCY}, got {slots}")
+            raise Gaia2Error(
+                f"{where}: {printable_value(entry)}: slots must be 1 to {MAX_CONCURRENCY}, got {slots}"
+            )
         if any(url == seen for seen, _ in hosts):
             raise Gaia2Error(f"{where}: {url} is listed twice: give it once, with =N for more slots")
         hosts.append((url, slots))

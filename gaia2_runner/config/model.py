@@ -14,8 +14,15 @@ from typing import Any
 from gaia2_runner.config.defaults import default_concurrency
 from gaia2_runner.config.schema import BY_NAME, SECTIONS, SETTINGS
 
-__all__ = ["AgentConfig", "JudgeConfig", "RunConfig", "RunSettings", "TargetConfig", "default_concurrency",
-           "setting_default"]
+__all__ = [
+    "AgentConfig",
+    "JudgeConfig",
+    "RunConfig",
+    "RunSettings",
+    "TargetConfig",
+    "default_concurrency",
+    "setting_default",
+]
 
 
 def _section(class_name: str, section: str, doc: str) -> type:
@@ -25,8 +32,12 @@ def _section(class_name: str, section: str, doc: str) -> type:
     return cls
 
 
-TargetConfig = _section("TargetConfig", "target", "What to run: one scenario, a hub dataset or a local directory.")
-AgentConfig = _section("AgentConfig", "agent", "The agent under test: image, provider, model, its key and options.")
+TargetConfig = _section(
+    "TargetConfig", "target", "What to run: one scenario, a hub dataset or a local directory."
+)
+AgentConfig = _section(
+    "AgentConfig", "agent", "The agent under test: image, provider, model, its key and options."
+)
 JudgeConfig = _section("JudgeConfig", "judge", "The model behind ARE's LLM soft checks.")
 RunSettings = _section("RunSettings", "run", "How the job runs: times, limits, repetitions, output, hosts.")
 _CLASSES = dict(zip(SECTIONS, (TargetConfig, AgentConfig, JudgeConfig, RunSettings)))

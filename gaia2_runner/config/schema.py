@@ -14,7 +14,7 @@ import re
 from gaia2_contract import providers
 from gaia2_contract.constants import MAX_TIME_SPEED, MIN_TIME_SPEED
 from gaia2_runner.config import defaults as D
-from gaia2_runner.config.setting import KIND_WORDS, Setting, type_ok
+from gaia2_runner.config.setting import Setting
 from gaia2_runner.sandbox.engine import AUTO, ENGINE_ENV, ENGINES
 
 SECTIONS = ("target", "agent", "judge", "run")
@@ -23,129 +23,378 @@ ENGINE_CHOICES = (*ENGINES, AUTO)
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("scenario", "target", "scenario", "path", "One scenario JSON file."),
-    Setting("dataset", "target", "dataset", "str", "Hugging Face dataset id (or a local copy in the hub's layout)."),
-    Setting("dataset_root", "target", "dataset_root", "path", "Local directory of scenarios, one subdirectory per split."),
-    Setting("splits", "target", "splits", "splits", 'Splits to run: one, a list (comma-separated on the command line) or "all".'),
-    Setting("subset", "target", "subset", "path", "Manifest of scenario ids to run (JSON list, {scenario_ids: [...]}, or one id per line)."),
+    Setting(
+        "dataset",
+        "target",
+        "dataset",
+        "str",
+        "Hugging Face dataset id (or a local copy in the hub's layout).",
+    ),
+    Setting(
+        "dataset_root",
+        "target",
+        "dataset_root",
+        "path",
+        "Local directory of scenarios, one subdirectory per split.",
+    ),
+    Setting(
+        "splits",
+        "target",
+        "splits",
+        "splits",
+        'Splits to run: one, a list (comma-separated on the command line) or "all".',
+    ),
+    Setting(
+        "subset",
+        "target",
+        "subset",
+        "path",
+        "Manifest of scenario ids to run (JSON list, {scenario_ids: [...]}, or one id per line).",
+    ),
     Setting("limit", "target", "limit", "int", "Run at most this many scenarios per split.", minimum=1),
-    Setting("revision", "target", "revision", "str", "Hugging Face dataset revision (branch, tag or commit)."),
-    Setting("hub_config", "target", "config", "splits",
-            "Configs of a dataset in the original hub layout (meta-agents-research-environments/gaia2): mini, "
-            'demo, execution, search, adaptability, time, ambiguity; one, a list or "all" (default: the five '
-            "capabilities). Each config is a split of the results.", flag_name="--config"),
-    Setting("hub_split", "target", "split", "str",
-            f"Hub split of a dataset in the original hub layout: validation or test (default {D.DEFAULT_HUB_SPLIT}).",
-            flag_name="--split"),
-    Setting("filesystem_dir", "target", "filesystem_dir", "path",
-            "The Files app's data: a copy of the hub dataset gaia2_filesystem (default: <cache>/gaia2_filesystem)."),
-    Setting("harness", "agent", "harness", "str",
-            "Agent to evaluate: oracle, are-default (ARE's default agent, the leaderboard's), llm (built-in "
-            "loop) or a CLI harness (claude-code, codex, …; "
-            "`gaia2-runner images list`); sets the image and runtime.", flag_name="--agent"),
+    Setting(
+        "revision", "target", "revision", "str", "Hugging Face dataset revision (branch, tag or commit)."
+    ),
+    Setting(
+        "hub_config",
+        "target",
+        "config",
+        "splits",
+        "Configs of a dataset in the original hub layout (meta-agents-research-environments/gaia2): mini, "
+        'demo, execution, search, adaptability, time, ambiguity; one, a list or "all" (default: the five '
+        "capabilities). Each config is a split of the results.",
+        flag_name="--config",
+    ),
+    Setting(
+        "hub_split",
+        "target",
+        "split",
+        "str",
+        f"Hub split of a dataset in the original hub layout: validation or test (default {D.DEFAULT_HUB_SPLIT}).",
+        flag_name="--split",
+    ),
+    Setting(
+        "filesystem_dir",
+        "target",
+        "filesystem_dir",
+        "path",
+        "The Files app's data: a copy of the hub dataset gaia2_filesystem (default: <cache>/gaia2_filesystem).",
+    ),
+    Setting(
+        "harness",
+        "agent",
+        "harness",
+        "str",
+        "Agent to evaluate: oracle, are-default (ARE's default agent, the leaderboard's), llm (built-in "
+        "loop) or a CLI harness (claude-code, codex, …; "
+        "`gaia2-runner images list`); sets the image and runtime.",
+        flag_name="--agent",
+    ),
     Setting("image", "agent", "image", "str", "Image to evaluate.", default=D.ORACLE_IMAGE),
-    Setting("provider", "agent", "provider", "str", "Agent provider: " + ", ".join(providers.KNOWN) + ".",
-            default=providers.ORACLE, choices=providers.KNOWN, noun="provider"),
+    Setting(
+        "provider",
+        "agent",
+        "provider",
+        "str",
+        "Agent provider: " + ", ".join(providers.KNOWN) + ".",
+        default=providers.ORACLE,
+        choices=providers.KNOWN,
+        noun="provider",
+    ),
     Setting("model", "agent", "model", "str", "Agent model."),
-    Setting("api_key", "agent", "api_key", "str", "Agent API key (prefer api_key_env and a .env file).", secret=True),
+    Setting(
+        "api_key",
+        "agent",
+        "api_key",
+        "str",
+        "Agent API key (prefer api_key_env and a .env file).",
+        secret=True,
+    ),
     Setting("api_key_env", "agent", "api_key_env", "str", "Environment variable holding the agent API key."),
     Setting("base_url", "agent", "base_url", "str", "Agent API base URL, forwarded unchanged."),
-    Setting("agent_options", "agent", "options", "options", "Extra agent options (TOML table; KEY=VALUE on the command line).",
-            flag_name="--agent-option"),
-    Setting("runtime", "agent", "runtime", "str",
-            "GAIA2_RUNTIME for the container (oracle, agent, …; default: from the provider)."),
-    Setting("env", "agent", "env", "env",
-            "Extra container variable KEY=VALUE (repeatable; values are never written to disk).",
-            secret=True),
-    Setting("a2a_app_prop", "agent", "a2a_app_prop", "float",
-            "Agent2Agent, as ARE's --a2a_app_prop: this fraction (0 to 1) of each scenario's apps become "
-            "expert agents (ARE's seeded choice); the agent gets one tool per such app, expert_agent(task), "
-            "and a sub-agent (ARE's app agent, in the container) holding the app's tools does the task "
-            "(default: off).", minimum=0, maximum=1, unit="(a fraction of the apps)"),
-    Setting("a2a_provider", "agent", "a2a_provider", "str",
-            "Provider of the expert sub-agents' model (default: the agent's): "
-            + ", ".join(providers.CHAT_COMPLETIONS) + "; its key from the provider's usual variable.",
-            choices=providers.CHAT_COMPLETIONS, noun="expert agents' provider"),
-    Setting("a2a_model", "agent", "a2a_model", "str", "Model of the expert sub-agents (default: the agent's)."),
-    Setting("a2a_base_url", "agent", "a2a_base_url", "str",
-            "API base URL of the expert sub-agents' model (default: the agent's when --a2a-provider is not "
-            "given, else the provider's). Without --a2a-provider the agent's key is sent to it."),
-    Setting("judge_provider", "judge", "provider", "str", "Judge provider for ARE's LLM soft checks.",
-            choices=providers.MODELS, noun="judge provider"),  # the judge is always a model
+    Setting(
+        "agent_options",
+        "agent",
+        "options",
+        "options",
+        "Extra agent options (TOML table; KEY=VALUE on the command line).",
+        flag_name="--agent-option",
+    ),
+    Setting(
+        "runtime",
+        "agent",
+        "runtime",
+        "str",
+        "GAIA2_RUNTIME for the container (oracle, agent, …; default: from the provider).",
+    ),
+    Setting(
+        "env",
+        "agent",
+        "env",
+        "env",
+        "Extra container variable KEY=VALUE (repeatable; values are never written to disk).",
+        secret=True,
+    ),
+    Setting(
+        "a2a_app_prop",
+        "agent",
+        "a2a_app_prop",
+        "float",
+        "Agent2Agent, as ARE's --a2a_app_prop: this fraction (0 to 1) of each scenario's apps become "
+        "expert agents (ARE's seeded choice); the agent gets one tool per such app, expert_agent(task), "
+        "and a sub-agent (ARE's app agent, in the container) holding the app's tools does the task "
+        "(default: off).",
+        minimum=0,
+        maximum=1,
+        unit="(a fraction of the apps)",
+    ),
+    Setting(
+        "a2a_provider",
+        "agent",
+        "a2a_provider",
+        "str",
+        "Provider of the expert sub-agents' model (default: the agent's): "
+        + ", ".join(providers.CHAT_COMPLETIONS)
+        + "; its key from the provider's usual variable.",
+        choices=providers.CHAT_COMPLETIONS,
+        noun="expert agents' provider",
+    ),
+    Setting(
+        "a2a_model", "agent", "a2a_model", "str", "Model of the expert sub-agents (default: the agent's)."
+    ),
+    Setting(
+        "a2a_base_url",
+        "agent",
+        "a2a_base_url",
+        "str",
+        "API base URL of the expert sub-agents' model (default: the agent's when --a2a-provider is not "
+        "given, else the provider's). Without --a2a-provider the agent's key is sent to it.",
+    ),
+    Setting(
+        "judge_provider",
+        "judge",
+        "provider",
+        "str",
+        "Judge provider for ARE's LLM soft checks.",
+        choices=providers.MODELS,
+        noun="judge provider",
+    ),  # the judge is always a model
     Setting("judge_model", "judge", "model", "str", "Judge model."),
     Setting("judge_api_key", "judge", "api_key", "str", "Judge API key (prefer api_key_env).", secret=True),
-    Setting("judge_api_key_env", "judge", "api_key_env", "str", "Environment variable holding the judge API key."),
+    Setting(
+        "judge_api_key_env", "judge", "api_key_env", "str", "Environment variable holding the judge API key."
+    ),
     Setting("judge_base_url", "judge", "base_url", "str", "Judge API base URL."),
-    Setting("timeout", "run", "timeout", "float",
-            f"Seconds per scenario (default: its duration + {D.DURATION_GRACE_S:g}).",
-            minimum=0, maximum=D.MAX_TIMEOUT_S, unit="seconds"),
-    Setting("health_timeout", "run", "health_timeout", "float", "Seconds to wait for a container's /health.",
-            default=D.DEFAULT_HEALTH_TIMEOUT_S, minimum=0, maximum=D.MAX_HEALTH_TIMEOUT_S, unit="seconds"),
-    Setting("concurrency", "run", "concurrency", "int", "Containers running at once.",
-            default=D.default_concurrency, minimum=1, maximum=D.MAX_CONCURRENCY),
-    Setting("memory", "run", "memory", "str",
-            f"RAM per scenario container, its files included (e.g. 8g, 1536m; default {D.DEFAULT_MEMORY}). An "
-            "agent past it is stopped by the kernel and judged.", default=D.DEFAULT_MEMORY),
-    Setting("cpus", "run", "cpus", "float", f"CPU cores' worth of time per scenario container (default {D.DEFAULT_CPUS:g}).",
-            default=D.DEFAULT_CPUS),
-    Setting("pids", "run", "pids", "int", f"Processes and threads per scenario container (default {D.DEFAULT_PIDS}).",
-            default=D.DEFAULT_PIDS),
-    Setting("disk", "run", "disk", "str",
-            f"Writable space of the agent in each of $HOME and /tmp, held in memory (default {D.DEFAULT_DISK}).",
-            default=D.DEFAULT_DISK),
-    Setting("podman_wait", "run", "podman_wait", "float",
-            f"Seconds to wait for an unreachable engine API (podman or Docker) before runs give up (default {D.DEFAULT_PODMAN_WAIT_S:g}).",
-            default=D.DEFAULT_PODMAN_WAIT_S, minimum=0, maximum=D.MAX_TIMEOUT_S, unit="seconds"),
-    Setting("time_speed", "run", "time_speed", "float",
-            f"Simulated seconds per wall second for agents ({MIN_TIME_SPEED:g} to {MAX_TIME_SPEED:g}, default "
-            f"{D.DEFAULT_TIME_SPEED:g}: ARE's real time). The oracle never waits in real time, whatever this is.",
-            default=D.DEFAULT_TIME_SPEED, minimum=MIN_TIME_SPEED, maximum=MAX_TIME_SPEED,
-            unit="simulated seconds per wall second"),
-    Setting("sim_generation_time", "run", "sim_generation_time", "str",
-            "How simulated time treats the agent's model calls (every agent kind, ARE's default agent "
-            "included: the runner's model relay holds the clock, never the agent), as ARE's gaia2-run "
-            "(--simulated_generation_time_mode): measured (default): the clock holds while a call is in flight, "
-            "then advances by its wall duration (overlapping calls: once, by the span of their union); "
-            "fixed:N: advances N simulated seconds per call instead; off: the clock runs on during "
-            "generation, at --time-speed. The judge's calls never count.",
-            default=D.DEFAULT_SIM_GENERATION_TIME),
-    Setting("pass_at", "run", "pass_at", "int", "Runs per scenario (the k of pass@k), in run_1/ … run_k/.",
-            default=D.DEFAULT_PASS_AT, minimum=1, maximum=D.MAX_PASS_AT),
-    Setting("max_tokens", "run", "max_tokens", "int",
-            "Token budget per scenario: input + output tokens of the agent's model calls, counted by the "
-            "model relay; past it further calls are refused and the run is judged on what it did (default: none).",
-            minimum=1, maximum=D.MAX_TOKEN_BUDGET, unit="tokens per scenario"),
-    Setting("cost_limit", "run", "cost_limit", "float",
-            "USD for the whole job at the price table's rates: once the finished runs cost this much, no "
-            "further scenario starts; what ran is kept (default: none).", minimum=0, unit="USD"),
-    Setting("retry", "run", "retry", "bool",
-            "Also rerun the runs that ended without a verdict (an infrastructure error: a start failure, a "
-            "crash, no final status in time, a configuration fault) and those whose files an engine outage "
-            "lost. Verdicts are kept, an agent's time-out included (it is judged).", default=False),
-    Setting("noise", "run", "noise", "bool",
-            "ARE's noise mode: random tool failures, augmented tool names/descriptions, random ENV events.",
-            default=False),
+    Setting(
+        "timeout",
+        "run",
+        "timeout",
+        "float",
+        f"Seconds per scenario (default: its duration + {D.DURATION_GRACE_S:g}).",
+        minimum=0,
+        maximum=D.MAX_TIMEOUT_S,
+        unit="seconds",
+    ),
+    Setting(
+        "health_timeout",
+        "run",
+        "health_timeout",
+        "float",
+        "Seconds to wait for a container's /health.",
+        default=D.DEFAULT_HEALTH_TIMEOUT_S,
+        minimum=0,
+        maximum=D.MAX_HEALTH_TIMEOUT_S,
+        unit="seconds",
+    ),
+    Setting(
+        "concurrency",
+        "run",
+        "concurrency",
+        "int",
+        "Containers running at once.",
+        default=D.default_concurrency,
+        minimum=1,
+        maximum=D.MAX_CONCURRENCY,
+    ),
+    Setting(
+        "memory",
+        "run",
+        "memory",
+        "str",
+        f"RAM per scenario container, its files included (e.g. 8g, 1536m; default {D.DEFAULT_MEMORY}). An "
+        "agent past it is stopped by the kernel and judged.",
+        default=D.DEFAULT_MEMORY,
+    ),
+    Setting(
+        "cpus",
+        "run",
+        "cpus",
+        "float",
+        f"CPU cores' worth of time per scenario container (default {D.DEFAULT_CPUS:g}).",
+        default=D.DEFAULT_CPUS,
+    ),
+    Setting(
+        "pids",
+        "run",
+        "pids",
+        "int",
+        f"Processes and threads per scenario container (default {D.DEFAULT_PIDS}).",
+        default=D.DEFAULT_PIDS,
+    ),
+    Setting(
+        "disk",
+        "run",
+        "disk",
+        "str",
+        f"Writable space of the agent in each of $HOME and /tmp, held in memory (default {D.DEFAULT_DISK}).",
+        default=D.DEFAULT_DISK,
+    ),
+    Setting(
+        "podman_wait",
+        "run",
+        "podman_wait",
+        "float",
+        f"Seconds to wait for an unreachable engine API (podman or Docker) before runs give up (default {D.DEFAULT_PODMAN_WAIT_S:g}).",
+        default=D.DEFAULT_PODMAN_WAIT_S,
+        minimum=0,
+        maximum=D.MAX_TIMEOUT_S,
+        unit="seconds",
+    ),
+    Setting(
+        "time_speed",
+        "run",
+        "time_speed",
+        "float",
+        f"Simulated seconds per wall second for agents ({MIN_TIME_SPEED:g} to {MAX_TIME_SPEED:g}, default "
+        f"{D.DEFAULT_TIME_SPEED:g}: ARE's real time). The oracle never waits in real time, whatever this is.",
+        default=D.DEFAULT_TIME_SPEED,
+        minimum=MIN_TIME_SPEED,
+        maximum=MAX_TIME_SPEED,
+        unit="simulated seconds per wall second",
+    ),
+    Setting(
+        "sim_generation_time",
+        "run",
+        "sim_generation_time",
+        "str",
+        "How simulated time treats the agent's model calls (every agent kind, ARE's default agent "
+        "included: the runner's model relay holds the clock, never the agent), as ARE's gaia2-run "
+        "(--simulated_generation_time_mode): measured (default): the clock holds while a call is in flight, "
+        "then advances by its wall duration (overlapping calls: once, by the span of their union); "
+        "fixed:N: advances N simulated seconds per call instead; off: the clock runs on during "
+        "generation, at --time-speed. The judge's calls never count.",
+        default=D.DEFAULT_SIM_GENERATION_TIME,
+    ),
+    Setting(
+        "pass_at",
+        "run",
+        "pass_at",
+        "int",
+        "Runs per scenario (the k of pass@k), in run_1/ … run_k/.",
+        default=D.DEFAULT_PASS_AT,
+        minimum=1,
+        maximum=D.MAX_PASS_AT,
+    ),
+    Setting(
+        "max_tokens",
+        "run",
+        "max_tokens",
+        "int",
+        "Token budget per scenario: input + output tokens of the agent's model calls, counted by the "
+        "model relay; past it further calls are refused and the run is judged on what it did (default: none).",
+        minimum=1,
+        maximum=D.MAX_TOKEN_BUDGET,
+        unit="tokens per scenario",
+    ),
+    Setting(
+        "cost_limit",
+        "run",
+        "cost_limit",
+        "float",
+        "USD for the whole job at the price table's rates: once the finished runs cost this much, no "
+        "further scenario starts; what ran is kept (default: none).",
+        minimum=0,
+        unit="USD",
+    ),
+    Setting(
+        "retry",
+        "run",
+        "retry",
+        "bool",
+        "Also rerun the runs that ended without a verdict (an infrastructure error: a start failure, a "
+        "crash, no final status in time, a configuration fault) and those whose files an engine outage "
+        "lost. Verdicts are kept, an agent's time-out included (it is judged).",
+        default=False,
+    ),
+    Setting(
+        "noise",
+        "run",
+        "noise",
+        "bool",
+        "ARE's noise mode: random tool failures, augmented tool names/descriptions, random ENV events.",
+        default=False,
+    ),
     Setting("output_dir", "run", "output_dir", "path", "Where results go.", panel="output"),
-    Setting("log_level", "run", "log_level", "str", "INFO, or DEBUG to log every scenario.",
-            default=D.DEFAULT_LOG_LEVEL, choices=D.LOG_LEVELS, panel="output"),
-    Setting("shard", "run", "shard", "str",
-            "Run only slice I of N (I/N, e.g. 2/8) of the planned scenarios; merge with `aggregate`."),
+    Setting(
+        "log_level",
+        "run",
+        "log_level",
+        "str",
+        "INFO, or DEBUG to log every scenario.",
+        default=D.DEFAULT_LOG_LEVEL,
+        choices=D.LOG_LEVELS,
+        panel="output",
+    ),
+    Setting(
+        "shard",
+        "run",
+        "shard",
+        "str",
+        "Run only slice I of N (I/N, e.g. 2/8) of the planned scenarios; merge with `aggregate`.",
+    ),
     # None: $GAIA2_SWEEP decides, else on (sandbox/leftovers.py sweep_wanted).
-    Setting("sweep", "run", "sweep", "bool",
-            "Before the first container, remove containers of runners that are provably gone (default: on; "
-            f"also {SWEEP_ENV}=0). --no-sweep turns it off.", flag_name="--no-sweep", env_var=SWEEP_ENV),
-    Setting("preflight", "run", "preflight", "bool",
-            "Before the first scenario, send one tiny request to the agent's and the judge's model endpoints "
-            "from a container (default: on; also with --dry-run). --no-preflight skips it, for endpoints "
-            "slow to wake up.", flag_name="--no-preflight", default=True),
+    Setting(
+        "sweep",
+        "run",
+        "sweep",
+        "bool",
+        "Before the first container, remove containers of runners that are provably gone (default: on; "
+        f"also {SWEEP_ENV}=0). --no-sweep turns it off.",
+        flag_name="--no-sweep",
+        env_var=SWEEP_ENV,
+    ),
+    Setting(
+        "preflight",
+        "run",
+        "preflight",
+        "bool",
+        "Before the first scenario, send one tiny request to the agent's and the judge's model endpoints "
+        "from a container (default: on; also with --dry-run). --no-preflight skips it, for endpoints "
+        "slow to wake up.",
+        flag_name="--no-preflight",
+        default=True,
+    ),
     # None: $GAIA2_ENGINE decides, else auto (sandbox/engine_select.py choose_engine).
-    Setting("engine", "run", "engine", "str",
-            "Container engine: podman, docker, or auto (default; also $GAIA2_ENGINE): a --host's own, else "
-            "CONTAINER_HOST means podman and DOCKER_HOST docker, else whichever answers on its usual "
-            "socket (podman when both do; a private podman service when none does).",
-            choices=ENGINE_CHOICES, noun="engine", env_var=ENGINE_ENV),
-    Setting("hosts", "run", "hosts", "hosts",
-            "Engine API URL (podman or Docker) to run on (repeatable; URL=N gives it N slots, default: concurrency each).",
-            flag_name="--host"),
+    Setting(
+        "engine",
+        "run",
+        "engine",
+        "str",
+        "Container engine: podman, docker, or auto (default; also $GAIA2_ENGINE): a --host's own, else "
+        "CONTAINER_HOST means podman and DOCKER_HOST docker, else whichever answers on its usual "
+        "socket (podman when both do; a private podman service when none does).",
+        choices=ENGINE_CHOICES,
+        noun="engine",
+        env_var=ENGINE_ENV,
+    ),
+    Setting(
+        "hosts",
+        "run",
+        "hosts",
+        "hosts",
+        "Engine API URL (podman or Docker) to run on (repeatable; URL=N gives it N slots, default: concurrency each).",
+        flag_name="--host",
+    ),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -163,7 +412,9 @@ JUDGE_PROVIDERS = providers.MODELS  # the judge is always a model
 
 
 _HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?")
-_KEY = re.compile(r"""^((?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*=""")
+_KEY = re.compile(
+    r"""^((?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_-]+))*)\s*="""
+)
 
 
 def _dotted(text: str) -> list[str]:

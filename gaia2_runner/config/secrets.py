@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from dotenv import load_dotenv
+
 from gaia2_contract import constants as contract
 from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.schema import BY_KEY, DEFAULT_KEY_ENV
@@ -42,8 +43,14 @@ def load_env_file(path: Path | None, search_from: Path) -> Path | None:
     return candidate
 
 
-def resolve_key(provider: str | None, explicit: str | None, env_name: str | None, environ: Mapping[str, str],
-                who: str, where: str) -> str | None:
+def resolve_key(
+    provider: str | None,
+    explicit: str | None,
+    env_name: str | None,
+    environ: Mapping[str, str],
+    who: str,
+    where: str,
+) -> str | None:
     """An API key: given, from the variable named, else from the provider's usual variable (none for
     oracle and keyless endpoints); a variable that should hold it and does not is one error."""
     if explicit:
@@ -67,9 +74,20 @@ def resolve_key(provider: str | None, explicit: str | None, env_name: str | None
 def secret_values(config: RunConfig, env: Mapping[str, str]) -> tuple[str, ...]:
     """The values the runner must never write (the output scrubber's list): the agent's and the
     judge's API keys, every `--env` / `[agent] env` value, passwords in base and proxy URLs."""
-    values = [env.get(contract.ENV_AGENT_API_KEY), env.get(contract.ENV_JUDGE_API_KEY), env.get(contract.ENV_A2A_API_KEY),
-              config.agent.api_key, config.judge.api_key, *config.agent.env.values()]
-    for var in (*PROXY_VARS, contract.ENV_AGENT_BASE_URL, contract.ENV_JUDGE_BASE_URL, contract.ENV_A2A_BASE_URL):
+    values = [
+        env.get(contract.ENV_AGENT_API_KEY),
+        env.get(contract.ENV_JUDGE_API_KEY),
+        env.get(contract.ENV_A2A_API_KEY),
+        config.agent.api_key,
+        config.judge.api_key,
+        *config.agent.env.values(),
+    ]
+    for var in (
+        *PROXY_VARS,
+        contract.ENV_AGENT_BASE_URL,
+        contract.ENV_JUDGE_BASE_URL,
+        contract.ENV_A2A_BASE_URL,
+    ):
         try:
             values.append(urlsplit(env.get(var) or "").password)
         except ValueError:
@@ -88,8 +106,9 @@ def redacted(config: RunConfig) -> dict[str, Any]:
             value = getattr(section, f.name)
             if setting is not None and setting.secret:
                 # Names of extra variables are kept (they say what was configured), values never.
-                out[f.name] = ({k: "(set)" for k in value} if isinstance(value, dict)
-                               else "(set)" if value else None)
+                out[f.name] = (
+                    {k: "(set)" for k in value} if isinstance(value, dict) else "(set)" if value else None
+                )
                 continue
             out[f.name] = _scrub(str(value) if isinstance(value, Path) else value)
         doc[section_name] = out
@@ -111,8 +130,10 @@ def _scrub(value: Any) -> Any:
     if isinstance(value, str):
         return redact_url_credentials(value)
     if isinstance(value, dict):
-        return {k: "(set)" if v and _SECRET_WORDS & set(re.split(r"[_\-.\s]+", str(k).lower())) else _scrub(v)
-                for k, v in value.items()}
+        return {
+            k: "(set)" if v and _SECRET_WORDS & set(re.split(r"[_\-.\s]+", str(k).lower())) else _scrub(v)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_scrub(v) for v in value]
     return value

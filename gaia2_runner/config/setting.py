@@ -14,8 +14,17 @@ from dataclasses import dataclass
 from typing import Any
 
 # Python types of each kind once parsed (None: the setting's value may be absent).
-_TYPES = {"str": "str", "path": "Path", "int": "int", "float": "float", "bool": "bool",
-          "splits": "list[str]", "options": "dict[str, Any]", "env": "dict[str, str]", "hosts": "list[str]"}
+_TYPES = {
+    "str": "str",
+    "path": "Path",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "splits": "list[str]",
+    "options": "dict[str, Any]",
+    "env": "dict[str, str]",
+    "hosts": "list[str]",
+}
 _EMPTY = {"options": dict, "env": dict, "hosts": list}  # kinds whose absent value is an empty container
 
 KIND_WORDS = {
@@ -33,7 +42,13 @@ KIND_WORDS = {
 
 # The groups `--help` shows settings in (cli/options.py); a setting's section gives its panel
 # unless its declaration names another (`panel`).
-PANELS = {"target": "Target", "agent": "Agent", "judge": "Judge", "execution": "Execution", "output": "Output"}
+PANELS = {
+    "target": "Target",
+    "agent": "Agent",
+    "judge": "Judge",
+    "execution": "Execution",
+    "output": "Output",
+}
 SECTION_PANELS = {"target": "target", "agent": "agent", "judge": "judge", "run": "execution"}
 
 
@@ -125,7 +140,11 @@ class Setting:
 
     def _choice_problem(self, value: str) -> str | None:
         if self.noun:
-            return None if value in self.choices else f"unknown {self.noun} {value!r}: use {', '.join(self.choices)}"
+            return (
+                None
+                if value in self.choices
+                else f"unknown {self.noun} {value!r}: use {', '.join(self.choices)}"
+            )
         if str(value).upper() in self.choices:
             return None
         return f"{self.name} must be {', '.join(self.choices[:-1])} or {self.choices[-1]}"
@@ -144,18 +163,24 @@ class Setting:
     def _float_problem(self, value: float) -> str | None:
         low, high, name, unit = self.minimum, self.maximum, self.name, self.unit
         if low == 0 and high is None:  # a positive amount
-            return None if math.isfinite(value) and value > 0 else f"{name} must be a positive number of {unit}, got {value:g}"
+            return (
+                None
+                if math.isfinite(value) and value > 0
+                else f"{name} must be a positive number of {unit}, got {value:g}"
+            )
         if low == 0:  # a positive duration with a ceiling
             if not math.isfinite(value):
                 return f"{name} must be a finite number of {unit}, got {value}"
             if value <= 0:
                 return f"{name} must be positive"
-            return f"{name} must be at most {high:g} {unit}, got {value:g}" if high is not None and value > high else None
+            return (
+                f"{name} must be at most {high:g} {unit}, got {value:g}"
+                if high is not None and value > high
+                else None
+            )
         ok = math.isfinite(value) and (low is None or value >= low) and (high is None or value <= high)
         return None if ok else f"{name} must be between {low:g} and {high:g} ({unit}), got {value:g}"
 
 
 def _num(value: float | None) -> str:
     return "" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
-
-

@@ -71,8 +71,11 @@ def _count(value: Any) -> int:
 def _listing_ok(scenarios: Any) -> bool:
     """A run_config.json scenario list as the runner writes it (ids and splits are strings)."""
     return isinstance(scenarios, list) and all(
-        isinstance(item, dict) and isinstance(item.get("scenario_id"), str)
-        and (item.get("split") is None or isinstance(item.get("split"), str)) for item in scenarios)
+        isinstance(item, dict)
+        and isinstance(item.get("scenario_id"), str)
+        and (item.get("split") is None or isinstance(item.get("split"), str))
+        for item in scenarios
+    )
 
 
 def _listing(items: list[str]) -> str:
@@ -83,8 +86,10 @@ def _listing(items: list[str]) -> str:
 def read_shards(root: Path) -> list[ShardOutput]:
     found = shard_dirs(root)
     if not found:
-        raise Gaia2Error(f"{root}: no shard outputs under {root / 'shards'}: run the shards first "
-                         "(run-config --config x.toml --shard I/N)")
+        raise Gaia2Error(
+            f"{root}: no shard outputs under {root / 'shards'}: run the shards first "
+            "(run-config --config x.toml --shard I/N)"
+        )
     shards: list[ShardOutput] = []
     base = output_root(root)
 
@@ -97,11 +102,22 @@ def read_shards(root: Path) -> list[ShardOutput]:
         pass_at = _count((top or run_config(path / run_dir_name(1)) or {}).get("pass_at"))
         records = [run_config(d) for d in run_dirs(path, pass_at)]
         if any(r is None or not _listing_ok(r.get("scenarios")) for r in records):
-            raise Gaia2Error(f"{root / name}: no readable {RUN_CONFIG_FILE} for every run (missing or not what "
-                             "the runner writes): the shard never started or its files were damaged; rerun it "
-                             "(add --overwrite to start it afresh)")
-        shards.append(ShardOutput(index, count, path, name, read_fingerprint(path),
-                                  [r for r in records if r is not None], json_object(base, path / SUMMARY_FILE)))
+            raise Gaia2Error(
+                f"{root / name}: no readable {RUN_CONFIG_FILE} for every run (missing or not what "
+                "the runner writes): the shard never started or its files were damaged; rerun it "
+                "(add --overwrite to start it afresh)"
+            )
+        shards.append(
+            ShardOutput(
+                index,
+                count,
+                path,
+                name,
+                read_fingerprint(path),
+                [r for r in records if r is not None],
+                json_object(base, path / SUMMARY_FILE),
+            )
+        )
     return shards
 
 
@@ -109,14 +125,18 @@ def check_same_setup(root: Path, shards: list[ShardOutput]) -> None:
     """One line naming the first shard that differs from the first one, and how."""
     missing = [s.name for s in shards if s.fingerprint is None]
     if missing:
-        raise Gaia2Error(f"{root}: {_listing(missing)} has no fingerprint.json, so its setup cannot be "
-                         "checked: rerun it with the same config")
+        raise Gaia2Error(
+            f"{root}: {_listing(missing)} has no fingerprint.json, so its setup cannot be "
+            "checked: rerun it with the same config"
+        )
     first = shards[0]
     for shard in shards[1:]:
         diffs = differences(first.fingerprint or {}, shard.fingerprint or {})
         if diffs:
-            raise Gaia2Error(f"{root}: {shard.name} was run with another setup than {first.name} "
-                             f"({'; '.join(diffs)}): rerun it with the same config (--overwrite) or remove it")
+            raise Gaia2Error(
+                f"{root}: {shard.name} was run with another setup than {first.name} "
+                f"({'; '.join(diffs)}): rerun it with the same config (--overwrite) or remove it"
+            )
 
 
 def check_same_plan(root: Path, shards: list[ShardOutput]) -> None:
@@ -127,10 +147,13 @@ def check_same_plan(root: Path, shards: list[ShardOutput]) -> None:
     kinds = sorted({ident(s) for s in shards}, key=repr)
     if len(kinds) > 1:
         groups = {k: [s.name for s in shards if ident(s) == k] for k in kinds}
-        described = "; ".join(f"{_listing(names)} ({k[0]} shards, {k[2]} scenarios, pass@{k[3]})"
-                              for k, names in groups.items())
-        raise Gaia2Error(f"{root}: shards of different plans or partitions: {described}: "
-                         "remove the shard directories that do not belong")
+        described = "; ".join(
+            f"{_listing(names)} ({k[0]} shards, {k[2]} scenarios, pass@{k[3]})" for k, names in groups.items()
+        )
+        raise Gaia2Error(
+            f"{root}: shards of different plans or partitions: {described}: "
+            "remove the shard directories that do not belong"
+        )
 
 
 def claimed_runs(shards: list[ShardOutput]) -> dict[tuple[str, int], list[str]]:
@@ -145,11 +168,16 @@ def claimed_runs(shards: list[ShardOutput]) -> dict[tuple[str, int], list[str]]:
 
 
 def check_no_duplicates(root: Path, claims: dict[tuple[str, int], list[str]]) -> None:
-    doubled = [f"{key.lstrip('/')} run {index} ({', '.join(names)})"
-               for (key, index), names in sorted(claims.items()) if len(names) > 1]
+    doubled = [
+        f"{key.lstrip('/')} run {index} ({', '.join(names)})"
+        for (key, index), names in sorted(claims.items())
+        if len(names) > 1
+    ]
     if doubled:
-        raise Gaia2Error(f"{root}: {len(doubled)} run(s) recorded by more than one shard: {_listing(doubled)}: "
-                         "remove the stray shard directory (shards of one plan never overlap)")
+        raise Gaia2Error(
+            f"{root}: {len(doubled)} run(s) recorded by more than one shard: {_listing(doubled)}: "
+            "remove the stray shard directory (shards of one plan never overlap)"
+        )
 
 
 @dataclass
@@ -188,52 +216,90 @@ def _aggregate(root: Path, allow_partial: bool) -> Aggregate:
     for jobs in by_run:
         jobs.sort(key=lambda j: (j.ref.split or "", j.ref.scenario_id))
     records_by_run = [collect_records(jobs) for jobs in by_run]
-    have = {(scenario_key(r.get("split"), str(r.get("scenario_id"))), int(r.get("run_index") or 1))
-            for rows in records_by_run for r in rows}
-    missing_runs = [f"{key.lstrip('/')} run {index} ({names[0]})"
-                    for (key, index), names in sorted(claims.items()) if (key, index) not in have]
+    have = {
+        (scenario_key(r.get("split"), str(r.get("scenario_id"))), int(r.get("run_index") or 1))
+        for rows in records_by_run
+        for r in rows
+    }
+    missing_runs = [
+        f"{key.lstrip('/')} run {index} ({names[0]})"
+        for (key, index), names in sorted(claims.items())
+        if (key, index) not in have
+    ]
     if not allow_partial:
         if missing_shards:
-            raise Gaia2Error(f"{root}: missing shard(s) {_listing(missing_shards)} of {count}: run them "
-                             "(run-config --config x.toml --shard I/N), or pass --allow-partial to merge anyway")
+            raise Gaia2Error(
+                f"{root}: missing shard(s) {_listing(missing_shards)} of {count}: run them "
+                "(run-config --config x.toml --shard I/N), or pass --allow-partial to merge anyway"
+            )
         if missing_runs:
-            raise Gaia2Error(f"{root}: {len(missing_runs)} run(s) without a result: {_listing(missing_runs)}: "
-                             "resume those shards (run-config --shard I/N; --retry for errors), "
-                             "or pass --allow-partial to merge anyway")
+            raise Gaia2Error(
+                f"{root}: {len(missing_runs)} run(s) without a result: {_listing(missing_runs)}: "
+                "resume those shards (run-config --shard I/N; --retry for errors), "
+                "or pass --allow-partial to merge anyway"
+            )
     planned = int(info.get("planned_scenarios") or len({k for k, _ in claims}))
     if not missing_shards and len({k for k, _ in claims}) != planned and not allow_partial:
-        raise Gaia2Error(f"{root}: the shards list {len({k for k, _ in claims})} scenarios but their plan has "
-                         f"{planned}: rerun the shards with the same config, or pass --allow-partial")
+        raise Gaia2Error(
+            f"{root}: the shards list {len({k for k, _ in claims})} scenarios but their plan has "
+            f"{planned}: rerun the shards with the same config, or pass --allow-partial"
+        )
     return _write(root, shards, by_run, records_by_run, pass_at, planned, missing_shards, missing_runs, t0)
 
 
-def _write(root: Path, shards: list[ShardOutput], by_run: list[list[Job]], records_by_run: list[list[dict]],
-           pass_at: int, planned: int, missing_shards: list[str], missing_runs: list[str],
-           t0: float) -> Aggregate:
+def _write(
+    root: Path,
+    shards: list[ShardOutput],
+    by_run: list[list[Job]],
+    records_by_run: list[list[dict]],
+    pass_at: int,
+    planned: int,
+    missing_shards: list[str],
+    missing_runs: list[str],
+    t0: float,
+) -> Aggregate:
     home = run_dirs(root, pass_at)
     for index, (directory, jobs, rows) in enumerate(zip(home, by_run, records_by_run), start=1):
         base = dict(shards[0].records[index - 1])
         base.pop("shard", None)
         base.update(
-            command="aggregate", run_index=index,
-            started_at=min((s.records[index - 1].get("started_at") or "" for s in shards), default=None) or None,
-            finished_at=now_iso(), shards=[s.name for s in shards],
+            command="aggregate",
+            run_index=index,
+            started_at=min((s.records[index - 1].get("started_at") or "" for s in shards), default=None)
+            or None,
+            finished_at=now_iso(),
+            shards=[s.name for s in shards],
             scenario_count=len(jobs),
-            scenarios=[{"scenario_id": j.ref.scenario_id, "split": j.ref.split, "path": str(j.ref.path)}
-                       for j in jobs])
+            scenarios=[
+                {"scenario_id": j.ref.scenario_id, "split": j.ref.split, "path": str(j.ref.path)}
+                for j in jobs
+            ],
+        )
         rewrite(directory / RESULTS_LOG_FILE, rows)
         write_run_record(directory, base)
     records = [r for rows in records_by_run for r in rows]
-    durations = [float(d) for s in shards if isinstance(d := (s.summary or {}).get("job_duration_s"), (int, float))]
+    durations = [
+        float(d) for s in shards if isinstance(d := (s.summary or {}).get("job_duration_s"), (int, float))
+    ]
     summary = summarize(records, pass_at, max(durations) if durations else None, planned * pass_at)
-    header = {k: v for k, v in (shards[0].summary or {}).items()
-              if k in ("runner_version", "image", "provider", "model", "judge_provider", "judge_model")}
-    header.update(generated_at=now_iso(), run_dirs=[str(d) for d in home], interrupted=False,
-                  aggregated_from=[s.name for s in shards], missing_shards=missing_shards,
-                  aggregate_duration_s=round(time.monotonic() - t0, 3))
+    header = {
+        k: v
+        for k, v in (shards[0].summary or {}).items()
+        if k in ("runner_version", "image", "provider", "model", "judge_provider", "judge_model")
+    }
+    header.update(
+        generated_at=now_iso(),
+        run_dirs=[str(d) for d in home],
+        interrupted=False,
+        aggregated_from=[s.name for s in shards],
+        missing_shards=missing_shards,
+        aggregate_duration_s=round(time.monotonic() - t0, 3),
+    )
     write_summary(summary, root / SUMMARY_FILE, header)
     merged = dict(shards[0].fingerprint or {})
-    merged["scenarios"] = {k: v for s in shards for k, v in ((s.fingerprint or {}).get("scenarios") or {}).items()}
+    merged["scenarios"] = {
+        k: v for s in shards for k, v in ((s.fingerprint or {}).get("scenarios") or {}).items()
+    }
     write_fingerprint(root, merged)
     outcome = DatasetOutcome(root, home, records, summary, ran=0, reused=len(records))
     return Aggregate(outcome, [s.name for s in shards], missing_shards, missing_runs)

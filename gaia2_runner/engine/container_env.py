@@ -19,9 +19,9 @@ from pathlib import Path
 from gaia2_contract import constants as contract
 from gaia2_contract import providers
 from gaia2_runner.config.defaults import (
-    DEFAULT_SIM_GENERATION_TIME,
     COLLECT_GRACE_S,
     DEFAULT_HEALTH_TIMEOUT_S,
+    DEFAULT_SIM_GENERATION_TIME,
     DEFAULT_TIME_SPEED,
     MIN_IDLE_TIMEOUT_S,
     RUNNER_GRACE_S,
@@ -35,10 +35,16 @@ CA_BUNDLE_ENV = "GAIA2_CA_BUNDLE"  # a host file every client in the container m
 CA_ENV_VARS = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 
 
-def container_env(config: RunConfig | None, environ: Mapping[str, str] | None = None, *,
-                  scenario_timeout: float | None = None, health_timeout: float = DEFAULT_HEALTH_TIMEOUT_S,
-                  runtime: str | None = None, extra: Mapping[str, str] | None = None,
-                  judge_only: bool = False) -> dict[str, str]:
+def container_env(
+    config: RunConfig | None,
+    environ: Mapping[str, str] | None = None,
+    *,
+    scenario_timeout: float | None = None,
+    health_timeout: float = DEFAULT_HEALTH_TIMEOUT_S,
+    runtime: str | None = None,
+    extra: Mapping[str, str] | None = None,
+    judge_only: bool = False,
+) -> dict[str, str]:
     """The container's variables, secrets included (they are only ever given to containers).
 
     `config`: the run's settings, API keys resolved from `environ` (default os.environ); a run
@@ -81,12 +87,17 @@ def _run(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
                 "(--judge-provider/--judge-model)"
             )
         env[contract.ENV_AGENT_PROVIDER] = agent.provider
-        for var, value in ((contract.ENV_AGENT_MODEL, agent.model), (contract.ENV_AGENT_BASE_URL, agent.base_url)):
+        for var, value in (
+            (contract.ENV_AGENT_MODEL, agent.model),
+            (contract.ENV_AGENT_BASE_URL, agent.base_url),
+        ):
             if value:
                 env[var] = value
         if agent.options:
             env[contract.ENV_AGENT_OPTIONS] = json.dumps(agent.options)
-        key = resolve_key(agent.provider, agent.api_key, agent.api_key_env, environ, "agent", config.where("api_key_env"))
+        key = resolve_key(
+            agent.provider, agent.api_key, agent.api_key_env, environ, "agent", config.where("api_key_env")
+        )
         if key:
             env[contract.ENV_AGENT_API_KEY] = key
     env.update(_judge(config, environ))
@@ -97,7 +108,9 @@ def _run(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
         env[contract.ENV_TOKEN_BUDGET] = str(run.max_tokens)
     if run.time_speed != DEFAULT_TIME_SPEED:  # the daemon's default is ARE's real time
         env[contract.ENV_TIME_SPEED] = repr(float(run.time_speed))
-    if run.sim_generation_time != DEFAULT_SIM_GENERATION_TIME:  # normalised by config/load.py; the daemon's default is ARE's
+    if (
+        run.sim_generation_time != DEFAULT_SIM_GENERATION_TIME
+    ):  # normalised by config/load.py; the daemon's default is ARE's
         env[contract.ENV_SIM_GENERATION_TIME] = run.sim_generation_time
     env.update(agent.env)  # --env wins, as documented
     return env
@@ -113,16 +126,23 @@ def _a2a(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
     if agent.provider == providers.ORACLE:
         return env  # ARE's oracle acts on the apps themselves: no expert is ever asked
     if (agent.a2a_provider or agent.provider) not in providers.CHAT_COMPLETIONS:
-        raise Gaia2Error(f"{config.where('a2a_app_prop')}: the expert agents run ARE's app agent on a chat completions "
-                         f"endpoint, and the agent's provider {agent.provider!r} is none: set --a2a-provider "
-                         f"({', '.join(providers.CHAT_COMPLETIONS)}) and --a2a-model")
+        raise Gaia2Error(
+            f"{config.where('a2a_app_prop')}: the expert agents run ARE's app agent on a chat completions "
+            f"endpoint, and the agent's provider {agent.provider!r} is none: set --a2a-provider "
+            f"({', '.join(providers.CHAT_COMPLETIONS)}) and --a2a-model"
+        )
     own = agent.a2a_provider not in (None, agent.provider)
-    for var, value in ((contract.ENV_A2A_PROVIDER, agent.a2a_provider if own else None),
-                       (contract.ENV_A2A_MODEL, agent.a2a_model), (contract.ENV_A2A_BASE_URL, agent.a2a_base_url)):
+    for var, value in (
+        (contract.ENV_A2A_PROVIDER, agent.a2a_provider if own else None),
+        (contract.ENV_A2A_MODEL, agent.a2a_model),
+        (contract.ENV_A2A_BASE_URL, agent.a2a_base_url),
+    ):
         if value:
             env[var] = value
     if own:
-        key = resolve_key(agent.a2a_provider, None, None, environ, "expert agents", config.where("a2a_provider"))
+        key = resolve_key(
+            agent.a2a_provider, None, None, environ, "expert agents", config.where("a2a_provider")
+        )
         if key:
             env[contract.ENV_A2A_API_KEY] = key
     return env
@@ -136,8 +156,14 @@ def _judge(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
         env[contract.ENV_JUDGE_PROVIDER] = judge.provider or providers.DEFAULT
         if judge.base_url:
             env[contract.ENV_JUDGE_BASE_URL] = judge.base_url
-        key = resolve_key(judge.provider, judge.api_key, judge.api_key_env, environ, "judge",
-                          config.where("judge_api_key_env"))
+        key = resolve_key(
+            judge.provider,
+            judge.api_key,
+            judge.api_key_env,
+            environ,
+            "judge",
+            config.where("judge_api_key_env"),
+        )
         if key:
             env[contract.ENV_JUDGE_API_KEY] = key
     return env
@@ -145,10 +171,12 @@ def _judge(config: RunConfig, environ: Mapping[str, str]) -> dict[str, str]:
 
 def _lifetime(scenario_timeout: float, health_timeout: float, environ: Mapping[str, str]) -> dict[str, str]:
     deadline = health_timeout + scenario_timeout + RUNNER_GRACE_S + COLLECT_GRACE_S
-    return {contract.ENV_ADAPTER_PORT: str(contract.ADAPTER_PORT),
-            contract.ENV_SCENARIO_TIMEOUT: str(int(math.ceil(scenario_timeout))),
-            contract.ENV_IDLE_TIMEOUT: f"{idle_timeout(environ):g}",
-            contract.ENV_DEADLINE: str(int(math.ceil(deadline)))}
+    return {
+        contract.ENV_ADAPTER_PORT: str(contract.ADAPTER_PORT),
+        contract.ENV_SCENARIO_TIMEOUT: str(int(math.ceil(scenario_timeout))),
+        contract.ENV_IDLE_TIMEOUT: f"{idle_timeout(environ):g}",
+        contract.ENV_DEADLINE: str(int(math.ceil(deadline))),
+    }
 
 
 def idle_timeout(environ: Mapping[str, str] | None = None) -> float:
@@ -162,8 +190,10 @@ def idle_timeout(environ: Mapping[str, str] | None = None) -> float:
     except ValueError:
         value = -1.0
     if not (value == 0 or value >= MIN_IDLE_TIMEOUT_S) or math.isinf(value):
-        raise Gaia2Error(f"{contract.ENV_IDLE_TIMEOUT}={raw} is not a number of seconds >= {MIN_IDLE_TIMEOUT_S:g} "
-                         "(or 0 to let containers of a dead runner run to their deadline): fix or unset it")
+        raise Gaia2Error(
+            f"{contract.ENV_IDLE_TIMEOUT}={raw} is not a number of seconds >= {MIN_IDLE_TIMEOUT_S:g} "
+            "(or 0 to let containers of a dead runner run to their deadline): fix or unset it"
+        )
     return value
 
 

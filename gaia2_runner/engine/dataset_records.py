@@ -4,7 +4,8 @@ result.json files, run_config.json per run directory, and the summary's header."
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from gaia2_runner import __version__
 from gaia2_runner.engine.hosts import Host
@@ -29,22 +30,37 @@ def rebuild_results(plan: RunPlan, jobs: Sequence[Job]) -> list[dict[str, Any]]:
     return records
 
 
-def write_run_records(plan: RunPlan, jobs: Sequence[Job], scrub: Scrubber, started_at: str,
-                      finished_at: str | None, pin: ImagePin | None,
-                      engine: Mapping[str, str] | None = None) -> None:
+def write_run_records(
+    plan: RunPlan,
+    jobs: Sequence[Job],
+    scrub: Scrubber,
+    started_at: str,
+    finished_at: str | None,
+    pin: ImagePin | None,
+    engine: Mapping[str, str] | None = None,
+) -> None:
     """run_config.json of every run directory; `engine`: the planning host's EngineInfo.as_dict()."""
     for run_index, (directory, record_dir) in enumerate(zip(plan.run_dirs, plan.record_dirs), 1):
         chosen = [job for job in jobs if job.run_dir == directory]
         record = run_record(
-            plan.config, command=plan.command, run_index=run_index, pass_at=plan.pass_at,
-            retry=plan.retry, started_at=started_at, finished_at=finished_at,
-            scenarios=[(j.ref.scenario_id, j.ref.split, j.ref.path) for j in chosen], shard=plan.shard_info,
-            image_id=pin.image_id if pin else None, engine=engine)
+            plan.config,
+            command=plan.command,
+            run_index=run_index,
+            pass_at=plan.pass_at,
+            retry=plan.retry,
+            started_at=started_at,
+            finished_at=finished_at,
+            scenarios=[(j.ref.scenario_id, j.ref.split, j.ref.path) for j in chosen],
+            shard=plan.shard_info,
+            image_id=pin.image_id if pin else None,
+            engine=engine,
+        )
         write_run_record(record_dir, scrub.value(record))
 
 
-def summary_header(plan: RunPlan, hosts: Sequence[Host], limits: JobLimits, records: list[dict[str, Any]],
-                   interrupted: bool) -> dict[str, Any]:
+def summary_header(
+    plan: RunPlan, hosts: Sequence[Host], limits: JobLimits, records: list[dict[str, Any]], interrupted: bool
+) -> dict[str, Any]:
     agent, judge = plan.config.agent, plan.config.judge
     return {
         "runner_version": __version__,

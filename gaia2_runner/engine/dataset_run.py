@@ -19,23 +19,31 @@ import ctypes
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from gaia2_contract import constants as contract
-from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_NO_VERDICT, EXIT_OK, EXIT_USAGE
 from gaia2_runner.engine.dataset_records import rebuild_results, summary_header, write_run_records
-from gaia2_runner.engine.hosts import Host, HostWatch, connect_first, connect_hosts, prepare_images, slot_order
+from gaia2_runner.engine.hosts import (
+    Host,
+    HostWatch,
+    connect_first,
+    connect_hosts,
+    prepare_images,
+    slot_order,
+)
+from gaia2_runner.engine.image_pin import ImagePin
 from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT, JobLimits, mark_stopped, on_stop_message
 from gaia2_runner.engine.jobs import Job, record_for
 from gaia2_runner.engine.observer import RunObserver
-from gaia2_runner.engine.image_pin import ImagePin
 from gaia2_runner.engine.plan import RunPlan, check_image, claim_output_dir
 from gaia2_runner.engine.preflight import check_before_run
 from gaia2_runner.engine.scenario_run import env_secrets, run_scenario
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_NO_VERDICT, EXIT_OK, EXIT_USAGE
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.dir_lock import lock_output_dir, this_command
 from gaia2_runner.output.layout import RESULTS_LOG_FILE, SUMMARY_FILE
@@ -43,8 +51,8 @@ from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.results_log import ResultsLog
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.output.summary import Summary, summarize, write_summary
-from gaia2_runner.sandbox.engine import EngineUnavailable
 from gaia2_runner.sandbox.backend import Sandbox
+from gaia2_runner.sandbox.engine import EngineUnavailable
 from gaia2_runner.targets import ScenarioFile
 from gaia2_runner.text import now_iso, one_line
 
@@ -76,8 +84,9 @@ class DatasetOutcome:
         return EXIT_NO_VERDICT if self.summary.infra_errors or self.summary.missing_runs else EXIT_OK
 
 
-def run_plan(plan: RunPlan, *, backend: Sandbox | None = None,
-             observer: RunObserver | None = None) -> DatasetOutcome:
+def run_plan(
+    plan: RunPlan, *, backend: Sandbox | None = None, observer: RunObserver | None = None
+) -> DatasetOutcome:
     """Run every job of `plan` that has no result yet; raises Gaia2Error before starting anything
     when another job writes into the output directory, the image is missing or the directory
     holds results of another setup. The directory's lock is held until the outputs are written."""
@@ -99,7 +108,9 @@ def _run_locked(plan: RunPlan, backend: Sandbox | None, observer: RunObserver) -
             hosts = prepare_images(hosts, plan.config.agent.image, observer.warning)
         else:
             check_image(plan, backend)
-        preflight = check_before_run(plan, hosts[0].backend)  # a dead endpoint ends the job here, nothing written
+        preflight = check_before_run(
+            plan, hosts[0].backend
+        )  # a dead endpoint ends the job here, nothing written
         pin = claim_output_dir(plan, hosts[0].backend)
         if pin.note():
             observer.warning(pin.note())
@@ -117,7 +128,9 @@ def _run_locked(plan: RunPlan, backend: Sandbox | None, observer: RunObserver) -
 class _DatasetRun:
     """One invocation: runs the selected jobs on worker threads, then rebuilds the outputs."""
 
-    def __init__(self, plan: RunPlan, hosts: list[Host], observer: RunObserver, pin: ImagePin | None = None) -> None:
+    def __init__(
+        self, plan: RunPlan, hosts: list[Host], observer: RunObserver, pin: ImagePin | None = None
+    ) -> None:
         self.plan, self.hosts, self.observer = plan, hosts, observer
         self.pin = pin  # the image by id, as the run started with it (engine/image_pin.py)
         self.backend = hosts[0].backend
@@ -146,9 +159,13 @@ class _DatasetRun:
         known = {h.url: h.backend.live_container_ids() for h in self.hosts}  # backstop for Ctrl-C below
         interrupted = False
         self.observer.run_started(len(selection.todo), len(selection.done))
-        workers = [threading.Thread(target=self._worker, args=(host,), name=f"gaia2-worker-{i}", daemon=True)
-                   for i, host in enumerate(slot_order(self.hosts)[:len(self._queue)])]
-        self.limits = JobLimits(len(workers), self.plan.config.run.cost_limit, [data for _, data in selection.done])
+        workers = [
+            threading.Thread(target=self._worker, args=(host,), name=f"gaia2-worker-{i}", daemon=True)
+            for i, host in enumerate(slot_order(self.hosts)[: len(self._queue)])
+        ]
+        self.limits = JobLimits(
+            len(workers), self.plan.config.run.cost_limit, [data for _, data in selection.done]
+        )
         if self.limits.stop is not None:
             self.observer.warning(on_stop_message(self.limits.stop))
         self.watch.start()
@@ -172,12 +189,23 @@ class _DatasetRun:
             self.watch.stop()
         records = rebuild_results(self.plan, self.jobs)
         summary = summarize(records, self.plan.pass_at, round(time.monotonic() - t0, 3), len(self.jobs))
-        write_summary(summary, self.plan.state_dir / SUMMARY_FILE, summary_header(self.plan, self.hosts, self.limits, records, interrupted))
+        write_summary(
+            summary,
+            self.plan.state_dir / SUMMARY_FILE,
+            summary_header(self.plan, self.hosts, self.limits, records, interrupted),
+        )
         write_run_records(self.plan, self.jobs, self.scrub, self.started_at, now_iso(), self.pin, self.engine)
-        outcome = DatasetOutcome(self.plan.state_dir, self.plan.record_dirs, records, summary,
-                                 ran=len(selection.todo), reused=len(selection.done), interrupted=interrupted,
-                                 noise=self.plan.config.run.noise,
-                                 stopped=self.limits.stop.to_dict() if self.limits.stop else None)
+        outcome = DatasetOutcome(
+            self.plan.state_dir,
+            self.plan.record_dirs,
+            records,
+            summary,
+            ran=len(selection.todo),
+            reused=len(selection.done),
+            interrupted=interrupted,
+            noise=self.plan.config.run.noise,
+            stopped=self.limits.stop.to_dict() if self.limits.stop else None,
+        )
         self.observer.run_finished(outcome)
         return outcome
 
@@ -212,7 +240,9 @@ class _DatasetRun:
                     result = self._run_job(job, host)
                 except KeyboardInterrupt:
                     if host.lost and not self.stop.is_set():
-                        self._reschedule(job, host, f"engine host {host.url} stopped answering during the run")
+                        self._reschedule(
+                            job, host, f"engine host {host.url} stopped answering during the run"
+                        )
                         return
                     if self.limits.halted:
                         self._end_as_stopped(job)
@@ -227,8 +257,10 @@ class _DatasetRun:
                 try:
                     self.logs[job.run_index].append(record_for(job, result))
                 except Exception as exc:  # noqa: BLE001 - a worker never dies: the queue goes on
-                    self.observer.warning(f"results.jsonl not updated for {job.ref.scenario_id}: "
-                                          f"{one_line(str(exc))} (rebuilt from result.json at the end)")
+                    self.observer.warning(
+                        f"results.jsonl not updated for {job.ref.scenario_id}: "
+                        f"{one_line(str(exc))} (rebuilt from result.json at the end)"
+                    )
                 self.observer.scenario_finished(job, result)
         finally:
             with self._lock:
@@ -257,15 +289,17 @@ class _DatasetRun:
             for ident, where in list(self._active.items()):
                 if host is None or where is host:
                     ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                        ctypes.c_ulong(ident), ctypes.py_object(KeyboardInterrupt))
+                        ctypes.c_ulong(ident), ctypes.py_object(KeyboardInterrupt)
+                    )
                     del self._active[ident]
 
     def _host_lost(self, host: Host, why: str) -> None:
         """HostWatch gave `host` up: its runs in flight stop and go back to the queue."""
         with self._lock:
             running = sum(1 for where in self._active.values() if where is host)
-        self.observer.warning(f"{why}: giving it up; {running} run(s) in flight there are rescheduled "
-                              "on the other hosts")
+        self.observer.warning(
+            f"{why}: giving it up; {running} run(s) in flight there are rescheduled on the other hosts"
+        )
         self._interrupt_workers(host)
         with self._wake:
             self._wake.notify_all()
@@ -318,8 +352,9 @@ class _DatasetRun:
                 if host.lost or (not host.backend.ping() and self.watch.give_up(host, exc.message)):
                     return None
                 if not self._wait_for_podman(host, exc.message):
-                    return self._error_result(job, f"{exc.message}; gave up after waiting "
-                                                   f"{self.plan.podman_wait:g}s (podman_wait)")
+                    return self._error_result(
+                        job, f"{exc.message}; gave up after waiting {self.plan.podman_wait:g}s (podman_wait)"
+                    )
 
     def _wait_for_podman(self, host: Host, why: str) -> bool:
         """A podman outage: wait (with backoff, bounded by podman_wait) instead of failing every
@@ -333,18 +368,32 @@ class _DatasetRun:
     def _run_once(self, job: Job, host: Host) -> dict[str, Any]:
         plan, ref = self.plan, job.ref
         try:
-            scenario = ScenarioFile(path=ref.path, scenario_id=ref.scenario_id, duration=ref.duration,
-                                    raw=ref.path.read_bytes(), warnings=list(ref.warnings),
-                                    data_files=ref.data_files)
+            scenario = ScenarioFile(
+                path=ref.path,
+                scenario_id=ref.scenario_id,
+                duration=ref.duration,
+                raw=ref.path.read_bytes(),
+                warnings=list(ref.warnings),
+                data_files=ref.data_files,
+            )
             with self._interruptible(host):
                 result = run_scenario(
-                    scenario, self.pin.ref_on(host.backend) if self.pin else plan.config.agent.image,
-                    job.parent_dir, image_name=plan.config.agent.image, timeout=plan.config.run.timeout,
-                    health_timeout=plan.health_timeout, runtime=plan.env.get(contract.ENV_RUNTIME),
-                    extra_env=plan.env, backend=host.backend, progress=self._say, secrets=plan.secrets,
-                    podman_wait=plan.podman_wait, filesystem_dir=plan.config.target.filesystem_dir,
+                    scenario,
+                    self.pin.ref_on(host.backend) if self.pin else plan.config.agent.image,
+                    job.parent_dir,
+                    image_name=plan.config.agent.image,
+                    timeout=plan.config.run.timeout,
+                    health_timeout=plan.health_timeout,
+                    runtime=plan.env.get(contract.ENV_RUNTIME),
+                    extra_env=plan.env,
+                    backend=host.backend,
+                    progress=self._say,
+                    secrets=plan.secrets,
+                    podman_wait=plan.podman_wait,
+                    filesystem_dir=plan.config.target.filesystem_dir,
                     limits=plan.limits,
-                    on_status=lambda doc: self._warn(self.limits.status_seen(job, doc)))
+                    on_status=lambda doc: self._warn(self.limits.status_seen(job, doc)),
+                )
             return result.to_dict()
         except EngineUnavailable:
             raise
@@ -378,16 +427,23 @@ class _DatasetRun:
                 self.logs[job.run_index].append(record_for(job, record))
                 self.observer.scenario_finished(job, record)
         except Exception as exc:  # noqa: BLE001 - the end rebuild reads result.json again
-            self.observer.warning(f"cannot record the stopped run {job.ref.scenario_id}: {one_line(str(exc))}")
+            self.observer.warning(
+                f"cannot record the stopped run {job.ref.scenario_id}: {one_line(str(exc))}"
+            )
 
     def _say(self, message: str) -> None:
         if message.startswith("warning"):
             self.observer.warning(message)
 
     def _error_result(self, job: Job, message: str) -> dict[str, Any]:
-        result = ScenarioResult(scenario_id=job.ref.scenario_id, status="error", error=one_line(message),
-                                image=self.plan.config.agent.image, runtime=self.plan.env.get(contract.ENV_RUNTIME),
-                                started_at=now_iso())
+        result = ScenarioResult(
+            scenario_id=job.ref.scenario_id,
+            status="error",
+            error=one_line(message),
+            image=self.plan.config.agent.image,
+            runtime=self.plan.env.get(contract.ENV_RUNTIME),
+            started_at=now_iso(),
+        )
         result.finish()
         result.redact(self.scrub)
         try:

@@ -13,14 +13,14 @@ host standing is never given up: then the single-host outage handling applies (w
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from gaia2_runner.config import RunConfig, parse_hosts
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.sandbox.leftovers import sweep_wanted
 from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.engine_select import requested_engine
+from gaia2_runner.sandbox.leftovers import sweep_wanted
 
 HOST_CHECK_S = 2.0
 HOST_FAILURES = 3  # consecutive failed pings (about 6 s) before a host is given up
@@ -89,8 +89,10 @@ def connect_hosts(config: RunConfig, first: Sandbox, warn: Callable[[str], None]
             continue
         if backend.engine != first.engine:  # one run, one engine: its record and fingerprint name it
             backend.close()
-            warn(f"host left out: {url} is {backend.engine}, this run's engine is {first.engine} "
-                 f"(the first host's): give hosts of one engine")
+            warn(
+                f"host left out: {url} is {backend.engine}, this run's engine is {first.engine} "
+                f"(the first host's): give hosts of one engine"
+            )
             continue
         hosts.append(Host(url, slots, _swept_as_configured(backend, config)))
     return hosts
@@ -99,8 +101,8 @@ def connect_hosts(config: RunConfig, first: Sandbox, warn: Callable[[str], None]
 def prepare_images(hosts: list[Host], image: str, warn: Callable[[str], None]) -> list[Host]:
     """Make `image` present on every host: the runner's own images are built where missing
     (sandbox/images.py); a host without another image is left out with a warning."""
-    from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ensure_images
     from gaia2_runner.config.defaults import AGENT_IMAGE, ORACLE_IMAGE
+    from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ensure_images
 
     ready: list[Host] = []
     for host in hosts:
@@ -113,7 +115,9 @@ def prepare_images(hosts: list[Host], image: str, warn: Callable[[str], None]) -
         else:
             warn(f"host left out: image {image} not found on {host.url}: build or pull it there")
     if not ready:
-        raise Gaia2Error(f"image {image} not found on any host: build it (gaia2-runner images build) or pull it")
+        raise Gaia2Error(
+            f"image {image} not found on any host: build it (gaia2-runner images build) or pull it"
+        )
     return ready
 
 
@@ -146,7 +150,9 @@ class HostWatch:
     def _loop(self) -> None:
         while not self._stop.wait(HOST_CHECK_S):
             for host in [h for h in self.hosts if not h.lost]:
-                if host.backend.ping(timeout=HOST_CHECK_S):  # the driver's: podman's /libpod ping 404s on Docker
+                if host.backend.ping(
+                    timeout=HOST_CHECK_S
+                ):  # the driver's: podman's /libpod ping 404s on Docker
                     host.failures = 0
                     continue
                 host.failures += 1

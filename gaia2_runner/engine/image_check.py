@@ -8,9 +8,9 @@ import io
 import json
 import tarfile
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
 
 import httpx
 
@@ -20,8 +20,8 @@ from gaia2_runner.config.defaults import CHECK_IMAGE_TIMEOUT_S, DEFAULT_HEALTH_T
 from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.adapter import AdapterClient, AdapterError
-from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.sandbox.backend import Sandbox
+from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.targets import load_scenario
 
 
@@ -34,9 +34,15 @@ class Point:
     detail: str
 
 
-def check_image(image: str, scenario_path: Path, backend: Sandbox, env: Mapping[str, str] | None = None,
-                timeout: float = CHECK_IMAGE_TIMEOUT_S, health_timeout: float = DEFAULT_HEALTH_TIMEOUT_S,
-                progress: Callable[[str], None] = lambda _m: None) -> list[Point]:
+def check_image(
+    image: str,
+    scenario_path: Path,
+    backend: Sandbox,
+    env: Mapping[str, str] | None = None,
+    timeout: float = CHECK_IMAGE_TIMEOUT_S,
+    health_timeout: float = DEFAULT_HEALTH_TIMEOUT_S,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> list[Point]:
     """Start `image` on the scenario as a run would, probe the adapter, wait for a final status,
     read /gaia2/output; the container is removed afterwards."""
     if not backend.image_exists(image):
@@ -53,13 +59,27 @@ def check_image(image: str, scenario_path: Path, backend: Sandbox, env: Mapping[
     return points
 
 
-def _probe(handle: ContainerHandle, scenario_id: str, timeout: float, health_timeout: float,
-           points: list[Point], progress: Callable[[str], None]) -> None:
+def _probe(
+    handle: ContainerHandle,
+    scenario_id: str,
+    timeout: float,
+    health_timeout: float,
+    points: list[Point],
+    progress: Callable[[str], None],
+) -> None:
     add = lambda name, ok, detail: points.append(Point(name, ok, detail))  # noqa: E731
     anonymous = httpx.Client(base_url=handle.base_url, timeout=2.0, trust_env=False)
-    wrong = httpx.Client(base_url=handle.base_url, timeout=2.0, trust_env=False,
-                         headers={"Authorization": "Bearer not-the-token"})
-    with anonymous, wrong, AdapterClient(handle.base_url, handle.adapter_token, request_timeout=2.0) as client:
+    wrong = httpx.Client(
+        base_url=handle.base_url,
+        timeout=2.0,
+        trust_env=False,
+        headers={"Authorization": "Bearer not-the-token"},
+    )
+    with (
+        anonymous,
+        wrong,
+        AdapterClient(handle.base_url, handle.adapter_token, request_timeout=2.0) as client,
+    ):
         started = time.monotonic()
         try:
             body = client.wait_healthy(health_timeout, container_alive=handle.is_running)
@@ -67,24 +87,46 @@ def _probe(handle: ContainerHandle, scenario_id: str, timeout: float, health_tim
             add("GET /health turns ok", False, str(exc))
             _skip(points, "the adapter never became healthy")
             return
-        add("GET /health turns ok", True, f"after {time.monotonic() - started:.1f}s, runtime {body.get('runtime')!r}")
-        add("/health names the scenario", body.get("scenario_id") == scenario_id,
-            f"scenario_id {body.get('scenario_id')!r}")
+        add(
+            "GET /health turns ok",
+            True,
+            f"after {time.monotonic() - started:.1f}s, runtime {body.get('runtime')!r}",
+        )
+        add(
+            "/health names the scenario",
+            body.get("scenario_id") == scenario_id,
+            f"scenario_id {body.get('scenario_id')!r}",
+        )
         bare = anonymous.get(routes.HEALTH)
-        add("/health without the token says only the state", set(_json(bare)) <= {"status"},
-            f"fields {sorted(_json(bare))}")
-        refused = [anonymous.get(routes.STATUS).status_code, wrong.get(routes.STATUS).status_code,
-                   anonymous.post(routes.NOTIFY, json={"message": "x"}).status_code]
-        add("adapter routes refuse a missing or wrong token", refused == [401, 401, 401],
-            f"/status without / with a wrong token, /notify without: {refused}")
+        add(
+            "/health without the token says only the state",
+            set(_json(bare)) <= {"status"},
+            f"fields {sorted(_json(bare))}",
+        )
+        refused = [
+            anonymous.get(routes.STATUS).status_code,
+            wrong.get(routes.STATUS).status_code,
+            anonymous.post(routes.NOTIFY, json={"message": "x"}).status_code,
+        ]
+        add(
+            "adapter routes refuse a missing or wrong token",
+            refused == [401, 401, 401],
+            f"/status without / with a wrong token, /notify without: {refused}",
+        )
         status = _wait_final(client, timeout, progress)
         final = status.get("status")
-        add("GET /status reaches a final status", final in contract.FINAL_STATUSES,
-            f"status {final!r}" + (f", error {status.get('error')!r}" if status.get("error") else ""))
+        add(
+            "GET /status reaches a final status",
+            final in contract.FINAL_STATUSES,
+            f"status {final!r}" + (f", error {status.get('error')!r}" if status.get("error") else ""),
+        )
         if final in contract.JUDGED_STATUSES:
             judgment = status.get("judgment") or {}
-            add("a judged status carries a verdict", isinstance(judgment.get("success"), bool),
-                f"judgment.success = {judgment.get('success')!r}")
+            add(
+                "a judged status carries a verdict",
+                isinstance(judgment.get("success"), bool),
+                f"judgment.success = {judgment.get('success')!r}",
+            )
     _check_files(handle, status, points)
 
 
@@ -114,23 +156,33 @@ def _check_files(handle: ContainerHandle, status: dict, points: list[Point]) -> 
     events = files.get(contract.EVENTS_FILE)
     lines = [line for line in (events or b"").decode(errors="replace").splitlines() if line.strip()]
     parsed = [_json_line(line) for line in lines]
-    add(f"{contract.EVENTS_FILE} is JSON lines with seq and kind",
+    add(
+        f"{contract.EVENTS_FILE} is JSON lines with seq and kind",
         events is not None and all(isinstance(p, dict) and "seq" in p and "kind" in p for p in parsed),
-        "missing" if events is None else f"{len(lines)} lines")
+        "missing" if events is None else f"{len(lines)} lines",
+    )
     saved = _json_line((files.get(contract.STATUS_FILE) or b"").decode(errors="replace"))
-    add(f"{contract.STATUS_FILE} matches the final /status", isinstance(saved, dict) and
-        saved.get("status") == status.get("status"), f"saved status {saved.get('status') if isinstance(saved, dict) else None!r}")
+    add(
+        f"{contract.STATUS_FILE} matches the final /status",
+        isinstance(saved, dict) and saved.get("status") == status.get("status"),
+        f"saved status {saved.get('status') if isinstance(saved, dict) else None!r}",
+    )
     leaked = [name for name, data in files.items() if handle.adapter_token.encode() in data]
-    add("the adapter token is in no output file", not leaked, ", ".join(leaked) or "none of "
-        f"{len(files)} files")
+    add(
+        "the adapter token is in no output file",
+        not leaked,
+        ", ".join(leaked) or f"none of {len(files)} files",
+    )
     try:
         scenario = _members(handle.get_archive(contract.INPUT_DIR))
     except Exception:  # noqa: BLE001
         scenario = {}
     top = scenario.get("input")
-    add(f"{contract.INPUT_DIR} is root's alone (the agent cannot read the answers)",
+    add(
+        f"{contract.INPUT_DIR} is root's alone (the agent cannot read the answers)",
         top is not None and top.uid == 0 and top.mode & 0o077 == 0,
-        f"mode {oct(top.mode & 0o777) if top else '?'} uid {top.uid if top else '?'}")
+        f"mode {oct(top.mode & 0o777) if top else '?'} uid {top.uid if top else '?'}",
+    )
 
 
 def _skip(points: list[Point], why: str) -> None:

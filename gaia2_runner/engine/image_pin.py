@@ -12,8 +12,9 @@ Image ids are an engine's own: a pin recorded on another engine is not this engi
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Protocol
+from typing import Any, Protocol
 
 from gaia2_runner.output.fingerprint import recorded_engine
 
@@ -69,21 +70,32 @@ class ImagePin:
         """One line when a resumed run keeps its image although the tag moved on."""
         if not self.moved or self.gone:
             return None
-        return (f"{self.tag} now names image {short_id(self.current)}; this output directory keeps running "
-                f"the image it started with, {short_id(self.recorded)} (--overwrite starts over with the new one)")
+        return (
+            f"{self.tag} now names image {short_id(self.current)}; this output directory keeps running "
+            f"the image it started with, {short_id(self.recorded)} (--overwrite starts over with the new one)"
+        )
 
     def gone_message(self, output_dir: Any) -> str:
-        return (f"{output_dir} was started with image {self.tag} = {short_id(self.recorded)}, which no longer "
-                f"exists ({self.tag} now names {short_id(self.current)}): pass --overwrite to start over with "
-                f"it, use a new --output-dir, or bring the old image back (podman load, or pull it by digest)")
+        return (
+            f"{output_dir} was started with image {self.tag} = {short_id(self.recorded)}, which no longer "
+            f"exists ({self.tag} now names {short_id(self.current)}): pass --overwrite to start over with "
+            f"it, use a new --output-dir, or bring the old image back (podman load, or pull it by digest)"
+        )
 
 
 def pin_image(tag: str, recorded: Iterable[dict[str, Any]], backend: ImageLookup, *, fresh: bool) -> ImagePin:
     """The pin for `tag` given the fingerprints recorded in the output directory; `fresh` (an
     --overwrite, which discards them) pins what the tag names now."""
     current = backend.image_id(tag)
-    ids = [] if fresh else [(doc.get("settings") or {}).get("image_id") for doc in recorded
-                            if recorded_engine(doc) == backend.engine]
+    ids = (
+        []
+        if fresh
+        else [
+            (doc.get("settings") or {}).get("image_id")
+            for doc in recorded
+            if recorded_engine(doc) == backend.engine
+        ]
+    )
     pinned = next((i for i in ids if isinstance(i, str) and i), None)
     present = bool(pinned) and (pinned == current or backend.image_id(pinned) == pinned)
     return ImagePin(tag=tag, recorded=pinned, current=current, recorded_present=present)

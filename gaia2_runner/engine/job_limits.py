@@ -18,8 +18,9 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from gaia2_runner.engine.jobs import Job, read_result
 from gaia2_runner.engine.throttle import AdaptiveConcurrency
@@ -45,8 +46,13 @@ class Stop:
 class JobLimits:
     """Shared by the scheduler's workers; every method is thread-safe."""
 
-    def __init__(self, concurrency: int, cost_limit: float | None = None,
-                 finished: Iterable[dict[str, Any]] = (), throttle: AdaptiveConcurrency | None = None) -> None:
+    def __init__(
+        self,
+        concurrency: int,
+        cost_limit: float | None = None,
+        finished: Iterable[dict[str, Any]] = (),
+        throttle: AdaptiveConcurrency | None = None,
+    ) -> None:
         self.throttle = throttle or AdaptiveConcurrency(concurrency)
         self.cost_limit = cost_limit
         self.spent = 0.0
@@ -99,21 +105,32 @@ class JobLimits:
         if self.cost_limit is None or self.stop is not None:
             return
         if self.unpriced:
-            self.stop = Stop(COST_LIMIT, one_line(
-                f"stopped at cost limit: the job's cost is unknown, so the ${self.cost_limit:g} limit (--cost-limit) "
-                f"can no longer be kept: runs called {_names(self.unpriced)}, which the price table cannot price "
-                f"(${self.spent:.4f} for the priced calls); add a price to a file named by GAIA2_PRICES "
-                "(layout of gaia2_runner/pricing/prices.toml), then rerun"))
+            self.stop = Stop(
+                COST_LIMIT,
+                one_line(
+                    f"stopped at cost limit: the job's cost is unknown, so the ${self.cost_limit:g} limit (--cost-limit) "
+                    f"can no longer be kept: runs called {_names(self.unpriced)}, which the price table cannot price "
+                    f"(${self.spent:.4f} for the priced calls); add a price to a file named by GAIA2_PRICES "
+                    "(layout of gaia2_runner/pricing/prices.toml), then rerun"
+                ),
+            )
         elif self.spent >= self.cost_limit:
-            self.stop = Stop(COST_LIMIT, f"stopped at cost limit: the finished runs cost ${self.spent:.4f} "
-                                         f"of the ${self.cost_limit:g} allowed (--cost-limit)")
+            self.stop = Stop(
+                COST_LIMIT,
+                f"stopped at cost limit: the finished runs cost ${self.spent:.4f} "
+                f"of the ${self.cost_limit:g} allowed (--cost-limit)",
+            )
 
     def summary(self) -> dict[str, Any]:
         """For summary.json: the stop, the cost so far, the lowest concurrency the job ran at."""
-        return {"stopped": None if self.stop is None else self.stop.to_dict(),
-                "cost_usd": None if self.unpriced else round(self.spent, 6),
-                "cost_unpriced_models": sorted(self.unpriced), "cost_limit_usd": self.cost_limit,
-                "lowest_concurrency": self.throttle.lowest, "concurrency": self.throttle.maximum}
+        return {
+            "stopped": None if self.stop is None else self.stop.to_dict(),
+            "cost_usd": None if self.unpriced else round(self.spent, 6),
+            "cost_unpriced_models": sorted(self.unpriced),
+            "cost_limit_usd": self.cost_limit,
+            "lowest_concurrency": self.throttle.lowest,
+            "concurrency": self.throttle.maximum,
+        }
 
 
 def _names(models: set[str], shown: int = 3) -> str:
@@ -129,8 +146,11 @@ def mark_stopped(job: Job, limits: JobLimits) -> dict[str, Any] | None:
     data = read_result(job)
     if data is None or limits.stop is None:
         return None
-    data.update(status="error", success=None,
-                error=one_line(f"stopped: another run of the job found a {limits.stop.reason}"))
+    data.update(
+        status="error",
+        success=None,
+        error=one_line(f"stopped: another run of the job found a {limits.stop.reason}"),
+    )
     write_json_atomic(job.result_path, data)
     return data
 
@@ -138,8 +158,8 @@ def mark_stopped(job: Job, limits: JobLimits) -> dict[str, Any] | None:
 def on_stop_message(stop: Stop) -> str:
     """The one line the job's log and terminal get when it stops launching."""
     if stop.kind == CONFIGURATION_FAULT:
-        return (f"{stop.reason}: no further scenarios start, the running ones end as infrastructure errors; "
-                "fix the configuration, then rerun with --retry")
+        return (
+            f"{stop.reason}: no further scenarios start, the running ones end as infrastructure errors; "
+            "fix the configuration, then rerun with --retry"
+        )
     return f"{stop.reason}: no further scenarios start; the running ones finish"
-
-

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 class Job:
     """One scenario run: scenario `ref`, repetition `run_index` (1-based), written under `run_dir`."""
 
-    ref: "ScenarioRef"
+    ref: ScenarioRef
     run_index: int
     run_dir: Path
 
@@ -48,7 +48,7 @@ class Selection:
     done: list[tuple[Job, dict[str, Any]]] = field(default_factory=list)
 
 
-def all_jobs(refs: list["ScenarioRef"], dirs: list[Path]) -> list[Job]:
+def all_jobs(refs: list[ScenarioRef], dirs: list[Path]) -> list[Job]:
     """Every (scenario, repetition) pair, repetition-major so run 1 finishes first."""
     return [Job(ref, index, d) for index, d in enumerate(dirs, start=1) for ref in refs]
 

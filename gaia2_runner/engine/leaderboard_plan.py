@@ -9,10 +9,10 @@ from pathlib import Path
 
 from gaia2_runner.config import RunConfig, apply_overrides
 from gaia2_runner.config.schema import SETTINGS, Setting
-from gaia2_runner.output import leaderboard_phases as phases
 from gaia2_runner.engine.hosts import connect_first
 from gaia2_runner.engine.plan import RunPlan, check_image, plan_run, refuse_other_setup
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.output import leaderboard_phases as phases
 from gaia2_runner.output.layout import has_results
 
 COMMAND = "leaderboard"
@@ -57,15 +57,19 @@ def check_base(base: RunConfig) -> Path:
     """The output root; refuses what the phases set themselves and a target that is not the hub's."""
     for name in owned_settings():
         if name in base.origins and base.value(name) not in (None, False, [], ()):
-            why = ("runs the hub dataset's configs (--dataset)" if name in OTHER_TARGETS
-                   else "sets it for each phase")
+            why = (
+                "runs the hub dataset's configs (--dataset)"
+                if name in OTHER_TARGETS
+                else "sets it for each phase"
+            )
             raise Gaia2Error(f"{base.where(name)}: leaderboard {why}: remove it")
     assert base.run.output_dir is not None  # validate() guarantees it
     return Path(base.run.output_dir)
 
 
-def plan_phases(base: RunConfig, *, split: str, runs: int, retry: bool = False,
-                overwrite: bool = False) -> list[PhaseJob]:
+def plan_phases(
+    base: RunConfig, *, split: str, runs: int, retry: bool = False, overwrite: bool = False
+) -> list[PhaseJob]:
     """Every phase's job, planned and checked, in ARE's order."""
     root = check_base(base)
     config_setting = _required(phases.CONFIG_FLAG, "picks the hub dataset's configs")
@@ -73,9 +77,14 @@ def plan_phases(base: RunConfig, *, split: str, runs: int, retry: bool = False,
     a2a_setting = _required(phases.A2A_FLAG, "the agent2agent phase needs")
     jobs = []
     for phase in phases.PHASES:
-        overrides = {config_setting.name: ",".join(phase.configs), split_setting.name: split, "pass_at": runs,
-                     "noise": phase.noise, a2a_setting.name: phase.a2a_app_prop or None,
-                     "output_dir": str(phases.phase_dir(root, phase.name))}
+        overrides = {
+            config_setting.name: ",".join(phase.configs),
+            split_setting.name: split,
+            "pass_at": runs,
+            "noise": phase.noise,
+            a2a_setting.name: phase.a2a_app_prop or None,
+            "output_dir": str(phases.phase_dir(root, phase.name)),
+        }
         try:
             config = apply_overrides(base, overrides)
             plan = plan_run(config, retry=retry, command=COMMAND, overwrite=overwrite)

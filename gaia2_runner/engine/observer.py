@@ -7,7 +7,8 @@ observer that raises never fails a run: `Observers` turns the error into a warni
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from gaia2_runner.text import one_line
 
@@ -22,10 +23,10 @@ class RunObserver:
     def run_started(self, total: int, reused: int) -> None:
         """`total` runs will start now; `reused` already had a result."""
 
-    def scenario_started(self, job: "Job") -> None:
+    def scenario_started(self, job: Job) -> None:
         """A worker picked up `job`."""
 
-    def scenario_finished(self, job: "Job", result: dict[str, Any]) -> None:
+    def scenario_finished(self, job: Job, result: dict[str, Any]) -> None:
         """`job` ended with `result` (result.json content); it is already on disk."""
 
     def warning(self, message: str) -> None:
@@ -34,7 +35,7 @@ class RunObserver:
     def interrupted(self) -> None:
         """Ctrl-C: no new scenarios start; running ones are being stopped."""
 
-    def run_finished(self, outcome: "DatasetOutcome") -> None:
+    def run_finished(self, outcome: DatasetOutcome) -> None:
         """Every output file is written."""
 
 
@@ -58,10 +59,10 @@ class Observers(RunObserver):
     def run_started(self, total: int, reused: int) -> None:
         self._each("run_started", total, reused)
 
-    def scenario_started(self, job: "Job") -> None:
+    def scenario_started(self, job: Job) -> None:
         self._each("scenario_started", job)
 
-    def scenario_finished(self, job: "Job", result: dict[str, Any]) -> None:
+    def scenario_finished(self, job: Job, result: dict[str, Any]) -> None:
         self._each("scenario_finished", job, result)
 
     def warning(self, message: str) -> None:
@@ -70,5 +71,5 @@ class Observers(RunObserver):
     def interrupted(self) -> None:
         self._each("interrupted")
 
-    def run_finished(self, outcome: "DatasetOutcome") -> None:
+    def run_finished(self, outcome: DatasetOutcome) -> None:
         self._each("run_finished", outcome)

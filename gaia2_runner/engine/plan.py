@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gaia2_contract import constants as contract
+from gaia2_runner.config import RunConfig, parse_hosts, parse_shard, secret_values
 from gaia2_runner.config.defaults import DEFAULT_HEALTH_TIMEOUT_S
 from gaia2_runner.config.limits import ContainerLimits
-from gaia2_runner.config import RunConfig, parse_hosts, parse_shard, secret_values
 from gaia2_runner.engine.container_env import container_env, idle_timeout
 from gaia2_runner.engine.image_pin import ImagePin, pin_image, short_id
 from gaia2_runner.engine.jobs import Job, Selection, all_jobs, holds_verdicts, select
@@ -68,8 +68,11 @@ class RunPlan:
     @property
     def hosts(self) -> list[tuple[str, int]]:
         """(podman API URL, slots) per `[run] hosts` entry; empty: one host (CONTAINER_HOST …)."""
-        return parse_hosts(self.config.run.hosts, self.concurrency, self.config.where("hosts")) \
-            if self.config.run.hosts else []
+        return (
+            parse_hosts(self.config.run.hosts, self.concurrency, self.config.where("hosts"))
+            if self.config.run.hosts
+            else []
+        )
 
     @property
     def pass_at(self) -> int:
@@ -107,8 +110,15 @@ class RunPlan:
         return select(self.jobs(), self.retry)
 
 
-def plan_run(config: RunConfig, *, retry: bool = False, command: str = "run-dataset", fresh: bool = False,
-             overwrite: bool = False, refs: list[ScenarioRef] | None = None) -> RunPlan:
+def plan_run(
+    config: RunConfig,
+    *,
+    retry: bool = False,
+    command: str = "run-dataset",
+    fresh: bool = False,
+    overwrite: bool = False,
+    refs: list[ScenarioRef] | None = None,
+) -> RunPlan:
     """Resolve the targets and check everything that needs no podman; raises Gaia2Error."""
     refs = resolve_targets(config.target) if refs is None else refs
     if not refs:
@@ -117,8 +127,10 @@ def plan_run(config: RunConfig, *, retry: bool = False, command: str = "run-data
     for ref in refs:
         directory = scenario_dir(Path("."), ref.split, ref.scenario_id)
         if directory in seen:
-            raise Gaia2Error(f"scenario id {ref.scenario_id!r} appears twice ({seen[directory]} and "
-                             f"{ref.path}): every scenario needs its own output directory")
+            raise Gaia2Error(
+                f"scenario id {ref.scenario_id!r} appears twice ({seen[directory]} and "
+                f"{ref.path}): every scenario needs its own output directory"
+            )
         seen[directory] = str(ref.path)
     shard = parse_shard(config.run.shard, config.where("shard")) if config.run.shard else None
     shard_info = plan_identity(refs, shard, max(1, int(config.run.pass_at or 1))) if shard else None
@@ -127,8 +139,18 @@ def plan_run(config: RunConfig, *, retry: bool = False, command: str = "run-data
     idle_timeout()  # a bad GAIA2_IDLE_TIMEOUT stops the run here, not in every scenario
     if not config.agent.image:
         raise Gaia2Error("no image given: set [agent] image in the config or pass --image")
-    return RunPlan(config, refs, env, secret_values(config, env), retry=bool(retry or config.run.retry),
-                   command=command, fresh=fresh, overwrite=overwrite, shard=shard, shard_info=shard_info)
+    return RunPlan(
+        config,
+        refs,
+        env,
+        secret_values(config, env),
+        retry=bool(retry or config.run.retry),
+        command=command,
+        fresh=fresh,
+        overwrite=overwrite,
+        shard=shard,
+        shard_info=shard_info,
+    )
 
 
 def check_image(plan: RunPlan, backend: Sandbox) -> None:
@@ -159,12 +181,17 @@ class FingerprintCheck:
             return "new output directory"
         pin = self.pin
         if pin is not None and pin.gone:
-            return f"the image it started with, {short_id(pin.recorded)}, is gone ({pin.tag} now names " \
-                   f"{short_id(pin.current)})"
+            return (
+                f"the image it started with, {short_id(pin.recorded)}, is gone ({pin.tag} now names "
+                f"{short_id(pin.current)})"
+            )
         if self.diffs:
             return f"differs: {'; '.join(self.diffs)}"
-        kept = f" (keeps its image {short_id(pin.recorded)}; {pin.tag} now names {short_id(pin.current)})" \
-            if pin is not None and pin.moved else ""
+        kept = (
+            f" (keeps its image {short_id(pin.recorded)}; {pin.tag} now names {short_id(pin.current)})"
+            if pin is not None and pin.moved
+            else ""
+        )
         return "matches the results there" + kept
 
 
@@ -174,8 +201,13 @@ def compare_fingerprint(plan: RunPlan, backend: Sandbox) -> FingerprintCheck:
     paths = (plan.state_dir, plan.output_dir) if plan.shard is not None else (plan.output_dir,)
     olds = [doc for doc in map(read_fingerprint, paths) if doc]
     pin = pin_image(plan.config.agent.image, olds, backend, fresh=plan.overwrite)
-    new = fingerprint(plan.config, image_id=pin.image_id, runtime=plan.env.get(contract.ENV_RUNTIME),
-                      scenarios=[(r.split, r.scenario_id, r.sha256) for r in plan.refs], engine=backend.engine)
+    new = fingerprint(
+        plan.config,
+        image_id=pin.image_id,
+        runtime=plan.env.get(contract.ENV_RUNTIME),
+        scenarios=[(r.split, r.scenario_id, r.sha256) for r in plan.refs],
+        engine=backend.engine,
+    )
     if plan.shard is not None:
         return _compare_shard(plan, new, olds, pin)
     if not olds:
@@ -204,8 +236,10 @@ def refuse_other_setup(plan: RunPlan, backend: Sandbox) -> FingerprintCheck:
     # setup exists to be mixed with the new one, and every run reruns.
     fixed = plan.retry and not holds_verdicts(plan.jobs())
     if check.refused and not plan.overwrite and not fixed:
-        raise Gaia2Error(f"{plan.output_dir} holds results of another setup ({check.describe()}): "
-                         "use a new --output-dir, or pass --overwrite to discard them")
+        raise Gaia2Error(
+            f"{plan.output_dir} holds results of another setup ({check.describe()}): "
+            "use a new --output-dir, or pass --overwrite to discard them"
+        )
     return check
 
 

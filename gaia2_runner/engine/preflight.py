@@ -24,14 +24,14 @@ from typing import Any
 from gaia2_contract import constants as contract
 from gaia2_runner.config.endpoints import HOST_GATEWAY
 from gaia2_runner.config.schema import DEFAULT_KEY_ENV
-from gaia2_runner.engine.plan import RunPlan
 from gaia2_runner.engine.container_env import ca_bundle_files, container_env
+from gaia2_runner.engine.plan import RunPlan
 from gaia2_runner.engine.scenario_run import env_secrets
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.scrub import Scrubber
+from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.container_logs import exit_text
 from gaia2_runner.sandbox.engine import EngineUnavailable
-from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.text import one_line
 
 PREFLIGHT_TIMEOUT_S = 30.0  # both requests' budget inside the container
@@ -81,22 +81,36 @@ def check_endpoints(plan: RunPlan, backend: Sandbox) -> PreflightReport:
     if reason is not None:
         return PreflightReport(skipped=reason)
     started = time.monotonic()
-    env = container_env(None, scenario_timeout=PREFLIGHT_TIMEOUT_S, health_timeout=plan.health_timeout,
-                        runtime=plan.env.get(contract.ENV_RUNTIME), extra=plan.env)
+    env = container_env(
+        None,
+        scenario_timeout=PREFLIGHT_TIMEOUT_S,
+        health_timeout=plan.health_timeout,
+        runtime=plan.env.get(contract.ENV_RUNTIME),
+        extra=plan.env,
+    )
     scrub = Scrubber([*plan.secrets, *env_secrets(env)])
     image = plan.config.agent.image
     try:
-        handle = backend.run_scenario_container(image, None, env, PREFLIGHT_ID, entrypoint=ENTRYPOINT, command=COMMAND,
-                                                extra_files=ca_bundle_files(),
-                                                output_dir=str(plan.output_dir.resolve()))
+        handle = backend.run_scenario_container(
+            image,
+            None,
+            env,
+            PREFLIGHT_ID,
+            entrypoint=ENTRYPOINT,
+            command=COMMAND,
+            extra_files=ca_bundle_files(),
+            output_dir=str(plan.output_dir.resolve()),
+        )
     except EngineUnavailable:
         raise
     except Gaia2Error as exc:
         return _not_checked(image, exc.message, scrub, started)
     try:
         if not handle.wait_exited(PREFLIGHT_TIMEOUT_S + EXIT_GRACE_S):
-            raise Gaia2Error(f"the endpoint check in {image} did not end within "
-                             f"{PREFLIGHT_TIMEOUT_S + EXIT_GRACE_S:g}s (is podman overloaded?): {SKIP_HINT}")
+            raise Gaia2Error(
+                f"the endpoint check in {image} did not end within "
+                f"{PREFLIGHT_TIMEOUT_S + EXIT_GRACE_S:g}s (is podman overloaded?): {SKIP_HINT}"
+            )
         doc = _read_result(handle)
         why = "" if doc is not None else exit_text(handle)
     finally:
@@ -109,9 +123,17 @@ def check_endpoints(plan: RunPlan, backend: Sandbox) -> PreflightReport:
 
 
 def _not_checked(image: str, why: str, scrub: Scrubber, started: float) -> PreflightReport:
-    return PreflightReport(warnings=[one_line(scrub.text(
-        f"preflight: {image} could not run the endpoint check ({why}): the model endpoints were not "
-        "checked before the first scenario"))], seconds=round(time.monotonic() - started, 1))
+    return PreflightReport(
+        warnings=[
+            one_line(
+                scrub.text(
+                    f"preflight: {image} could not run the endpoint check ({why}): the model endpoints were not "
+                    "checked before the first scenario"
+                )
+            )
+        ],
+        seconds=round(time.monotonic() - started, 1),
+    )
 
 
 def _read_result(handle: Any) -> dict[str, Any] | None:
@@ -156,31 +178,45 @@ class Endpoint:
 
     def problem(self, probe: dict[str, Any]) -> str | None:
         """Why every scenario would fail with this answer, and the fix (None: it answered)."""
-        status, failure, detail = probe.get("status"), probe.get("failure"), one_line(str(probe.get("detail") or ""))
+        status, failure, detail = (
+            probe.get("status"),
+            probe.get("failure"),
+            one_line(str(probe.get("detail") or "")),
+        )
         said = f" ({detail})" if detail else ""
         if failure == "settings":
             return f"{self.head}: the settings are unusable: {detail}"
         if failure == "connect":
             return f"{self.head}: {_connect_problem(detail)}"
         if failure == "timeout":
-            return (f"{self.head}: no answer within {PREFLIGHT_TIMEOUT_S:g}s: check that the server is up and not "
-                    f"stuck; if it is only slow to wake up, {SKIP_HINT}")
+            return (
+                f"{self.head}: no answer within {PREFLIGHT_TIMEOUT_S:g}s: check that the server is up and not "
+                f"stuck; if it is only slow to wake up, {SKIP_HINT}"
+            )
         if failure == "unreadable":
-            return (f"{self.head}: answered HTTP {status} but not with JSON{said}: check the base URL (an "
-                    "OpenAI-compatible server's usually ends in /v1)")
+            return (
+                f"{self.head}: answered HTTP {status} but not with JSON{said}: check the base URL (an "
+                "OpenAI-compatible server's usually ends in /v1)"
+            )
         if status in (401, 403):
             return f"{self.head}: HTTP {status}, the API key was refused{said}: check {self.key_hint}"
         if status == 404:
-            return (f"{self.head}: HTTP 404 for model {self.model!r}{said}: check the model name "
-                    f"({self.model_where}) and the base URL's path (an OpenAI-compatible server's usually ends in /v1)")
+            return (
+                f"{self.head}: HTTP 404 for model {self.model!r}{said}: check the model name "
+                f"({self.model_where}) and the base URL's path (an OpenAI-compatible server's usually ends in /v1)"
+            )
         if status == 429:
             return None
         if isinstance(status, int) and status >= 500:
-            return (f"{self.head}: HTTP {status}, the server is failing{said}: if it is still starting, wait and "
-                    f"rerun, or {SKIP_HINT}")
+            return (
+                f"{self.head}: HTTP {status}, the server is failing{said}: if it is still starting, wait and "
+                f"rerun, or {SKIP_HINT}"
+            )
         if isinstance(status, int) and not 200 <= status < 300:
-            return (f"{self.head}: HTTP {status}, the request was refused{said}: check the model name "
-                    f"({self.model_where}), the provider and the agent options")
+            return (
+                f"{self.head}: HTTP {status}, the request was refused{said}: check the model name "
+                f"({self.model_where}), the provider and the agent options"
+            )
         return None
 
 
@@ -191,13 +227,18 @@ def _assess_one(endpoint: Endpoint, report: PreflightReport, problems: list[str]
         problems.append(problem)
         return
     if probe.get("status") == 429:
-        report.warnings.append(f"preflight: {endpoint.head} is rate limiting already (HTTP 429): the run goes on "
-                               "and its requests retry with backoff")
+        report.warnings.append(
+            f"preflight: {endpoint.head} is rate limiting already (HTTP 429): the run goes on "
+            "and its requests retry with backoff"
+        )
         return
     tools = _tools_note(endpoint, problems, report)
     seconds = probe.get("seconds")
-    report.checked.append(f"{endpoint.target} {endpoint.model} at {endpoint.url}: answers"
-                          + (f" in {seconds:g}s" if isinstance(seconds, (int, float)) else "") + tools)
+    report.checked.append(
+        f"{endpoint.target} {endpoint.model} at {endpoint.url}: answers"
+        + (f" in {seconds:g}s" if isinstance(seconds, (int, float)) else "")
+        + tools
+    )
 
 
 def _tools_note(endpoint: Endpoint, problems: list[str], report: PreflightReport) -> str:
@@ -213,33 +254,54 @@ def _tools_note(endpoint: Endpoint, problems: list[str], report: PreflightReport
         report.warnings.append(
             f"preflight: {endpoint.head}: the model answered a request offering one tool with text, not a tool "
             f"call: an agent relying on native tool calls may get none ({TOOLS_HINT}); text-format agents can "
-            "still work")
+            "still work"
+        )
         return ", tool calls: text only"
     if isinstance(status, int) and 400 <= status < 500 and status != 429:
-        refused = (f"{endpoint.head}: HTTP {status} for a request offering a tool ({detail}): the server does not "
-                   f"accept tool definitions")
+        refused = (
+            f"{endpoint.head}: HTTP {status} for a request offering a tool ({detail}): the server does not "
+            f"accept tool definitions"
+        )
         if facts.get("tools") == "required":
-            problems.append(f"{refused}, which this agent sends with every request: enable tool calling on the "
-                            f"server ({TOOLS_HINT})")
+            problems.append(
+                f"{refused}, which this agent sends with every request: enable tool calling on the "
+                f"server ({TOOLS_HINT})"
+            )
         else:
             report.warnings.append(f"preflight: {refused}")
         return ", tool calls: refused"
-    report.warnings.append(f"preflight: {endpoint.head}: the request offering a tool failed "
-                           f"({probe.get('failure') or f'HTTP {status}'}): tool calls not checked")
+    report.warnings.append(
+        f"preflight: {endpoint.head}: the request offering a tool failed "
+        f"({probe.get('failure') or f'HTTP {status}'}): tool calls not checked"
+    )
     return ", tool calls: not checked"
 
 
 def _connect_problem(detail: str) -> str:
     lowered = detail.lower()
     if "refused" in lowered:
-        return ("connection refused from inside the scenario container: start the model server, check the port, "
-                "and make it listen on 0.0.0.0 (not only 127.0.0.1)")
-    if any(word in lowered for word in ("name or service not known", "name resolution", "nodename", "getaddrinfo",
-                                        "no address associated")):
-        return (f"the host name does not resolve inside the scenario container ({detail}): fix it "
-                f"(this machine is {HOST_GATEWAY} from a container)")
-    return (f"cannot connect from inside the scenario container ({detail}): check the URL, that the server runs, "
-            "and any proxy (HTTPS_PROXY, NO_PROXY)")
+        return (
+            "connection refused from inside the scenario container: start the model server, check the port, "
+            "and make it listen on 0.0.0.0 (not only 127.0.0.1)"
+        )
+    if any(
+        word in lowered
+        for word in (
+            "name or service not known",
+            "name resolution",
+            "nodename",
+            "getaddrinfo",
+            "no address associated",
+        )
+    ):
+        return (
+            f"the host name does not resolve inside the scenario container ({detail}): fix it "
+            f"(this machine is {HOST_GATEWAY} from a container)"
+        )
+    return (
+        f"cannot connect from inside the scenario container ({detail}): check the URL, that the server runs, "
+        "and any proxy (HTTPS_PROXY, NO_PROXY)"
+    )
 
 
 def _settings_of(config: Any, target: str) -> tuple[str | None, str, str]:
@@ -251,7 +313,9 @@ def _settings_of(config: Any, target: str) -> tuple[str | None, str, str]:
         return ("judge_base_url" if judge.base_url else None), "judge_provider", "judge_model"
     if target == EXPERTS:
         own = agent.a2a_provider not in (None, agent.provider)
-        url = "a2a_base_url" if agent.a2a_base_url else None if own else "base_url" if agent.base_url else None
+        url = (
+            "a2a_base_url" if agent.a2a_base_url else None if own else "base_url" if agent.base_url else None
+        )
         return url, ("a2a_provider" if own else "provider"), ("a2a_model" if agent.a2a_model else "model")
     return ("base_url" if agent.base_url else None), "provider", "model"
 
@@ -260,7 +324,11 @@ def _key_hint(config: Any, target: str) -> str:
     """Where the key that was sent came from, as the user set it."""
     if target == EXPERTS and config.agent.a2a_provider not in (None, config.agent.provider):
         env = DEFAULT_KEY_ENV.get(config.agent.a2a_provider or "")
-        return f"the key in {env} (the expert agents' provider's)" if env else "the expert agents' provider's key"
+        return (
+            f"the key in {env} (the expert agents' provider's)"
+            if env
+            else "the expert agents' provider's key"
+        )
     section = config.agent if target in ("agent", EXPERTS) else config.judge
     prefix = "judge_" if target == "judge" else ""
     if section.api_key:

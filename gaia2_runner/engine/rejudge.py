@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from gaia2_contract import constants as contract
 from gaia2_runner.config import RunConfig
@@ -29,9 +30,9 @@ from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.scan import find_scenarios
 from gaia2_runner.output.read.verdicts import REJUDGED, use
 from gaia2_runner.output.scrub import Scrubber
-from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
-from gaia2_runner.sandbox.container_logs import exit_text
 from gaia2_runner.sandbox.backend import Sandbox
+from gaia2_runner.sandbox.container_logs import exit_text
+from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
 from gaia2_runner.text import now_iso, one_line
 
 TRACE_CAP = 256 * safe_io.MB  # one run's ARE trace (a universe-scale scenario is ~2.5 MB)
@@ -86,30 +87,51 @@ def targets(output_dir: Path) -> tuple[list[tuple[str, Path, bool | None, str]],
     return found, skipped
 
 
-def rejudge_output(output_dir: Path, config: RunConfig, environ: dict[str, str], *, concurrency: int = 2,
-                   image: str = RUNTIME_BASE_IMAGE, backend: Sandbox | None = None,
-                   on_done: Callable[[Rejudged], None] | None = None) -> RejudgeOutcome:
+def rejudge_output(
+    output_dir: Path,
+    config: RunConfig,
+    environ: dict[str, str],
+    *,
+    concurrency: int = 2,
+    image: str = RUNTIME_BASE_IMAGE,
+    backend: Sandbox | None = None,
+    on_done: Callable[[Rejudged], None] | None = None,
+) -> RejudgeOutcome:
     """Re-judge every run under `output_dir` that saved an ARE trace; nothing else is changed."""
     if not output_dir.is_dir():
         raise Gaia2Error(f"{output_dir}: no such output directory")
     found, skipped = targets(output_dir)
     if not found:
-        raise Gaia2Error(f"{output_dir}: no finished run with {ARE_TRACE_FILE} to re-judge "
-                         "(runs from before this runner version did not save ARE's trace)")
+        raise Gaia2Error(
+            f"{output_dir}: no finished run with {ARE_TRACE_FILE} to re-judge "
+            "(runs from before this runner version did not save ARE's trace)"
+        )
     env = container_env(config, environ, judge_only=True)
     scrub = Scrubber([v for k, v in env.items() if k == contract.ENV_JUDGE_API_KEY])
     # It writes beside every result: never while a run (or another judge) writes there.
     with lock_output_dir(output_dir, command=scrub.text(this_command()), hint=LOCK_HINT):
-        return _rejudge_all(output_dir, config, env, scrub, found, skipped, concurrency, image, backend, on_done)
+        return _rejudge_all(
+            output_dir, config, env, scrub, found, skipped, concurrency, image, backend, on_done
+        )
 
 
-def _rejudge_all(output_dir: Path, config: RunConfig, env: dict[str, str], scrub: Scrubber,
-                 found: list[tuple[str, Path, bool | None, str]], skipped: list[str], concurrency: int,
-                 image: str, backend: Sandbox | None, on_done: Callable[[Rejudged], None] | None) -> RejudgeOutcome:
+def _rejudge_all(
+    output_dir: Path,
+    config: RunConfig,
+    env: dict[str, str],
+    scrub: Scrubber,
+    found: list[tuple[str, Path, bool | None, str]],
+    skipped: list[str],
+    concurrency: int,
+    image: str,
+    backend: Sandbox | None,
+    on_done: Callable[[Rejudged], None] | None,
+) -> RejudgeOutcome:
     outcome = RejudgeOutcome(skipped=skipped)
     own = backend is None
     backend = backend or Sandbox.connect()
     try:
+
         def one(item: tuple[str, Path, bool | None, str]) -> Rejudged:
             done = _rejudge_one(backend, image, env, scrub, *item)
             if on_done is not None:
@@ -121,23 +143,44 @@ def _rejudge_all(output_dir: Path, config: RunConfig, env: dict[str, str], scrub
     finally:
         if own:
             backend.close()
-    write_json_atomic(output_dir / REJUDGE_SUMMARY_FILE, {
-        "generated_at": now_iso(), "judge_provider": config.judge.provider, "judge_model": config.judge.model,
-        "image": image, "counts": outcome.counts(), "skipped": skipped,
-        "runs": [asdict(r) | {"change": r.change} for r in outcome.runs]})
+    write_json_atomic(
+        output_dir / REJUDGE_SUMMARY_FILE,
+        {
+            "generated_at": now_iso(),
+            "judge_provider": config.judge.provider,
+            "judge_model": config.judge.model,
+            "image": image,
+            "counts": outcome.counts(),
+            "skipped": skipped,
+            "runs": [asdict(r) | {"change": r.change} for r in outcome.runs],
+        },
+    )
     use(output_root(output_dir), REJUDGED)
     return outcome
 
 
-def _rejudge_one(backend: Sandbox, image: str, env: dict[str, str], scrub: Scrubber,
-                 rel: str, directory: Path, old: bool | None, scenario_id: str) -> Rejudged:
+def _rejudge_one(
+    backend: Sandbox,
+    image: str,
+    env: dict[str, str],
+    scrub: Scrubber,
+    rel: str,
+    directory: Path,
+    old: bool | None,
+    scenario_id: str,
+) -> Rejudged:
     root = directory
     data, problem = _read_capped(root, directory / ARE_TRACE_FILE)
     if data is None:
         return _record(directory, Rejudged(rel, scenario_id, old, None, error=problem), {})
     handle = backend.run_scenario_container(
-        image, None, env, scenario_id, command=["rejudge"],
-        extra_files={f"{contract.INPUT_DIR}/{ARE_TRACE_FILE}": data})
+        image,
+        None,
+        env,
+        scenario_id,
+        command=["rejudge"],
+        extra_files={f"{contract.INPUT_DIR}/{ARE_TRACE_FILE}": data},
+    )
     try:
         exited = handle.wait_exited(JUDGE_TIMEOUT_S)
         with tempfile.TemporaryDirectory(prefix="gaia2-rejudge-") as tmp:
@@ -148,13 +191,28 @@ def _rejudge_one(backend: Sandbox, image: str, env: dict[str, str], scrub: Scrub
     finally:
         handle.cleanup()
     if not isinstance(doc, dict):
-        return _record(directory, Rejudged(rel, scenario_id, old, None, error=(
-            f"the judge container wrote no verdict (exit {why})" if exited
-            else f"the judge took longer than {JUDGE_TIMEOUT_S:.0f}s")), {})
+        return _record(
+            directory,
+            Rejudged(
+                rel,
+                scenario_id,
+                old,
+                None,
+                error=(
+                    f"the judge container wrote no verdict (exit {why})"
+                    if exited
+                    else f"the judge took longer than {JUDGE_TIMEOUT_S:.0f}s"
+                ),
+            ),
+            {},
+        )
     new = doc.get("success") if isinstance(doc.get("success"), bool) else None
     error = one_line(str(doc["error"])) if doc.get("error") else None
-    return _record(directory, Rejudged(rel, scenario_id, old, new, reason=one_line(str(doc.get("reason") or "")),
-                                       error=error), doc)
+    return _record(
+        directory,
+        Rejudged(rel, scenario_id, old, new, reason=one_line(str(doc.get("reason") or "")), error=error),
+        doc,
+    )
 
 
 def _read_capped(root: Path, path: Path) -> tuple[bytes | None, str]:

@@ -9,24 +9,19 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
 
 import httpx
-from gaia2_runner.sandbox.adapter import (
-    AdapterClient,
-    AdapterError,
-    ContainerExited,
-    HealthFailed,
-    HealthTimeout,
-)
+
+from gaia2_contract import constants as contract
 from gaia2_runner.config.defaults import (
+    ALIVE_CHECK_S,
     DEFAULT_HEALTH_TIMEOUT_S,
     DEFAULT_PODMAN_WAIT_S,
     DURATION_GRACE_S,
     JUDGING_GRACE_S,
     RUNNER_GRACE_S,
-    ALIVE_CHECK_S,
     STATUS_POLL_FIRST_S,
     STATUS_POLL_S,
     UNKNOWN_DURATION_TIMEOUT_S,
@@ -35,20 +30,25 @@ from gaia2_runner.config.limits import DEFAULT_LIMITS, ContainerLimits
 from gaia2_runner.engine.container_env import ca_bundle_files, container_env
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.artifacts import Extraction, extract_output, write_text
-from gaia2_runner.output.streams import ChunkReader
 from gaia2_runner.output.layout import CONTAINER_LOG_FILE, scenario_dir_name
-from gaia2_runner.sandbox.container_logs import exit_text
-from gaia2_runner.sandbox.api_errors import unreachable
-from gaia2_runner.sandbox.container_handle import STOPPED_GRACE_S, ContainerHandle
-from gaia2_runner.sandbox.backend import Sandbox, deferred_interrupts
-from gaia2_runner.sandbox.engine import EngineUnavailable
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.scrub import Scrubber
-from gaia2_contract import constants as contract
+from gaia2_runner.output.streams import ChunkReader
+from gaia2_runner.sandbox.adapter import (
+    AdapterClient,
+    AdapterError,
+    ContainerExited,
+    HealthFailed,
+    HealthTimeout,
+)
+from gaia2_runner.sandbox.api_errors import unreachable
+from gaia2_runner.sandbox.backend import Sandbox, deferred_interrupts
+from gaia2_runner.sandbox.container_handle import STOPPED_GRACE_S, ContainerHandle
+from gaia2_runner.sandbox.container_logs import exit_text
+from gaia2_runner.sandbox.engine import EngineUnavailable
 from gaia2_runner.targets.filesystem_data import default_filesystem_dir, ensure_files
 from gaia2_runner.targets.scenario_file import ScenarioFile, load_scenario
 from gaia2_runner.text import now_iso, one_line
-
 
 Progress = Callable[[str], None]
 
@@ -116,8 +116,13 @@ def run_scenario(
         if not backend.image_exists(image):
             raise Gaia2Error(f"image {image} not found: build it with `gaia2-runner images build`")
         run_timeout = timeout if timeout is not None else default_timeout(scenario.duration)
-        env = container_env(None, scenario_timeout=run_timeout, health_timeout=health_timeout, runtime=runtime,
-                            extra=extra_env)
+        env = container_env(
+            None,
+            scenario_timeout=run_timeout,
+            health_timeout=health_timeout,
+            runtime=runtime,
+            extra=extra_env,
+        )
         files = ca_bundle_files()
         dest = Path(output_dir) / scenario_dir_name(scenario.scenario_id)
         scrub = Scrubber([*secrets, *env_secrets(env)])
@@ -127,8 +132,9 @@ def run_scenario(
         run.limits = limits
         if scenario.data_files:
             try:
-                run.filesystem_dir = str(ensure_files(Path(filesystem_dir or default_filesystem_dir()),
-                                                      scenario.data_files))
+                run.filesystem_dir = str(
+                    ensure_files(Path(filesystem_dir or default_filesystem_dir()), scenario.data_files)
+                )
             except Gaia2Error as exc:
                 run.preflight_error = exc.message
         return run.execute(run_timeout, health_timeout)
@@ -140,17 +146,29 @@ def run_scenario(
 class _Run:
     """State of one run, so every exit path can write the same result."""
 
-    def __init__(self, scenario: ScenarioFile, image: str, dest: Path, env: dict[str, str],
-                 backend: Sandbox, say: Progress, files: dict[str, bytes] | None = None,
-                 scrub: Scrubber | None = None, podman_wait: float = DEFAULT_PODMAN_WAIT_S) -> None:
+    def __init__(
+        self,
+        scenario: ScenarioFile,
+        image: str,
+        dest: Path,
+        env: dict[str, str],
+        backend: Sandbox,
+        say: Progress,
+        files: dict[str, bytes] | None = None,
+        scrub: Scrubber | None = None,
+        podman_wait: float = DEFAULT_PODMAN_WAIT_S,
+    ) -> None:
         self.scenario, self.image, self.dest, self.env = scenario, image, dest, env
         self.podman_wait = podman_wait
         self.files = files or {}
         self.scrub = scrub or Scrubber()
         self.backend, self.say = backend, say
         self.result = ScenarioResult(
-            scenario_id=scenario.scenario_id, image=image, runtime=env.get(contract.ENV_RUNTIME),
-            output_dir=dest, started_at=now_iso(),
+            scenario_id=scenario.scenario_id,
+            image=image,
+            runtime=env.get(contract.ENV_RUNTIME),
+            output_dir=dest,
+            started_at=now_iso(),
         )
         self.handle: ContainerHandle | None = None
         self.filesystem_dir: str | None = None  # mounted read-only at contract.FILESYSTEM_DIR
@@ -170,9 +188,15 @@ class _Run:
             self.say(f"{self.scenario.scenario_id}: starting {self.image}")
             try:
                 self.handle = self.backend.run_scenario_container(
-                    self.image, self.scenario.raw, self.env, self.scenario.scenario_id,
-                    extra_files=self.files, output_dir=str(self.dest.resolve()),
-                    filesystem_dir=self.filesystem_dir, limits=self.limits)
+                    self.image,
+                    self.scenario.raw,
+                    self.env,
+                    self.scenario.scenario_id,
+                    extra_files=self.files,
+                    output_dir=str(self.dest.resolve()),
+                    filesystem_dir=self.filesystem_dir,
+                    limits=self.limits,
+                )
             except EngineUnavailable:
                 raise  # no container yet: the caller waits for the API (podman_wait) and runs it again
             except Gaia2Error as exc:
@@ -211,7 +235,9 @@ class _Run:
             result.status, result.success, result.error = "error", None, str(exc)
         except HealthFailed as exc:
             result.status, result.success = "error", None
-            result.error = one_line(f"container could not start the run: {exc}")  # scenario, settings or agent command
+            result.error = one_line(
+                f"container could not start the run: {exc}"
+            )  # scenario, settings or agent command
         except ContainerExited:
             self._mark_crashed("before /health was ok")
         else:
@@ -248,7 +274,9 @@ class _Run:
                     return
             if time.monotonic() >= deadline:
                 result.status, result.success = "unresponsive", None
-                result.error = f"no final status after {run_timeout:g}s: the container stopped answering in time"
+                result.error = (
+                    f"no final status after {run_timeout:g}s: the container stopped answering in time"
+                )
                 return
             time.sleep(interval)
             interval = min(interval * 2, STATUS_POLL_S)
@@ -271,11 +299,15 @@ class _Run:
                     return extract_output(ChunkReader(chunks), self.dest, scrub=self.scrub)
             except Exception as exc:  # noqa: BLE001 - a dead container must not lose the result
                 if attempt == 0 and unreachable(exc):
-                    self.say(f"warning: {self.backend.engine} API unreachable while collecting {self.scenario.scenario_id}: "
-                             f"waiting up to {self.podman_wait:g}s")
+                    self.say(
+                        f"warning: {self.backend.engine} API unreachable while collecting {self.scenario.scenario_id}: "
+                        f"waiting up to {self.podman_wait:g}s"
+                    )
                     if self.backend.wait_until_reachable(self.podman_wait):
                         continue
-                self.result.failure_reasons.append(one_line(f"could not collect {contract.OUTPUT_DIR}: {exc}"))
+                self.result.failure_reasons.append(
+                    one_line(f"could not collect {contract.OUTPUT_DIR}: {exc}")
+                )
                 # The verdict stands, but its evidence is missing: --retry runs it again.
                 self.result.artifacts_lost = True
                 return None
@@ -304,7 +336,10 @@ class _Run:
             extraction = self._extract_archive(handle)
             if extraction is not None:
                 result.failure_reasons.extend(f"artifact skipped: {s}" for s in extraction.skipped)
-                if result.status == "unresponsive" and self.dest.resolve() / contract.STATUS_FILE in extraction.written:
+                if (
+                    result.status == "unresponsive"
+                    and self.dest.resolve() / contract.STATUS_FILE in extraction.written
+                ):
                     self._final_status_from_file()  # this run's file, not one a resumed run left
             try:
                 log_text = handle.logs()

@@ -14,7 +14,8 @@ shards of another and count what the union must hold.
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gaia2_runner.targets.resolve import ScenarioRef
@@ -25,11 +26,11 @@ def scenario_key(split: str | None, scenario_id: str) -> str:
     return f"{split or ''}/{scenario_id}"
 
 
-def _order(ref: "ScenarioRef") -> tuple[str, str]:
+def _order(ref: ScenarioRef) -> tuple[str, str]:
     return (ref.split or "", ref.scenario_id)
 
 
-def shard_refs(refs: Sequence["ScenarioRef"], shard: tuple[int, int] | None) -> list["ScenarioRef"]:
+def shard_refs(refs: Sequence[ScenarioRef], shard: tuple[int, int] | None) -> list[ScenarioRef]:
     """The scenarios of shard I of N (all of them without a shard), in the planned order."""
     if shard is None:
         return list(refs)
@@ -39,9 +40,15 @@ def shard_refs(refs: Sequence["ScenarioRef"], shard: tuple[int, int] | None) -> 
     return [ref for ref in refs if id(ref) in mine]
 
 
-def plan_identity(refs: Sequence["ScenarioRef"], shard: tuple[int, int], pass_at: int) -> dict[str, Any]:
+def plan_identity(refs: Sequence[ScenarioRef], shard: tuple[int, int], pass_at: int) -> dict[str, Any]:
     """What a shard records about the plan it belongs to (written into its run_config.json)."""
     keys = sorted(scenario_key(ref.split, ref.scenario_id) for ref in refs)
     digest = hashlib.sha256("\n".join(keys).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return {"index": shard[0], "count": shard[1], "partition": "round-robin over sorted (split, scenario_id)",
-            "planned_scenarios": len(keys), "pass_at": pass_at, "plan_digest": digest}
+    return {
+        "index": shard[0],
+        "count": shard[1],
+        "partition": "round-robin over sorted (split, scenario_id)",
+        "planned_scenarios": len(keys),
+        "pass_at": pass_at,
+        "plan_digest": digest,
+    }

@@ -49,8 +49,12 @@ class SlurmJob:
 
 
 def _header(job: SlurmJob, name: str, output: str) -> list[str]:
-    lines = ["#!/bin/bash", f"#SBATCH --job-name={name}", f"#SBATCH --chdir={job.workdir}",
-             f"#SBATCH --output={job.logs / output}"]
+    lines = [
+        "#!/bin/bash",
+        f"#SBATCH --job-name={name}",
+        f"#SBATCH --chdir={job.workdir}",
+        f"#SBATCH --output={job.logs / output}",
+    ]
     if job.partition:
         lines.append(f"#SBATCH --partition={job.partition}")
     if job.time:
@@ -96,8 +100,10 @@ def write_scripts(job: SlurmJob) -> tuple[Path, Path]:
 def sbatch(*args: str) -> str:
     """Run sbatch --parsable; the job id. One Gaia2Error line when sbatch is missing or refuses."""
     if shutil.which("sbatch") is None:
-        raise Gaia2Error("sbatch not found: run on a SLURM login node (or install slurm-wlm; "
-                         "scripts/setup-slurm.sh sets up a single-node cluster)")
+        raise Gaia2Error(
+            "sbatch not found: run on a SLURM login node (or install slurm-wlm; "
+            "scripts/setup-slurm.sh sets up a single-node cluster)"
+        )
     proc = subprocess.run(["sbatch", "--parsable", *args], capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise Gaia2Error(f"sbatch refused the job: {one_line(proc.stderr or proc.stdout, 300)}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 COOLDOWN_S = 10.0  # one decrease per this many seconds, however many signals arrive
 QUIET_S = 30.0  # seconds without a signal before each step back up
@@ -25,8 +25,13 @@ MIN_LIMIT = 1
 class AdaptiveConcurrency:
     """The number of runs that may be in flight; thread-safe, clock injectable for tests."""
 
-    def __init__(self, maximum: int, clock: Callable[[], float] = time.monotonic,
-                 cooldown_s: float = COOLDOWN_S, quiet_s: float = QUIET_S) -> None:
+    def __init__(
+        self,
+        maximum: int,
+        clock: Callable[[], float] = time.monotonic,
+        cooldown_s: float = COOLDOWN_S,
+        quiet_s: float = QUIET_S,
+    ) -> None:
         self.maximum = max(MIN_LIMIT, maximum)
         self.limit = self.maximum
         self.clock, self.cooldown_s, self.quiet_s = clock, cooldown_s, quiet_s
@@ -50,8 +55,10 @@ class AdaptiveConcurrency:
             before, self.limit = self.limit, max(MIN_LIMIT, self.limit // 2)
             self._last_decrease = now
             self.lowest = min(self.lowest, self.limit)
-        return (f"the provider is pushing back (rate limits, server errors or no answer): concurrency "
-                f"lowered from {before} to {self.limit} of {self.maximum}")
+        return (
+            f"the provider is pushing back (rate limits, server errors or no answer): concurrency "
+            f"lowered from {before} to {self.limit} of {self.maximum}"
+        )
 
     def tick(self) -> str | None:
         """Raise the limit by one after a quiet spell (and again after each further one)."""

@@ -8,7 +8,8 @@ The command's value is never read here beyond "is it set": it may hold secrets.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from gaia2_contract import constants as contract
 from gaia2_contract import providers

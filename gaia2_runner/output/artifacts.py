@@ -25,8 +25,9 @@ class Extraction:
     skipped: list[str] = field(default_factory=list)  # member names refused, with the reason
 
 
-def extract_output(archive: bytes | BinaryIO, dest: Path, top: str = "output",
-                   scrub: Scrubber | None = None) -> Extraction:
+def extract_output(
+    archive: bytes | BinaryIO, dest: Path, top: str = "output", scrub: Scrubber | None = None
+) -> Extraction:
     """Extract the regular files of a `get_archive` tar into `dest`.
 
     `archive` is the tar's bytes or a file to read it from once, front to back (tarfile's stream

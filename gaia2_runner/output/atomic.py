@@ -31,9 +31,13 @@ def json_bytes(data: Any, indent: int | None = 2) -> bytes:
     """UTF-8 JSON; text that UTF-8 cannot hold (a lone surrogate from a hostile file) is escaped."""
     separators = None if indent else (",", ":")
     try:
-        return json.dumps(data, indent=indent, ensure_ascii=False, default=str, separators=separators).encode("utf-8")
+        return json.dumps(data, indent=indent, ensure_ascii=False, default=str, separators=separators).encode(
+            "utf-8"
+        )
     except UnicodeEncodeError:
-        return json.dumps(data, indent=indent, ensure_ascii=True, default=str, separators=separators).encode("ascii")
+        return json.dumps(data, indent=indent, ensure_ascii=True, default=str, separators=separators).encode(
+            "ascii"
+        )
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

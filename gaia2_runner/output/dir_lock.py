@@ -26,10 +26,10 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
 
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.layout import JOB_LOCK_FILE, shard_dir, shard_dirs
@@ -52,20 +52,37 @@ class Holder:
     shard: str = ""  # "I/N" for a shard's lock
 
     def describe(self) -> str:
-        return (f"pid {self.owner.pid} on host {self.owner.host}, started {self.started_at}, "
-                f"command: {one_line(self.command, limit=300)}")
+        return (
+            f"pid {self.owner.pid} on host {self.owner.host}, started {self.started_at}, "
+            f"command: {one_line(self.command, limit=300)}"
+        )
 
     def to_json(self) -> bytes:
-        return json.dumps({**asdict(self.owner), "started_at": self.started_at, "command": self.command,
-                           "shard": self.shard}, indent=2).encode() + b"\n"
+        return (
+            json.dumps(
+                {
+                    **asdict(self.owner),
+                    "started_at": self.started_at,
+                    "command": self.command,
+                    "shard": self.shard,
+                },
+                indent=2,
+            ).encode()
+            + b"\n"
+        )
 
     @classmethod
-    def parse(cls, data: bytes) -> "Holder | None":
+    def parse(cls, data: bytes) -> Holder | None:
         try:
             doc = json.loads(data.decode("utf-8"))
-            owner = ownership.Owner(host=str(doc["host"]), boot_id=str(doc["boot_id"]), pid=int(doc["pid"]),
-                                    start_time=str(doc["start_time"]), invocation=str(doc.get("invocation", "")),
-                                    namespaces=str(doc.get("namespaces", "")))
+            owner = ownership.Owner(
+                host=str(doc["host"]),
+                boot_id=str(doc["boot_id"]),
+                pid=int(doc["pid"]),
+                start_time=str(doc["start_time"]),
+                invocation=str(doc.get("invocation", "")),
+                namespaces=str(doc.get("namespaces", "")),
+            )
             return cls(owner, str(doc["started_at"]), str(doc["command"]), str(doc.get("shard", "")))
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
@@ -97,7 +114,7 @@ class DirLock:
     def __init__(self, held: list[_Held], created: list[Path]) -> None:
         self.held, self.created = held, created
 
-    def __enter__(self) -> "DirLock":
+    def __enter__(self) -> DirLock:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -118,13 +135,23 @@ class DirLock:
         self.created = []
 
 
-def lock_output_dir(output_dir: Path, shard: tuple[int, int] | None = None, *, command: str | None = None,
-                    notice: Callable[[str], None] = lambda _m: None, hint: str = HINT) -> DirLock:
+def lock_output_dir(
+    output_dir: Path,
+    shard: tuple[int, int] | None = None,
+    *,
+    command: str | None = None,
+    notice: Callable[[str], None] = lambda _m: None,
+    hint: str = HINT,
+) -> DirLock:
     """Take the lock of `output_dir` (of its shard I of N) for this process; raises DirLockHeld
     naming the holder when another job holds it. `notice` hears of a dead job's lock taken over."""
     root = Path(output_dir)
-    record = Holder(ownership.current_owner(), now_iso(), command or this_command(),
-                    f"{shard[0]}/{shard[1]}" if shard else "")
+    record = Holder(
+        ownership.current_owner(),
+        now_iso(),
+        command or this_command(),
+        f"{shard[0]}/{shard[1]}" if shard else "",
+    )
     try:
         created = _make_dirs(shard_dir(root, shard) if shard else root)
     except OSError as exc:
@@ -135,14 +162,17 @@ def lock_output_dir(output_dir: Path, shard: tuple[int, int] | None = None, *, c
             lock.held.append(_lock_one(root / JOB_LOCK_FILE, record, notice, hint, root, exclusive=True))
         else:
             lock.held.append(_lock_one(root / JOB_LOCK_FILE, None, notice, hint, root, exclusive=False))
-            lock.held.append(_lock_one(shard_dir(root, shard) / JOB_LOCK_FILE, record, notice, hint, root,
-                                       exclusive=True))
+            lock.held.append(
+                _lock_one(shard_dir(root, shard) / JOB_LOCK_FILE, record, notice, hint, root, exclusive=True)
+            )
             _refuse_other_plans(root, shard, hint)
     except BaseException as exc:
         lock.release()
         if isinstance(exc, OSError):
-            raise Gaia2Error(f"--output-dir {root}: cannot take its lock ({JOB_LOCK_FILE}): "
-                             f"{exc.strerror or exc}: check that the directory is writable") from None
+            raise Gaia2Error(
+                f"--output-dir {root}: cannot take its lock ({JOB_LOCK_FILE}): "
+                f"{exc.strerror or exc}: check that the directory is writable"
+            ) from None
         raise
     return lock
 
@@ -154,8 +184,9 @@ def read_holders(output_dir: Path) -> list[Holder]:
     return [h for p in paths if (h := Holder.parse(_read(p))) is not None]
 
 
-def _lock_one(path: Path, record: Holder | None, notice: Callable[[str], None], hint: str, root: Path,
-              exclusive: bool) -> _Held:
+def _lock_one(
+    path: Path, record: Holder | None, notice: Callable[[str], None], hint: str, root: Path, exclusive: bool
+) -> _Held:
     """Lock `path` (a record is written only under an exclusive lock). Retries while the file it
     locked was deleted by a releasing holder meanwhile (then a newer file is the lock)."""
     while True:
@@ -211,8 +242,15 @@ def _try_flock(fd: int, kind: int) -> bool | None:
         raise
 
 
-def _claim(fd: int, path: Path, record: Holder | None, notice: Callable[[str], None], hint: str, root: Path,
-           flock_works: bool) -> None:
+def _claim(
+    fd: int,
+    path: Path,
+    record: Holder | None,
+    notice: Callable[[str], None],
+    hint: str,
+    root: Path,
+    flock_works: bool,
+) -> None:
     """The lock is ours (or flock is unsupported): judge the record found there, then write ours."""
     old = Holder.parse(_read_fd(fd))
     if old is not None and old.owner.invocation != ownership.current_owner().invocation:
@@ -221,9 +259,11 @@ def _claim(fd: int, path: Path, record: Holder | None, notice: Callable[[str], N
             why = GONE_WHY.get(state, "it no longer holds the lock")
             notice(f"took over {path}: the job that held it is gone ({why}): {old.describe()}")
         else:
-            raise DirLockHeld(f"{_subject(root, old)} is in use by another gaia2-runner job: {old.describe()} "
-                              f"(this filesystem has no file locks, so whether it still runs cannot be checked: "
-                              f"if it is gone, delete {path}): {hint}")
+            raise DirLockHeld(
+                f"{_subject(root, old)} is in use by another gaia2-runner job: {old.describe()} "
+                f"(this filesystem has no file locks, so whether it still runs cannot be checked: "
+                f"if it is gone, delete {path}): {hint}"
+            )
     if record is not None:
         os.ftruncate(fd, 0)
         os.pwrite(fd, record.to_json(), 0)
@@ -268,4 +308,3 @@ def _read(path: Path) -> bytes:
 
 def _read_fd(fd: int) -> bytes:
     return os.pread(fd, RECORD_CAP, 0)
-

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from gaia2_contract import providers
 from gaia2_contract.generation_time import OFF
@@ -32,8 +33,9 @@ SIM_GENERATION_KEY = "sim_generation_time"
 # before Docker was an engine ran on podman, and must still match a podman run.
 ENGINE_KEY = "engine"
 # A directory recorded without the setting ran with the clock on during model calls: as `off` does.
-_OLD_CLOCK_HINT = "".join(f" (it ran as {s.flag} {OFF}: pass that to resume it)"
-                          for s in SETTINGS if s.name == SIM_GENERATION_KEY)
+_OLD_CLOCK_HINT = "".join(
+    f" (it ran as {s.flag} {OFF}: pass that to resume it)" for s in SETTINGS if s.name == SIM_GENERATION_KEY
+)
 _ENGINE_FLAG = next(s.flag for s in SETTINGS if s.name == ENGINE_KEY)
 
 
@@ -41,8 +43,14 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
-                scenarios: Iterable[tuple[str | None, str, str]], engine: str = PODMAN) -> dict[str, Any]:
+def fingerprint(
+    config: RunConfig,
+    *,
+    image_id: str | None,
+    runtime: str | None,
+    scenarios: Iterable[tuple[str | None, str, str]],
+    engine: str = PODMAN,
+) -> dict[str, Any]:
     """The document; `scenarios` are (split, scenario_id, sha256) triples; `engine` the one the
     containers run on (image ids and container behaviour differ between engines)."""
     agent, judge = config.agent, config.judge
@@ -68,8 +76,11 @@ def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
             # A directory written before the setting existed ran with the clock on during model calls
             # ("off", recorded as absent), so resuming it under another mode refuses to mix the two; the
             # oracle calls no model, so it is not recorded for it.
-            **({SIM_GENERATION_KEY: config.run.sim_generation_time}
-               if config.agent.provider != providers.ORACLE and config.run.sim_generation_time != OFF else {}),
+            **(
+                {SIM_GENERATION_KEY: config.run.sim_generation_time}
+                if config.agent.provider != providers.ORACLE and config.run.sim_generation_time != OFF
+                else {}
+            ),
             **({ENGINE_KEY: engine} if engine != PODMAN else {}),
         },
         "scenarios": {f"{split or ''}/{sid}": digest for split, sid, digest in scenarios},
@@ -77,8 +88,12 @@ def fingerprint(config: RunConfig, *, image_id: str | None, runtime: str | None,
     if config.run.noise:  # only when on, so directories written before the setting existed still match
         doc["settings"]["noise"] = True
     if config.agent.a2a_app_prop:  # Agent2Agent, likewise only when on: other apps, another model
-        doc["settings"]["a2a"] = {"app_prop": config.agent.a2a_app_prop, "provider": config.agent.a2a_provider,
-                                  "model": config.agent.a2a_model, "base_url": config.agent.a2a_base_url}
+        doc["settings"]["a2a"] = {
+            "app_prop": config.agent.a2a_app_prop,
+            "provider": config.agent.a2a_provider,
+            "model": config.agent.a2a_model,
+            "base_url": config.agent.a2a_base_url,
+        }
     return doc
 
 
@@ -109,11 +124,16 @@ def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         if key in skipped:
             continue
         if before.get(key) != after.get(key):
-            out.append(f"{key} {_short(before.get(key))} -> {_short(after.get(key))}"
-                       + (_OLD_CLOCK_HINT if key == SIM_GENERATION_KEY and before.get(key) is None else ""))
+            out.append(
+                f"{key} {_short(before.get(key))} -> {_short(after.get(key))}"
+                + (_OLD_CLOCK_HINT if key == SIM_GENERATION_KEY and before.get(key) is None else "")
+            )
     old_scenarios = old.get("scenarios") or {}
-    changed = [key for key, digest in (new.get("scenarios") or {}).items()
-               if key in old_scenarios and old_scenarios[key] != digest]
+    changed = [
+        key
+        for key, digest in (new.get("scenarios") or {}).items()
+        if key in old_scenarios and old_scenarios[key] != digest
+    ]
     if changed:
         more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
         out.append(f"scenario file changed: {', '.join(k.lstrip('/') for k in changed[:3])}{more}")

@@ -47,8 +47,19 @@ REJUDGE_SUMMARY_FILE = "rejudge_summary.json"  # `judge`: what changed, at the o
 VERDICTS_FILE = "verdicts.json"  # `judge`: which verdict set is current (output/read/verdicts.py)
 
 # Any of these in a directory makes it a scenario directory.
-SCENARIO_MARKERS = frozenset({RESULT_FILE, STATUS_FILE, EVENTS_FILE, TRACE_FILE, AGENT_LOG_FILE,
-                              DAEMON_LOG_FILE, CONTAINER_LOG_FILE, AGENT_RESPONSE_FILE, ARE_TRACE_FILE})
+SCENARIO_MARKERS = frozenset(
+    {
+        RESULT_FILE,
+        STATUS_FILE,
+        EVENTS_FILE,
+        TRACE_FILE,
+        AGENT_LOG_FILE,
+        DAEMON_LOG_FILE,
+        CONTAINER_LOG_FILE,
+        AGENT_RESPONSE_FILE,
+        ARE_TRACE_FILE,
+    }
+)
 # Root files whose change means the index must be redrawn.
 ROOT_INPUTS = (RUN_CONFIG_FILE, SUMMARY_FILE, RESULTS_LOG_FILE)
 RUN_DIR_PATTERN = re.compile(r"^run_(\d+)$")
@@ -110,7 +121,7 @@ def scenario_dir_name(scenario_id: str) -> str:
     if name == scenario_id and len(name) <= MAX_NAME_CHARS:
         return name
     digest = hashlib.sha256(scenario_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return f"{name[:MAX_NAME_CHARS - 13]}-{digest}"
+    return f"{name[: MAX_NAME_CHARS - 13]}-{digest}"
 
 
 def split_dir(run_dir: Path, split: str | None) -> Path:
@@ -130,7 +141,9 @@ def _scenario_dirs(root: Path, depth: int = 3) -> list[Path]:
     """Scenario directories under `root` (a run dir, split dirs, scenario dirs), found by content."""
     found: list[Path] = []
     try:
-        entries = [e for e in Path(root).iterdir() if e.is_dir() and not e.is_symlink() and e.name != VIEWER_DIR]
+        entries = [
+            e for e in Path(root).iterdir() if e.is_dir() and not e.is_symlink() and e.name != VIEWER_DIR
+        ]
     except OSError:
         return found
     for entry in entries:
@@ -145,14 +158,22 @@ def has_results(output_dir: Path) -> bool:
     """Whether an output directory already holds scenario results of ours."""
     root = Path(output_dir)
     return (root / RESULTS_LOG_FILE).is_file() or any(
-        (d / RESULT_FILE).is_file() for d in _scenario_dirs(root))
+        (d / RESULT_FILE).is_file() for d in _scenario_dirs(root)
+    )
 
 
 def clear_outputs(output_dir: Path) -> None:
     """Remove what a run wrote (root files, run dirs, scenario dirs, viewer assets); anything else
     the user keeps there stays."""
     root = Path(output_dir)
-    for name in (RUN_CONFIG_FILE, SUMMARY_FILE, FINGERPRINT_FILE, RESULTS_LOG_FILE, INDEX_FILE, RUNNER_LOG_FILE):
+    for name in (
+        RUN_CONFIG_FILE,
+        SUMMARY_FILE,
+        FINGERPRINT_FILE,
+        RESULTS_LOG_FILE,
+        INDEX_FILE,
+        RUNNER_LOG_FILE,
+    ):
         (root / name).unlink(missing_ok=True)
     shutil.rmtree(root / VIEWER_DIR, ignore_errors=True)
     shutil.rmtree(root / SHARDS_DIR, ignore_errors=True)

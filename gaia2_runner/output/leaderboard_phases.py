@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gaia2_runner.targets.hub_layout import CAPABILITY_CONFIGS, MINI_CONFIG as MINI
+from gaia2_runner.targets.hub_layout import CAPABILITY_CONFIGS
+from gaia2_runner.targets.hub_layout import MINI_CONFIG as MINI
 
 STANDARD, AGENT2AGENT, NOISE = "standard", "agent2agent", "noise"
 # ARE's config-name suffixes of the upload (hf_config_utils.create_config_name).

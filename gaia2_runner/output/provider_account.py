@@ -19,8 +19,21 @@ from gaia2_runner.text import one_line
 # sent to check them; `confirmed_unavailable` the rate limits, server errors and silences that the
 # runner's own request met too: the only load on the provider the job slows down for (an agent's
 # own oversized or endless requests, or its flood, never lower the job's concurrency).
-COUNTS = ("calls", "ok", "rate_limit", "server_error", "unanswered", "rate_limit_burst", "context_overflow",
-          "agent", "configuration", "refused_budget", "refused_model", "probes", "confirmed_unavailable")
+COUNTS = (
+    "calls",
+    "ok",
+    "rate_limit",
+    "server_error",
+    "unanswered",
+    "rate_limit_burst",
+    "context_overflow",
+    "agent",
+    "configuration",
+    "refused_budget",
+    "refused_model",
+    "probes",
+    "confirmed_unavailable",
+)
 PRESSURE = ("confirmed_unavailable",)
 CONFIGURATION = "configuration"
 MAX_MODELS = 16
@@ -44,8 +57,11 @@ def sanitize(doc: Any) -> dict[str, Any] | None:
     account: dict[str, Any] = {key: _count(doc.get(key)) for key in COUNTS}
     account["tokens"] = _tokens(doc.get("tokens"))
     models = doc.get("by_model") if isinstance(doc.get("by_model"), dict) else {}
-    account["by_model"] = {one_line(str(name), limit=200): {**_tokens(entry), "calls": _count((entry or {}).get("calls"))}
-                           for name, entry in list(models.items())[:MAX_MODELS] if isinstance(entry, dict)}
+    account["by_model"] = {
+        one_line(str(name), limit=200): {**_tokens(entry), "calls": _count((entry or {}).get("calls"))}
+        for name, entry in list(models.items())[:MAX_MODELS]
+        if isinstance(entry, dict)
+    }
     account["fault"] = sanitize_fault(doc.get("fault"))
     budget = doc.get("token_budget")
     account["token_budget"] = budget if _count(budget) else None
@@ -55,7 +71,11 @@ def sanitize(doc: Any) -> dict[str, Any] | None:
 
 def sanitize_fault(fault: Any) -> dict[str, str] | None:
     """A daemon's configuration fault document ({"kind": "configuration", "reason"}), else None."""
-    if isinstance(fault, dict) and fault.get("kind") == CONFIGURATION and isinstance(fault.get("reason"), str):
+    if (
+        isinstance(fault, dict)
+        and fault.get("kind") == CONFIGURATION
+        and isinstance(fault.get("reason"), str)
+    ):
         return {"kind": CONFIGURATION, "reason": one_line(fault["reason"], limit=1000)}
     return None
 
@@ -99,8 +119,12 @@ def run_cost(record: dict[str, Any]) -> float | None:
     """USD the run's model calls (the agent's and its expert agents') cost at the price table's
     rates; None when nothing is priced. Calls to a model the table cannot price are not in the sum:
     `unpriced_models` names them, and the run's cost is then unknown, not this much."""
-    costs = [call_cost(name, _count(entry.get("input")), _count(entry.get("output")), _count(entry.get("cached")))
-             for models in _models(record) for name, entry in models.items() if isinstance(entry, dict)]
+    costs = [
+        call_cost(name, _count(entry.get("input")), _count(entry.get("output")), _count(entry.get("cached")))
+        for models in _models(record)
+        for name, entry in models.items()
+        if isinstance(entry, dict)
+    ]
     priced = [cost for cost in costs if cost is not None and math.isfinite(cost)]
     return sum(priced) if priced else None
 
@@ -108,9 +132,14 @@ def run_cost(record: dict[str, Any]) -> float | None:
 def unpriced_models(record: dict[str, Any]) -> list[str]:
     """The models the run called (calls or tokens) that the price table cannot price, and
     UNLISTED when an account's tokens exceed its models' (`sanitize` keeps MAX_MODELS of them)."""
-    names = {str(name) for models in _models(record) for name, entry in models.items()
-             if isinstance(entry, dict) and any(_count(entry.get(k)) for k in ("calls", "input", "output"))
-             and call_cost(str(name), 0, 0) is None}
+    names = {
+        str(name)
+        for models in _models(record)
+        for name, entry in models.items()
+        if isinstance(entry, dict)
+        and any(_count(entry.get(k)) for k in ("calls", "input", "output"))
+        and call_cost(str(name), 0, 0) is None
+    }
     for key in ACCOUNTS:
         account = record.get(key)
         if isinstance(account, dict) and isinstance(account.get("by_model"), dict):

@@ -11,11 +11,11 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from gaia2_contract.constants import FINAL_STATUSES, JUDGED_STATUSES
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import result_path
 from gaia2_runner.output.provider_account import sanitize as sanitize_account
 from gaia2_runner.output.provider_account import sanitize_fault
-from gaia2_contract.constants import FINAL_STATUSES, JUDGED_STATUSES
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.output.turns import turn_number
 from gaia2_runner.text import now_iso, one_line

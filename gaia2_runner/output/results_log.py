@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from gaia2_runner.output.atomic import json_bytes, write_bytes_atomic
 

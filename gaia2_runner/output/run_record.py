@@ -7,23 +7,33 @@ it ends. Secrets never reach it: the configuration goes through `config.redacted
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from gaia2_runner import __version__
 from gaia2_runner.config import RunConfig, redacted
+from gaia2_runner.config.harnesses import get_harness
 from gaia2_runner.output.agent_kind import agent_kind, command_given
 from gaia2_runner.output.atomic import write_json_atomic
-from gaia2_runner.config.harnesses import get_harness
 from gaia2_runner.output.layout import RUN_CONFIG_FILE
 
 
-def run_record(config: RunConfig, *, command: str, run_index: int, pass_at: int, retry: bool,
-               started_at: str, finished_at: str | None,
-               scenarios: Iterable[tuple[str, str | None, Path]],
-               shard: dict[str, Any] | None = None, image_id: str | None = None,
-               environ: Mapping[str, str] | None = None,
-               engine: Mapping[str, str] | None = None) -> dict[str, Any]:
+def run_record(
+    config: RunConfig,
+    *,
+    command: str,
+    run_index: int,
+    pass_at: int,
+    retry: bool,
+    started_at: str,
+    finished_at: str | None,
+    scenarios: Iterable[tuple[str, str | None, Path]],
+    shard: dict[str, Any] | None = None,
+    image_id: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    engine: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """The document for one run directory; `scenarios` are (scenario_id, split, path) triples;
     `shard` (engine/shards.py plan_identity) when a shard wrote it; `image_id` the image the run
     is pinned to (engine/image_pin.py): what its containers run, whatever `image` names now;

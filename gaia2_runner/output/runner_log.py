@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +55,9 @@ def duration_s(record: dict[str, Any]) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def verdict_line(label: str, record: dict[str, Any], reason_limit: int | None = None,
-                 with_status: bool = False) -> str:
+def verdict_line(
+    label: str, record: dict[str, Any], reason_limit: int | None = None, with_status: bool = False
+) -> str:
     """`PASS demo_cab_order 4.1s`, `FAIL name 5.3s: reason`, `ERROR name 7.0s: status: why`;
     `with_status` adds the result's status after the duration (`[status completed]`)."""
     seconds = duration_s(record)
@@ -87,13 +88,18 @@ def summary_line(outcome: Any) -> str:
     records, summary = outcome.records, outcome.summary
     words = [verdict_word(r) for r in records]
     expected = summary.expected_runs
-    runs = f"{len(records)} runs" if expected in (None, len(records)) else f"{len(records)} of {expected} runs"
+    runs = (
+        f"{len(records)} runs" if expected in (None, len(records)) else f"{len(records)} of {expected} runs"
+    )
     state = "interrupted" if outcome.interrupted else "complete" if summary.complete else "INCOMPLETE"
     stopped = getattr(outcome, "stopped", None) or {}
     if not outcome.interrupted and stopped.get("kind") in STOP_WORDS:
         state = STOP_WORDS[stopped["kind"]]
-    parts = [f"{runs}: {words.count('PASS')} pass, {words.count('FAIL')} fail, {words.count('ERROR')} error",
-             f"success {_pct(summary.overall.success_rate.value)}", state]
+    parts = [
+        f"{runs}: {words.count('PASS')} pass, {words.count('FAIL')} fail, {words.count('ERROR')} error",
+        f"success {_pct(summary.overall.success_rate.value)}",
+        state,
+    ]
     if summary.job_duration_s is not None:
         parts.append(f"{summary.job_duration_s:.1f} s")
     return " · ".join(parts) + f"{RESULTS_SEPARATOR}{outcome.output_dir}"
@@ -113,7 +119,7 @@ class RunnerLog:
         self._broken = False
 
     def write(self, message: str) -> None:
-        stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        stamp = datetime.now(UTC).isoformat(timespec="milliseconds")
         line = f"{stamp} {printable(self.scrub.text(one_line(message, limit=10_000)))}\n"  # safe to `tail -f`
         with self._lock:
             if self._broken:
@@ -126,8 +132,10 @@ class RunnerLog:
                 raise OSError(f"{self.path} not written: {exc.strerror or exc}") from None
 
     def run_started(self, total: int, reused: int) -> None:
-        self.write(f"run started: gaia2-runner {__version__} {self.command}, {total} runs to start, "
-                   f"{reused} already done (pid {os.getpid()})")
+        self.write(
+            f"run started: gaia2-runner {__version__} {self.command}, {total} runs to start, "
+            f"{reused} already done (pid {os.getpid()})"
+        )
 
     def scenario_started(self, job: Any) -> None:
         self.write(f"start {job_label(job)}")

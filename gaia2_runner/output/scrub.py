@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, BinaryIO, Iterable
+from collections.abc import Iterable
+from typing import Any, BinaryIO
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LEN = 8
@@ -31,8 +32,11 @@ class Scrubber:
     """Built once per run from its secret values; cheap to call when there are none."""
 
     def __init__(self, secrets: Iterable[str | None] = ()) -> None:
-        forms = sorted({v for s in secrets if s and len(s) >= MIN_SECRET_LEN for v in _variants(s)},
-                       key=len, reverse=True)  # longest first: a secret containing another wins
+        forms = sorted(
+            {v for s in secrets if s and len(s) >= MIN_SECRET_LEN for v in _variants(s)},
+            key=len,
+            reverse=True,
+        )  # longest first: a secret containing another wins
         self._text = re.compile("|".join(map(re.escape, forms))) if forms else None
         raw = sorted({f.encode("utf-8") for f in forms}, key=len, reverse=True)
         self._bytes = re.compile(b"|".join(map(re.escape, raw))) if raw else None
@@ -83,7 +87,7 @@ class Scrubber:
             for match in self._bytes.finditer(buf):
                 if match.start() >= safe:
                     break
-                out.write(buf[pos:match.start()])
+                out.write(buf[pos : match.start()])
                 out.write(REDACTED.encode())
                 pos = match.end()
             cut = max(pos, safe)

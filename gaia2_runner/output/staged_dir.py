@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from gaia2_runner.errors import Gaia2Error
 
@@ -25,11 +25,15 @@ def check_replaceable(dest: Path, named: bool = True) -> None:
     """Refuse a `dest` this runner may not replace; `named`: the user gave it (`--out`)."""
     what = f"--out {dest}" if named else str(dest)
     if dest.is_symlink() or (dest.exists() and not dest.is_dir()):
-        raise Gaia2Error(f"{what}: exists and is not a directory (the export is a directory): choose another "
-                         "--out or move it away")
+        raise Gaia2Error(
+            f"{what}: exists and is not a directory (the export is a directory): choose another "
+            "--out or move it away"
+        )
     if named and dest.is_dir() and any(dest.iterdir()) and not (dest / EXPORT_MARKER).is_file():
-        raise Gaia2Error(f"{what}: exists and holds files not written by an export (no {EXPORT_MARKER}; an "
-                         "export replaces its directory whole): choose another --out or remove it")
+        raise Gaia2Error(
+            f"{what}: exists and holds files not written by an export (no {EXPORT_MARKER}; an "
+            "export replaces its directory whole): choose another --out or remove it"
+        )
 
 
 @contextmanager
@@ -39,8 +43,9 @@ def staged_dir(dest: Path, named: bool = True) -> Iterator[Path]:
     try:
         staging = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{dest.name}.partial-"))
     except OSError as exc:
-        raise Gaia2Error(f"{dest}: cannot write beside it in {dest.parent} ({exc.strerror or exc}): "
-                         "choose another --out") from None
+        raise Gaia2Error(
+            f"{dest}: cannot write beside it in {dest.parent} ({exc.strerror or exc}): choose another --out"
+        ) from None
     try:
         yield staging
         (staging / EXPORT_MARKER).write_text("written by gaia2-runner export; replaced whole by the next\n")
@@ -61,7 +66,9 @@ def _swap_in(staging: Path, dest: Path) -> None:
         if old is not None:
             (old / "previous").rename(dest)
             shutil.rmtree(old, ignore_errors=True)
-        raise Gaia2Error(f"{dest}: could not put the new export in place ({exc.strerror or exc}); the "
-                         "previous one is unchanged") from None
+        raise Gaia2Error(
+            f"{dest}: could not put the new export in place ({exc.strerror or exc}); the "
+            "previous one is unchanged"
+        ) from None
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)

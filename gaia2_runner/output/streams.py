@@ -7,8 +7,8 @@ joined in memory past these caps.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 STREAM_CHUNK_BYTES = 1 << 20  # one read from podman's answer
 CONTAINER_LOG_MAX_BYTES = 16 << 20  # container.log: the daemon's own log lines (capped in the daemon too)
@@ -67,6 +67,6 @@ class ChunkReader(io.RawIOBase):
             if self.total > self.cap:
                 raise ArchiveTooLarge(f"the container's output is larger than {self.cap} bytes")
         size = min(len(buffer), len(self._pending) - self._offset)
-        buffer[:size] = self._pending[self._offset:self._offset + size]
+        buffer[:size] = self._pending[self._offset : self._offset + size]
         self._offset += size
         return size

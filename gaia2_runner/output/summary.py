@@ -20,16 +20,19 @@ Definitions (k = pass_at, the number of repetitions):
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from gaia2_runner.output.atomic import write_json_atomic
 
 NO_SPLIT = "default"  # group name for scenarios that were not given a split
-RATE_POLICY = ("success_rate counts every run, as ARE does (a run without a verdict counts as a "
-               "failure); success_rate_verdicts_only leaves runs with success null (infra_errors) out; "
-               "a run set with infra errors or missing runs is incomplete")
+RATE_POLICY = (
+    "success_rate counts every run, as ARE does (a run without a verdict counts as a "
+    "failure); success_rate_verdicts_only leaves runs with success null (infra_errors) out; "
+    "a run set with infra errors or missing runs is incomplete"
+)
 
 
 NO_SPREAD = "k = 1: no spread"  # said instead of a `± 0.0%` that measures nothing (Rate.has_spread)
@@ -117,9 +120,38 @@ def sample_std(values: list[float]) -> float | None:
 
 # Two-sided 95% quantiles of Student's t for 1 … 30 degrees of freedom (standard tables); beyond,
 # the Cornish-Fisher series in `t_95` is within 0.001 of them.
-_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-        2.045, 2.042)
+_T95 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+)
 Z95 = 1.959964
 
 
@@ -130,8 +162,12 @@ def t_95(df: int) -> float:
     if df <= len(_T95):
         return _T95[df - 1]
     z = Z95
-    return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
+    return (
+        z
+        + (z**3 + z) / (4 * df)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    )
 
 
 def rate_over_runs(per_run: list[float | None]) -> Rate:
@@ -153,8 +189,9 @@ def group_stats(records: list[dict[str, Any]], pass_at: int) -> GroupStats:
     for index in range(1, pass_at + 1):
         runs = [r.get("success") is True for r in records if _run_index(r) == index]
         per_run.append(sum(runs) / len(runs) if runs else None)
-        verdicts = [r["success"] for r in records
-                    if _run_index(r) == index and isinstance(r.get("success"), bool)]
+        verdicts = [
+            r["success"] for r in records if _run_index(r) == index and isinstance(r.get("success"), bool)
+        ]
         per_run_verdicts.append(sum(verdicts) / len(verdicts) if verdicts else None)
     for record in records:
         success = record.get("success")
@@ -169,8 +206,7 @@ def group_stats(records: list[dict[str, Any]], pass_at: int) -> GroupStats:
     stats.success_rate = rate_over_runs(per_run)
     stats.success_rate_verdicts_only = rate_over_runs(per_run_verdicts)
     stats.pass_at_k = sum(1 for runs in by_scenario.values() if any(s is True for s in runs))
-    stats.pass_hat_k = sum(1 for runs in by_scenario.values()
-                           if sum(s is True for s in runs) >= pass_at)
+    stats.pass_hat_k = sum(1 for runs in by_scenario.values() if sum(s is True for s in runs) >= pass_at)
     if stats.scenarios:
         stats.pass_at_k_rate = stats.pass_at_k / stats.scenarios
         stats.pass_hat_k_rate = stats.pass_hat_k / stats.scenarios
@@ -180,8 +216,12 @@ def group_stats(records: list[dict[str, Any]], pass_at: int) -> GroupStats:
     return stats
 
 
-def summarize(records: Iterable[dict[str, Any]], pass_at: int = 1,
-              job_duration_s: float | None = None, expected_runs: int | None = None) -> Summary:
+def summarize(
+    records: Iterable[dict[str, Any]],
+    pass_at: int = 1,
+    job_duration_s: float | None = None,
+    expected_runs: int | None = None,
+) -> Summary:
     """Per-split and overall statistics for `records` (one per scenario run)."""
     records = list(records)
     grouped: dict[str, list[dict[str, Any]]] = {}
@@ -189,14 +229,21 @@ def summarize(records: Iterable[dict[str, Any]], pass_at: int = 1,
         grouped.setdefault(split_name(record), []).append(record)
     splits = {name: group_stats(rows, pass_at) for name, rows in sorted(grouped.items())}
     overall = group_stats(records, pass_at)
-    macro_per_run = [mean([s.success_rate.per_run[i] for s in splits.values()
-                           if s.success_rate.per_run[i] is not None])
-                     for i in range(pass_at)]
+    macro_per_run = [
+        mean([s.success_rate.per_run[i] for s in splits.values() if s.success_rate.per_run[i] is not None])
+        for i in range(pass_at)
+    ]
     macro = rate_over_runs(macro_per_run)
     macro.value = mean([s.success_rate.value for s in splits.values() if s.success_rate.value is not None])
-    return Summary(pass_at=pass_at, splits=splits, overall=overall, macro=macro,
-                   micro=overall.success_rate, job_duration_s=job_duration_s,
-                   expected_runs=expected_runs)
+    return Summary(
+        pass_at=pass_at,
+        splits=splits,
+        overall=overall,
+        macro=macro,
+        micro=overall.success_rate,
+        job_duration_s=job_duration_s,
+        expected_runs=expected_runs,
+    )
 
 
 def write_summary(summary: Summary, path: Path, extra: dict[str, Any] | None = None) -> Path:

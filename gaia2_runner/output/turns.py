@@ -8,7 +8,8 @@ but a plain non-negative integer is no turn.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 TURN_KEY = "turn_number"  # turns[] entries, judgment / agent_message / judge_detail events, /messages
 FAILED_TURN_KEY = "failed_turn_number"  # in `judgment`

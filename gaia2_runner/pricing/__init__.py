@@ -11,16 +11,11 @@ from __future__ import annotations
 
 import os
 import re
-import sys
+import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 from gaia2_runner.errors import Gaia2Error
 
@@ -53,8 +48,11 @@ class PriceTable:
         """`other` on top: an entry of the same name replaces this one whole (its aliases and
         `dated` too), and its aliases win over this table's."""
         kept = {alias: name for alias, name in self.aliases.items() if name not in other.rates}
-        return PriceTable({**self.rates, **other.rates}, {**kept, **other.aliases},
-                          (self.dated - set(other.rates)) | other.dated)
+        return PriceTable(
+            {**self.rates, **other.rates},
+            {**kept, **other.aliases},
+            (self.dated - set(other.rates)) | other.dated,
+        )
 
     def entry_of(self, name: str) -> str | None:
         """The entry `name` (provider qualifier already removed) is priced by, else None."""
@@ -73,23 +71,31 @@ def _number(value: Any) -> bool:
 
 
 def _entry(path: Path, name: str, entry: Any) -> tuple[Price, bool, tuple[str, ...]]:
-    where = f"{path}: [models.\"{name}\"]"
+    where = f'{path}: [models."{name}"]'
     if not isinstance(entry, dict):
         raise Gaia2Error(f"{where} must be a table of input, output (and optionally cached, dated, aliases)")
     unknown = sorted(set(entry) - set(ENTRY_KEYS))
     if unknown:
-        raise Gaia2Error(f"{where}: unknown key {unknown[0]!r}; an entry has {', '.join(ENTRY_KEYS)} "
-                         "(see the header of gaia2_runner/pricing/prices.toml)")
+        raise Gaia2Error(
+            f"{where}: unknown key {unknown[0]!r}; an entry has {', '.join(ENTRY_KEYS)} "
+            "(see the header of gaia2_runner/pricing/prices.toml)"
+        )
     cached = entry.get("cached")
-    if not (_number(entry.get("input")) and _number(entry.get("output")) and (cached is None or _number(cached))):
-        raise Gaia2Error(f"{where} needs input and output (and optionally cached) as "
-                         "non-negative numbers of USD per million tokens")
+    if not (
+        _number(entry.get("input")) and _number(entry.get("output")) and (cached is None or _number(cached))
+    ):
+        raise Gaia2Error(
+            f"{where} needs input and output (and optionally cached) as "
+            "non-negative numbers of USD per million tokens"
+        )
     dated = entry.get("dated", False)
     if not isinstance(dated, bool):
         raise Gaia2Error(f"{where}: dated must be true or false")
     aliases = entry.get("aliases", [])
-    if not (isinstance(aliases, list) and all(isinstance(a, str) and 0 < len(a) <= MAX_MODEL_NAME and "/" not in a
-                                              for a in aliases)):
+    if not (
+        isinstance(aliases, list)
+        and all(isinstance(a, str) and 0 < len(a) <= MAX_MODEL_NAME and "/" not in a for a in aliases)
+    ):
         raise Gaia2Error(f"{where}: aliases must be a list of model names (without a provider/ qualifier)")
     rate_in = float(entry["input"])
     price = Price(rate_in, float(entry["output"]), rate_in if cached is None else float(cached))
@@ -100,10 +106,12 @@ def _read(path: Path) -> PriceTable:
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise Gaia2Error(f"{path}: cannot read the price table ({exc}); fix it or unset {OVERRIDE_ENV}") from None
+        raise Gaia2Error(
+            f"{path}: cannot read the price table ({exc}); fix it or unset {OVERRIDE_ENV}"
+        ) from None
     models = doc.get("models")
     if not isinstance(models, dict):
-        raise Gaia2Error(f"{path}: no [models.\"NAME\"] tables (see gaia2_runner/pricing/prices.toml)")
+        raise Gaia2Error(f'{path}: no [models."NAME"] tables (see gaia2_runner/pricing/prices.toml)')
     rates: dict[str, Price] = {}
     aliases: dict[str, str] = {}
     dated: set[str] = set()
@@ -114,8 +122,9 @@ def _read(path: Path) -> PriceTable:
         for alias in names:
             if alias in aliases or alias in models:
                 other = aliases.get(alias, alias)
-                raise Gaia2Error(f"{path}: [models.\"{name}\"] alias {alias!r} also names [models.\"{other}\"]; "
-                                 "keep one")
+                raise Gaia2Error(
+                    f'{path}: [models."{name}"] alias {alias!r} also names [models."{other}"]; keep one'
+                )
             aliases[alias] = name
     return PriceTable(rates, aliases, frozenset(dated))
 
@@ -128,8 +137,10 @@ def prices(override: str | None = None) -> PriceTable:
     extra = _read(Path(override))
     clash = sorted(set(extra.aliases) & (set(table.rates) - set(extra.rates)))
     if clash:
-        raise Gaia2Error(f"{override}: alias {clash[0]!r} is an entry of gaia2_runner/pricing/prices.toml; "
-                         f"give it a [models.\"{clash[0]}\"] entry of its own to re-price it")
+        raise Gaia2Error(
+            f"{override}: alias {clash[0]!r} is an entry of gaia2_runner/pricing/prices.toml; "
+            f'give it a [models."{clash[0]}"] entry of its own to re-price it'
+        )
     return table.merged(extra)
 
 
@@ -143,8 +154,9 @@ def price_of(model: str | None) -> Price | None:
     return None if entry is None else table.rates[entry]
 
 
-def call_cost(model: str | None, tokens_in: int | None, tokens_out: int | None,
-              cache_read: int | None = None) -> float | None:
+def call_cost(
+    model: str | None, tokens_in: int | None, tokens_out: int | None, cache_read: int | None = None
+) -> float | None:
     """USD for one call; `tokens_in` is the whole prompt, cached tokens included (TRACE_FORMAT.md)."""
     price = price_of(model)
     if price is None or (tokens_in is None and tokens_out is None):

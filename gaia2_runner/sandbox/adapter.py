@@ -10,7 +10,8 @@ from __future__ import annotations
 import functools
 import ssl
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import httpx
 
@@ -49,13 +50,18 @@ class AdapterClient:
         self.base_url = base_url.rstrip("/")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         # trust_env=False: a host HTTP(S)_PROXY must never capture requests to 127.0.0.1.
-        self._http = httpx.Client(base_url=self.base_url, timeout=request_timeout, trust_env=False,
-                                  headers=headers, verify=shared_tls_context())
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            timeout=request_timeout,
+            trust_env=False,
+            headers=headers,
+            verify=shared_tls_context(),
+        )
 
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> "AdapterClient":
+    def __enter__(self) -> AdapterClient:
         return self
 
     def __exit__(self, *exc: object) -> None:

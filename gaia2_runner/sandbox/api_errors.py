@@ -6,14 +6,16 @@ import requests
 from podman.errors import APIError
 
 
-
 def unreachable(exc: BaseException) -> bool:
     """Whether a podman-py error means the API could not be reached (no HTTP answer at all)."""
     if isinstance(exc, requests.exceptions.ConnectionError):
         return True
     cause = exc.__cause__ or exc.__context__
-    return isinstance(exc, APIError) and getattr(exc, "response", None) is None and \
-        isinstance(cause, (requests.exceptions.ConnectionError, requests.exceptions.Timeout))
+    return (
+        isinstance(exc, APIError)
+        and getattr(exc, "response", None) is None
+        and isinstance(cause, (requests.exceptions.ConnectionError, requests.exceptions.Timeout))
+    )
 
 
 def api_message(exc: APIError) -> str:

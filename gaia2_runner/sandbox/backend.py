@@ -15,7 +15,8 @@ import shutil
 import signal
 import threading
 import time
-from typing import Any, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from gaia2_contract import constants as contract
 from gaia2_runner.config.limits import DEFAULT_LIMITS, ContainerLimits
@@ -64,16 +65,24 @@ def make_driver(engine: str, url: str) -> EngineDriver:
     """The driver of `engine` talking to `url` (unix:// or tcp://)."""
     if engine == DOCKER:
         from gaia2_runner.sandbox.docker_driver import DockerDriver  # docker-py only when asked for
+
         return DockerDriver(url)
     from gaia2_runner.sandbox.podman_driver import PodmanDriver
+
     return PodmanDriver(url)
 
 
 class Sandbox:
     """An engine connection plus the containers started through it (removed on close/exit)."""
 
-    def __init__(self, driver: EngineDriver, url: str, service: PrivateService | None = None,
-                 tunnel: SshHost | None = None, reason: str = "") -> None:
+    def __init__(
+        self,
+        driver: EngineDriver,
+        url: str,
+        service: PrivateService | None = None,
+        tunnel: SshHost | None = None,
+        reason: str = "",
+    ) -> None:
         self.driver = driver
         self.engine = driver.name
         self.url = url  # as the user gave it (ssh://…)
@@ -93,10 +102,10 @@ class Sandbox:
     @property
     def client(self) -> Any:
         """The podman-py client (podman only: tests and the podman-specific corners)."""
-        return getattr(self.driver, "client")
+        return self.driver.client
 
     @classmethod
-    def connect(cls, url: str | None = None, engine: str | None = None) -> "Sandbox":
+    def connect(cls, url: str | None = None, engine: str | None = None) -> Sandbox:
         """Connect to the chosen engine (sandbox/engine_select.py) at `url` or its default place; for
         podman, start a private service when nothing answers and podman is installed."""
         choice = choose_engine(engine, url)
@@ -108,7 +117,7 @@ class Sandbox:
         return cls._connect_podman(target, choice.reason)
 
     @classmethod
-    def _connect_podman(cls, url: str | None, reason: str) -> "Sandbox":
+    def _connect_podman(cls, url: str | None, reason: str) -> Sandbox:
         chosen = url or os.environ.get("CONTAINER_HOST")
         target = chosen or default_url(PODMAN)
         driver = make_driver(PODMAN, target)
@@ -117,33 +126,38 @@ class Sandbox:
         driver.close()
         if chosen:
             # An address the user chose is never silently replaced by a service of ours.
-            raise Gaia2Error(f"no podman API answers at {target}: start it (podman system service) "
-                             "or fix CONTAINER_HOST")
+            raise Gaia2Error(
+                f"no podman API answers at {target}: start it (podman system service) or fix CONTAINER_HOST"
+            )
         if not shutil.which("podman"):
             raise Gaia2Error(INSTALL_HINT)
         service = start_private_service()
         return cls(make_driver(PODMAN, service.url), service.url, service, reason=reason)
 
     @classmethod
-    def _connect_docker(cls, url: str | None, reason: str) -> "Sandbox":
+    def _connect_docker(cls, url: str | None, reason: str) -> Sandbox:
         target = url or os.environ.get("DOCKER_HOST") or default_url(DOCKER)
         driver = make_driver(DOCKER, target)
         if not driver.ping():
             driver.close()
-            raise Gaia2Error(f"no Docker API answers at {target}: start Docker (scripts/setup-docker.sh, "
-                             "systemctl start docker, Docker Desktop) or fix DOCKER_HOST")
+            raise Gaia2Error(
+                f"no Docker API answers at {target}: start Docker (scripts/setup-docker.sh, "
+                "systemctl start docker, Docker Desktop) or fix DOCKER_HOST"
+            )
         return cls(driver, target, reason=reason)
 
     @classmethod
-    def _connect_ssh(cls, engine: str, target: str, reason: str) -> "Sandbox":
+    def _connect_ssh(cls, engine: str, target: str, reason: str) -> Sandbox:
         """An engine on another machine: its socket and the adapter ports through one ssh master."""
         tunnel = SshHost(target).start()
         who = identify(tunnel.url)  # the socket's file name chose the engine; its answer decides
         if who is not None and who != engine:
             if not reason.startswith(AUTO):
                 tunnel.close()
-                raise Gaia2Error(f"{target} answers as {who}, not {engine}: drop the engine setting (auto) "
-                                 f"or give {engine}'s socket")
+                raise Gaia2Error(
+                    f"{target} answers as {who}, not {engine}: drop the engine setting (auto) "
+                    f"or give {engine}'s socket"
+                )
             engine, reason = who, f"{AUTO}: {target} answers as {who}"
         driver = make_driver(engine, tunnel.url)
         if not driver.ping():
@@ -152,7 +166,7 @@ class Sandbox:
             raise Gaia2Error(f"no {engine} API answers at {target}: start it there or fix the socket path")
         return cls(driver, target, tunnel=tunnel, reason=reason)
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -263,18 +277,28 @@ class Sandbox:
         port = free_port()
         token = secrets.token_urlsafe(32)
         name = name or f"gaia2-{safe_name(scenario_id)[:60]}-{secrets.token_hex(3)}"
-        uploads = [(input_dir, contract.SCENARIO_FILE_NAME, scenario_bytes, 0o600)] if scenario_bytes is not None else []
+        uploads = (
+            [(input_dir, contract.SCENARIO_FILE_NAME, scenario_bytes, 0o600)]
+            if scenario_bytes is not None
+            else []
+        )
         for target, data in (extra_files or {}).items():
             directory, _, filename = target.rpartition("/")
             uploads.append((directory or "/", filename, data, 0o644))
         spec = ContainerSpec(
-            image=image, name=name, env={**env, contract.ENV_ADAPTER_TOKEN: token},
-            labels=container_labels(scenario_id, output_dir), adapter_port=contract.ADAPTER_PORT,
-            host_port=None if self.tunnel else port, limits=limits, tmpfs=tmpfs_places(limits),
+            image=image,
+            name=name,
+            env={**env, contract.ENV_ADAPTER_TOKEN: token},
+            labels=container_labels(scenario_id, output_dir),
+            adapter_port=contract.ADAPTER_PORT,
+            host_port=None if self.tunnel else port,
+            limits=limits,
+            tmpfs=tmpfs_places(limits),
             binds=(Bind(filesystem_dir, contract.FILESYSTEM_DIR),) if filesystem_dir is not None else (),
             upload_dirs=tuple(dict.fromkeys(u[0] for u in uploads)),
             command=tuple(command) if command is not None else None,
-            entrypoint=tuple(entrypoint) if entrypoint is not None else None)
+            entrypoint=tuple(entrypoint) if entrypoint is not None else None,
+        )
         cid = self.driver.create(spec)
         handle = ContainerHandle(cid=cid, name=name, host_port=port, backend=self, adapter_token=token)
         self._live[cid] = handle

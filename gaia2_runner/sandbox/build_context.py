@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import tarfile
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
+
+from podman import api as podman_api
 
 import gaia2_contract
-from podman import api as podman_api
 
 CONTRACT_DIR = "gaia2_contract"  # its place in the build context (and under /opt/gaia2/src in the image)
 CONTRACT_SOURCE = Path(gaia2_contract.__file__).resolve().parent
@@ -30,7 +32,9 @@ def contract_files(source: Path = CONTRACT_SOURCE) -> Iterator[tuple[str, Path]]
 
 def context_archive(context: Path, source: Path = CONTRACT_SOURCE) -> BinaryIO:
     """A tar of `context` (its .containerignore honoured) with the contract package added."""
-    base = podman_api.create_tar(anchor=str(context), exclude=podman_api.prepare_containerignore(str(context)))
+    base = podman_api.create_tar(
+        anchor=str(context), exclude=podman_api.prepare_containerignore(str(context))
+    )
     out = tempfile.TemporaryFile(prefix="gaia2_context", suffix=".tar")
     with base, tarfile.open(fileobj=base, mode="r:") as src, tarfile.open(fileobj=out, mode="w") as tar:
         for member in src:

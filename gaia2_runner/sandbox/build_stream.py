@@ -7,7 +7,7 @@ Docker's classic builder sends whole lines and the id as `{"aux": {"ID": "sha256
 from __future__ import annotations
 
 import json
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from gaia2_runner.sandbox.engine import BuildResult
 

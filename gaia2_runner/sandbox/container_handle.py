@@ -10,8 +10,9 @@ import contextlib
 import io
 import tarfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.streams import (
@@ -36,7 +37,7 @@ class ContainerHandle:
     cid: str
     name: str
     host_port: int
-    backend: "Sandbox"
+    backend: Sandbox
     adapter_token: str = field(default="", repr=False)  # a secret: never logged nor saved
     removed: bool = field(default=False)
     remote_port: int | None = None  # ssh:// hosts: the port on the remote loopback host_port forwards to
@@ -62,7 +63,7 @@ class ContainerHandle:
             info.uid = info.gid = 0
             info.uname = info.gname = "root"
             tar.addfile(info, io.BytesIO(data))
-        if not self.backend.driver.put_archive(self.cid, directory, buf.getvalue()[:tar.offset]):
+        if not self.backend.driver.put_archive(self.cid, directory, buf.getvalue()[: tar.offset]):
             raise Gaia2Error(
                 f"cannot copy {filename} into {directory} of the container: "
                 "does the image follow docs/reference/container-contract.md?"
@@ -77,7 +78,12 @@ class ContainerHandle:
         state = self.state()
         if state is None:
             return True  # unknown: the adapter API, which answers on its own, decides
-        return bool(state.get("Running")) or state.get("Status") in ("running", "created", "configured", "initialized")
+        return bool(state.get("Running")) or state.get("Status") in (
+            "running",
+            "created",
+            "configured",
+            "initialized",
+        )
 
     def wait_exited(self, timeout: float) -> bool:
         """Wait until the engine is done with the container ("exited", "dead", or gone); False at `timeout`.
@@ -108,7 +114,9 @@ class ContainerHandle:
         with self.backend.driver.open_logs(self.cid) as chunks:
             data = read_capped(chunks, CONTAINER_LOG_MAX_BYTES)
         text = demux_logs(data.data).decode("utf-8", errors="replace")
-        return text + (f"\n{truncation_marker('container log', CONTAINER_LOG_MAX_BYTES)}\n" if data.truncated else "")
+        return text + (
+            f"\n{truncation_marker('container log', CONTAINER_LOG_MAX_BYTES)}\n" if data.truncated else ""
+        )
 
     def get_archive(self, path: str) -> bytes:
         """The tar of `path` inside the container, read in one call (small files only: the

@@ -57,8 +57,10 @@ def tmpfs_places(limits: ContainerLimits) -> tuple[Tmpfs, ...]:
 
 def tmpfs_mounts(places: tuple[Tmpfs, ...]) -> list[dict[str, Any]]:
     """podman-py `mounts` entries for the tmpfs places (podman mounts them exec)."""
-    return [{"type": "tmpfs", "source": "tmpfs", "target": t.target, "size": str(t.size_bytes), "mode": t.mode}
-            for t in places]
+    return [
+        {"type": "tmpfs", "source": "tmpfs", "target": t.target, "size": str(t.size_bytes), "mode": t.mode}
+        for t in places
+    ]
 
 
 def limit_options(limits: ContainerLimits) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import struct
-from typing import Iterator, Protocol
+from collections.abc import Iterator
+from typing import Protocol
 
 
 class _Exited(Protocol):
@@ -18,17 +19,17 @@ def demux_logs(data: bytes | Iterator[bytes]) -> bytes:
     out = bytearray()
     index = 0
     while index < len(data):
-        header = data[index:index + 8]
+        header = data[index : index + 8]
         if len(header) < 8 or header[0] not in (0, 1, 2) or header[1:4] != b"\0\0\0":
             return bytes(data) if index == 0 else bytes(out + data[index:])
         (length,) = struct.unpack(">L", header[4:8])
-        out += data[index + 8:index + 8 + length]
+        out += data[index + 8 : index + 8 + length]
         index += 8 + length
     return bytes(out)
 
 
 def exit_text(handle: _Exited) -> str:
-    """"code N: <last log line>": what a container that ended early leaves to explain itself."""
+    """ "code N: <last log line>": what a container that ended early leaves to explain itself."""
     try:
         lines = [ln for ln in handle.logs().splitlines() if ln.strip()]
     except Exception:  # noqa: BLE001 - the container may be gone already: the code alone

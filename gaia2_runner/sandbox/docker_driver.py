@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, BinaryIO, Callable, Iterator, Mapping, NoReturn
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, BinaryIO, NoReturn
 
 import requests
 from docker import APIClient
 from docker.constants import DEFAULT_DOCKER_API_VERSION
 from docker.errors import APIError, DockerException, NotFound, TLSParameterError
 from docker.utils import kwargs_from_env, version_lt
+
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.api_errors import unreachable
 from gaia2_runner.sandbox.build_stream import bare_id, follow_build
@@ -54,8 +56,10 @@ def tls_options(url: str) -> dict[str, Any]:
     try:
         tls = kwargs_from_env().get("tls")
     except (TLSParameterError, DockerException) as exc:
-        raise Gaia2Error(f"DOCKER_CERT_PATH / DOCKER_TLS_VERIFY: {' '.join(str(exc).split())}: "
-                         "point DOCKER_CERT_PATH at a directory with ca.pem, cert.pem and key.pem") from None
+        raise Gaia2Error(
+            f"DOCKER_CERT_PATH / DOCKER_TLS_VERIFY: {' '.join(str(exc).split())}: "
+            "point DOCKER_CERT_PATH at a directory with ca.pem, cert.pem and key.pem"
+        ) from None
     return {"tls": tls} if tls else {}
 
 
@@ -96,7 +100,9 @@ class DockerDriver:
             return self._api
 
     def _negotiate(self) -> str:
-        probe = APIClient(base_url=self.url, version=API_VERSION_FLOOR, timeout=CONNECT_TIMEOUT_S, **self._tls)
+        probe = APIClient(
+            base_url=self.url, version=API_VERSION_FLOOR, timeout=CONNECT_TIMEOUT_S, **self._tls
+        )
         try:
             server = str(probe.version(api_version=False).get("ApiVersion") or API_VERSION_FLOOR)
         except (APIError, requests.RequestException) as exc:
@@ -157,12 +163,22 @@ class DockerDriver:
         """Start a throw-away container of `spec.image` with only the optional capabilities: runc
         refuses before anything runs when the engine host lacks one. Any other outcome: granted.
         None when the probe cannot be created (no such image …): the real create will say why."""
-        host_config = api.create_host_config(cap_drop=["ALL"], cap_add=list(OPTIONAL_CAPABILITIES),
-                                             network_mode="none", read_only=True,
-                                             security_opt=[NO_NEW_PRIVILEGES])
+        host_config = api.create_host_config(
+            cap_drop=["ALL"],
+            cap_add=list(OPTIONAL_CAPABILITIES),
+            network_mode="none",
+            read_only=True,
+            security_opt=[NO_NEW_PRIVILEGES],
+        )
         try:
-            cid = api.create_container(spec.image, entrypoint=["true"], command=[], labels=dict(spec.labels),
-                                       host_config=host_config, use_config_proxy=False)["Id"]
+            cid = api.create_container(
+                spec.image,
+                entrypoint=["true"],
+                command=[],
+                labels=dict(spec.labels),
+                host_config=host_config,
+                use_config_proxy=False,
+            )["Id"]
         except APIError:
             return None
         try:
@@ -178,7 +194,9 @@ class DockerDriver:
         network, grant_optional = self._prepare(spec)
         try:
             api = self.api
-            return str(api.create_container(**create_options(spec, network, api.api_version, grant_optional))["Id"])
+            return str(
+                api.create_container(**create_options(spec, network, api.api_version, grant_optional))["Id"]
+            )
         except (APIError, requests.RequestException) as exc:
             self._fail(exc, f"create a container from {spec.image}")
 
@@ -217,7 +235,9 @@ class DockerDriver:
     def published_port(self, cid: str, port: int) -> int:
         return published_host_port("Docker", self.inspect(cid), port)
 
-    def _stream(self, path: str, params: Mapping[str, Any]) -> contextlib.AbstractContextManager[Iterator[bytes]]:
+    def _stream(
+        self, path: str, params: Mapping[str, Any]
+    ) -> contextlib.AbstractContextManager[Iterator[bytes]]:
         """A GET answer as chunks; the response is closed when the block ends."""
         return streamed(self.api.get(self._url(path), params=dict(params), stream=True))
 
@@ -254,10 +274,16 @@ class DockerDriver:
             found = self.api.containers(all=True, filters={"label": label})
         except (APIError, requests.RequestException) as exc:
             self._fail(exc, "list containers")
-        return [ContainerRecord(
-            id=str(c["Id"]), name=str((c.get("Names") or [c["Id"][:12]])[0]).lstrip("/"),
-            state=str(c.get("State", "")), labels=dict(c.get("Labels") or {}),
-            created=float(c.get("Created") or 0)) for c in found]
+        return [
+            ContainerRecord(
+                id=str(c["Id"]),
+                name=str((c.get("Names") or [c["Id"][:12]])[0]).lstrip("/"),
+                state=str(c.get("State", "")),
+                labels=dict(c.get("Labels") or {}),
+                created=float(c.get("Created") or 0),
+            )
+            for c in found
+        ]
 
     # images -------------------------------------------------------------------------------------
     def _image(self, ref: str) -> dict[str, Any] | None:
@@ -278,12 +304,19 @@ class DockerDriver:
         image = self._image(ref)
         return None if image is None else dict((image.get("Config") or {}).get("Labels") or {})
 
-    def build(self, body: BinaryIO, params: Mapping[str, Any], log: Callable[[str], None] | None) -> BuildResult:
+    def build(
+        self, body: BinaryIO, params: Mapping[str, Any], log: Callable[[str], None] | None
+    ) -> BuildResult:
         """POST /build with images.build_image's parameters (Docker's classic builder: `layers` is
         ignored, `networkmode=host` honoured); the id comes as an `aux` message."""
         try:
-            resp = self.api.post(self._url("/build"), params=dict(params), data=body,
-                                 headers={"Content-Type": "application/x-tar"}, stream=True)
+            resp = self.api.post(
+                self._url("/build"),
+                params=dict(params),
+                data=body,
+                headers={"Content-Type": "application/x-tar"},
+                stream=True,
+            )
             with contextlib.closing(resp):
                 resp.raise_for_status()
                 return follow_build(resp.iter_lines(), log)

@@ -17,6 +17,7 @@ from typing import Any
 
 from docker import APIClient
 from docker.errors import APIError, NotFound
+
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.ownership import LABEL_RUNNER
 
@@ -45,8 +46,13 @@ def ensure_isolated_network(api: APIClient, name: str = NETWORK_NAME) -> str:
         network = api.inspect_network(name)
     except NotFound:
         try:
-            api.create_network(name, driver="bridge", options=dict(NETWORK_OPTIONS),
-                               labels=dict(NETWORK_LABELS), check_duplicate=True)
+            api.create_network(
+                name,
+                driver="bridge",
+                options=dict(NETWORK_OPTIONS),
+                labels=dict(NETWORK_LABELS),
+                check_duplicate=True,
+            )
         except APIError as exc:
             if exc.status_code != CONFLICT:
                 raise
@@ -56,5 +62,6 @@ def ensure_isolated_network(api: APIClient, name: str = NETWORK_NAME) -> str:
         raise Gaia2Error(
             f"Docker network {name} cannot isolate the scenario containers: {problem}. "
             f"Remove it (docker network rm {name}) and the runner creates it again with "
-            f"{ICC_OPTION}=false")
+            f"{ICC_OPTION}=false"
+        )
     return name

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from docker.types import HostConfig, LogConfig, Mount, Ulimit
+
 from gaia2_runner.config.endpoints import HOST_GATEWAY
 from gaia2_runner.output.streams import CONTAINER_LOG_MAX_BYTES
 from gaia2_runner.sandbox.container_limits import CAPABILITIES, limit_options
@@ -33,8 +34,17 @@ from gaia2_runner.sandbox.engine import ContainerSpec, Tmpfs
 # podman 4's default capability set (containers.conf default_capabilities), measured in a
 # container of the runner's: what the daemon and the agent have on podman, and nothing more.
 PODMAN_DEFAULT_CAPABILITIES = (
-    "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "NET_BIND_SERVICE",
-    "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT",
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "NET_BIND_SERVICE",
+    "SETFCAP",
+    "SETGID",
+    "SETPCAP",
+    "SETUID",
+    "SYS_CHROOT",
 )
 # Added only where the engine host has it in its bounding set: podman leaves out what it cannot
 # grant by itself, runc under Docker refuses to start the container instead ("unable to apply
@@ -66,7 +76,9 @@ def tmpfs_option(place: Tmpfs) -> str:
     return f"{TMPFS_FLAGS},{'exec' if place.exec else 'noexec'},size={place.size_bytes},mode={place.mode}"
 
 
-def host_config_options(spec: ContainerSpec, network_name: str, grant_optional: bool = True) -> dict[str, Any]:
+def host_config_options(
+    spec: ContainerSpec, network_name: str, grant_optional: bool = True
+) -> dict[str, Any]:
     """docker-py `HostConfig` keyword arguments for `spec` on the network `network_name`."""
     limits = limit_options(spec.limits)
     # podman-py spellings that Docker writes differently (or that are set here from the module's policy)
@@ -81,17 +93,21 @@ def host_config_options(spec: ContainerSpec, network_name: str, grant_optional: 
         cap_add=capabilities(grant_optional),
         security_opt=[NO_NEW_PRIVILEGES],
         tmpfs={t.target: tmpfs_option(t) for t in spec.tmpfs},
-        mounts=[Mount(target=b.target, source=b.source, type="bind", read_only=b.read_only) for b in spec.binds],
+        mounts=[
+            Mount(target=b.target, source=b.source, type="bind", read_only=b.read_only) for b in spec.binds
+        ],
         ulimits=[Ulimit(name="nofile", soft=NOFILE_LIMIT, hard=NOFILE_LIMIT)],
-        log_config=LogConfig(type=LOG_DRIVER, config={"max-size": str(LOG_MAX_SIZE_BYTES),
-                                                      "max-file": str(LOG_MAX_FILES)}),
+        log_config=LogConfig(
+            type=LOG_DRIVER, config={"max-size": str(LOG_MAX_SIZE_BYTES), "max-file": str(LOG_MAX_FILES)}
+        ),
         extra_hosts={HOST_GATEWAY: "host-gateway"},
         cgroupns=CGROUP_NAMESPACE,
     )
 
 
-def create_options(spec: ContainerSpec, network_name: str, api_version: str = API_VERSION_FLOOR,
-                   grant_optional: bool = True) -> dict[str, Any]:
+def create_options(
+    spec: ContainerSpec, network_name: str, api_version: str = API_VERSION_FLOOR, grant_optional: bool = True
+) -> dict[str, Any]:
     """docker-py `APIClient.create_container` keyword arguments for `spec` (pure: unit-tested)."""
     kwargs: dict[str, Any] = dict(
         image=spec.image,
@@ -102,7 +118,9 @@ def create_options(spec: ContainerSpec, network_name: str, api_version: str = AP
         labels=dict(spec.labels),
         ports=[(spec.adapter_port, "tcp")],
         volumes=list(spec.upload_dirs),  # anonymous volumes: Config.Volumes
-        host_config=HostConfig(version=api_version, **host_config_options(spec, network_name, grant_optional)),
+        host_config=HostConfig(
+            version=api_version, **host_config_options(spec, network_name, grant_optional)
+        ),
         networking_config={"EndpointsConfig": {network_name: {}}},
     )
     if spec.command is not None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.streams import STREAM_CHUNK_BYTES

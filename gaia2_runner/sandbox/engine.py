@@ -14,8 +14,10 @@ engine turning a spec into its create options can be unit-tested without a daemo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, ContextManager, Iterator, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from gaia2_runner.errors import Gaia2Error
 
@@ -119,8 +121,8 @@ class EngineDriver(Protocol):
     def state(self, cid: str) -> dict[str, Any] | None: ...  # State block; {} gone; None: no answer
     def inspect(self, cid: str) -> dict[str, Any]: ...  # the inspect JSON; {} when gone
     def published_port(self, cid: str, port: int) -> int: ...
-    def open_logs(self, cid: str) -> ContextManager[Iterator[bytes]]: ...  # raw (maybe framed) bytes
-    def open_archive(self, cid: str, path: str) -> ContextManager[Iterator[bytes]]: ...
+    def open_logs(self, cid: str) -> AbstractContextManager[Iterator[bytes]]: ...  # raw (maybe framed) bytes
+    def open_archive(self, cid: str, path: str) -> AbstractContextManager[Iterator[bytes]]: ...
     def stop(self, cid: str, timeout: int) -> None: ...  # never raises
     def remove(self, cid: str) -> bool: ...  # with its volumes; True when gone, False: no answer
     def list_labelled(self, label: str) -> list[ContainerRecord]: ...
@@ -128,5 +130,6 @@ class EngineDriver(Protocol):
     # images
     def image_id(self, ref: str) -> str | None: ...  # bare hex (no "sha256:"), None when absent
     def image_labels(self, ref: str) -> dict[str, str] | None: ...
-    def build(self, body: BinaryIO, params: Mapping[str, Any],
-              log: Callable[[str], None] | None) -> BuildResult: ...
+    def build(
+        self, body: BinaryIO, params: Mapping[str, Any], log: Callable[[str], None] | None
+    ) -> BuildResult: ...

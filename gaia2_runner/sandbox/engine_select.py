@@ -16,8 +16,8 @@ import json
 import os
 import shutil
 import socket
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 from urllib.parse import urlsplit
 
 from gaia2_runner.config.schema import BY_NAME
@@ -121,8 +121,9 @@ def info_of(doc: Mapping) -> EngineInfo | None:
     engine = engine_of(doc)
     if engine is None:
         return None
-    return EngineInfo(engine=engine, version=str(doc.get("Version") or "?"),
-                      api_version=str(doc.get("ApiVersion") or "?"))
+    return EngineInfo(
+        engine=engine, version=str(doc.get("Version") or "?"), api_version=str(doc.get("ApiVersion") or "?")
+    )
 
 
 def describe_engine(info: EngineInfo, reason: str | None = None) -> str:
@@ -154,8 +155,9 @@ def candidate_urls(engine: str, environ: Mapping[str, str] | None = None) -> lis
     return urls
 
 
-def requested_engine(setting: str | None, environ: Mapping[str, str] | None = None,
-                     where: str = ENGINE_FLAG) -> tuple[str, str]:
+def requested_engine(
+    setting: str | None, environ: Mapping[str, str] | None = None, where: str = ENGINE_FLAG
+) -> tuple[str, str]:
     """The engine asked for (PODMAN, DOCKER or AUTO) and who asked (`where`, ENGINE_ENV or "" for
     the default); a bad value is one error line. Cheap: callers check it before connecting."""
     env = os.environ if environ is None else environ
@@ -166,9 +168,15 @@ def requested_engine(setting: str | None, environ: Mapping[str, str] | None = No
     return DEFAULT_ENGINE, ""
 
 
-def choose_engine(setting: str | None, url: str | None = None, environ: Mapping[str, str] | None = None, *,
-                  where: str = ENGINE_FLAG, api_url: str | None = None,
-                  places: Mapping[str, Sequence[str]] | None = None) -> EngineChoice:
+def choose_engine(
+    setting: str | None,
+    url: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    *,
+    where: str = ENGINE_FLAG,
+    api_url: str | None = None,
+    places: Mapping[str, Sequence[str]] | None = None,
+) -> EngineChoice:
     """The engine and its address. `setting`: the --engine/[run] engine value (None: not given),
     `where` names it in errors; `url`: a --host or [run] hosts address; `api_url`: where `url`
     answers when that is not `url` itself (an ssh:// host's tunnel socket), else an ssh:// host's
@@ -194,16 +202,24 @@ def choose_engine(setting: str | None, url: str | None = None, environ: Mapping[
     return _probed(sockets, env)
 
 
-def _named(engine: str, origin: str, url: str | None, env: Mapping[str, str], api_url: str | None,
-           sockets: Mapping[str, Sequence[str]]) -> EngineChoice:
+def _named(
+    engine: str,
+    origin: str,
+    url: str | None,
+    env: Mapping[str, str],
+    api_url: str | None,
+    sockets: Mapping[str, Sequence[str]],
+) -> EngineChoice:
     """An engine the user named: its address, refused when another engine answers there."""
     if url is None and env.get(HOST_ENV[engine]):
         url = env[HOST_ENV[engine]]
     if url is not None:
         other = identify(api_url or url) if (api_url or not url.startswith("ssh://")) else None
         if other is not None and other != engine:
-            raise Gaia2Error(f"{origin.removeprefix('set by ')} {engine}: {url} answers as {other}, not "
-                             f"{engine}: drop the setting (auto) or give {engine}'s address")
+            raise Gaia2Error(
+                f"{origin.removeprefix('set by ')} {engine}: {url} answers as {other}, not "
+                f"{engine}: drop the setting (auto) or give {engine}'s address"
+            )
         return EngineChoice(engine, url, origin)
     answers = {place: identify(place) for place in sockets.get(engine, ())}
     found = next((place for place, who in answers.items() if who == engine), None)
@@ -211,9 +227,11 @@ def _named(engine: str, origin: str, url: str | None, env: Mapping[str, str], ap
         return EngineChoice(engine, found, origin)
     impostor = next((place for place, who in answers.items() if who is not None), None)
     if impostor is not None:  # e.g. podman-docker's /var/run/docker.sock
-        raise Gaia2Error(f"{origin.removeprefix('set by ')} {engine}: {impostor} answers as {answers[impostor]}, "
-                         f"not {engine}: start {engine} ({SETUP_SCRIPTS[engine]}) or use --engine "
-                         f"{answers[impostor]}")
+        raise Gaia2Error(
+            f"{origin.removeprefix('set by ')} {engine}: {impostor} answers as {answers[impostor]}, "
+            f"not {engine}: start {engine} ({SETUP_SCRIPTS[engine]}) or use --engine "
+            f"{answers[impostor]}"
+        )
     # Nothing answers: podman's default place may get a private service; Docker's is its socket,
     # and connecting there says to start Docker.
     return EngineChoice(engine, None if engine == PODMAN else default_url(engine), origin)
@@ -241,13 +259,18 @@ def _probed(sockets: Mapping[str, Sequence[str]], env: Mapping[str, str]) -> Eng
             if who is not None and who not in found:
                 found[who] = place
     if len(found) == 1:
-        (engine, place), = found.items()
+        ((engine, place),) = found.items()
         return EngineChoice(engine, place, f"auto: only {engine} answers")
     if len(found) > 1:
-        return EngineChoice(PODMAN, found[PODMAN], f"auto: podman and docker both answer, podman chosen "
-                                                    f"({ENGINE_FLAG} {DOCKER} for Docker)")
+        return EngineChoice(
+            PODMAN,
+            found[PODMAN],
+            f"auto: podman and docker both answer, podman chosen ({ENGINE_FLAG} {DOCKER} for Docker)",
+        )
     if shutil.which(PODMAN, path=env.get("PATH")):
         return EngineChoice(PODMAN, None, "auto: no engine answers, a private podman service")
-    raise Gaia2Error(f"no container engine answers and podman is not installed: install one with "
-                     f"{SETUP_SCRIPTS[PODMAN]} or {SETUP_SCRIPTS[DOCKER]} (or name a running one with "
-                     f"{HOST_ENV[PODMAN]}, {HOST_ENV[DOCKER]} or {ENGINE_FLAG})")
+    raise Gaia2Error(
+        f"no container engine answers and podman is not installed: install one with "
+        f"{SETUP_SCRIPTS[PODMAN]} or {SETUP_SCRIPTS[DOCKER]} (or name a running one with "
+        f"{HOST_ENV[PODMAN]}, {HOST_ENV[DOCKER]} or {ENGINE_FLAG})"
+    )

@@ -16,11 +16,10 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
-from gaia2_runner.config.harnesses import Harness
 from gaia2_runner.config.defaults import (  # the image names' owner
     AGENT_IMAGE,
     DEFAULT_BASE_IMAGE,
@@ -29,10 +28,11 @@ from gaia2_runner.config.defaults import (  # the image names' owner
     RUNTIME_BASE_IMAGE,
     RUNTIME_DEPS_IMAGE,
 )
+from gaia2_runner.config.harnesses import Harness
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.resources import checkout_candidates
-from gaia2_runner.sandbox.build_context import CONTRACT_SOURCE, context_archive, contract_files
 from gaia2_runner.sandbox.backend import Sandbox
+from gaia2_runner.sandbox.build_context import CONTRACT_SOURCE, context_archive, contract_files
 
 HARNESSES_DIR = "harnesses"  # containers/harnesses/<name>/{Containerfile,profile.toml}
 NODE_CONTAINERFILE = f"{HARNESSES_DIR}/node/Containerfile"
@@ -75,25 +75,42 @@ def default_base_image() -> str:
     return os.environ.get("GAIA2_BASE_IMAGE") or DEFAULT_BASE_IMAGE
 
 
-def image_specs(base_image: str | None = None, harnesses: Sequence[Harness] = (),
-                defaults: bool = True) -> list[ImageSpec]:
+def image_specs(
+    base_image: str | None = None, harnesses: Sequence[Harness] = (), defaults: bool = True
+) -> list[ImageSpec]:
     """The images in build order (each may start FROM one before it): the runtime deps and base,
     the default set (oracle, built-in LLM agent) and, for CLI harnesses, the Node image and theirs
     (each a "-deps" image with the harness's package, then our code on top)."""
-    specs = [ImageSpec(RUNTIME_DEPS_IMAGE, "Containerfile.base", {"BASE_IMAGE": base_image or default_base_image()},
-                       has_code=False),
-             with_code(RUNTIME_BASE_IMAGE, RUNTIME_DEPS_IMAGE)]
+    specs = [
+        ImageSpec(
+            RUNTIME_DEPS_IMAGE,
+            "Containerfile.base",
+            {"BASE_IMAGE": base_image or default_base_image()},
+            has_code=False,
+        ),
+        with_code(RUNTIME_BASE_IMAGE, RUNTIME_DEPS_IMAGE),
+    ]
     if defaults:
-        specs += [ImageSpec(ORACLE_IMAGE, "Containerfile.oracle", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}),
-                  ImageSpec(AGENT_IMAGE, "Containerfile.agent", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE})]
+        specs += [
+            ImageSpec(ORACLE_IMAGE, "Containerfile.oracle", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}),
+            ImageSpec(AGENT_IMAGE, "Containerfile.agent", {"RUNTIME_BASE": RUNTIME_BASE_IMAGE}),
+        ]
     cli = [h for h in harnesses if not h.builtin]
     if any(h.base == "node" for h in cli):
-        specs.append(ImageSpec(NODE_IMAGE, NODE_CONTAINERFILE, {"RUNTIME_BASE": RUNTIME_DEPS_IMAGE}, has_code=False))
+        specs.append(
+            ImageSpec(NODE_IMAGE, NODE_CONTAINERFILE, {"RUNTIME_BASE": RUNTIME_DEPS_IMAGE}, has_code=False)
+        )
     for h in cli:
         parent = NODE_IMAGE if h.base == "node" else RUNTIME_DEPS_IMAGE
-        specs += [ImageSpec(deps_tag(h.image), h.containerfile, {"HARNESS_BASE": parent, "VERSION": str(h.version)},
-                            has_code=False),
-                  with_code(h.image, deps_tag(h.image))]
+        specs += [
+            ImageSpec(
+                deps_tag(h.image),
+                h.containerfile,
+                {"HARNESS_BASE": parent, "VERSION": str(h.version)},
+                has_code=False,
+            ),
+            with_code(h.image, deps_tag(h.image)),
+        ]
     return specs
 
 
@@ -109,8 +126,9 @@ def containers_dir() -> Path:
     )
 
 
-def source_digest(context: Path, harnesses: Iterable[str] = (), code: bool = True,
-                  contract: Path = CONTRACT_SOURCE) -> str:
+def source_digest(
+    context: Path, harnesses: Iterable[str] = (), code: bool = True, contract: Path = CONTRACT_SOURCE
+) -> str:
     """Digest of what an image is built from, so stale images are rebuilt automatically: the
     runtime files, plus the directories of the `harnesses` it holds (under containers/harnesses/,
     "node" included); without CODE_DIR and the `contract` package for the "-deps" images (our
@@ -132,8 +150,9 @@ def source_digest(context: Path, harnesses: Iterable[str] = (), code: bool = Tru
     return digest.hexdigest()[:16]
 
 
-def spec_digest(context: Path, spec: ImageSpec, specs: Sequence[ImageSpec] = (),
-                contract: Path = CONTRACT_SOURCE) -> str:
+def spec_digest(
+    context: Path, spec: ImageSpec, specs: Sequence[ImageSpec] = (), contract: Path = CONTRACT_SOURCE
+) -> str:
     """An image's digest covers the harness directories of every image in its FROM chain (a
     Node harness: its own and the Node image's)."""
     by_tag = {s.tag: s for s in specs}
@@ -186,8 +205,14 @@ def write_build_ca(context: Path, ca_bundle: str | Path | None = None) -> Path:
     return target
 
 
-def build_image(backend: Sandbox, spec: ImageSpec, context: Path, nocache: bool = False,
-                log: LogFn | None = None, digest: str | None = None) -> str:
+def build_image(
+    backend: Sandbox,
+    spec: ImageSpec,
+    context: Path,
+    nocache: bool = False,
+    log: LogFn | None = None,
+    digest: str | None = None,
+) -> str:
     """Build one image and return its id; raise Gaia2Error with the last log lines on failure.
 
     Streams the build's messages (the driver's build), so progress shows as it happens.
@@ -272,10 +297,23 @@ def build_images(
             backend.close()
 
 
-def ensure_images(backend: Sandbox | None = None, base_image: str | None = None,
-                  ca_bundle: str | Path | None = None, log: LogFn | None = None,
-                  on_image: Callable[[str, str], None] | None = None,
-                  harnesses: Sequence[Harness] = (), defaults: bool = True) -> list[str]:
+def ensure_images(
+    backend: Sandbox | None = None,
+    base_image: str | None = None,
+    ca_bundle: str | Path | None = None,
+    log: LogFn | None = None,
+    on_image: Callable[[str, str], None] | None = None,
+    harnesses: Sequence[Harness] = (),
+    defaults: bool = True,
+) -> list[str]:
     """Build only the images that are missing or stale; return the tags built (empty when none)."""
-    return build_images(backend, base_image, ca_bundle, only_missing=True, log=log, on_image=on_image,
-                        harnesses=harnesses, defaults=defaults)
+    return build_images(
+        backend,
+        base_image,
+        ca_bundle,
+        only_missing=True,
+        log=log,
+        on_image=on_image,
+        harnesses=harnesses,
+        defaults=defaults,
+    )

@@ -12,8 +12,8 @@ GAIA2_SWEEP=0 in the environment (the setting wins over the variable).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from gaia2_runner.config.schema import SWEEP_ENV  # 0/false/no/off: never remove leftovers by themselves
 from gaia2_runner.errors import Gaia2Error
@@ -31,13 +31,15 @@ STOP_TIMEOUT_S = 2
 _OFF, _ON = ("0", "false", "no", "off"), ("1", "true", "yes", "on", "")
 
 
-def sweep_wanted(setting: bool | None, env: "os._Environ[str] | dict[str, str] | None" = None) -> bool:
+def sweep_wanted(setting: bool | None, env: os._Environ[str] | dict[str, str] | None = None) -> bool:
     """Whether an invocation sweeps: the setting when given, else $GAIA2_SWEEP, else yes."""
     if setting is not None:
         return setting
     raw = (os.environ if env is None else env).get(SWEEP_ENV, "").strip().lower()
     if raw not in _OFF + _ON:
-        raise Gaia2Error(f"{SWEEP_ENV}={raw[:40]!r}: use 0 (never remove leftovers by itself) or 1 (the default)")
+        raise Gaia2Error(
+            f"{SWEEP_ENV}={raw[:40]!r}: use 0 (never remove leftovers by itself) or 1 (the default)"
+        )
     return raw not in _OFF
 
 
@@ -65,10 +67,17 @@ def runner_containers(driver: EngineDriver) -> list[Leftover]:
     for record in sorted(driver.list_labelled(RUNNER_FILTER), key=lambda r: r.created):
         labels = record.labels
         owner = Owner.from_labels(labels)
-        items.append(Leftover(
-            id=record.id, name=record.name, state=record.state,
-            scenario_id=labels.get(LABEL_SCENARIO_ID, ""), output_dir=labels.get(LABEL_OUTPUT_DIR, ""),
-            owner=owner, owner_state=owner_state(owner)))
+        items.append(
+            Leftover(
+                id=record.id,
+                name=record.name,
+                state=record.state,
+                scenario_id=labels.get(LABEL_SCENARIO_ID, ""),
+                output_dir=labels.get(LABEL_OUTPUT_DIR, ""),
+                owner=owner,
+                owner_state=owner_state(owner),
+            )
+        )
     return items
 
 

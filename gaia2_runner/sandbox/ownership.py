@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 # Every label the runner puts on a container; podman filters on them (`label=gaia2-runner=1`).
 LABEL_RUNNER = "gaia2-runner"  # "1": started by gaia2-runner
@@ -54,18 +54,29 @@ class Owner:
     namespaces: str = ""  # "" where /proc is unavailable, or a runner older than the label
 
     def labels(self) -> dict[str, str]:
-        return {LABEL_HOST: self.host, LABEL_BOOT_ID: self.boot_id, LABEL_NAMESPACES: self.namespaces,
-                LABEL_PID: str(self.pid), LABEL_START_TIME: self.start_time, LABEL_INVOCATION: self.invocation}
+        return {
+            LABEL_HOST: self.host,
+            LABEL_BOOT_ID: self.boot_id,
+            LABEL_NAMESPACES: self.namespaces,
+            LABEL_PID: str(self.pid),
+            LABEL_START_TIME: self.start_time,
+            LABEL_INVOCATION: self.invocation,
+        }
 
     @classmethod
-    def from_labels(cls, labels: Mapping[str, str]) -> "Owner | None":
+    def from_labels(cls, labels: Mapping[str, str]) -> Owner | None:
         try:
             pid = int(labels[LABEL_PID])
             if pid <= 0:  # never a process (kill(0 or -1) would even mean a group)
                 return None
-            return cls(host=labels[LABEL_HOST], boot_id=labels.get(LABEL_BOOT_ID, ""), pid=pid,
-                       start_time=labels.get(LABEL_START_TIME, ""), invocation=labels.get(LABEL_INVOCATION, ""),
-                       namespaces=labels.get(LABEL_NAMESPACES, ""))
+            return cls(
+                host=labels[LABEL_HOST],
+                boot_id=labels.get(LABEL_BOOT_ID, ""),
+                pid=pid,
+                start_time=labels.get(LABEL_START_TIME, ""),
+                invocation=labels.get(LABEL_INVOCATION, ""),
+                namespaces=labels.get(LABEL_NAMESPACES, ""),
+            )
         except (KeyError, ValueError):
             return None
 
@@ -83,9 +94,14 @@ def current_owner() -> Owner:
     pid = os.getpid()
     invocation = _invocations.setdefault(pid, secrets.token_hex(6))
     stat = _proc_stat(pid) if _proc_is_ours() else None
-    return Owner(host=socket.gethostname(), boot_id=_boot_id(), pid=pid,
-                 start_time=stat[1] if stat else "", invocation=invocation,
-                 namespaces=_namespaces() if stat else "")
+    return Owner(
+        host=socket.gethostname(),
+        boot_id=_boot_id(),
+        pid=pid,
+        start_time=stat[1] if stat else "",
+        invocation=invocation,
+        namespaces=_namespaces() if stat else "",
+    )
 
 
 def owner_state(owner: Owner | None) -> str:
@@ -97,7 +113,13 @@ def owner_state(owner: Owner | None) -> str:
     if owner.host != socket.gethostname():
         return OTHER_HOST
     boot_id = _boot_id()
-    if not owner.boot_id or not owner.start_time or not owner.namespaces or not boot_id or not _proc_is_ours():
+    if (
+        not owner.boot_id
+        or not owner.start_time
+        or not owner.namespaces
+        or not boot_id
+        or not _proc_is_ours()
+    ):
         return UNKNOWN
     if owner.boot_id != boot_id:
         return OTHER_BOOT
@@ -131,7 +153,7 @@ def _proc_stat(pid: int) -> tuple[str, str] | None:
         text = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    fields = text[text.rindex(")") + 2:].split()  # the command name may hold spaces and parens
+    fields = text[text.rindex(")") + 2 :].split()  # the command name may hold spaces and parens
     return fields[0], fields[19]  # fields 3 and 22 of proc(5)
 
 

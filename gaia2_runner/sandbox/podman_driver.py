@@ -8,8 +8,12 @@ traffic (model providers, host.containers.internal) leaving as if from the host.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
-from typing import Any, BinaryIO, Callable, Iterator, Mapping
+from typing import Any, BinaryIO
+
+from podman import PodmanClient
+from podman.errors import APIError, NotFound
 
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.api_errors import api_message, unreachable
@@ -25,8 +29,6 @@ from gaia2_runner.sandbox.engine import (
     EngineUnavailable,
 )
 from gaia2_runner.sandbox.service import ping
-from podman import PodmanClient
-from podman.errors import APIError, NotFound
 
 NETWORK_MODE = "slirp4netns"
 NETWORK_OPTIONS = {"slirp4netns": ["allow_host_loopback=false"]}
@@ -36,7 +38,8 @@ def create_options(spec: ContainerSpec) -> dict[str, Any]:
     """podman-py `containers.create` keyword arguments for `spec` (pure: unit-tested)."""
     host = ("127.0.0.1", spec.host_port) if spec.host_port is not None else {"ip": "127.0.0.1"}
     mounts = tmpfs_mounts(spec.tmpfs) + [
-        {"type": "bind", "source": b.source, "target": b.target, "read_only": b.read_only} for b in spec.binds]
+        {"type": "bind", "source": b.source, "target": b.target, "read_only": b.read_only} for b in spec.binds
+    ]
     kwargs: dict[str, Any] = dict(
         detach=True,
         name=spec.name,
@@ -123,8 +126,11 @@ class PodmanDriver:
         return published_host_port("podman", self.inspect(cid), port)
 
     def open_logs(self, cid: str) -> contextlib.AbstractContextManager[Iterator[bytes]]:
-        return streamed(self.client.api.get(f"/containers/{cid}/logs", params={"stdout": True, "stderr": True},
-                                            stream=True))
+        return streamed(
+            self.client.api.get(
+                f"/containers/{cid}/logs", params={"stdout": True, "stderr": True}, stream=True
+            )
+        )
 
     def open_archive(self, cid: str, path: str) -> contextlib.AbstractContextManager[Iterator[bytes]]:
         return streamed(self.client.api.get(f"/containers/{cid}/archive", params={"path": path}, stream=True))
@@ -153,9 +159,15 @@ class PodmanDriver:
         records = []
         for c in found:
             names = c.attrs.get("Names") or [c.id[:12]]
-            records.append(ContainerRecord(
-                id=str(c.id), name=str(names[0]).lstrip("/"), state=str(c.attrs.get("State", "")),
-                labels=dict(c.attrs.get("Labels") or {}), created=_created(c.attrs.get("Created"))))
+            records.append(
+                ContainerRecord(
+                    id=str(c.id),
+                    name=str(names[0]).lstrip("/"),
+                    state=str(c.attrs.get("State", "")),
+                    labels=dict(c.attrs.get("Labels") or {}),
+                    created=_created(c.attrs.get("Created")),
+                )
+            )
         return records
 
     def container_exists(self, cid: str) -> bool:
@@ -177,10 +189,17 @@ class PodmanDriver:
         except (NotFound, APIError):
             return None
 
-    def build(self, body: BinaryIO, params: Mapping[str, Any], log: Callable[[str], None] | None) -> BuildResult:
+    def build(
+        self, body: BinaryIO, params: Mapping[str, Any], log: Callable[[str], None] | None
+    ) -> BuildResult:
         try:
-            resp = self.client.api.post("/build", params=dict(params), data=body,
-                                        headers={"Content-type": "application/x-tar"}, stream=True)
+            resp = self.client.api.post(
+                "/build",
+                params=dict(params),
+                data=body,
+                headers={"Content-type": "application/x-tar"},
+                stream=True,
+            )
             resp.raise_for_status()
             return follow_build(resp.iter_lines(), log)
         except APIError as exc:

@@ -17,10 +17,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.sandbox.processes import stop_process
 from podman import PodmanClient
 from podman.errors import APIError
+
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.sandbox.processes import stop_process
 
 INSTALL_HINT = (
     "podman not found: install it (Debian/Ubuntu: apt-get install podman) "
@@ -83,7 +84,10 @@ def start_private_service(podman_bin: str | None = None, wait: float = 15.0) -> 
         command = [sys.executable, "-c", _DIE_WITH_PARENT, str(os.getpid()), *command]
     process = subprocess.Popen(
         command,
-        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=env,
         start_new_session=True,  # Ctrl-C on the terminal must not kill it before we clean up
         cwd=directory,  # conmon inherits it: a working directory deleted later fails every container start
     )

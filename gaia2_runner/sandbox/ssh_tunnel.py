@@ -57,14 +57,30 @@ class SshHost:
     def _ssh(self, *args: str) -> list[str]:
         return ["ssh", "-S", str(self.control), *self.options, *args, self.target]
 
-    def start(self) -> "SshHost":
+    def start(self) -> SshHost:
         if shutil.which("ssh") is None:
             raise Gaia2Error(f"{self.source}: ssh not found: install openssh-client")
-        command = self._ssh("-M", "-N", "-o", "BatchMode=yes", "-o", "ExitOnForwardFailure=yes",
-                            "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=2",
-                            "-L", f"{self.local_socket}:{self.remote_socket}")
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, start_new_session=True)
+        command = self._ssh(
+            "-M",
+            "-N",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "ExitOnForwardFailure=yes",
+            "-o",
+            "ServerAliveInterval=5",
+            "-o",
+            "ServerAliveCountMax=2",
+            "-L",
+            f"{self.local_socket}:{self.remote_socket}",
+        )
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + CONNECT_TIMEOUT_S
         while not self.local_socket.exists():
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -83,10 +99,13 @@ class SshHost:
         """Forward a free local port to `remote_port` on the host's loopback; the local port."""
         local = free_port()
         spec = f"127.0.0.1:{local}:127.0.0.1:{remote_port}"
-        proc = subprocess.run(self._ssh("-O", "forward", "-L", spec), capture_output=True, text=True, timeout=30)
+        proc = subprocess.run(
+            self._ssh("-O", "forward", "-L", spec), capture_output=True, text=True, timeout=30
+        )
         if proc.returncode != 0:
-            raise Gaia2Error(f"cannot forward the adapter port over ssh to {self.source}: "
-                             f"{one_line(proc.stderr, 300)}")
+            raise Gaia2Error(
+                f"cannot forward the adapter port over ssh to {self.source}: {one_line(proc.stderr, 300)}"
+            )
         return local
 
     def cancel(self, local: int, remote_port: int) -> None:
@@ -96,6 +115,8 @@ class SshHost:
     def close(self) -> None:
         """End the master connection (its forwards with it) and remove the local socket."""
         if self.process is not None:
-            stop_process(self.process, lambda: subprocess.run(self._ssh("-O", "exit"), capture_output=True,
-                                                              timeout=30, check=False))
+            stop_process(
+                self.process,
+                lambda: subprocess.run(self._ssh("-O", "exit"), capture_output=True, timeout=30, check=False),
+            )
         shutil.rmtree(self.directory, ignore_errors=True)

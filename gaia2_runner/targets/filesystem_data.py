@@ -42,8 +42,10 @@ def ensure_files(root: Path, paths: tuple[str, ...] | list[str]) -> Path:
     if not missing:
         return root.resolve()
     why = f"; fetching {FILESYSTEM_DATASET} failed: {fetch_error}" if fetch_error else ""
-    raise Gaia2Error(f"{describe_missing(root, missing, len(paths))}{why} "
-                     f"(set --filesystem-dir to a copy of {FILESYSTEM_DATASET})")
+    raise Gaia2Error(
+        f"{describe_missing(root, missing, len(paths))}{why} "
+        f"(set --filesystem-dir to a copy of {FILESYSTEM_DATASET})"
+    )
 
 
 def _fetch_once(root: Path) -> str | None:

@@ -33,7 +33,9 @@ def dataset_cache_dir(dataset_id: str, revision: str | None, cache_dir: Path | N
     """Where a dataset's scenarios are materialised. A local copy's revision is a stamp of its files,
     so a copy rebuilt in place is read afresh rather than from a stale cache."""
     name = dataset_id.strip("/").replace("/", "__")
-    return cache_root(cache_dir) / "datasets" / safe_name(name) / safe_name(revision or _local_stamp(dataset_id))
+    return (
+        cache_root(cache_dir) / "datasets" / safe_name(name) / safe_name(revision or _local_stamp(dataset_id))
+    )
 
 
 def load_options(dataset_id: str) -> dict[str, str]:
@@ -45,7 +47,7 @@ def load_options(dataset_id: str) -> dict[str, str]:
 
 
 def _local_stamp(dataset_id: str) -> str:
-    """"main" for a hub id; for a local directory, "local-" + a hash of its files' paths, sizes and
+    """ "main" for a hub id; for a local directory, "local-" + a hash of its files' paths, sizes and
     modification times (cheap: a copy holds a README and a few data files)."""
     local = Path(os.path.expanduser(dataset_id))
     if not local.is_dir():
@@ -57,8 +59,9 @@ def _local_stamp(dataset_id: str) -> str:
     return "local-" + digest.hexdigest()[:16]
 
 
-def materialize(dataset_id: str, splits: list[str] | None, revision: str | None = None,
-                cache_dir: Path | None = None) -> Path:
+def materialize(
+    dataset_id: str, splits: list[str] | None, revision: str | None = None, cache_dir: Path | None = None
+) -> Path:
     """Make sure the wanted splits (None: all) are on disk; return the dataset's cache dir."""
     root = dataset_cache_dir(dataset_id, revision, cache_dir)
     wanted = list(splits) if splits else config_names(dataset_id, revision, root)
@@ -68,7 +71,9 @@ def materialize(dataset_id: str, splits: list[str] | None, revision: str | None 
         available = config_names(dataset_id, revision, root)
         unknown = [s for s in missing if s not in available]
         if unknown:
-            raise Gaia2Error(f"unknown split {', '.join(unknown)} in {dataset_id}: available: {', '.join(available)}")
+            raise Gaia2Error(
+                f"unknown split {', '.join(unknown)} in {dataset_id}: available: {', '.join(available)}"
+            )
     for split in missing:
         _download_split(dataset_id, split, revision, root)
     return root
@@ -98,17 +103,22 @@ def _download_split(dataset_id: str, split: str, revision: str | None, root: Pat
     try:
         import datasets
 
-        rows = datasets.load_dataset(dataset_id, name=split, split="test", revision=revision,
-                                     **load_options(dataset_id))
+        rows = datasets.load_dataset(
+            dataset_id, name=split, split="test", revision=revision, **load_options(dataset_id)
+        )
     except ValueError as exc:
         if "BuilderConfig" in str(exc) or "config" in str(exc).lower():
-            raise Gaia2Error(f"unknown split {split!r} in {dataset_id}: {' '.join(str(exc).split())[:300]}") from None
+            raise Gaia2Error(
+                f"unknown split {split!r} in {dataset_id}: {' '.join(str(exc).split())[:300]}"
+            ) from None
         raise download_error(dataset_id, exc) from None
     except Exception as exc:  # noqa: BLE001
         raise download_error(dataset_id, exc) from None
     missing = {ROW_SCENARIO_ID, CLI_SCENARIO_COLUMN} - set(rows.column_names)
     if missing:
-        raise Gaia2Error(f"{dataset_id} split {split}: rows lack {', '.join(sorted(missing))}: not a Gaia2 scenario dataset")
+        raise Gaia2Error(
+            f"{dataset_id} split {split}: rows lack {', '.join(sorted(missing))}: not a Gaia2 scenario dataset"
+        )
     staging = root / f".{split}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)

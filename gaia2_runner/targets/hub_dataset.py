@@ -19,10 +19,22 @@ from typing import Any
 from gaia2_runner.config import TargetConfig
 from gaia2_runner.config.defaults import DEFAULT_HUB_SPLIT
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.targets.hf_cache import (COMPLETE, SPLITS_FILE, config_names, dataset_cache_dir, download_error,
-                                           load_options, materialize)
-from gaia2_runner.targets.hub_layout import (CAPABILITY_CONFIGS, CLI_SCENARIO_COLUMN, README, ROW_DATA,
-                                             ROW_SCENARIO_ID)
+from gaia2_runner.targets.hf_cache import (
+    COMPLETE,
+    SPLITS_FILE,
+    config_names,
+    dataset_cache_dir,
+    download_error,
+    load_options,
+    materialize,
+)
+from gaia2_runner.targets.hub_layout import (
+    CAPABILITY_CONFIGS,
+    CLI_SCENARIO_COLUMN,
+    README,
+    ROW_DATA,
+    ROW_SCENARIO_ID,
+)
 from gaia2_runner.text import safe_name
 
 ORIGINAL, GAIA2_CLI = "original", "gaia2-cli"
@@ -36,8 +48,10 @@ def dataset_root(target: TargetConfig, cache_dir: Path | None) -> tuple[Path, li
     hub_choice = target.config is not None or target.split is not None
     if local.is_dir() and not (local / README).is_file() and any(local.iterdir()):
         if hub_choice:
-            raise Gaia2Error(f"--config/--split: {local} holds scenario files, not a dataset in the hub's "
-                             "layout (no README.md): drop them and use --splits")
+            raise Gaia2Error(
+                f"--config/--split: {local} holds scenario files, not a dataset in the hub's "
+                "layout (no README.md): drop them and use --splits"
+            )
         return local, target.splits  # a plain directory of scenario JSON files given as --dataset
     dataset_id, revision = str(target.dataset), target.revision
     root = dataset_cache_dir(dataset_id, revision, cache_dir)
@@ -48,15 +62,21 @@ def dataset_root(target: TargetConfig, cache_dir: Path | None) -> tuple[Path, li
         unknown = [c for c in wanted if c not in names]
         if unknown:
             noun = "config" if target.config is not None else "split"
-            raise Gaia2Error(f"unknown {noun} {', '.join(unknown)} in {dataset_id}: available: {', '.join(names)}")
+            raise Gaia2Error(
+                f"unknown {noun} {', '.join(unknown)} in {dataset_id}: available: {', '.join(names)}"
+            )
     layout = detect_layout(dataset_id, revision, root, (wanted or names)[0])
     if layout == GAIA2_CLI:
         if hub_choice:
-            raise Gaia2Error(f"--config/--split: {dataset_id} is in gaia2-cli's layout (its configs are the "
-                             f"splits {', '.join(names)}): choose them with --splits instead")
+            raise Gaia2Error(
+                f"--config/--split: {dataset_id} is in gaia2-cli's layout (its configs are the "
+                f"splits {', '.join(names)}): choose them with --splits instead"
+            )
         return materialize(dataset_id, wanted, revision, cache_dir), target.splits
     # Nothing chosen: ARE's default, the five capabilities; "all": every config, mini and demo too.
-    configs = wanted or (names if selection == ["all"] else [c for c in CAPABILITY_CONFIGS if c in names] or names)
+    configs = wanted or (
+        names if selection == ["all"] else [c for c in CAPABILITY_CONFIGS if c in names] or names
+    )
     split = target.split or DEFAULT_HUB_SPLIT
     for config in configs:
         if not (root / HUB_DIR / split / config / COMPLETE).is_file():
@@ -76,17 +96,21 @@ def detect_layout(dataset_id: str, revision: str | None, root: Path, probe: str)
         return GAIA2_CLI
     splits = list(_load_config(dataset_id, probe, revision).values())
     if not splits:
-        raise Gaia2Error(f"{dataset_id} config {probe}: no splits (no rows at all): not a Gaia2 scenario "
-                         "dataset, or choose another config with --config")
+        raise Gaia2Error(
+            f"{dataset_id} config {probe}: no splits (no rows at all): not a Gaia2 scenario "
+            "dataset, or choose another config with --config"
+        )
     columns = set(splits[0].column_names)
     if ROW_DATA in columns and ROW_SCENARIO_ID in columns:
         layout = ORIGINAL
     elif CLI_SCENARIO_COLUMN in columns and ROW_SCENARIO_ID in columns:
         layout = GAIA2_CLI
     else:
-        raise Gaia2Error(f"{dataset_id} config {probe}: rows have {', '.join(sorted(columns))}, neither "
-                         f"{ROW_SCENARIO_ID} + {ROW_DATA} (the original Gaia2 layout) nor {ROW_SCENARIO_ID} + "
-                         f"{CLI_SCENARIO_COLUMN} (gaia2-cli's): not a Gaia2 scenario dataset")
+        raise Gaia2Error(
+            f"{dataset_id} config {probe}: rows have {', '.join(sorted(columns))}, neither "
+            f"{ROW_SCENARIO_ID} + {ROW_DATA} (the original Gaia2 layout) nor {ROW_SCENARIO_ID} + "
+            f"{CLI_SCENARIO_COLUMN} (gaia2-cli's): not a Gaia2 scenario dataset"
+        )
     root.mkdir(parents=True, exist_ok=True)
     partial = remembered.with_suffix(".partial")
     partial.write_text(json.dumps(layout))
@@ -108,13 +132,17 @@ def _download_config(dataset_id: str, config: str, split: str, revision: str | N
     """Write one config's `split` rows as JSON files in a staging dir, marked complete, then rename it in."""
     splits = _load_config(dataset_id, config, revision)
     if split not in splits:
-        raise Gaia2Error(f"unknown split {split} in {dataset_id} config {config}: available: "
-                         f"{', '.join(splits) or 'none'} (--split)")
+        raise Gaia2Error(
+            f"unknown split {split} in {dataset_id} config {config}: available: "
+            f"{', '.join(splits) or 'none'} (--split)"
+        )
     rows = splits[split]
     missing = {ROW_SCENARIO_ID, ROW_DATA} - set(rows.column_names)
     if missing:
-        raise Gaia2Error(f"{dataset_id} config {config}: rows lack {', '.join(sorted(missing))}: "
-                         "not a Gaia2 scenario dataset in the original layout")
+        raise Gaia2Error(
+            f"{dataset_id} config {config}: rows lack {', '.join(sorted(missing))}: "
+            "not a Gaia2 scenario dataset in the original layout"
+        )
     parent = root / HUB_DIR / split
     staging = parent / f".{config}.partial"
     shutil.rmtree(staging, ignore_errors=True)

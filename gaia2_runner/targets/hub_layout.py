@@ -42,8 +42,9 @@ def row_id(config: str, scenario_id: str, index: int) -> str:
     return f"{index:04d}_{digest}"
 
 
-def write_hub_dataset(out: Path, configs: dict[str, list[tuple[str, str]]], split: str = DEFAULT_HUB_SPLIT,
-                      fmt: str = "parquet") -> Path:
+def write_hub_dataset(
+    out: Path, configs: dict[str, list[tuple[str, str]]], split: str = DEFAULT_HUB_SPLIT, fmt: str = "parquet"
+) -> Path:
     """Write `configs` (config -> [(scenario_id, scenario JSON text)]) under `out` in the hub's layout:
     `out/README.md` (the `configs:` YAML header) and `out/<config>/<split>-00000-of-00001.<fmt>`."""
     if fmt not in FORMATS:
@@ -51,13 +52,19 @@ def write_hub_dataset(out: Path, configs: dict[str, list[tuple[str, str]]], spli
     out.mkdir(parents=True, exist_ok=True)
     header = ["---", "configs:"]
     for config, scenarios in configs.items():
-        rows = [{ROW_ID: row_id(config, sid, i), ROW_SCENARIO_ID: sid, ROW_SPLIT: split, ROW_DATA: text}
-                for i, (sid, text) in enumerate(scenarios)]
+        rows = [
+            {ROW_ID: row_id(config, sid, i), ROW_SCENARIO_ID: sid, ROW_SPLIT: split, ROW_DATA: text}
+            for i, (sid, text) in enumerate(scenarios)
+        ]
         target = out / data_file(config, split, fmt)
         target.parent.mkdir(parents=True, exist_ok=True)
         _write_rows(target, rows, fmt)
-        header += [f"- config_name: {config}", "  data_files:", f"  - split: {split}",
-                   f"    path: {config}/{split}-*"]
+        header += [
+            f"- config_name: {config}",
+            "  data_files:",
+            f"  - split: {split}",
+            f"    path: {config}/{split}-*",
+        ]
     header += ["---", "", "Gaia2 scenarios in the original hub layout (a local copy).", ""]
     (out / README).write_text("\n".join(header), encoding="utf-8")
     return out

@@ -28,8 +28,15 @@ class ScenarioRef:
 def scenario_ref(path: Path, split: str | None) -> ScenarioRef:
     """Parse and check `path` once (metadata.definition.scenario_id, else the file stem)."""
     scenario = load_scenario(path)
-    return ScenarioRef(scenario.scenario_id, split, Path(path), scenario.duration, tuple(scenario.warnings),
-                       scenario.sha256, scenario.data_files)
+    return ScenarioRef(
+        scenario.scenario_id,
+        split,
+        Path(path),
+        scenario.duration,
+        tuple(scenario.warnings),
+        scenario.sha256,
+        scenario.data_files,
+    )
 
 
 def resolve_targets(target: TargetConfig, cache_dir: Path | None = None) -> list[ScenarioRef]:
@@ -54,7 +61,9 @@ def resolve_targets(target: TargetConfig, cache_dir: Path | None = None) -> list
     if target.limit is not None:
         refs = _limit_per_split(refs, target.limit)
     if not refs:
-        raise Gaia2Error(f"no scenarios found in {root} (splits: {', '.join(chosen)}): check the dataset and subset")
+        raise Gaia2Error(
+            f"no scenarios found in {root} (splits: {', '.join(chosen)}): check the dataset and subset"
+        )
     return refs
 
 
@@ -63,8 +72,11 @@ def local_splits(root: Path) -> dict[str, Path]:
     if not root.is_dir():
         raise Gaia2Error(f"dataset directory {root} not found: fix the path")
     # Hidden dirs are skipped: an interrupted download leaves `.<split>.partial/` in the cache.
-    subdirs = {d.name: d for d in sorted(root.iterdir())
-               if d.is_dir() and not d.name.startswith(".") and any(d.glob("*.json"))}
+    subdirs = {
+        d.name: d
+        for d in sorted(root.iterdir())
+        if d.is_dir() and not d.name.startswith(".") and any(d.glob("*.json"))
+    }
     if subdirs:
         return subdirs
     if any(root.glob("*.json")):

@@ -68,8 +68,14 @@ def load_scenario(path: str | Path) -> ScenarioFile:
         needed = tuple(data_files(data))
     except FileTreeError as exc:
         raise Gaia2Error(f"scenario file {p}: {exc}") from None
-    return ScenarioFile(path=p, scenario_id=scenario_id.strip(), duration=duration, raw=raw,
-                        warnings=warnings, data_files=needed)
+    return ScenarioFile(
+        path=p,
+        scenario_id=scenario_id.strip(),
+        duration=duration,
+        raw=raw,
+        warnings=warnings,
+        data_files=needed,
+    )
 
 
 MAX_DURATION_S = 30 * 86400  # a month of simulated time: anything above is a broken file
@@ -92,8 +98,10 @@ def _duration(p: Path, value: object) -> float | None:
             f"got {str(value)[:60]!r}"
         )
     if not math.isfinite(value) or value > MAX_DURATION_S:
-        raise Gaia2Error(f"scenario file {p}: metadata.definition.duration {str(value)[:40]} is not a "
-                         f"duration in seconds (at most {MAX_DURATION_S})")
+        raise Gaia2Error(
+            f"scenario file {p}: metadata.definition.duration {str(value)[:40]} is not a "
+            f"duration in seconds (at most {MAX_DURATION_S})"
+        )
     if value < 0:
         raise Gaia2Error(f"scenario file {p}: metadata.definition.duration is negative ({value})")
     return float(value)

@@ -10,8 +10,8 @@ autoescaped like every page.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from markupsafe import Markup
 
@@ -80,8 +80,16 @@ def number(value: float) -> str:
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
 
 
-def layout(name: str, title: str, bars: list[Bar], *, y_max: float | None = None, group: int = 1,
-           fmt: Callable[[float], str] = number, caption: str = "") -> Chart:
+def layout(
+    name: str,
+    title: str,
+    bars: list[Bar],
+    *,
+    y_max: float | None = None,
+    group: int = 1,
+    fmt: Callable[[float], str] = number,
+    caption: str = "",
+) -> Chart:
     """Bars left to right, `group` bars per slot group (A and B side by side), scaled to `y_max`
     (default: the largest value or error bar top)."""
     top_value = max([b.value + (b.error or 0.0) for b in bars] + [0.0])
@@ -89,20 +97,40 @@ def layout(name: str, title: str, bars: list[Bar], *, y_max: float | None = None
     groups = max(1, math.ceil(len(bars) / group))
     slot = max(MIN_SLOT * group, PLOT_W / groups)
     plot_w = slot * groups
-    chart = Chart(name, title, LEFT + plot_w + RIGHT, TOP + PLOT_H + BOTTOM, caption=caption, plot_w=plot_w,
-                  labels=groups <= MAX_LABELS)
+    chart = Chart(
+        name,
+        title,
+        LEFT + plot_w + RIGHT,
+        TOP + PLOT_H + BOTTOM,
+        caption=caption,
+        plot_w=plot_w,
+        labels=groups <= MAX_LABELS,
+    )
     bar_w = slot * BAR_FILL / group
     for index, bar in enumerate(bars):
         g, member = divmod(index, group)
         x = LEFT + g * slot + slot * (1 - BAR_FILL) / 2 + member * bar_w
-        height = max(MIN_BAR_PX, min(bar.value, scale_max) / scale_max * PLOT_H) if bar.value >= 0 else MIN_BAR_PX
-        drawn = Drawn(bar, round(x, 2), round(TOP + PLOT_H - height, 2), round(bar_w, 2), round(height, 2),
-                      round(LEFT + g * slot + slot / 2, 2))
+        height = (
+            max(MIN_BAR_PX, min(bar.value, scale_max) / scale_max * PLOT_H) if bar.value >= 0 else MIN_BAR_PX
+        )
+        drawn = Drawn(
+            bar,
+            round(x, 2),
+            round(TOP + PLOT_H - height, 2),
+            round(bar_w, 2),
+            round(height, 2),
+            round(LEFT + g * slot + slot / 2, 2),
+        )
         if bar.error:  # a spread that exists: k > 1 and not every run scored the same
             low, high = max(0.0, bar.value - bar.error), min(scale_max, bar.value + bar.error)
-            drawn.err = (round(TOP + PLOT_H - high / scale_max * PLOT_H, 2), round(TOP + PLOT_H - low / scale_max * PLOT_H, 2))
+            drawn.err = (
+                round(TOP + PLOT_H - high / scale_max * PLOT_H, 2),
+                round(TOP + PLOT_H - low / scale_max * PLOT_H, 2),
+            )
         chart.bars.append(drawn)
-    chart.ticks = [(round(TOP + PLOT_H - i / TICKS * PLOT_H, 2), fmt(scale_max * i / TICKS)) for i in range(TICKS + 1)]
+    chart.ticks = [
+        (round(TOP + PLOT_H - i / TICKS * PLOT_H, 2), fmt(scale_max * i / TICKS)) for i in range(TICKS + 1)
+    ]
     return chart
 
 
@@ -117,7 +145,13 @@ def bar_chart(name: str, title: str, bars: list[Bar], **options: object) -> Mark
 def rate_bar(label: str, value: float, se: float | None, k: int, cls: str = "") -> Bar:
     """A success rate with its standard error (ARE's: STD of the k per-run rates / √k); k = 1 has
     no spread, so no error bar and a title that says so."""
-    spread = f" ± {percent(se)} (SE over {k} runs)" if k > 1 and se is not None else f" ({NO_SPREAD})" if k == 1 else ""
+    spread = (
+        f" ± {percent(se)} (SE over {k} runs)"
+        if k > 1 and se is not None
+        else f" ({NO_SPREAD})"
+        if k == 1
+        else ""
+    )
     return Bar(label, value, se if k > 1 and se else None, cls, f"{label}: {percent(value)}{spread}")
 
 
@@ -140,8 +174,17 @@ def histogram(name: str, title: str, values: Iterable[float | None], unit: str =
     bins = bins_of(known)
     if not bins:
         return None
-    bars = [Bar(f"{number(lo)}–{number(hi)}{unit}" if hi != lo else f"{number(lo)}{unit}", n, title=(
-        f"{n} run{'s' if n != 1 else ''}: {number(lo)}{unit} to {number(hi)}{unit}" if hi != lo
-        else f"{n} run{'s' if n != 1 else ''}: {number(lo)}{unit}")) for lo, hi, n in bins]
+    bars = [
+        Bar(
+            f"{number(lo)}–{number(hi)}{unit}" if hi != lo else f"{number(lo)}{unit}",
+            n,
+            title=(
+                f"{n} run{'s' if n != 1 else ''}: {number(lo)}{unit} to {number(hi)}{unit}"
+                if hi != lo
+                else f"{n} run{'s' if n != 1 else ''}: {number(lo)}{unit}"
+            ),
+        )
+        for lo, hi, n in bins
+    ]
     caption = f"{len(known)} runs, {number(min(known))}{unit} to {number(max(known))}{unit}"
     return bar_chart(name, title, bars, caption=caption)

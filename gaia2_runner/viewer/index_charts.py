@@ -24,17 +24,45 @@ def index_charts(rows: list[RunRecord], k: int) -> list[Markup]:
     groups = dict(summary.splits)
     if len(groups) > 1:
         groups["overall"] = summary.overall
-    bars = [rate_bar(name, stats.success_rate.value or 0.0, stats.success_rate.se, k,
-                     "total" if name == "overall" else "") for name, stats in groups.items()]
-    note = NO_SPREAD if k == 1 else f"error bars: ± SE over the {k} runs (ARE's: STD of the per-run rates / √k)"
-    charts = [bar_chart(SUCCESS_BY_SPLIT, "Success rate by split", bars, y_max=1.0, fmt=percent, caption=note)]
+    bars = [
+        rate_bar(
+            name,
+            stats.success_rate.value or 0.0,
+            stats.success_rate.se,
+            k,
+            "total" if name == "overall" else "",
+        )
+        for name, stats in groups.items()
+    ]
+    note = (
+        NO_SPREAD if k == 1 else f"error bars: ± SE over the {k} runs (ARE's: STD of the per-run rates / √k)"
+    )
+    charts = [
+        bar_chart(SUCCESS_BY_SPLIT, "Success rate by split", bars, y_max=1.0, fmt=percent, caption=note)
+    ]
     if k > 1:
-        per_run = [Bar(f"run {i}", rate or 0.0, title=f"run {i}: {percent(rate)}" if rate is not None else f"run {i}: no run finished")
-                   for i, rate in enumerate(summary.overall.success_rate.per_run, start=1)]
-        charts.append(bar_chart(PER_RUN, f"Success rate of each of the {k} runs", per_run, y_max=1.0, fmt=percent,
-                                caption="every finished run of each repetition counts (an error is a failure)"))
-    for chart in (histogram(DURATION, "Run duration", (r.wall_s for r in done), unit="s"),
-                  histogram(TOKENS, "Tokens per run (in + out)", (r.tokens for r in done))):
+        per_run = [
+            Bar(
+                f"run {i}",
+                rate or 0.0,
+                title=f"run {i}: {percent(rate)}" if rate is not None else f"run {i}: no run finished",
+            )
+            for i, rate in enumerate(summary.overall.success_rate.per_run, start=1)
+        ]
+        charts.append(
+            bar_chart(
+                PER_RUN,
+                f"Success rate of each of the {k} runs",
+                per_run,
+                y_max=1.0,
+                fmt=percent,
+                caption="every finished run of each repetition counts (an error is a failure)",
+            )
+        )
+    for chart in (
+        histogram(DURATION, "Run duration", (r.wall_s for r in done), unit="s"),
+        histogram(TOKENS, "Tokens per run (in + out)", (r.tokens for r in done)),
+    ):
         if chart is not None:
             charts.append(chart)
     return charts

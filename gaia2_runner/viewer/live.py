@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import watchfiles
 
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.layout import INDEX_FILE, TRACE_PAGE_FILE, VIEWER_DIR
 from gaia2_runner.output.read.verdicts import CURRENT
+
 from . import _site
 from .render import url_path
 from .server import Broker, make_server
@@ -24,11 +26,21 @@ RESCAN_S = 30.0  # quiet-time safety net for events a watcher can miss (network 
 def ignore_own_output(change: watchfiles.Change, path: str) -> bool:
     """The watcher must not react to the pages it writes (that would loop)."""
     name = Path(path).name
-    return not (name in OUR_FILES or name.endswith(".viewer-tmp") or f"/{VIEWER_DIR}/" in path.replace("\\", "/") + "/")
+    return not (
+        name in OUR_FILES
+        or name.endswith(".viewer-tmp")
+        or f"/{VIEWER_DIR}/" in path.replace("\\", "/") + "/"
+    )
 
 
-def serve(output_dir: Path, host: str, port: int, say: Callable[[str], None] = print,
-          stop: threading.Event | None = None, verdicts: str = CURRENT) -> int:
+def serve(
+    output_dir: Path,
+    host: str,
+    port: int,
+    say: Callable[[str], None] = print,
+    stop: threading.Event | None = None,
+    verdicts: str = CURRENT,
+) -> int:
     """Bind first (a port in use fails at once, before the first full build), then build, then
     watch. Ctrl-C at any point of that, start-up included, ends in the same clean stop."""
     root = Path(output_dir).resolve()
@@ -36,7 +48,11 @@ def serve(output_dir: Path, host: str, port: int, say: Callable[[str], None] = p
     broker = Broker()
     try:
         server = make_server(root, host, port, broker)
-    except (OSError, OverflowError, ValueError) as exc:  # in use, not ours to bind, no such host, out of range
+    except (
+        OSError,
+        OverflowError,
+        ValueError,
+    ) as exc:  # in use, not ours to bind, no such host, out of range
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise Gaia2Error(f"cannot serve on {host}:{port}: {reason}") from None
     gate = _ServeGate(server)
@@ -88,8 +104,15 @@ class _ServeGate:
 
 def _watch(root: Path, site: Site, broker: Broker, stop: threading.Event) -> None:
     last_full = 0.0  # a full rescan when the watcher starts catches writes made before it was ready
-    for changes in watchfiles.watch(root, watch_filter=ignore_own_output, stop_event=stop, debounce=400,
-                                    step=100, rust_timeout=1000, yield_on_timeout=True):
+    for changes in watchfiles.watch(
+        root,
+        watch_filter=ignore_own_output,
+        stop_event=stop,
+        debounce=400,
+        step=100,
+        rust_timeout=1000,
+        yield_on_timeout=True,
+    ):
         if changes:
             pages = site.refresh([Path(p) for _, p in changes])
         elif time.monotonic() - last_full > RESCAN_S:

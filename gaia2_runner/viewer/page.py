@@ -2,35 +2,51 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
-
-from gaia2_runner.output.turns import failed_turn_number, turn_number
 
 from gaia2_runner.output.read.record import RunRecord
 from gaia2_runner.output.read.scenario import ScenarioData, call_cost_of, failure_reasons, text_of
 from gaia2_runner.output.read.trace_parsers import LlmCall
 from gaia2_runner.output.read.trace_parsers.model import as_num, pretty
 from gaia2_runner.output.read.trace_parsers.offered import unknown_tool_count
-from .trace_parts import (event_without_task, judge_calls, judge_checks, messages_without_task, nest_expert_calls,
-                          verdict_view)
+from gaia2_runner.output.turns import failed_turn_number, turn_number
+
+from .trace_parts import (
+    event_without_task,
+    judge_calls,
+    judge_checks,
+    messages_without_task,
+    nest_expert_calls,
+    verdict_view,
+)
 
 CLIP = 20_000  # characters of one tool result or message shown inline; the files keep everything
 
 
 def clip(value: Any, limit: int = CLIP) -> str:
     text = value if isinstance(value, str) else "" if value is None else pretty(value)
-    text = text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters in the raw files)"
+    text = (
+        text
+        if len(text) <= limit
+        else text[:limit] + f"\n… ({len(text) - limit} more characters in the raw files)"
+    )
     return text.replace("\x00", "\ufffd")
 
 
 def task_of(events: list[dict[str, Any]]) -> list[str]:
     """The user's messages: USER env events (one per turn), else user notifications."""
-    users = [text_of(e["args"].get("content")) for e in events
-             if e.get("kind") == "env_event" and e.get("event_type") == "USER" and isinstance(e.get("args"), dict)]
+    users = [
+        text_of(e["args"].get("content"))
+        for e in events
+        if e.get("kind") == "env_event" and e.get("event_type") == "USER" and isinstance(e.get("args"), dict)
+    ]
     if not users:
-        users = [text_of(e.get("content")) for e in events
-                 if e.get("kind") == "notification" and e.get("sender") == "user"]
+        users = [
+            text_of(e.get("content"))
+            for e in events
+            if e.get("kind") == "notification" and e.get("sender") == "user"
+        ]
     return [u for u in users if u]
 
 
@@ -47,16 +63,33 @@ def judge_diffs(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if oracle.get("event_type") not in (None, "AGENT"):
                 continue
             attempts = _dicts(oracle.get("attempts"))
-            closest = min(attempts, key=lambda a: sum(1 for c in _dicts(a.get("checks")) if c.get("ok") is False
-                                                       and not c.get("prefilter")), default=None)
-            rows.append({"tool": text_of(oracle.get("tool")), "matched": oracle.get("matched") is True,
-                         "agent_event_id": text_of(oracle.get("agent_event_id")), "attempts": len(attempts),
-                         "args": _side_by_side(oracle, closest)})
+            closest = min(
+                attempts,
+                key=lambda a: sum(
+                    1 for c in _dicts(a.get("checks")) if c.get("ok") is False and not c.get("prefilter")
+                ),
+                default=None,
+            )
+            rows.append(
+                {
+                    "tool": text_of(oracle.get("tool")),
+                    "matched": oracle.get("matched") is True,
+                    "agent_event_id": text_of(oracle.get("agent_event_id")),
+                    "attempts": len(attempts),
+                    "args": _side_by_side(oracle, closest),
+                }
+            )
         counts = detail.get("counts") if isinstance(detail.get("counts"), dict) else {}
         differing = counts.get("differing") if isinstance(counts.get("differing"), dict) else {}
-        turns.append({"turn": turn_number(detail), "success": detail.get("success") is True,
-                      "reason": text_of(detail.get("reason")), "oracle": rows,
-                      "counts": [(text_of(k), v) for k, v in differing.items() if isinstance(v, dict)]})
+        turns.append(
+            {
+                "turn": turn_number(detail),
+                "success": detail.get("success") is True,
+                "reason": text_of(detail.get("reason")),
+                "oracle": rows,
+                "counts": [(text_of(k), v) for k, v in differing.items() if isinstance(v, dict)],
+            }
+        )
     return turns
 
 
@@ -66,13 +99,33 @@ def _side_by_side(oracle: dict[str, Any], attempt: dict[str, Any] | None) -> lis
     failing: dict[str, str] = {}
     for check in _dicts(attempt.get("checks")) if attempt else []:
         if check.get("ok") is False and not check.get("prefilter"):
-            name = text_of(check.get("arg")) or ("(time)" if "time" in text_of(check.get("checker")) else "(content)")
+            name = text_of(check.get("arg")) or (
+                "(time)" if "time" in text_of(check.get("checker")) else "(content)"
+            )
             failing.setdefault(name, text_of(check.get("checker")))
-    rows = [{"name": name, "expected": expected.get(name), "actual": actual.get(name) if attempt else None,
-             "has_actual": attempt is not None and name in actual, "failed": name in failing,
-             "checker": failing.get(name, "")} for name in sorted(set(expected) | set(actual), key=str)]
-    rows += [{"name": name, "expected": None, "actual": None, "has_actual": False, "failed": True, "checker": checker}
-             for name, checker in failing.items() if name.startswith("(")]
+    rows = [
+        {
+            "name": name,
+            "expected": expected.get(name),
+            "actual": actual.get(name) if attempt else None,
+            "has_actual": attempt is not None and name in actual,
+            "failed": name in failing,
+            "checker": failing.get(name, ""),
+        }
+        for name in sorted(set(expected) | set(actual), key=str)
+    ]
+    rows += [
+        {
+            "name": name,
+            "expected": None,
+            "actual": None,
+            "has_actual": False,
+            "failed": True,
+            "checker": checker,
+        }
+        for name, checker in failing.items()
+        if name.startswith("(")
+    ]
     return rows
 
 
@@ -84,18 +137,37 @@ def timeline(data: ScenarioData, tasks: list[str] | None = None) -> list[dict[st
     for index, event in enumerate(data.events):
         if event.get("kind") in ("judge_detail", "judge_call"):  # the verdict's diff; the judge section
             continue
-        items.append({"type": "event", "kind": str(event.get("kind") or "?"), "t": _float(event.get("wall_time")),
-                      "order": (1, index), "e": event_without_task(event, tasks), "turn": turn_number(event),
-                      **sim_clock(event.get("sim_time"))})
+        items.append(
+            {
+                "type": "event",
+                "kind": str(event.get("kind") or "?"),
+                "t": _float(event.get("wall_time")),
+                "order": (1, index),
+                "e": event_without_task(event, tasks),
+                "turn": turn_number(event),
+                **sim_clock(event.get("sim_time")),
+            }
+        )
     cumulative_in = cumulative_out = 0
     for index, call in enumerate(data.calls):
         usage = call.response.usage
         cumulative_in += usage.input or 0
         cumulative_out += usage.output or 0
-        items.append({"type": "llm", "kind": "llm_call", "t": call.timestamp, "order": (0, index), "c": call,
-                      "index": index, "new_messages": messages_without_task(call.messages, tasks),
-                      "skipped": call.earlier_messages,
-                      "cum_in": cumulative_in, "cum_out": cumulative_out, "cost": call_cost_of(call)})
+        items.append(
+            {
+                "type": "llm",
+                "kind": "llm_call",
+                "t": call.timestamp,
+                "order": (0, index),
+                "c": call,
+                "index": index,
+                "new_messages": messages_without_task(call.messages, tasks),
+                "skipped": call.earlier_messages,
+                "cum_in": cumulative_in,
+                "cum_out": cumulative_out,
+                "cost": call_cost_of(call),
+            }
+        )
     start = min((i["t"] for i in items if i["t"] is not None), default=None)
     for item in items:
         item["rel_t"] = None if start is None or item["t"] is None else item["t"] - start
@@ -109,7 +181,7 @@ def sim_clock(value: Any) -> dict[str, str]:
     full date; empty when the file has none or nonsense (it is untrusted)."""
     seconds = as_num(value)
     try:
-        when = datetime.fromtimestamp(seconds, tz=timezone.utc) if seconds is not None else None
+        when = datetime.fromtimestamp(seconds, tz=UTC) if seconds is not None else None
     except (OverflowError, OSError, ValueError):
         when = None
     if when is None:
@@ -128,8 +200,12 @@ def sim_span(result: dict[str, Any]) -> str:
     return text + (f" ({elapsed:g} s simulated)" if elapsed is not None else "")
 
 
-def context(data: ScenarioData, row: RunRecord, siblings: list[dict[str, Any]],
-            neighbours: tuple[dict[str, str] | None, dict[str, str] | None] = (None, None)) -> dict[str, Any]:
+def context(
+    data: ScenarioData,
+    row: RunRecord,
+    siblings: list[dict[str, Any]],
+    neighbours: tuple[dict[str, str] | None, dict[str, str] | None] = (None, None),
+) -> dict[str, Any]:
     """Everything trace.html.j2 reads, each in the type it expects (the files' types are not trusted)."""
     result = data.result or {}
     doc = data.status_doc or {}
@@ -163,8 +239,16 @@ def context(data: ScenarioData, row: RunRecord, siblings: list[dict[str, Any]],
         "agent_response": data.agent_response,
         "files": data.files,
         "raw": data.raw,
-        "warnings": list(dict.fromkeys(data.warnings + [f"LLM call {c.seq if c.seq is not None else i}: {w}"
-                                                        for i, c in enumerate(calls) for w in c.warnings])),
+        "warnings": list(
+            dict.fromkeys(
+                data.warnings
+                + [
+                    f"LLM call {c.seq if c.seq is not None else i}: {w}"
+                    for i, c in enumerate(calls)
+                    for w in c.warnings
+                ]
+            )
+        ),
         "siblings": siblings,
         "models": sorted({c.model for c in calls if c.model}),
         "providers": sorted({c.provider for c in calls if c.provider}),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ import jinja2
 from gaia2_runner.output.layout import TRACE_PAGE_FILE, VIEWER_DIR
 from gaia2_runner.output.read import safe_io, safe_json
 from gaia2_runner.output.read.trace_parsers.model import as_num, pretty
+
 from .page import clip
 
 HERE = Path(__file__).parent
@@ -24,10 +25,26 @@ STATIC = HERE / "static"
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
-                             trim_blocks=True, lstrip_blocks=True, auto_reload=False, undefined=jinja2.ChainableUndefined)
-    env.filters.update(clip=clip, pretty=pretty, compact=compact, num=fmt_num, secs=fmt_secs, pct=fmt_pct, usd=fmt_usd, when=fmt_when,
-                       page_href=page_href, file_href=file_href)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=False,
+        undefined=jinja2.ChainableUndefined,
+    )
+    env.filters.update(
+        clip=clip,
+        pretty=pretty,
+        compact=compact,
+        num=fmt_num,
+        secs=fmt_secs,
+        pct=fmt_pct,
+        usd=fmt_usd,
+        when=fmt_when,
+        page_href=page_href,
+        file_href=file_href,
+    )
     return env
 
 
@@ -125,7 +142,7 @@ def fmt_when(value: Any) -> str:
     number = as_num(value)
     if number is not None:
         try:
-            return datetime.fromtimestamp(number, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+            return datetime.fromtimestamp(number, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         except (OverflowError, OSError, ValueError):
             return str(value)
     return str(value) if value else "–"

@@ -28,11 +28,20 @@ from gaia2_runner.output.layout import INDEX_FILE, TRACE_PAGE_FILE
 EVENTS_PATH = "/__events"
 KEEPALIVE_S = 15.0
 TEXT = "text/plain; charset=utf-8"
-TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".png": "image/png",
-         ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+TYPES = {
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+}
 PAGES = (INDEX_FILE, TRACE_PAGE_FILE)
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "object-src 'none'; base-uri 'none'; form-action 'none'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'none'"
+)
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
@@ -166,7 +175,9 @@ class Handler(SimpleHTTPRequestHandler):
         return True
 
     def _stream(self) -> None:
-        q = self.broker.subscribe()  # before the headers: once the page sees the stream open, it gets every change
+        q = (
+            self.broker.subscribe()
+        )  # before the headers: once the page sees the stream open, it gets every change
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Connection", "keep-alive")

@@ -14,9 +14,11 @@ from __future__ import annotations
 import bisect
 import json
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
+from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.layout import (
     AGENT_RESPONSE_FILE,
     EVENTS_FILE,
@@ -31,7 +33,6 @@ from gaia2_runner.output.layout import (
     VIEWER_DIR,
     run_dir_name,
 )
-from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.read import safe_io, scan
 from gaia2_runner.output.read.labels import run_labels
 from gaia2_runner.output.read.record import RunRecord, placeholder, record_of
@@ -41,6 +42,7 @@ from gaia2_runner.output.read.scenario import ScenarioData, load
 from gaia2_runner.output.read.verdicts import CURRENT, REJUDGED, choose
 from gaia2_runner.output.read.verdicts import sides as verdict_sides
 from gaia2_runner.output.summary import summarize
+
 from . import page, render
 from .index_charts import index_charts
 from .stats import counts, grouped, incomplete_note, reason_groups, stopped_note, summary_rows, table_rows
@@ -90,8 +92,10 @@ class Site:
                         written.append(INDEX_FILE)
                     self._save_cache()
             except OSError as exc:
-                raise Gaia2Error(f"cannot write the viewer's pages into {self.root}: "
-                                 f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}") from None
+                raise Gaia2Error(
+                    f"cannot write the viewer's pages into {self.root}: "
+                    f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}"
+                ) from None
             return written
 
     # -- discovery -----------------------------------------------------------------------------
@@ -111,8 +115,10 @@ class Site:
             row = self.rows.get(rel)
             if row is None or (row.status == "pending") == ref.exists:
                 dirty.add(rel)
-            elif ref.exists and (self.sigs.get(rel) != scan.signature(ref.directory(self.root))
-                                 or not (ref.directory(self.root) / TRACE_PAGE_FILE).exists()):
+            elif ref.exists and (
+                self.sigs.get(rel) != scan.signature(ref.directory(self.root))
+                or not (ref.directory(self.root) / TRACE_PAGE_FILE).exists()
+            ):
                 dirty.add(rel)
         return dirty
 
@@ -172,7 +178,9 @@ class Site:
         try:
             data = load(self.root, ref)
         except Exception as exc:  # the loaders do not raise on bad input; this is the last line of defence
-            data = ScenarioData(ref, None, None, [], [], warnings=[f"this scenario's files could not be read: {exc!r}"[:500]])
+            data = ScenarioData(
+                ref, None, None, [], [], warnings=[f"this scenario's files could not be read: {exc!r}"[:500]]
+            )
         try:
             row = record_of(data, self.verdicts)
         except Exception as exc:
@@ -183,28 +191,53 @@ class Site:
         try:
             render.write_page(self.root, directory / TRACE_PAGE_FILE, html)
         except OSError as exc:
-            self.page_problems[rel] = f"{rel or '.'}/{TRACE_PAGE_FILE} could not be written: {exc.strerror or exc}"
+            self.page_problems[rel] = (
+                f"{rel or '.'}/{TRACE_PAGE_FILE} could not be written: {exc.strerror or exc}"
+            )
             return None
         return (rel + "/" if rel else "") + TRACE_PAGE_FILE
 
     def _page_html(self, rel: str, ref: ScenarioRef, data: ScenarioData, row: RunRecord) -> str:
         prefix = render.up(rel)
-        siblings = [{"run": r.run, "href": render.page_href(r.rel, prefix), "current": r.rel == rel}
-                    for r in self.refs.values() if r.key == ref.key and r.exists and r.run is not None]
+        siblings = [
+            {"run": r.run, "href": render.page_href(r.rel, prefix), "current": r.rel == rel}
+            for r in self.refs.values()
+            if r.key == ref.key and r.exists and r.run is not None
+        ]
         siblings.sort(key=lambda s: s["run"])
-        common = {"up": prefix, "page_rel": render.page_id(rel), "row": row,
-                  "verdict_sides": verdict_sides(row, data.result or {}, data.rejudge, self.verdicts)}
+        common = {
+            "up": prefix,
+            "page_rel": render.page_id(rel),
+            "row": row,
+            "verdict_sides": verdict_sides(row, data.result or {}, data.rejudge, self.verdicts),
+        }
         try:
-            return render.render("trace.html.j2", **{**page.context(data, row, siblings, self._neighbours(ref, prefix)),
-                                                     **common})
+            return render.render(
+                "trace.html.j2",
+                **{**page.context(data, row, siblings, self._neighbours(ref, prefix)), **common},
+            )
         except Exception as exc:  # a value no check foresaw: the page degrades to raw text, the run goes on
             self.page_problems[rel] = f"{rel or '.'}: the page shows raw files only ({exc!r})"[:500]
-            raw = [(name, text) for name in RAW_INPUTS
-                   if (text := safe_io.read_text(self.root, ref.directory(self.root) / name, safe_io.RAW_SHOWN).text)]
-            return render.render("raw.html.j2", warnings=data.warnings[:50] + [f"the page could not be rendered: {exc!r}"[:500]],
-                                 raw=raw, files=data.files, **common)
+            raw = [
+                (name, text)
+                for name in RAW_INPUTS
+                if (
+                    text := safe_io.read_text(
+                        self.root, ref.directory(self.root) / name, safe_io.RAW_SHOWN
+                    ).text
+                )
+            ]
+            return render.render(
+                "raw.html.j2",
+                warnings=data.warnings[:50] + [f"the page could not be rendered: {exc!r}"[:500]],
+                raw=raw,
+                files=data.files,
+                **common,
+            )
 
-    def _neighbours(self, ref: ScenarioRef, prefix: str) -> tuple[dict[str, str] | None, dict[str, str] | None]:
+    def _neighbours(
+        self, ref: ScenarioRef, prefix: str
+    ) -> tuple[dict[str, str] | None, dict[str, str] | None]:
         """The previous and next scenario in the index's order, in the same run as this page."""
         keys, by_key = self._order.get(ref.run, ([], {}))
         where = bisect.bisect_left(keys, ref.key)
@@ -227,8 +260,12 @@ class Site:
         warnings = list(self.scan_warnings)
         run_config = None
         for base in [self.root] + [self.root / run_dir_name(i) for i in runs] if root_files else []:
-            doc = safe_io.read_json(self.root, base / RUN_CONFIG_FILE, safe_io.RUN_CONFIG_CAP,
-                                    label=(base / RUN_CONFIG_FILE).relative_to(self.root).as_posix())
+            doc = safe_io.read_json(
+                self.root,
+                base / RUN_CONFIG_FILE,
+                safe_io.RUN_CONFIG_CAP,
+                label=(base / RUN_CONFIG_FILE).relative_to(self.root).as_posix(),
+            )
             if isinstance(doc.value, dict):
                 run_config = doc.value
                 break
@@ -240,19 +277,34 @@ class Site:
         if self.verdicts.name == REJUDGED:  # summary.json counts the run's own verdicts
             done = [r for r in rows if r.status in ("pass", "fail", "error")]
             recomputed = summarize([r.summary_record() for r in done], pass_at=k).to_dict()
-            summary = {**recomputed, **{key: value for key, value in (summary or {}).items()
-                                        if key not in ("splits", "overall", "macro", "micro", "pass_at")}}
+            summary = {
+                **recomputed,
+                **{
+                    key: value
+                    for key, value in (summary or {}).items()
+                    if key not in ("splits", "overall", "macro", "micro", "pass_at")
+                },
+            }
         config = (run_config or {}).get("config")
         return {
-            "rows": table_rows(groups, runs), "runs": runs, "k": k, "counts": tallies,
-            "charts": index_charts(rows, k), "labels": run_labels(self.root, runs[0] if runs else None),
+            "rows": table_rows(groups, runs),
+            "runs": runs,
+            "k": k,
+            "counts": tallies,
+            "charts": index_charts(rows, k),
+            "labels": run_labels(self.root, runs[0] if runs else None),
             "reasons": reason_groups(rows),
             "incomplete": ", ".join(filter(None, (incomplete_note(tallies), stopped_note(summary)))),
             "splits": sorted({key[0] for key in groups if key[0]}),
-            "run_config": run_config, "config": flatten(config) if isinstance(config, dict) else [],
-            "summary": summary, "summary_rows": summary_rows(summary),
+            "run_config": run_config,
+            "config": flatten(config) if isinstance(config, dict) else [],
+            "summary": summary,
+            "summary_rows": summary_rows(summary),
             "warnings": warnings + sorted(self.page_problems.values())[:50],
-            "title": self.root.name, "up": "", "page_rel": INDEX_FILE, "verdicts": self.verdicts,
+            "title": self.root.name,
+            "up": "",
+            "page_rel": INDEX_FILE,
+            "verdicts": self.verdicts,
         }
 
     def _render_index(self) -> bool:
@@ -260,7 +312,9 @@ class Site:
             html = render.render("index.html.j2", **self.index_context())
         except Exception as exc:  # run_config.json or summary.json held something no check foresaw
             context = self.index_context(root_files=False)
-            context["warnings"].append(f"run_config.json and summary.json left out: they broke the page ({exc!r})"[:500])
+            context["warnings"].append(
+                f"run_config.json and summary.json left out: they broke the page ({exc!r})"[:500]
+            )
             html = render.render("index.html.j2", **context)
         return render.write_page(self.root, self.root / INDEX_FILE, html)
 
@@ -269,8 +323,12 @@ class Site:
         """Rows from the last pass; an entry that is not exactly what _save_cache wrote is dropped
         (its scenario is simply read again)."""
         doc = safe_io.read_json(self.root, self.root / VIEWER_DIR / CACHE_FILE, safe_io.CACHE_CAP).value
-        if (not isinstance(doc, dict) or doc.get("version") != CACHE_VERSION or not isinstance(doc.get("rows"), dict)
-                or doc.get("verdicts") != self._verdicts_key()):
+        if (
+            not isinstance(doc, dict)
+            or doc.get("version") != CACHE_VERSION
+            or not isinstance(doc.get("rows"), dict)
+            or doc.get("verdicts") != self._verdicts_key()
+        ):
             return
         for rel, entry in doc["rows"].items():
             row = RunRecord.from_json(entry.get("row")) if isinstance(entry, dict) else None
@@ -282,13 +340,24 @@ class Site:
         return [self.verdicts.name, self.verdicts.judged_at]
 
     def _save_cache(self) -> None:
-        doc = {"version": CACHE_VERSION, "verdicts": self._verdicts_key(), "rows": {rel: {"row": row.to_json(), "sig": self.sigs.get(rel)}
-                                                 for rel, row in self.rows.items() if rel in self.sigs}}
+        doc = {
+            "version": CACHE_VERSION,
+            "verdicts": self._verdicts_key(),
+            "rows": {
+                rel: {"row": row.to_json(), "sig": self.sigs.get(rel)}
+                for rel, row in self.rows.items()
+                if rel in self.sigs
+            },
+        }
         safe_io.own_dir(self.root, self.root / VIEWER_DIR)
-        render.write_page(self.root, self.root / VIEWER_DIR / CACHE_FILE, json.dumps(doc, separators=(",", ":")))
+        render.write_page(
+            self.root, self.root / VIEWER_DIR / CACHE_FILE, json.dumps(doc, separators=(",", ":"))
+        )
 
 
-def _order_by_run(refs: Iterable[ScenarioRef]) -> dict[int | None, tuple[list[tuple[str, str]], dict[tuple[str, str], ScenarioRef]]]:
+def _order_by_run(
+    refs: Iterable[ScenarioRef],
+) -> dict[int | None, tuple[list[tuple[str, str]], dict[tuple[str, str], ScenarioRef]]]:
     """Per run: the scenario keys in index order and each key's ref (prev/next links)."""
     by_run: dict[int | None, dict[tuple[str, str], ScenarioRef]] = {}
     for ref in refs:

@@ -6,9 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gaia2_runner.output.runner_log import STOP_WORDS
-
 from gaia2_runner.output.read.record import RunRecord
+from gaia2_runner.output.runner_log import STOP_WORDS
 from gaia2_runner.output.summary import NO_SPREAD, Rate
 
 
@@ -16,8 +15,9 @@ from gaia2_runner.output.summary import NO_SPREAD, Rate
 class Counts:
     scenarios: int = 0
     runs: int = 0
-    by_status: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("pass", "fail", "error", "running", "pending"), 0))
+    by_status: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(("pass", "fail", "error", "running", "pending"), 0)
+    )
     pass_at_k: int = 0
     pass_hat_k: int = 0
     duration_sum: float = 0.0
@@ -83,9 +83,15 @@ def incomplete_note(tallies: dict[str, Counts]) -> str:
     total = tallies.get("overall") or next(iter(tallies.values()), None)
     if total is None:
         return ""
-    parts = [f"{n} {label}" for n, label in ((total.by_status["error"], "without a verdict"),
-                                              (total.by_status["running"], "running"),
-                                              (total.by_status["pending"], "pending")) if n]
+    parts = [
+        f"{n} {label}"
+        for n, label in (
+            (total.by_status["error"], "without a verdict"),
+            (total.by_status["running"], "running"),
+            (total.by_status["pending"], "pending"),
+        )
+        if n
+    ]
     return ", ".join(parts)
 
 
@@ -112,11 +118,21 @@ def summary_rows(summary: Any) -> list[dict[str, Any]]:
         verdicts = stats.get("success_rate_verdicts_only")
         verdicts = verdicts if isinstance(verdicts, dict) else {}
         spread = _has_spread(rate, summary.get("pass_at"))
-        rows.append({"name": name, "scenarios": stats.get("scenarios"), "runs": stats.get("runs"),
-                     "rate": rate.get("value"), "se": rate.get("se") if spread else None,
-                     "no_spread": "" if spread else NO_SPREAD, "verdict_rate": verdicts.get("value"),
-                     "pass_at_k": stats.get("pass_at_k_rate"), "pass_hat_k": stats.get("pass_hat_k_rate"),
-                     "infra": stats.get("infra_errors"), "duration": stats.get("avg_run_duration_s")})
+        rows.append(
+            {
+                "name": name,
+                "scenarios": stats.get("scenarios"),
+                "runs": stats.get("runs"),
+                "rate": rate.get("value"),
+                "se": rate.get("se") if spread else None,
+                "no_spread": "" if spread else NO_SPREAD,
+                "verdict_rate": verdicts.get("value"),
+                "pass_at_k": stats.get("pass_at_k_rate"),
+                "pass_hat_k": stats.get("pass_hat_k_rate"),
+                "infra": stats.get("infra_errors"),
+                "duration": stats.get("avg_run_duration_s"),
+            }
+        )
     return rows
 
 
@@ -140,18 +156,23 @@ def table_rows(groups: dict[tuple[str, str], list[RunRecord]], runs: list[int]) 
         durations = [r.wall_s for r in group if isinstance(r.wall_s, (int, float))]
         tokens = [r.tokens for r in group if r.tokens is not None]
         actions = [r.actions for r in group if r.actions is not None]
-        out.append({
-            "first": group[0], "cells": [by_run.get(run) for run in runs],
-            "statuses": " ".join(sorted({r.status for r in group})),
-            "passed": sum(r.status == "pass" for r in group),
-            "duration": sum(durations) / len(durations) if durations else None,
-            "actions": sum(actions) if actions else None,
-            "calls": sum(r.llm_calls for r in group),
-            "tokens": sum(tokens) if tokens else None,
-            "tool_errors": sum(r.tool_errors for r in group),
-            "cost": sum(costs) if (costs := [r.cost_usd for r in group if r.cost_usd is not None]) else None,
-            "reason": next((r.reason for r in group if r.reason), ""),
-        })
+        out.append(
+            {
+                "first": group[0],
+                "cells": [by_run.get(run) for run in runs],
+                "statuses": " ".join(sorted({r.status for r in group})),
+                "passed": sum(r.status == "pass" for r in group),
+                "duration": sum(durations) / len(durations) if durations else None,
+                "actions": sum(actions) if actions else None,
+                "calls": sum(r.llm_calls for r in group),
+                "tokens": sum(tokens) if tokens else None,
+                "tool_errors": sum(r.tool_errors for r in group),
+                "cost": sum(costs)
+                if (costs := [r.cost_usd for r in group if r.cost_usd is not None])
+                else None,
+                "reason": next((r.reason for r in group if r.reason), ""),
+            }
+        )
     return out
 
 
@@ -167,5 +188,7 @@ def reason_groups(rows: list[RunRecord]) -> list[dict[str, Any]]:
         if row.status in ("fail", "error") and row.reason:
             groups.setdefault(TURN_PREFIX.sub("", row.reason), []).append(row)
     ordered = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
-    return [{"reason": reason, "count": len(members), "examples": members[:MAX_EXAMPLES]}
-            for reason, members in ordered[:MAX_REASON_GROUPS]]
+    return [
+        {"reason": reason, "count": len(members), "examples": members[:MAX_EXAMPLES]}
+        for reason, members in ordered[:MAX_REASON_GROUPS]
+    ]

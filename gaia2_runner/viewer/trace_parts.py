@@ -29,31 +29,46 @@ def without_task(text: str, tasks: list[str]) -> str:
         if not task:
             continue
         if text.strip() == task or (len(task) >= TASK_MIN and task in text):
-            text = text.replace(task, task_marker(number, len(tasks))) if text.strip() != task else task_marker(number, len(tasks))
+            text = (
+                text.replace(task, task_marker(number, len(tasks)))
+                if text.strip() != task
+                else task_marker(number, len(tasks))
+            )
     return text
 
 
 def event_without_task(event: dict[str, Any], tasks: list[str]) -> dict[str, Any]:
     """A user's message (USER event, user notification) that repeats the task points to it instead."""
-    if event.get("kind") == "env_event" and event.get("event_type") == "USER" and isinstance(event.get("args"), dict):
+    if (
+        event.get("kind") == "env_event"
+        and event.get("event_type") == "USER"
+        and isinstance(event.get("args"), dict)
+    ):
         content = event["args"].get("content")
         if isinstance(content, str):
             return {**event, "args": {**event["args"], "content": without_task(content, tasks)}}
-    if event.get("kind") == "notification" and event.get("sender") == "user" and isinstance(event.get("content"), str):
+    if (
+        event.get("kind") == "notification"
+        and event.get("sender") == "user"
+        and isinstance(event.get("content"), str)
+    ):
         return {**event, "content": without_task(event["content"], tasks)}
     return event
 
 
 def messages_without_task(messages: list[Message], tasks: list[str]) -> list[Message]:
-    return [replace(m, text=without_task(m.text, tasks)) if m.role == "user" and m.text else m for m in messages]
+    return [
+        replace(m, text=without_task(m.text, tasks)) if m.role == "user" and m.text else m for m in messages
+    ]
 
 
 def _bare(reason: str) -> str:
     return TURN_PREFIX.sub("", reason.strip())
 
 
-def verdict_view(error: str, reasons: list[str], turns: list[dict[str, Any]], overall: str,
-                 diffs: list[dict[str, Any]]) -> dict[str, Any]:
+def verdict_view(
+    error: str, reasons: list[str], turns: list[dict[str, Any]], overall: str, diffs: list[dict[str, Any]]
+) -> dict[str, Any]:
     """The headline (why the run failed, in one line, once), then only what it does not already say:
     the per-turn rationales, the overall rationale, further reasons, each diff's reason."""
     headline = error or (reasons[0] if reasons else "")
@@ -91,13 +106,24 @@ def judge_calls(events: list[dict[str, Any]], rejudge: Any = None) -> list[dict[
         if not isinstance(call, dict):
             continue
         messages = call.get("messages") if isinstance(call.get("messages"), list) else []
-        out.append({"rejudge": rejudged, "model": text_of(call.get("model")), "step": text_of(call.get("step")),
-                    "messages": [{"role": text_of(m.get("role")) or "?", "content": text_of(m.get("content"))}
-                                 for m in messages if isinstance(m, dict)],
-                    "response": text_of(call.get("response")), "error": text_of(call.get("error")),
-                    "duration_ms": _number(call.get("duration_ms")), "prompt_tokens": _number(call.get("prompt_tokens")),
-                    "completion_tokens": _number(call.get("completion_tokens")),
-                    "calls_dropped": _number(call.get("calls_dropped"))})
+        out.append(
+            {
+                "rejudge": rejudged,
+                "model": text_of(call.get("model")),
+                "step": text_of(call.get("step")),
+                "messages": [
+                    {"role": text_of(m.get("role")) or "?", "content": text_of(m.get("content"))}
+                    for m in messages
+                    if isinstance(m, dict)
+                ],
+                "response": text_of(call.get("response")),
+                "error": text_of(call.get("error")),
+                "duration_ms": _number(call.get("duration_ms")),
+                "prompt_tokens": _number(call.get("prompt_tokens")),
+                "completion_tokens": _number(call.get("completion_tokens")),
+                "calls_dropped": _number(call.get("calls_dropped")),
+            }
+        )
     return out
 
 
@@ -119,10 +145,17 @@ def judge_checks(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 checks = attempt.get("checks") if isinstance(attempt, dict) else None
                 for check in checks if isinstance(checks, list) else []:
                     if isinstance(check, dict) and check.get("soft") is True:
-                        out.append({"turn": turn_number(detail), "tool": text_of(oracle.get("tool")),
-                                    "agent_event_id": text_of(attempt.get("agent_event_id")),
-                                    "checker": text_of(check.get("checker")), "ok": check.get("ok") is True,
-                                    "not_sent": check.get("agent_chars"), "limit": check.get("limit")})
+                        out.append(
+                            {
+                                "turn": turn_number(detail),
+                                "tool": text_of(oracle.get("tool")),
+                                "agent_event_id": text_of(attempt.get("agent_event_id")),
+                                "checker": text_of(check.get("checker")),
+                                "ok": check.get("ok") is True,
+                                "not_sent": check.get("agent_chars"),
+                                "limit": check.get("limit"),
+                            }
+                        )
     return out
 
 
@@ -131,8 +164,13 @@ def nest_expert_calls(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     agent's `expert_agent` call with that `call_id`, as the item's `nested` steps, in file order;
     a step whose parent is not in the file stays in the timeline. Each nested model call gets
     `reply`, the text its model answered (the files are untrusted: '' when unreadable)."""
-    parents = {item["e"].get("call_id"): item for item in items
-               if item.get("type") == "event" and item.get("kind") == "tool_call" and isinstance(item["e"].get("call_id"), str)}
+    parents = {
+        item["e"].get("call_id"): item
+        for item in items
+        if item.get("type") == "event"
+        and item.get("kind") == "tool_call"
+        and isinstance(item["e"].get("call_id"), str)
+    }
     kept = []
     for item in items:
         parent_id = item.get("e", {}).get("parent_call_id") if item.get("type") == "event" else None
@@ -140,7 +178,12 @@ def nest_expert_calls(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if parent is None:
             kept.append(item)
             continue
-        step = {**item, "reply": _reply_text(item["e"].get("raw_response")) if item.get("kind") == SUB_AGENT_CALL_KIND else ""}
+        step = {
+            **item,
+            "reply": _reply_text(item["e"].get("raw_response"))
+            if item.get("kind") == SUB_AGENT_CALL_KIND
+            else "",
+        }
         parent.setdefault("nested", []).append(step)
     for parent in parents.values():
         parent.get("nested", []).sort(key=lambda step: step["order"])

@@ -61,7 +61,9 @@ class AddEvent:
     name = "Calendar__add_calendar_event"
 
     def __init__(self, calendar: Calendar) -> None:
-        self.app_tool = SimpleNamespace(app_name="Calendar", func_name="add_calendar_event", write_operation=True)
+        self.app_tool = SimpleNamespace(
+            app_name="Calendar", func_name="add_calendar_event", write_operation=True
+        )
         self._calendar = calendar
 
     def forward(self, title: str) -> str:
@@ -84,8 +86,12 @@ class SubAgent:
     def run(self, task: str) -> str:
         while not self.stop_event.is_set():
             self.tool.forward(title=task)
-            answer = httpx.post(self.url + "/chat/completions", headers={"Authorization": f"Bearer {self.placeholder}"},
-                                json={"model": "small", "messages": [{"role": "user", "content": task}]}, timeout=GUARD_S)
+            answer = httpx.post(
+                self.url + "/chat/completions",
+                headers={"Authorization": f"Bearer {self.placeholder}"},
+                json={"model": "small", "messages": [{"role": "user", "content": task}]},
+                timeout=GUARD_S,
+            )
             if answer.status_code != 200:
                 self.refusals.append(answer.status_code)
         return "stopped"
@@ -122,8 +128,13 @@ class Toolbox:
         self._sub_agent = sub_agent
 
     def spec(self, name: str) -> Any:
-        return SimpleNamespace(app_class="AppAgent", app="Calendar", are_function="expert_agent",
-                               function="expert_agent", write=False)
+        return SimpleNamespace(
+            app_class="AppAgent",
+            app="Calendar",
+            are_function="expert_agent",
+            function="expert_agent",
+            write=False,
+        )
 
     def call(self, _name: str, args: dict[str, Any]) -> Any:
         return self._sub_agent.run(args["task"])
@@ -143,8 +154,16 @@ def test_the_judgment_stops_an_expert_call_in_flight_and_gets_its_verdict(provid
     recorder = EventRecorder(tmp_path / "events.jsonl")
     status = StatusBoard(tmp_path / "status.json", "s", "agent")
     experts = ExpertAgents(A2ASettings(1.0, "openai-compat", "small", None), recorder.record, None, None)
-    relay, placeholder, url = a2a_relay.start("openai-compat", "small", provider, KEY, {},
-                                              write=experts.record_llm_call, on_fault=lambda _r: None, port=0)
+    relay, placeholder, url = a2a_relay.start(
+        "openai-compat",
+        "small",
+        provider,
+        KEY,
+        {},
+        write=experts.record_llm_call,
+        on_fault=lambda _r: None,
+        port=0,
+    )
     experts.on_stop = relay.refuse_all  # as main.py wires it
     calendar = Calendar()
     tool = AddEvent(calendar)
@@ -153,8 +172,9 @@ def test_the_judgment_stops_an_expert_call_in_flight_and_gets_its_verdict(provid
     experts.experts = [SimpleNamespace(name="Calendar", app_agent=sub_agent)]
 
     outcome: dict[str, Any] = {}
-    call = threading.Thread(target=lambda: outcome.update(session.call_tool("Calendar__expert_agent",
-                                                                            {"task": "dentist"})))
+    call = threading.Thread(
+        target=lambda: outcome.update(session.call_tool("Calendar__expert_agent", {"task": "dentist"}))
+    )
     session = Session(SimpleNamespace(scenario=Scenario(calendar, call), judge=None), recorder, status, None)
     session.env, session.toolbox, session.a2a = Env(), Toolbox(sub_agent), experts
 
@@ -170,8 +190,12 @@ def test_the_judgment_stops_an_expert_call_in_flight_and_gets_its_verdict(provid
     # After the judgment: no app tool runs, no model call leaves through the expert relay.
     with pytest.raises(ExpertsStopped, match="final judgment"):
         tool.forward(title="late")
-    refused = httpx.post(url + "/chat/completions", headers={"Authorization": f"Bearer {placeholder}"},
-                         json={"model": "small", "messages": []}, timeout=GUARD_S)
+    refused = httpx.post(
+        url + "/chat/completions",
+        headers={"Authorization": f"Bearer {placeholder}"},
+        json={"model": "small", "messages": []},
+        timeout=GUARD_S,
+    )
     assert refused.status_code == a2a_relay.JUDGING_STATUS and SCENARIO_OVER in refused.text
     assert SlowProvider.calls == 1
 
@@ -204,6 +228,7 @@ def test_a_sub_agent_tool_call_running_when_the_judgment_starts_finishes_before_
     worker.start()
     assert inside.wait(GUARD_S)
     experts.stop()
+
     def look() -> None:
         with experts.quiet():
             order.append("judge looks")

@@ -11,10 +11,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from gaia2_contract import constants as contract
 from gaia2_container.daemon import a2a_relay
 from gaia2_container.daemon.a2a import A2AError, A2ASettings, ExpertAgents
 from gaia2_container.daemon.agent_process import agent_environment
+from gaia2_contract import constants as contract
 
 KEY = "sk-a2a-SECRET-7890"
 AGENT_KEY = "sk-agent-SECRET-1234"
@@ -31,8 +31,12 @@ class Provider(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.seen.append({"path": self.path, "headers": dict(self.headers), "body": json.loads(body)})
-        answer = json.dumps({"choices": [{"message": {"role": "assistant", "content": "done"}}],
-                             "usage": {"prompt_tokens": 3, "completion_tokens": 1}}).encode()
+        answer = json.dumps(
+            {
+                "choices": [{"message": {"role": "assistant", "content": "done"}}],
+                "usage": {"prompt_tokens": 3, "completion_tokens": 1},
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(answer)))
@@ -58,15 +62,26 @@ def relay():
     faults: list[str] = []
     experts = ExpertAgents(A2ASettings(1.0, "openai-compat", "small", None), recorder.record, None, None)
     relay, placeholder, url = a2a_relay.start(
-        "openai-compat", "small", f"http://127.0.0.1:{provider.server_address[1]}/v1", KEY, {},
-        write=experts.record_llm_call, on_fault=faults.append, port=0)
+        "openai-compat",
+        "small",
+        f"http://127.0.0.1:{provider.server_address[1]}/v1",
+        KEY,
+        {},
+        write=experts.record_llm_call,
+        on_fault=faults.append,
+        port=0,
+    )
     yield relay, placeholder, url, recorder, experts
     provider.shutdown()
 
 
 def _ask(url: str, key: str | None) -> httpx.Response:
-    return httpx.post(url + "/chat/completions", headers={"Authorization": f"Bearer {key}"} if key else {},
-                      json={"model": "small", "messages": [{"role": "user", "content": "hi"}]}, timeout=10)
+    return httpx.post(
+        url + "/chat/completions",
+        headers={"Authorization": f"Bearer {key}"} if key else {},
+        json={"model": "small", "messages": [{"role": "user", "content": "hi"}]},
+        timeout=10,
+    )
 
 
 def test_sub_agent_calls_get_the_key_and_nest_under_the_expert_call(relay):
@@ -94,9 +109,15 @@ def test_the_expert_relay_forwards_the_experts_model_only(relay):
     """A sub-agent's request naming another model (the agent's "big", a dearer one) never leaves."""
     expert_relay, placeholder, url, recorder, _experts = relay
     for model in ("big", "o1-pro"):
-        answer = httpx.post(url + "/chat/completions", headers={"Authorization": f"Bearer {placeholder}"},
-                            json={"model": model, "messages": []}, timeout=10)
-        assert answer.status_code == 400 and "this run's model is 'small'" in answer.json()["error"]["message"]
+        answer = httpx.post(
+            url + "/chat/completions",
+            headers={"Authorization": f"Bearer {placeholder}"},
+            json={"model": model, "messages": []},
+            timeout=10,
+        )
+        assert (
+            answer.status_code == 400 and "this run's model is 'small'" in answer.json()["error"]["message"]
+        )
     assert Provider.seen == [] and expert_relay.ledger.summary()["refused_model"] == 2
     assert _ask(url, placeholder).status_code == 200
 
@@ -131,20 +152,44 @@ def test_observed_sub_agent_tool_calls_are_recorded_and_unchanged():
         with pytest.raises(ValueError, match="no such day"):
             tool.forward(title="bad")
     ok, bad = recorder.lines
-    assert ok["kind"] == bad["kind"] == "tool_call" and ok["parent_call_id"] == bad["parent_call_id"] == call_id
+    assert (
+        ok["kind"] == bad["kind"] == "tool_call" and ok["parent_call_id"] == bad["parent_call_id"] == call_id
+    )
     assert ok["app"] == "Calendar" and ok["function"] == "add_calendar_event" and ok["write"] is True
-    assert ok["ok"] is True and ok["result"] == "event-1" and bad["ok"] is False and "no such day" in bad["error"]
+    assert (
+        ok["ok"] is True
+        and ok["result"] == "event-1"
+        and bad["ok"] is False
+        and "no such day" in bad["error"]
+    )
 
 
 def test_settings_default_to_the_agents_and_bad_ones_are_one_line():
-    base = {contract.ENV_AGENT_PROVIDER: "openai", contract.ENV_AGENT_MODEL: "big",
-            contract.ENV_AGENT_BASE_URL: "http://x/v1", contract.ENV_AGENT_API_KEY: AGENT_KEY}
+    base = {
+        contract.ENV_AGENT_PROVIDER: "openai",
+        contract.ENV_AGENT_MODEL: "big",
+        contract.ENV_AGENT_BASE_URL: "http://x/v1",
+        contract.ENV_AGENT_API_KEY: AGENT_KEY,
+    }
     assert A2ASettings.from_env(base) is None
     assert A2ASettings.from_env({**base, contract.ENV_A2A_APP_PROP: "0"}) is None
     same = A2ASettings.from_env({**base, contract.ENV_A2A_APP_PROP: "1.0"})
-    assert (same.app_prop, same.provider, same.model, same.base_url, same.key) == (1.0, "openai", "big", "http://x/v1", AGENT_KEY)
-    own = A2ASettings.from_env({**base, contract.ENV_A2A_APP_PROP: "0.5", contract.ENV_A2A_PROVIDER: "openrouter",
-                                contract.ENV_A2A_MODEL: "small", contract.ENV_A2A_API_KEY: KEY})
+    assert (same.app_prop, same.provider, same.model, same.base_url, same.key) == (
+        1.0,
+        "openai",
+        "big",
+        "http://x/v1",
+        AGENT_KEY,
+    )
+    own = A2ASettings.from_env(
+        {
+            **base,
+            contract.ENV_A2A_APP_PROP: "0.5",
+            contract.ENV_A2A_PROVIDER: "openrouter",
+            contract.ENV_A2A_MODEL: "small",
+            contract.ENV_A2A_API_KEY: KEY,
+        }
+    )
     assert (own.provider, own.model, own.base_url, own.key) == ("openrouter", "small", None, KEY)
     assert KEY not in repr(own)
     assert a2a_relay.upstream_of(own.provider, own.base_url) == "https://openrouter.ai/api/v1"
@@ -152,12 +197,20 @@ def test_settings_default_to_the_agents_and_bad_ones_are_one_line():
         A2ASettings.from_env({**base, contract.ENV_A2A_APP_PROP: "2"})
     with pytest.raises(A2AError, match="chat completions endpoint"):
         A2ASettings.from_env({**base, contract.ENV_A2A_APP_PROP: "1", contract.ENV_A2A_PROVIDER: "anthropic"})
-    assert A2ASettings.from_env({contract.ENV_A2A_APP_PROP: "1"}, needs_model=False).app_prop == 1.0  # the oracle
+    assert (
+        A2ASettings.from_env({contract.ENV_A2A_APP_PROP: "1"}, needs_model=False).app_prop == 1.0
+    )  # the oracle
 
 
 def test_the_agents_process_never_sees_the_expert_agents_settings_or_key():
-    env = agent_environment({contract.ENV_A2A_APP_PROP: "1", contract.ENV_A2A_API_KEY: KEY,
-                             contract.ENV_A2A_MODEL: "small", "PATH": "/usr/bin"})
+    env = agent_environment(
+        {
+            contract.ENV_A2A_APP_PROP: "1",
+            contract.ENV_A2A_API_KEY: KEY,
+            contract.ENV_A2A_MODEL: "small",
+            "PATH": "/usr/bin",
+        }
+    )
     assert not [k for k in env if k.startswith(contract.A2A_ENV_PREFIX)] and KEY not in json.dumps(env)
 
 
@@ -166,8 +219,16 @@ def test_a_taken_relay_port_is_the_runs_one_line_error(relay):
     turns into the run's error (as a scenario that does not load), never a daemon traceback."""
     taken = int(relay[2].rsplit(":", 1)[1])
     with pytest.raises(A2AError, match=f"cannot listen on 127.0.0.1:{taken}") as caught:
-        a2a_relay.start("openai-compat", "small", "http://127.0.0.1:9/v1", KEY, {},
-                        write=lambda _fields: None, on_fault=lambda _reason: None, port=taken)
+        a2a_relay.start(
+            "openai-compat",
+            "small",
+            "http://127.0.0.1:9/v1",
+            KEY,
+            {},
+            write=lambda _fields: None,
+            on_fault=lambda _reason: None,
+            port=taken,
+        )
     assert "\n" not in str(caught.value) and KEY not in str(caught.value)
 
 
@@ -183,10 +244,19 @@ def test_sub_agent_calls_stop_being_recorded_at_the_trace_cap():
 
     def call() -> None:
         request, response = Capture(), Capture()
-        request.add(json.dumps({"model": "small", "messages": [{"role": "user", "content": "x" * 600}]}).encode())
+        request.add(
+            json.dumps({"model": "small", "messages": [{"role": "user", "content": "x" * 600}]}).encode()
+        )
         response.add(b'{"choices": []}')
-        trace.record(url="http://127.0.0.1:9/v1/chat/completions", path="/v1/chat/completions", started=0.0,
-                     latency_ms=1.0, http_status=200, request=request, response=response)
+        trace.record(
+            url="http://127.0.0.1:9/v1/chat/completions",
+            path="/v1/chat/completions",
+            started=0.0,
+            latency_ms=1.0,
+            http_status=200,
+            request=request,
+            response=response,
+        )
 
     for _ in range(6):
         call()

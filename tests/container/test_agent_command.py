@@ -19,13 +19,18 @@ def test_a_command_is_split_with_shell_quoting(monkeypatch: pytest.MonkeyPatch) 
     assert agent_command("oracle") == ["python3", "-c", 'print("a b")', "--flag"]
 
 
-@pytest.mark.parametrize("value", [f"run --key '{SECRET_ARG}", f'sh -c "echo {SECRET_ARG}', f"run {SECRET_ARG}\\"])
+@pytest.mark.parametrize(
+    "value", [f"run --key '{SECRET_ARG}", f'sh -c "echo {SECRET_ARG}', f"run {SECRET_ARG}\\"]
+)
 def test_unbalanced_quotes_end_the_run_with_one_line(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv(contract.ENV_AGENT_COMMAND, value)
     with pytest.raises(SystemExit) as raised:
         agent_command("oracle")
     reason = str(raised.value.code)
-    assert reason.startswith(f"{contract.ENV_AGENT_COMMAND} cannot be split into words") and "fix its quotes" in reason
+    assert (
+        reason.startswith(f"{contract.ENV_AGENT_COMMAND} cannot be split into words")
+        and "fix its quotes" in reason
+    )
     assert "\n" not in reason and SECRET_ARG not in reason
     assert raised.value.__cause__ is None and raised.value.__suppress_context__  # no chained traceback
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-
 from gaia2_container.daemon.agent_files import collect  # noqa: E402
 
 
@@ -43,7 +42,11 @@ def test_symlinks_and_fifos_are_refused(tmp_path):
     (home / "trace.jsonl").symlink_to(secret)
     (home / "agent_error.txt").symlink_to("/proc/self/environ")
     os.mkfifo(home / "fifo")
-    for name, reason in (("trace.jsonl", "symlink"), ("agent_error.txt", "symlink"), ("fifo", "not a regular file")):
+    for name, reason in (
+        ("trace.jsonl", "symlink"),
+        ("agent_error.txt", "symlink"),
+        ("fifo", "not a regular file"),
+    ):
         outcome, data = read(home, name)
         assert not outcome.found and reason in (outcome.refused or ""), (name, outcome)
         assert data == b""

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-
 from fake_llm.server import FakeLLM  # noqa: E402
 from gaia2_container import places  # noqa: E402
 from gaia2_container.runtimes.llm.context import trim  # noqa: E402
@@ -26,16 +25,30 @@ from gaia2_container.runtimes.llm.trace import Redactor, TraceWriter, public_url
 from gaia2_container.runtimes.llm.transport import ProviderError, RetryPolicy, Transport  # noqa: E402
 
 KEY = "sk-unit-SECRET-123"
-TOOLS = [Tool("CalendarApp__add_calendar_event", "Add an event.",
-              {"type": "object", "properties": {"title": {"type": "string", "description": "t"},
-                                                "tags": {"type": "array", "items": {}}}, "required": ["title"]})]
+TOOLS = [
+    Tool(
+        "CalendarApp__add_calendar_event",
+        "Add an event.",
+        {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "description": "t"},
+                "tags": {"type": "array", "items": {}},
+            },
+            "required": ["title"],
+        },
+    )
+]
 CONVERSATION = [
     Message("system", "You are a test."),
     Message("user", "Add lunch."),
     Message("assistant", "", [ToolCall("call_1", "CalendarApp__add_calendar_event", {"title": "Lunch"})]),
-    Message("tool", "\"evt-1\"", tool_call_id="call_1", name="CalendarApp__add_calendar_event"),
+    Message("tool", '"evt-1"', tool_call_id="call_1", name="CalendarApp__add_calendar_event"),
 ]
-REPLY = {"text": "On it.", "tool_calls": [{"name": "CalendarApp__add_calendar_event", "arguments": {"title": "Dinner"}}]}
+REPLY = {
+    "text": "On it.",
+    "tool_calls": [{"name": "CalendarApp__add_calendar_event", "arguments": {"title": "Dinner"}}],
+}
 
 
 @pytest.fixture
@@ -62,15 +75,24 @@ def traces(tmp_path: Path) -> list[dict]:
 
 
 # ---- wire formats ----------------------------------------------------------------------------
-@pytest.mark.parametrize("provider,options,route", [
-    ("openai", {}, "chat"), ("openai-compat", {}, "chat"), ("openrouter", {}, "chat"),
-    ("openai", {"api": "responses"}, "responses"), ("anthropic", {}, "anthropic"), ("gemini", {}, "gemini"),
-])
+@pytest.mark.parametrize(
+    "provider,options,route",
+    [
+        ("openai", {}, "chat"),
+        ("openai-compat", {}, "chat"),
+        ("openrouter", {}, "chat"),
+        ("openai", {"api": "responses"}, "responses"),
+        ("anthropic", {}, "anthropic"),
+        ("gemini", {}, "gemini"),
+    ],
+)
 def test_round_trip_through_each_wire_format(fake, tmp_path, provider, options, route):
     fake.set_script({route: [REPLY]})
     reply = make(fake, tmp_path, provider, **options).complete(CONVERSATION, TOOLS)
     assert reply.text == "On it."
-    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("CalendarApp__add_calendar_event", {"title": "Dinner"})]
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [
+        ("CalendarApp__add_calendar_event", {"title": "Dinner"})
+    ]
     assert reply.tool_calls[0].id
     assert reply.usage.input_tokens and reply.usage.output_tokens and reply.usage.cache_read_tokens == 0
     (req,) = fake.llm_requests()
@@ -90,7 +112,7 @@ def test_openai_chat_body_and_auth(fake, tmp_path):
     assert [m["role"] for m in body["messages"]] == ["system", "user", "assistant", "tool"]
     call = body["messages"][2]["tool_calls"][0]
     assert call["type"] == "function" and json.loads(call["function"]["arguments"]) == {"title": "Lunch"}
-    assert body["messages"][3] == {"role": "tool", "tool_call_id": "call_1", "content": "\"evt-1\""}
+    assert body["messages"][3] == {"role": "tool", "tool_call_id": "call_1", "content": '"evt-1"'}
     assert body["tools"][0]["function"]["parameters"] == TOOLS[0].parameters
     assert body["max_completion_tokens"] == 4096 and body["temperature"] == 0.2
 
@@ -121,7 +143,9 @@ def test_responses_body(fake, tmp_path):
 
 def test_anthropic_body_and_headers(fake, tmp_path):
     fake.set_script([{"text": "ok"}])
-    make(fake, tmp_path, "anthropic").complete(CONVERSATION + [Message("user", "[Notification] new email")], TOOLS)
+    make(fake, tmp_path, "anthropic").complete(
+        CONVERSATION + [Message("user", "[Notification] new email")], TOOLS
+    )
     req = fake.llm_requests()[0]
     assert req["headers"]["x-api-key"] == KEY and req["headers"]["anthropic-version"] == "2023-06-01"
     assert "authorization" not in req["headers"]
@@ -129,7 +153,13 @@ def test_anthropic_body_and_headers(fake, tmp_path):
     assert body["system"] == "You are a test." and body["max_tokens"] == 4096
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
     assert body["messages"][1]["content"] == [
-        {"type": "tool_use", "id": "call_1", "name": "CalendarApp__add_calendar_event", "input": {"title": "Lunch"}}]
+        {
+            "type": "tool_use",
+            "id": "call_1",
+            "name": "CalendarApp__add_calendar_event",
+            "input": {"title": "Lunch"},
+        }
+    ]
     result, note = body["messages"][2]["content"]  # consecutive user entries merged into one message
     assert result["type"] == "tool_result" and result["tool_use_id"] == "call_1"
     assert note == {"type": "text", "text": "[Notification] new email"}
@@ -145,7 +175,9 @@ def test_gemini_body_and_headers(fake, tmp_path):
     body = req["body"]
     assert body["systemInstruction"] == {"parts": [{"text": "You are a test."}]}
     assert [c["role"] for c in body["contents"]] == ["user", "model", "user"]
-    assert body["contents"][1]["parts"] == [{"functionCall": {"name": "CalendarApp__add_calendar_event", "args": {"title": "Lunch"}}}]
+    assert body["contents"][1]["parts"] == [
+        {"functionCall": {"name": "CalendarApp__add_calendar_event", "args": {"title": "Lunch"}}}
+    ]
     assert body["contents"][2]["parts"][0]["functionResponse"]["name"] == "CalendarApp__add_calendar_event"
     decl = body["tools"][0]["functionDeclarations"][0]
     assert decl["parameters"]["properties"]["tags"]["items"] == {"type": "string"}
@@ -165,7 +197,9 @@ def test_429_with_retry_after_is_retried(fake, tmp_path):
 
 def test_persistent_503_is_a_provider_error(fake, tmp_path):
     fake.set_script([{"status": 503, "repeat": 10}])
-    with pytest.raises(ProviderError, match=r"HTTP 503 from http://127\.0\.0\.1:\d+/v1/messages after 3 attempts: "):
+    with pytest.raises(
+        ProviderError, match=r"HTTP 503 from http://127\.0\.0\.1:\d+/v1/messages after 3 attempts: "
+    ):
         make(fake, tmp_path, "anthropic", max_retries=2).complete(CONVERSATION, TOOLS)
     assert len(fake.llm_requests()) == 3
     assert traces(tmp_path)[0]["http_status"] == 503
@@ -182,6 +216,7 @@ def test_client_errors_are_not_retried(fake, tmp_path):
 
 def test_connection_refused_is_a_provider_error(tmp_path):
     import socket
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -192,8 +227,14 @@ def test_connection_refused_is_a_provider_error(tmp_path):
 
 # ---- settings, trace, context --------------------------------------------------------------------
 def test_settings_from_env():
-    s = Settings.from_env({"GAIA2_AGENT_PROVIDER": "anthropic", "GAIA2_AGENT_MODEL": "claude",
-                           "GAIA2_AGENT_API_KEY": "k", "GAIA2_AGENT_OPTIONS": '{"max_steps_per_turn": 5}'})
+    s = Settings.from_env(
+        {
+            "GAIA2_AGENT_PROVIDER": "anthropic",
+            "GAIA2_AGENT_MODEL": "claude",
+            "GAIA2_AGENT_API_KEY": "k",
+            "GAIA2_AGENT_OPTIONS": '{"max_steps_per_turn": 5}',
+        }
+    )
     assert s.base_url == "https://api.anthropic.com/v1" and s.options.max_steps_per_turn == 5
     with pytest.raises(SettingsError, match="unknown option"):
         Options.parse('{"max_step": 5}')
@@ -201,18 +242,31 @@ def test_settings_from_env():
         Settings.from_env({"GAIA2_AGENT_PROVIDER": "openai"})
     with pytest.raises(SettingsError, match="BASE_URL"):
         Settings.from_env({"GAIA2_AGENT_PROVIDER": "openai-compat", "GAIA2_AGENT_MODEL": "m"})
-    assert Settings.from_env({"GAIA2_AGENT_PROVIDER": "openai-compat", "GAIA2_AGENT_MODEL": "m",
-                              "GAIA2_AGENT_BASE_URL": "http://h/v1/"}).base_url == "http://h/v1"
+    assert (
+        Settings.from_env(
+            {
+                "GAIA2_AGENT_PROVIDER": "openai-compat",
+                "GAIA2_AGENT_MODEL": "m",
+                "GAIA2_AGENT_BASE_URL": "http://h/v1/",
+            }
+        ).base_url
+        == "http://h/v1"
+    )
 
 
 def test_public_url_drops_credentials():
-    assert public_url("https://u:p@h.example:8443/v1/x?key=abc&alt=sse") == "https://h.example:8443/v1/x?alt=sse"
+    assert (
+        public_url("https://u:p@h.example:8443/v1/x?key=abc&alt=sse") == "https://h.example:8443/v1/x?alt=sse"
+    )
 
 
 def test_trim_shortens_oldest_tool_results_first():
     msgs = [Message("system", "S"), Message("user", "T" * 1000)]
     for i in range(5):
-        msgs += [Message("assistant", "", [ToolCall(f"c{i}", "X__y", {})]), Message("tool", str(i) * 1000, tool_call_id=f"c{i}")]
+        msgs += [
+            Message("assistant", "", [ToolCall(f"c{i}", "X__y", {})]),
+            Message("tool", str(i) * 1000, tool_call_id=f"c{i}"),
+        ]
     assert trim(msgs, 3500) == 3
     assert [m.content[:1] for m in msgs if m.role == "tool"] == ["[", "[", "[", "3", "4"]
     assert msgs[1].content == "T" * 1000
@@ -227,14 +281,22 @@ def _sse_data(text: str) -> list[Any]:
     return out
 
 
-@pytest.mark.parametrize("route,path,body", [
-    ("chat", "/v1/chat/completions", {"model": "m", "stream": True, "stream_options": {"include_usage": True}}),
-    ("responses", "/v1/responses", {"model": "m", "stream": True}),
-    ("anthropic", "/v1/messages", {"model": "m", "stream": True}),
-    ("gemini", "/v1beta/models/m:streamGenerateContent?alt=sse", {}),
-])
+@pytest.mark.parametrize(
+    "route,path,body",
+    [
+        (
+            "chat",
+            "/v1/chat/completions",
+            {"model": "m", "stream": True, "stream_options": {"include_usage": True}},
+        ),
+        ("responses", "/v1/responses", {"model": "m", "stream": True}),
+        ("anthropic", "/v1/messages", {"model": "m", "stream": True}),
+        ("gemini", "/v1beta/models/m:streamGenerateContent?alt=sse", {}),
+    ],
+)
 def test_fake_server_streams_reassemble(fake, route, path, body):
     import httpx
+
     fake.set_script({route: [REPLY]})
     resp = httpx.post(f"http://127.0.0.1:{fake.port}{path}", json=body)
     assert resp.headers["content-type"].startswith("text/event-stream")
@@ -290,7 +352,14 @@ class StubToolApi:
                 elif self.path == "/time":
                     self._json({"sim_time": 1727773200.0})
                 else:
-                    self._json({"tools": [{"name": n, "parameters": {"type": "object", "properties": {}}} for n in stub.tools]})
+                    self._json(
+                        {
+                            "tools": [
+                                {"name": n, "parameters": {"type": "object", "properties": {}}}
+                                for n in stub.tools
+                            ]
+                        }
+                    )
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -303,16 +372,24 @@ class StubToolApi:
 
 
 def test_plain_text_reply_is_sent_to_the_user(fake, tmp_path, monkeypatch):
-    stub = StubToolApi("Add dinner", ["CalendarApp__add_calendar_event", "AgentUserInterface__send_message_to_user"])
+    stub = StubToolApi(
+        "Add dinner", ["CalendarApp__add_calendar_event", "AgentUserInterface__send_message_to_user"]
+    )
     monkeypatch.setattr(places, "TOOLS_URL", stub.url)
     fake.set_script({"anthropic": [REPLY, {"text": "Dinner is booked."}]})
     provider = make(fake, tmp_path, "anthropic")
     agent = Agent(provider, TOOLS, max_steps=5, max_context_chars=100_000, max_result_chars=1000)
     agent.messages.append(Message("system", "S"))
     agent.run()
-    assert stub.calls == [("CalendarApp__add_calendar_event", {"title": "Dinner"}),
-                          ("AgentUserInterface__send_message_to_user", {"content": "Dinner is booked."})]
+    assert stub.calls == [
+        ("CalendarApp__add_calendar_event", {"title": "Dinner"}),
+        ("AgentUserInterface__send_message_to_user", {"content": "Dinner is booked."}),
+    ]
     second = fake.llm_requests()[1]["body"]["messages"]
-    assert second[-1]["content"][0] == {"type": "tool_result", "tool_use_id": second[-2]["content"][1]["id"],
-                                        "content": "evt-1", "is_error": False}
+    assert second[-1]["content"][0] == {
+        "type": "tool_result",
+        "tool_use_id": second[-2]["content"][1]["id"],
+        "content": "evt-1",
+        "is_error": False,
+    }
     stub.httpd.shutdown()

@@ -12,15 +12,20 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-
 from gaia2_container.daemon.http_api import serve  # noqa: E402
 from gaia2_container.daemon.recorder import EventRecorder  # noqa: E402
 from gaia2_container.daemon.relay_trace import Capture, RelayTrace  # noqa: E402
 from gaia2_container.daemon.routes import TOOL_ROUTES, DaemonState  # noqa: E402
 from gaia2_container.daemon.status import StatusBoard  # noqa: E402
 from gaia2_container.jsonable import (  # noqa: E402
-    MAX_DEPTH, REPLACEMENT, BadAgentJson, encodable, json_text, parse_agent_json, to_jsonable)
-
+    MAX_DEPTH,
+    REPLACEMENT,
+    BadAgentJson,
+    encodable,
+    json_text,
+    parse_agent_json,
+    to_jsonable,
+)
 from gaia2_runner.analysis.export import FORMULA_STARTS, csv_cell, export_rows  # noqa: E402
 
 FFFD = REPLACEMENT
@@ -36,16 +41,24 @@ def nested(depth: int) -> object:
 # ---- jsonable ---------------------------------------------------------------------------------
 def test_lone_surrogates_become_u_fffd_and_real_pairs_stay() -> None:
     parsed = parse_agent_json(b'{"k\\ud800": ["a\\udfffb", "\\ud83d\\ude00", "caf\\u00e9"]}')
-    assert parsed == {f"k{FFFD}": [f"a{FFFD}b", "\U0001F600", "café"]}
+    assert parsed == {f"k{FFFD}": [f"a{FFFD}b", "\U0001f600", "café"]}
     assert encodable("plain") == "plain" and encodable("\udc80x\ud800") == f"{FFFD}x{FFFD}"
     json_text(parsed).encode("utf-8")  # writable
 
 
-@pytest.mark.parametrize("raw,why", [
-    (b'{"x": NaN}', "NaN"), (b'{"x": -Infinity}', "Infinity"), (b"[1e999]", "too large"),
-    (b"\xff\xfe{", "not UTF-8"), (b"{", "not JSON"), (b"[" * 100_000, "nested deeper"),
-    (json.dumps(nested(MAX_DEPTH + 1)).encode(), "nested deeper"), (b"9" * 5000, "not usable"),
-])
+@pytest.mark.parametrize(
+    "raw,why",
+    [
+        (b'{"x": NaN}', "NaN"),
+        (b'{"x": -Infinity}', "Infinity"),
+        (b"[1e999]", "too large"),
+        (b"\xff\xfe{", "not UTF-8"),
+        (b"{", "not JSON"),
+        (b"[" * 100_000, "nested deeper"),
+        (json.dumps(nested(MAX_DEPTH + 1)).encode(), "nested deeper"),
+        (b"9" * 5000, "not usable"),
+    ],
+)
 def test_bodies_that_are_not_strict_json_are_refused_with_a_reason(raw: bytes, why: str) -> None:
     with pytest.raises(BadAgentJson, match=why):
         parse_agent_json(raw)
@@ -64,8 +77,19 @@ def test_to_jsonable_makes_anything_writable() -> None:
 
     loop: list = []
     loop.append(loop)
-    out = json.loads(json_text({"nan": float("nan"), "inf": float("-inf"), "\ud800": "x\udfff", "obj": Broken(),
-                                "bytes": b"\xff", "loop": loop, 5: {1, 2}}))
+    out = json.loads(
+        json_text(
+            {
+                "nan": float("nan"),
+                "inf": float("-inf"),
+                "\ud800": "x\udfff",
+                "obj": Broken(),
+                "bytes": b"\xff",
+                "loop": loop,
+                5: {1, 2},
+            }
+        )
+    )
     assert out["nan"] == "nan" and out["inf"] == "-inf" and out[FFFD] == f"x{FFFD}"
     assert out["obj"] == "<unprintable Broken: RuntimeError>" and out["bytes"] == FFFD
     assert out["5"] == [1, 2] and to_jsonable(True) is True
@@ -85,8 +109,15 @@ def test_relay_trace_records_a_request_with_lone_surrogates(tmp_path: Path) -> N
     request, response = Capture(), Capture()
     request.add(b'{"model": "m", "messages": [{"role": "user", "content": "hi \\ud800"}]}')
     response.add(b"{}")
-    trace.record(url="http://x/v1/chat/completions", path="/v1/chat/completions", started=0.0, latency_ms=1.0,
-                 http_status=200, request=request, response=response)
+    trace.record(
+        url="http://x/v1/chat/completions",
+        path="/v1/chat/completions",
+        started=0.0,
+        latency_ms=1.0,
+        http_status=200,
+        request=request,
+        response=response,
+    )
     assert trace.close() == 1
     entry = json.loads((tmp_path / "trace.jsonl").read_text(encoding="utf-8"))
     assert f"hi {FFFD}" in json.dumps(entry, ensure_ascii=False)
@@ -109,12 +140,17 @@ class StandInSession:
 
 @pytest.fixture
 def tools(tmp_path: Path):
-    state = DaemonState(runtime="agent", status=StatusBoard(tmp_path / "status.json", None, "agent"),
-                        recorder=EventRecorder(tmp_path / "events.jsonl"))
+    state = DaemonState(
+        runtime="agent",
+        status=StatusBoard(tmp_path / "status.json", None, "agent"),
+        recorder=EventRecorder(tmp_path / "events.jsonl"),
+    )
     state.session = StandInSession(state.recorder)
     state.loaded = SimpleNamespace(scenario_id="secret_scenario_id")
     server = serve("127.0.0.1", 0, TOOL_ROUTES, state, "tools")
-    with httpx.Client(base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=10) as http:
+    with httpx.Client(
+        base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=10
+    ) as http:
         yield SimpleNamespace(state=state, http=http, events=tmp_path / "events.jsonl")
     server.shutdown()
     server.server_close()
@@ -134,9 +170,17 @@ def test_a_call_with_lone_surrogates_runs_is_recorded_and_answered(tools) -> Non
 
 
 def test_every_bad_body_gets_a_400_and_the_api_goes_on(tools) -> None:
-    bad = [b"not json", b"\xff\xfe", b'{"tool": "App__echo", "args": {"x": NaN}}', b"[" * 50_000,
-           b'{"tool": ' + b"9" * 5000 + b"}", json.dumps({"tool": "App__echo", "args": nested(MAX_DEPTH)}).encode(),
-           b"[]", b'{"tool": 5}', b'{"tool": "App__echo", "args": [1]}']
+    bad = [
+        b"not json",
+        b"\xff\xfe",
+        b'{"tool": "App__echo", "args": {"x": NaN}}',
+        b"[" * 50_000,
+        b'{"tool": ' + b"9" * 5000 + b"}",
+        json.dumps({"tool": "App__echo", "args": nested(MAX_DEPTH)}).encode(),
+        b"[]",
+        b'{"tool": 5}',
+        b'{"tool": "App__echo", "args": [1]}',
+    ]
     for raw in bad:
         resp = post(tools.http, raw)
         assert resp.status_code == 400 and resp.json()["error"], raw[:40]
@@ -177,4 +221,4 @@ def test_csv_export_neutralises_an_agent_controlled_reason(tmp_path: Path) -> No
     assert row["reason"].startswith("'=HYPERLINK("), row["reason"]
     assert "\\ud800" in row["reason"]  # a lone surrogate from a file is escaped, never a crash
     jsonl, _ = export_rows(root, "jsonl")
-    assert json.loads(jsonl.read_text(encoding="utf-8"))["reason"].startswith('=HYPERLINK(')
+    assert json.loads(jsonl.read_text(encoding="utf-8"))["reason"].startswith("=HYPERLINK(")

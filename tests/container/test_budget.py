@@ -23,12 +23,18 @@ from gaia2_container.runtimes.llm.trace import Redactor, TraceWriter
 from gaia2_container.runtimes.llm.transport import ProviderError, RetryPolicy, Transport
 
 LIMITS = [float(s) for s in range(120, 3601, 15)]
-WANTED = [budget.CallBudget(Options().request_timeout_s, Options().max_retries, Options().retry_max_s),
-          budget.CallBudget(300.0, 4, 60.0), budget.CallBudget(30.0, 10, 5.0), budget.CallBudget(900.0, 0, 60.0)]
+WANTED = [
+    budget.CallBudget(Options().request_timeout_s, Options().max_retries, Options().retry_max_s),
+    budget.CallBudget(300.0, 4, 60.0),
+    budget.CallBudget(30.0, 10, 5.0),
+    budget.CallBudget(900.0, 0, 60.0),
+]
 
 
 @pytest.mark.parametrize("wanted", WANTED)
-def test_attempts_never_shrink_as_the_limit_grows_and_one_call_fits_its_window(wanted: budget.CallBudget) -> None:
+def test_attempts_never_shrink_as_the_limit_grows_and_one_call_fits_its_window(
+    wanted: budget.CallBudget,
+) -> None:
     previous = budget.CallBudget(0.0, 0, 0.0)
     previous_relay = 0.0
     for limit in LIMITS:
@@ -53,10 +59,19 @@ def test_the_default_attempt_waits_as_long_as_ares_client_once_the_limit_allows(
 
 
 def test_the_built_in_runtime_takes_its_request_budget_from_the_scenario_limit() -> None:
-    env = {"GAIA2_AGENT_PROVIDER": "openai-compat", "GAIA2_AGENT_MODEL": "m", "GAIA2_AGENT_BASE_URL": "http://x/v1",
-           "GAIA2_SCENARIO_TIMEOUT": "420", "GAIA2_AGENT_OPTIONS": '{"request_timeout_s": 900, "max_retries": 6}'}
+    env = {
+        "GAIA2_AGENT_PROVIDER": "openai-compat",
+        "GAIA2_AGENT_MODEL": "m",
+        "GAIA2_AGENT_BASE_URL": "http://x/v1",
+        "GAIA2_SCENARIO_TIMEOUT": "420",
+        "GAIA2_AGENT_OPTIONS": '{"request_timeout_s": 900, "max_retries": 6}',
+    }
     settings = Settings.from_env(env)
-    assert (settings.options.request_timeout_s, settings.options.max_retries, settings.limit_s) == (315.0, 6, 420.0)
+    assert (settings.options.request_timeout_s, settings.options.max_retries, settings.limit_s) == (
+        315.0,
+        6,
+        420.0,
+    )
     unlimited = Settings.from_env({**env, "GAIA2_SCENARIO_TIMEOUT": "0"})
     assert (unlimited.options.request_timeout_s, unlimited.limit_s) == (900.0, None)
 
@@ -85,10 +100,19 @@ def fake():
 
 def complete(fake: FakeLLM, tmp_path: Path, limit_s: float, **options) -> Transport:
     settings = Settings("openai-compat", "m", f"http://127.0.0.1:{fake.port}/v1", None, Options(**options))
-    opts = budget.fit_call(budget.CallBudget(settings.options.request_timeout_s, settings.options.max_retries,
-                                             settings.options.retry_max_s), limit_s)
-    transport = Transport(TraceWriter(tmp_path / "trace.jsonl", Redactor(None), "openai-compat", "m"), Redactor(None),
-                          opts.timeout_s, RetryPolicy(opts.max_retries, 0.01, opts.retry_max_s), limit_s=limit_s)
+    opts = budget.fit_call(
+        budget.CallBudget(
+            settings.options.request_timeout_s, settings.options.max_retries, settings.options.retry_max_s
+        ),
+        limit_s,
+    )
+    transport = Transport(
+        TraceWriter(tmp_path / "trace.jsonl", Redactor(None), "openai-compat", "m"),
+        Redactor(None),
+        opts.timeout_s,
+        RetryPolicy(opts.max_retries, 0.01, opts.retry_max_s),
+        limit_s=limit_s,
+    )
     make_provider(settings, transport).complete([Message("user", "hi")], [])
     return transport
 

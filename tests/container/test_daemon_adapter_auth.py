@@ -9,14 +9,13 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-
-from gaia2_contract import constants as contract
 from gaia2_container.daemon import main as daemon_main  # noqa: E402
 from gaia2_container.daemon.agent_process import agent_environment  # noqa: E402
 from gaia2_container.daemon.http_api import serve  # noqa: E402
 from gaia2_container.daemon.recorder import EventRecorder  # noqa: E402
 from gaia2_container.daemon.routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, DaemonState  # noqa: E402
 from gaia2_container.daemon.status import StatusBoard  # noqa: E402
+from gaia2_contract import constants as contract
 
 TOKEN = "t0k3n-for-the-runner"
 
@@ -32,15 +31,19 @@ class FakeSession:
         return len(self.inbox) - 1
 
     def messages_after(self, after: int) -> list[dict]:
-        return [{"index": 0, "content": "the agent's answer"}][after + 1:]
+        return [{"index": 0, "content": "the agent's answer"}][after + 1 :]
 
 
 @pytest.fixture
 def adapter(tmp_path: Path):
-    state = DaemonState(runtime="agent", status=StatusBoard(tmp_path / "status.json", "demo", "agent"),
-                        recorder=EventRecorder(tmp_path / "events.jsonl"))
-    server = serve("127.0.0.1", 0, ADAPTER_ROUTES, state, "adapter", token=TOKEN,
-                   public_routes=ADAPTER_PUBLIC_ROUTES)
+    state = DaemonState(
+        runtime="agent",
+        status=StatusBoard(tmp_path / "status.json", "demo", "agent"),
+        recorder=EventRecorder(tmp_path / "events.jsonl"),
+    )
+    server = serve(
+        "127.0.0.1", 0, ADAPTER_ROUTES, state, "adapter", token=TOKEN, public_routes=ADAPTER_PUBLIC_ROUTES
+    )
     base = f"http://127.0.0.1:{server.server_address[1]}"
     yield SimpleNamespace(state=state, base=base)
     server.shutdown()
@@ -52,11 +55,18 @@ def test_every_route_but_health_needs_the_token(adapter):
     adapter.state.session = session = FakeSession()
     good = {"Authorization": f"Bearer {TOKEN}"}
     with httpx.Client(base_url=adapter.base, trust_env=False, timeout=5) as http:
-        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": f"Basic {TOKEN}"},
-                        {"Authorization": TOKEN}):
+        for headers in (
+            {},
+            {"Authorization": "Bearer wrong"},
+            {"Authorization": f"Basic {TOKEN}"},
+            {"Authorization": TOKEN},
+        ):
             for method, path in (("GET", "/status"), ("GET", "/messages"), ("GET", "/nowhere")):
                 resp = http.request(method, path, headers=headers)
-                assert resp.status_code == 401 and resp.headers["WWW-Authenticate"] == "Bearer", (headers, path)
+                assert resp.status_code == 401 and resp.headers["WWW-Authenticate"] == "Bearer", (
+                    headers,
+                    path,
+                )
             resp = http.post("/notify", json={"message": "injected", "sender": "user"}, headers=headers)
             assert resp.status_code == 401 and resp.json() == {"error": "missing or wrong adapter token"}
         assert session.inbox == []
@@ -109,8 +119,12 @@ def test_a_claimed_body_size_cannot_exhaust_the_daemon(adapter):
     host, port = adapter.base.removeprefix("http://").split(":")
     for length in (str(MAX_BODY_BYTES + 1), str(1 << 40), "-5", "lots"):
         with socket.create_connection((host, int(port)), timeout=5) as sock:
-            sock.sendall((f"POST /notify HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
-                          f"Content-Length: {length}\r\n\r\n{{}}").encode())
+            sock.sendall(
+                (
+                    f"POST /notify HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+                    f"Content-Length: {length}\r\n\r\n{{}}"
+                ).encode()
+            )
             status_line = sock.makefile("rb").readline().decode()
         expected = "413" if length.isdigit() else "400"
         assert status_line.split()[1] == expected, (length, status_line)

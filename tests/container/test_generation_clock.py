@@ -20,7 +20,7 @@ import pytest
 from gaia2_container.daemon.generation_clock import GenerationClock, setting_from_env
 from gaia2_container.daemon.relay import Relay, serve_relay
 from gaia2_container.daemon.relay_trace import RelayTrace
-from gaia2_contract.generation_time import FIXED, MEASURED, OFF, GenerationTime, parse_generation_time
+from gaia2_contract.generation_time import FIXED, MEASURED, GenerationTime, parse_generation_time
 
 START = 1727773200.0
 RUNNING, PAUSED = "RUNNING", "PAUSED"
@@ -101,13 +101,29 @@ def clock(mode: str, speed: float = 1.0) -> tuple[GenerationClock, Env, Wall]:
 
 # ---- the setting ---------------------------------------------------------------------------
 
+
 def test_the_setting_parses_to_one_normal_form():
     assert parse_generation_time(None) == parse_generation_time("") == GenerationTime(MEASURED)
-    assert str(parse_generation_time(" Measured ")) == "measured" and str(parse_generation_time("OFF")) == "off"
+    assert (
+        str(parse_generation_time(" Measured ")) == "measured" and str(parse_generation_time("OFF")) == "off"
+    )
     assert parse_generation_time("fixed:2.50") == GenerationTime(FIXED, 2.5)
-    assert str(parse_generation_time("fixed: 2.50")) == "fixed:2.5" and str(parse_generation_time("fixed:0")) == "fixed:0"
+    assert (
+        str(parse_generation_time("fixed: 2.50")) == "fixed:2.5"
+        and str(parse_generation_time("fixed:0")) == "fixed:0"
+    )
     assert parse_generation_time("off").holds is False and parse_generation_time("fixed:1").holds is True
-    for bad in ("fixed", "fixed:", "fixed:-1", "fixed:nan", "fixed:inf", "fixed:3601", "random", "on", "fixed:x"):
+    for bad in (
+        "fixed",
+        "fixed:",
+        "fixed:-1",
+        "fixed:nan",
+        "fixed:inf",
+        "fixed:3601",
+        "random",
+        "on",
+        "fixed:x",
+    ):
         with pytest.raises(ValueError, match="measured, off or fixed:N"):
             parse_generation_time(bad)
     with pytest.raises(ValueError, match="GAIA2_SIM_GENERATION_TIME must be"):
@@ -115,6 +131,7 @@ def test_the_setting_parses_to_one_normal_form():
 
 
 # ---- the clock -----------------------------------------------------------------------------
+
 
 def test_measured_holds_the_clock_and_charges_the_wall_span_not_the_speed():
     gen, env, wall = clock("measured", speed=10)
@@ -283,6 +300,7 @@ def test_a_clock_paused_by_someone_else_is_never_resumed_by_a_call():
 
 # ---- through the relay, over real HTTP -------------------------------------------------------
 
+
 class Provider(BaseHTTPRequestHandler):
     """Answers a model call once the test opens `gate` (never, for the endless call), with the next
     of `statuses` (200 when none is left); GET answers at once."""
@@ -310,7 +328,9 @@ class Provider(BaseHTTPRequestHandler):
         self.arrived.set()
         if self.gate.wait(20):
             status = self.statuses.pop(0) if self.statuses else 200
-            self._reply(b'{"choices": []}' if status == 200 else b'{"error": {"message": "slow down"}}', status)
+            self._reply(
+                b'{"choices": []}' if status == 200 else b'{"error": {"message": "slow down"}}', status
+            )
 
 
 @pytest.fixture
@@ -325,8 +345,12 @@ def relayed(tmp_path: Path):
     gen = GenerationClock(GenerationTime(MEASURED), env, wall=wall)
     trace = RelayTrace(tmp_path / "trace.jsonl", "openai")
     recorded: list[dict] = []
-    relay = Relay(f"http://127.0.0.1:{provider.server_address[1]}", trace=trace, timeout_s=2.0,
-                  record=lambda outcome, sim: recorded.append({"status": outcome.status, **sim}))
+    relay = Relay(
+        f"http://127.0.0.1:{provider.server_address[1]}",
+        trace=trace,
+        timeout_s=2.0,
+        record=lambda outcome, sim: recorded.append({"status": outcome.status, **sim}),
+    )
     relay.generation = gen
     server = serve_relay(relay, "127.0.0.1", 0)
     http = httpx.Client(base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=30)
@@ -338,7 +362,9 @@ def relayed(tmp_path: Path):
 
 
 def _post_in_background(http: httpx.Client) -> threading.Thread:
-    thread = threading.Thread(target=lambda: http.post("/v1/chat/completions", json={"model": "m", "messages": []}))
+    thread = threading.Thread(
+        target=lambda: http.post("/v1/chat/completions", json={"model": "m", "messages": []})
+    )
     thread.start()
     assert Provider.arrived.wait(10)
     return thread

@@ -14,12 +14,19 @@ ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "containers" / "harnesses" / "codex"
 
 from gaia2_container.runtimes.harness.profile import load, render  # noqa: E402
-
 from gaia2_runner.config.harnesses import get_harness  # noqa: E402
 
-VALUES = {"model": "gpt-x", "api_key": "sk-SECRET", "base_url": "http://127.0.0.1:8092", "home": "/gaia2/agent",
-          "prompt": "-n [Notification] {not a placeholder}", "turn": 2,
-          "reply_path": "/gaia2/agent/.gaia2/reply-2.txt", "instructions": "", "instructions_path": ""}
+VALUES = {
+    "model": "gpt-x",
+    "api_key": "sk-SECRET",
+    "base_url": "http://127.0.0.1:8092",
+    "home": "/gaia2/agent",
+    "prompt": "-n [Notification] {not a placeholder}",
+    "turn": 2,
+    "reply_path": "/gaia2/agent/.gaia2/reply-2.txt",
+    "instructions": "",
+    "instructions_path": "",
+}
 
 
 def test_host_registry_reads_the_profile_and_the_version_is_the_containerfiles():

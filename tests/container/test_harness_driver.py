@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-
 from gaia2_container.runtimes.harness.driver import Turns, batch_prompt  # noqa: E402
-from gaia2_contract.harness_profile import ProfileError
 from gaia2_container.runtimes.harness.profile import load, read_reply, render  # noqa: E402
+from gaia2_contract.harness_profile import ProfileError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -47,13 +46,20 @@ def test_render_fills_known_placeholders_and_refuses_unknown_ones():
         render("{secret}", {"base_url": "x"})
 
 
-@pytest.mark.parametrize("spec, stdout, expected", [
-    ("stdout", "  hello\n", "hello"),
-    ("json:result", '{"result": "done", "x": 1}', "done"),
-    ("json:a.b.-1", '{"a": {"b": ["x", "last"]}}', "last"),
-    ("json:result", "not json", ""),
-    ("jsonl-last:item.text", '{"item": {"text": "one"}}\nnoise\n{"other": 1}\n{"item": {"text": "two"}}\n', "two"),
-])
+@pytest.mark.parametrize(
+    "spec, stdout, expected",
+    [
+        ("stdout", "  hello\n", "hello"),
+        ("json:result", '{"result": "done", "x": 1}', "done"),
+        ("json:a.b.-1", '{"a": {"b": ["x", "last"]}}', "last"),
+        ("json:result", "not json", ""),
+        (
+            "jsonl-last:item.text",
+            '{"item": {"text": "one"}}\nnoise\n{"other": 1}\n{"item": {"text": "two"}}\n',
+            "two",
+        ),
+    ],
+)
 def test_read_reply_from_stdout(tmp_path, spec, stdout, expected):
     profile = load(write_profile(tmp_path, f'reply = "{spec}"\nfirst_turn = ["x"]\n'))
     assert read_reply(profile, stdout, None) == expected
@@ -69,12 +75,19 @@ def test_read_reply_from_a_file(tmp_path):
 
 def test_batch_prompt_keeps_user_words_and_labels_notifications():
     assert batch_prompt([{"sender": "user", "content": "Book it"}]) == "Book it"
-    are_worded = ("Received at: 2024-10-01 09:00:04\nSender: User\nMessage: Thanks.\nSend it to \"Maria\"\n"
-                  "Already read: True\nRead at: 2024-10-01 09:00:04")
+    are_worded = (
+        'Received at: 2024-10-01 09:00:04\nSender: User\nMessage: Thanks.\nSend it to "Maria"\n'
+        "Already read: True\nRead at: 2024-10-01 09:00:04"
+    )
     assert batch_prompt([{"sender": "user", "content": are_worded}]) == 'Thanks.\nSend it to "Maria"'
     assert batch_prompt([{"sender": "system", "content": "New\nemail"}]) == "[Notification] New email"
-    text = batch_prompt([{"sender": "user", "content": "Hi"}, {"sender": "system", "content": "a"},
-                         {"sender": "system", "content": "b"}])
+    text = batch_prompt(
+        [
+            {"sender": "user", "content": "Hi"},
+            {"sender": "system", "content": "a"},
+            {"sender": "system", "content": "b"},
+        ]
+    )
     assert text == "Hi\n\n[Notifications]\n- a\n- b"
 
 
@@ -83,9 +96,14 @@ def test_turns_run_first_then_resume_commands_with_the_profile_env(tmp_path):
     are rendered; the reply comes from the file the profile names."""
     home = tmp_path / "home"
     home.mkdir()
-    script = ('import os, sys, pathlib; p = pathlib.Path(sys.argv[2]); '
-              'p.write_text(sys.argv[1] + " via " + os.environ["FAKE_BASE"] + " " + (pathlib.Path("conf.txt").read_text()))')
-    profile = load(write_profile(tmp_path, f'''
+    script = (
+        "import os, sys, pathlib; p = pathlib.Path(sys.argv[2]); "
+        'p.write_text(sys.argv[1] + " via " + os.environ["FAKE_BASE"] + " " + (pathlib.Path("conf.txt").read_text()))'
+    )
+    profile = load(
+        write_profile(
+            tmp_path,
+            f'''
 reply = "file:{{reply_path}}"
 instructions_file = "AGENTS.md"
 first_turn = ["{sys.executable}", "-c", '{script}', "first:{{prompt}}", "{{reply_path}}"]
@@ -94,8 +112,12 @@ next_turn = ["{sys.executable}", "-c", '{script}', "next:{{prompt}}:{{turn}}", "
 FAKE_BASE = "{{base_url}}/v1"
 [files]
 "conf.txt" = "model={{model}}"
-'''))
-    turns = Turns(profile, {"base_url": "http://relay", "model": "m1", "api_key": "", "home": str(home)}, home)
+''',
+        )
+    )
+    turns = Turns(
+        profile, {"base_url": "http://relay", "model": "m1", "api_key": "", "home": str(home)}, home
+    )
     turns.prepare("RULES")
     assert (home / "AGENTS.md").read_text() == "RULES"
     assert turns.run("hello") == ("first:hello via http://relay/v1 model=m1", "")
@@ -105,7 +127,12 @@ FAKE_BASE = "{{base_url}}/v1"
 def test_a_turn_without_reply_says_why(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
-    profile = load(write_profile(tmp_path, f'reply = "stdout"\nfirst_turn = ["{sys.executable}", "-c", "import sys; sys.exit(7)"]\n'))
+    profile = load(
+        write_profile(
+            tmp_path,
+            f'reply = "stdout"\nfirst_turn = ["{sys.executable}", "-c", "import sys; sys.exit(7)"]\n',
+        )
+    )
     reply, why = Turns(profile, {"home": str(home)}, home).run("x")
     assert reply == "" and "exit code 7" in why and "without a final reply" in why
 
@@ -116,7 +143,11 @@ def test_reply_on_exit_0_drops_the_error_report_of_a_failed_turn(tmp_path, stric
     home = tmp_path / "home"
     home.mkdir()
     argv = f'["{sys.executable}", "-c", "print(\\"API Error: 500\\"); raise SystemExit(1)"]'
-    profile = load(write_profile(tmp_path, f'reply = "stdout"\nreply_on_exit_0 = {str(strict).lower()}\nfirst_turn = {argv}\n'))
+    profile = load(
+        write_profile(
+            tmp_path, f'reply = "stdout"\nreply_on_exit_0 = {str(strict).lower()}\nfirst_turn = {argv}\n'
+        )
+    )
     reply, why = Turns(profile, {"home": str(home)}, home).run("x")
     assert reply == expected
     assert ("exit code 1" in why) is strict

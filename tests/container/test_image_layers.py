@@ -12,8 +12,17 @@ import pytest
 
 from gaia2_runner.config.harnesses import get_harness
 from gaia2_runner.sandbox.build_context import CONTRACT_DIR, CONTRACT_SOURCE, context_archive
-from gaia2_runner.sandbox.images import (CODE_CONTAINERFILE, NODE_IMAGE, RUNTIME_BASE_IMAGE, RUNTIME_DEPS_IMAGE,
-                                         containers_dir, deps_tag, image_specs, spec_digest, stale_specs)
+from gaia2_runner.sandbox.images import (
+    CODE_CONTAINERFILE,
+    NODE_IMAGE,
+    RUNTIME_BASE_IMAGE,
+    RUNTIME_DEPS_IMAGE,
+    containers_dir,
+    deps_tag,
+    image_specs,
+    spec_digest,
+    stale_specs,
+)
 
 HARNESSES = [get_harness("codex"), get_harness("hermes")]
 CODEX, HERMES = (h.image for h in HARNESSES)

@@ -13,8 +13,11 @@ from gaia2_container.daemon.judge_engine import JudgeNotConfigured, LiteLLMJudge
 from gaia2_container.daemon.judge_guard import AGENT_TEXT_CAP
 from gaia2_container.daemon.judge_trace import JudgeTrace
 
-JUDGE_ENV = {"GAIA2_JUDGE_MODEL": "judge-x", "GAIA2_JUDGE_BASE_URL": "http://judge.invalid/v1",
-             "GAIA2_JUDGE_API_KEY": "sk-judge-never-recorded-123"}
+JUDGE_ENV = {
+    "GAIA2_JUDGE_MODEL": "judge-x",
+    "GAIA2_JUDGE_BASE_URL": "http://judge.invalid/v1",
+    "GAIA2_JUDGE_API_KEY": "sk-judge-never-recorded-123",
+}
 
 
 class Scripted:
@@ -44,13 +47,22 @@ def test_a_call_is_recorded_with_its_step_and_returned_unchanged() -> None:
         def check(self, text: str) -> tuple[str, dict | None]:
             return engine([{"role": "system", "content": "judge"}, {"role": "user", "content": text}])
 
-    assert Checker().check("Booked.") == ("[[Success]]", {"model": "judge-x-2025", "prompt_tokens": 120,
-                                                          "completion_tokens": 7})
+    assert Checker().check("Booked.") == (
+        "[[Success]]",
+        {"model": "judge-x-2025", "prompt_tokens": 120, "completion_tokens": 7},
+    )
     [call] = trace.calls.take()
     assert call["step"] == "email_checker" and call["model"] == "judge-x-2025"
-    assert call["messages"] == [{"role": "system", "content": "judge"}, {"role": "user", "content": "Booked."}]
-    assert (call["response"], call["prompt_tokens"], call["completion_tokens"], call["error"]) == \
-        ("[[Success]]", 120, 7, None)
+    assert call["messages"] == [
+        {"role": "system", "content": "judge"},
+        {"role": "user", "content": "Booked."},
+    ]
+    assert (call["response"], call["prompt_tokens"], call["completion_tokens"], call["error"]) == (
+        "[[Success]]",
+        120,
+        7,
+        None,
+    )
     assert isinstance(call["duration_ms"], int) and "sk-judge" not in repr(call)
     assert trace.calls.take() == []  # taken once
 

@@ -12,16 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.config.limits import DEFAULT_LIMITS, GiB, MiB, ContainerLimits, parse_size
+from gaia2_container.daemon.output_caps import CappedAgentLog, LogBudget  # noqa: E402
+from gaia2_runner.config.limits import DEFAULT_LIMITS, ContainerLimits, GiB, MiB, parse_size
 from gaia2_runner.output.artifacts import extract_output
 from gaia2_runner.output.streams import ChunkReader, read_capped
 from gaia2_runner.sandbox.container_limits import limit_options, tmpfs_mounts, tmpfs_places
 
-from gaia2_container.daemon.output_caps import CappedAgentLog, LogBudget  # noqa: E402
 
-
-@pytest.mark.parametrize("text,size", [("4g", 4 * GiB), ("512m", 512 * MiB), ("1.5GiB", 3 * GiB // 2),
-                                       ("2048MB", 2 * GiB), ("1024", 1024)])
+@pytest.mark.parametrize(
+    "text,size",
+    [("4g", 4 * GiB), ("512m", 512 * MiB), ("1.5GiB", 3 * GiB // 2), ("2048MB", 2 * GiB), ("1024", 1024)],
+)
 def test_sizes_parse_in_binary_units(text, size):
     assert parse_size(text) == size
 
@@ -56,16 +57,44 @@ def test_container_options_bound_memory_cpu_pids_and_every_writable_place():
 
 def test_the_cli_takes_limits_from_flags_and_names_a_bad_one(tmp_path):
     scenario = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "demo_calendar_add_event.json"
-    base = [sys.executable, "-m", "gaia2_runner", "run", "--agent", "oracle", "--scenario", str(scenario),
-            "--output-dir", str(tmp_path / "out"), "--dry-run", "--no-preflight"]
+    base = [
+        sys.executable,
+        "-m",
+        "gaia2_runner",
+        "run",
+        "--agent",
+        "oracle",
+        "--scenario",
+        str(scenario),
+        "--output-dir",
+        str(tmp_path / "out"),
+        "--dry-run",
+        "--no-preflight",
+    ]
     bad = subprocess.run([*base, "--disk", "lots"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
-        "error: --disk: 'lots' is not a size: write e.g. 4g, 512m or 1.5GiB"], bad.stderr
-    (tmp_path / "run.toml").write_text(f'[target]\nscenario = "{scenario}"\n[run]\nmemory = "2g"\n'
-                                       f'output_dir = "{tmp_path / "out"}"\npreflight = false\n')
-    toml = subprocess.run([sys.executable, "-m", "gaia2_runner", "run-config", "--config", str(tmp_path / "run.toml"),
-                           "--dry-run"], capture_output=True, text=True)
-    assert "run.toml:4 [run] memory: memory (2 GiB) must hold the container's files too" in toml.stderr, toml.stderr
+        "error: --disk: 'lots' is not a size: write e.g. 4g, 512m or 1.5GiB"
+    ], bad.stderr
+    (tmp_path / "run.toml").write_text(
+        f'[target]\nscenario = "{scenario}"\n[run]\nmemory = "2g"\n'
+        f'output_dir = "{tmp_path / "out"}"\npreflight = false\n'
+    )
+    toml = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner",
+            "run-config",
+            "--config",
+            str(tmp_path / "run.toml"),
+            "--dry-run",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert "run.toml:4 [run] memory: memory (2 GiB) must hold the container's files too" in toml.stderr, (
+        toml.stderr
+    )
 
 
 def _tar(files: dict[str, bytes]) -> bytes:
@@ -80,25 +109,33 @@ def _tar(files: dict[str, bytes]) -> bytes:
 
 def test_an_archive_is_extracted_as_it_streams_and_stops_at_its_cap(tmp_path):
     data = _tar({"output/a.txt": b"a" * 5000, "output/b.txt": b"b" * 50_000})
-    chunks = [data[i:i + 1000] for i in range(0, len(data), 1000)]
+    chunks = [data[i : i + 1000] for i in range(0, len(data), 1000)]
     done = extract_output(ChunkReader(iter(chunks)), tmp_path / "all")
     assert sorted(p.name for p in done.written) == ["a.txt", "b.txt"] and not done.skipped
     capped = extract_output(ChunkReader(iter(chunks), cap=20_000), tmp_path / "capped")
     assert [p.name for p in capped.written] == ["a.txt"]
     assert "larger than 20000 bytes" in capped.skipped[0]
-    assert read_capped(iter([b"x" * 10] * 5), 25).data == b"x" * 25 and read_capped([b"ab"], 2).truncated is False
+    assert (
+        read_capped(iter([b"x" * 10] * 5), 25).data == b"x" * 25
+        and read_capped([b"ab"], 2).truncated is False
+    )
 
 
 def test_agent_output_past_the_cap_is_read_dropped_and_marked(tmp_path):
     log_path = tmp_path / "agent.log"
     capped = CappedAgentLog(log_path, cap=1000)
-    proc = subprocess.Popen([sys.executable, "-c", "import os\nfor _ in range(100): os.write(1, b'y' * 999 + b'\\n')"],
-                            stdout=capped.write_fd, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import os\nfor _ in range(100): os.write(1, b'y' * 999 + b'\\n')"],
+        stdout=capped.write_fd,
+        stderr=subprocess.STDOUT,
+    )
     capped.close_writer()
     assert proc.wait(timeout=30) == 0  # never blocked on a full pipe
     assert capped.done.wait(30)
     text = log_path.read_text()
-    assert text[:1000] == "y" * 999 + "\n" and text[1000:].startswith("\n[gaia2]")  # the first 1000 bytes only
+    assert text[:1000] == "y" * 999 + "\n" and text[1000:].startswith(
+        "\n[gaia2]"
+    )  # the first 1000 bytes only
     assert "[gaia2] agent.log truncated at 1000 bytes" in text and "99000 bytes discarded" in text
 
 

@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 from test_agent_providers import StubToolApi, make, traces
 
-from gaia2_contract import constants as container_contract
 from gaia2_container import places
 from gaia2_container.runtimes.llm.loop import NO_TOOL_CALL_NOTE, Agent
 from gaia2_container.runtimes.llm.messages import Message, Tool, ToolCall
 from gaia2_container.runtimes.llm.providers.openai_chat import to_wire
+from gaia2_contract import constants as container_contract
 
 ADD = "CalendarApp__add_calendar_event"
 SEND = "AgentUserInterface__send_message_to_user"
 TOOLS = [Tool(n, "", {"type": "object", "properties": {}}) for n in (ADD, SEND)]
-FENCED_ADD = {"text": 'Sure.\n```json\n{"name": "%s", "arguments": {"title": "Dinner"}}\n```' % ADD}
-FENCED_SEND = {"text": '```json\n{"name": "%s", "arguments": {"content": "Booked."}}\n```' % SEND}
+FENCED_ADD = {"text": f'Sure.\n```json\n{{"name": "{ADD}", "arguments": {{"title": "Dinner"}}}}\n```'}
+FENCED_SEND = {"text": f'```json\n{{"name": "{SEND}", "arguments": {{"content": "Booked."}}}}\n```'}
 EMPTY = {"text": ""}  # Chat Completions "content": null, as llama-server sends an empty message
 
 
@@ -33,8 +33,14 @@ def stub(monkeypatch):
 
 
 def run_agent(fake, tmp_path: Path, provider: str = "openai-compat", max_steps: int = 8) -> Agent:
-    agent = Agent(make(fake, tmp_path, provider), TOOLS, max_steps=max_steps, max_context_chars=100_000,
-                  max_result_chars=1000, note_path=tmp_path / container_contract.AGENT_NOTE_FILE)
+    agent = Agent(
+        make(fake, tmp_path, provider),
+        TOOLS,
+        max_steps=max_steps,
+        max_context_chars=100_000,
+        max_result_chars=1000,
+        note_path=tmp_path / container_contract.AGENT_NOTE_FILE,
+    )
     agent.messages.append(Message("system", "S"))
     agent.run()
     return agent
@@ -52,19 +58,25 @@ def test_fenced_calls_run_and_an_empty_message_is_never_sent_back_as_null(fake, 
     second = requests[1]["body"]["messages"]
     # The model's text stays as it wrote it; the result comes back as a user message.
     assert second[-2] == {"role": "assistant", "content": FENCED_ADD["text"]}
-    assert second[-1]["role"] == "user" and second[-1]["content"] == f"[Result of your tool call {ADD}]\nevt-1"
+    assert (
+        second[-1]["role"] == "user" and second[-1]["content"] == f"[Result of your tool call {ADD}]\nevt-1"
+    )
     third = requests[2]["body"]["messages"]
     assert third[-2] == {"role": "assistant", "content": ""} and third[-1]["role"] == "user"
     lines = traces(tmp_path)
     assert [line["http_status"] for line in lines] == [200, 200, 200]
-    assert lines[0]["text_tool_calls"] == [{"format": "fenced_json", "name": ADD, "arguments": {"title": "Dinner"}, "run": True}]
+    assert lines[0]["text_tool_calls"] == [
+        {"format": "fenced_json", "name": ADD, "arguments": {"title": "Dinner"}, "run": True}
+    ]
     assert "text_tool_calls" not in lines[1]
     assert agent.readable_calls == 2 and not (tmp_path / container_contract.AGENT_NOTE_FILE).exists()
 
 
 @pytest.mark.parametrize("provider", ["openai", "openai-compat", "anthropic", "gemini"])
 def test_text_calls_work_on_every_wire(fake, tmp_path, stub, provider):
-    route = {"openai": "chat", "openai-compat": "chat", "anthropic": "anthropic", "gemini": "gemini"}[provider]
+    route = {"openai": "chat", "openai-compat": "chat", "anthropic": "anthropic", "gemini": "gemini"}[
+        provider
+    ]
     fake.set_script({route: [FENCED_ADD, EMPTY, FENCED_SEND]})
     run_agent(fake, tmp_path, provider)
     assert [name for name, _ in stub.calls] == [ADD, SEND]
@@ -82,14 +94,18 @@ def test_responses_wire_with_text_calls(fake, tmp_path, stub):
 
 
 def test_near_miss_and_extra_calls_are_reported_back_and_not_run(fake, tmp_path, stub):
-    near = {"text": '<tool_call>\n{"name": "add_calendar_event", "arguments": {"title": "Dinner"}}\n</tool_call>'}
+    near = {
+        "text": '<tool_call>\n{"name": "add_calendar_event", "arguments": {"title": "Dinner"}}\n</tool_call>'
+    }
     two = {"text": FENCED_ADD["text"] + "\n" + FENCED_SEND["text"]}
     fake.set_script({"chat": [near, two, FENCED_SEND]})
     run_agent(fake, tmp_path)
     assert stub.calls == [(ADD, {"title": "Dinner"}), (SEND, {"content": "Booked."})]
     requests = fake.llm_requests()
     first_result = requests[1]["body"]["messages"][-1]["content"]
-    assert "did you mean 'CalendarApp__add_calendar_event'" in first_result and first_result.startswith("[Result of")
+    assert "did you mean 'CalendarApp__add_calendar_event'" in first_result and first_result.startswith(
+        "[Result of"
+    )
     assert "1 more tool call(s) in your reply were not run" in requests[2]["body"]["messages"][-1]["content"]
     lines = traces(tmp_path)
     assert lines[0]["text_tool_calls"][0]["run"] is False and "error" in lines[0]["text_tool_calls"][0]
@@ -133,10 +149,13 @@ def test_unreadable_body_is_a_provider_error_not_a_crash(fake, tmp_path):
     assert traces(tmp_path)[0]["error"].startswith("unreadable response")
 
 
-@pytest.mark.parametrize("message", [
-    Message("assistant", ""),
-    Message("assistant", "", [ToolCall("call_1", ADD, {})]),
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        Message("assistant", ""),
+        Message("assistant", "", [ToolCall("call_1", ADD, {})]),
+    ],
+)
 def test_chat_wire_never_sends_null_content(message):
     wire = to_wire(message)
     assert wire["content"] == "" and json.dumps(wire).count("null") == 0

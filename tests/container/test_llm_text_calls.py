@@ -4,11 +4,18 @@ what must stay text (JSON that is merely mentioned, unknown names, quoted calls,
 from __future__ import annotations
 
 import json
+
 import pytest
 
-
 from gaia2_container.runtimes.llm.text_calls import (  # noqa: E402
-    ACTION, BARE, FENCED, TAG, UNPARSED, near_miss, recognise)
+    ACTION,
+    BARE,
+    FENCED,
+    TAG,
+    UNPARSED,
+    near_miss,
+    recognise,
+)
 
 ADD = "CalendarApp__add_calendar_event"
 SEND = "AgentUserInterface__send_message_to_user"
@@ -25,28 +32,40 @@ def only(text: str):
 
 
 # ---- each format -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("text,fmt", [
-    (f"```json\n{CALL}\n```", FENCED),
-    (f"I'll add it now.\n\n```json\n{json.dumps({'name': ADD, 'arguments': ARGS}, indent=2)}\n```\n", FENCED),
-    (f"```\n{CALL}\n```", FENCED),
-    (f"```json{CALL}```", FENCED),
-    (f"<tool_call>\n{CALL}\n</tool_call>", TAG),
-    (f"Let me add it.\n<tool_call>\n{CALL}", TAG),  # the closing tag cut off by a stop sequence
-    (f"Thought: the user wants an event.\n\nAction:\n{json.dumps({'action': ADD, 'action_input': ARGS})}<end_action>", ACTION),
-    (f"Action:\n```json\n{json.dumps({'action': ADD, 'action_input': ARGS})}\n```<end_action>", ACTION),
-    (f"  {CALL}\n", BARE),
-])
+@pytest.mark.parametrize(
+    "text,fmt",
+    [
+        (f"```json\n{CALL}\n```", FENCED),
+        (
+            f"I'll add it now.\n\n```json\n{json.dumps({'name': ADD, 'arguments': ARGS}, indent=2)}\n```\n",
+            FENCED,
+        ),
+        (f"```\n{CALL}\n```", FENCED),
+        (f"```json{CALL}```", FENCED),
+        (f"<tool_call>\n{CALL}\n</tool_call>", TAG),
+        (f"Let me add it.\n<tool_call>\n{CALL}", TAG),  # the closing tag cut off by a stop sequence
+        (
+            f"Thought: the user wants an event.\n\nAction:\n{json.dumps({'action': ADD, 'action_input': ARGS})}<end_action>",
+            ACTION,
+        ),
+        (f"Action:\n```json\n{json.dumps({'action': ADD, 'action_input': ARGS})}\n```<end_action>", ACTION),
+        (f"  {CALL}\n", BARE),
+    ],
+)
 def test_each_format_is_recognised(text, fmt):
     call = only(text)
     assert (call.name, call.arguments, call.format, call.error) == (ADD, ARGS, fmt, None)
 
 
-@pytest.mark.parametrize("shape", [
-    {"name": ADD, "parameters": ARGS},
-    {"name": ADD, "arguments": json.dumps(ARGS)},  # OpenAI style: the arguments as a JSON string
-    {"type": "function", "function": {"name": ADD, "arguments": json.dumps(ARGS)}},
-    {"name": ADD, **ARGS},  # the arguments written flat next to the name
-])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        {"name": ADD, "parameters": ARGS},
+        {"name": ADD, "arguments": json.dumps(ARGS)},  # OpenAI style: the arguments as a JSON string
+        {"type": "function", "function": {"name": ADD, "arguments": json.dumps(ARGS)}},
+        {"name": ADD, **ARGS},  # the arguments written flat next to the name
+    ],
+)
 def test_argument_shapes(shape):
     assert only(f"```json\n{json.dumps(shape)}\n```").arguments == ARGS
 
@@ -58,18 +77,22 @@ def test_missing_or_empty_arguments_are_an_empty_object():
 
 def test_arguments_that_are_not_an_object_are_marked_for_an_error():
     call = only(json.dumps({"name": SEND, "arguments": "hello there"}))
-    assert call.arguments == {UNPARSED: "hello there"} and call.error is None  # the loop answers with the error
+    assert (
+        call.arguments == {UNPARSED: "hello there"} and call.error is None
+    )  # the loop answers with the error
     assert only(json.dumps({"name": SEND, "arguments": [1, 2]})).arguments == {UNPARSED: [1, 2]}
 
 
 def test_raw_newlines_inside_strings_are_accepted():
-    text = '```json\n{"name": "%s", "arguments": {"content": "line one\nline two"}}\n```' % SEND
+    text = f'```json\n{{"name": "{SEND}", "arguments": {{"content": "line one\nline two"}}}}\n```'
     assert only(text).arguments == {"content": "line one\nline two"}
 
 
 def test_several_calls_are_all_reported_in_order():
-    text = (f"<tool_call>\n{CALL}\n</tool_call>\n<tool_call>\n"
-            f"{json.dumps({'name': SEND, 'arguments': {'content': 'done'}})}\n</tool_call>")
+    text = (
+        f"<tool_call>\n{CALL}\n</tool_call>\n<tool_call>\n"
+        f"{json.dumps({'name': SEND, 'arguments': {'content': 'done'}})}\n</tool_call>"
+    )
     found = recognise(text, NAMES)
     assert [c.name for c in found.calls] == [ADD, SEND] and found.ignored == 1
     assert [e["run"] for e in found.trace_entries()] == [True, False]
@@ -83,12 +106,21 @@ def test_trace_entries_name_the_format_and_arguments():
 
 
 # ---- names -------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("written", ["send_message_to_user", "agentuserinterface__send_message_to_user",
-                                     "AgentUserInterface.send_message_to_user", "Send-Message-To-User"])
+@pytest.mark.parametrize(
+    "written",
+    [
+        "send_message_to_user",
+        "agentuserinterface__send_message_to_user",
+        "AgentUserInterface.send_message_to_user",
+        "Send-Message-To-User",
+    ],
+)
 def test_near_miss_is_an_error_naming_the_tool_never_a_guessed_run(written):
     call = only(f"```json\n{json.dumps({'name': written, 'arguments': {'content': 'hi'}})}\n```")
     assert call.name == written and SEND in call.error and "did you mean" in call.error
-    assert recognise(f"```json\n{json.dumps({'name': written})}\n```", NAMES).trace_entries()[0]["run"] is False
+    assert (
+        recognise(f"```json\n{json.dumps({'name': written})}\n```", NAMES).trace_entries()[0]["run"] is False
+    )
 
 
 def test_ambiguous_near_miss_is_no_match():
@@ -98,21 +130,29 @@ def test_ambiguous_near_miss_is_no_match():
 
 
 def test_unknown_name_in_a_fenced_block_or_bare_json_is_text():
-    for text in (f"```json\n{json.dumps({'name': 'Alice Martin', 'arguments': {'age': 3}})}\n```",
-                 json.dumps({"name": "Paris", "parameters": {"population": 2}})):
+    for text in (
+        f"```json\n{json.dumps({'name': 'Alice Martin', 'arguments': {'age': 3}})}\n```",
+        json.dumps({"name": "Paris", "parameters": {"population": 2}}),
+    ):
         assert not recognise(text, NAMES)
 
 
 def test_unknown_name_in_a_tag_or_action_is_a_failed_call():
-    for text in (f"<tool_call>{json.dumps({'name': 'web_search', 'arguments': {}})}</tool_call>",
-                 f"Action:\n{json.dumps({'action': 'final_answer', 'action_input': {'answer': 'x'}})}<end_action>"):
+    for text in (
+        f"<tool_call>{json.dumps({'name': 'web_search', 'arguments': {}})}</tool_call>",
+        f"Action:\n{json.dumps({'action': 'final_answer', 'action_input': {'answer': 'x'}})}<end_action>",
+    ):
         call = only(text)
         assert call.name and "unknown tool" in call.error
 
 
 # ---- malformed JSON --------------------------------------------------------------------------------
 def test_malformed_json_in_a_tag_or_action_is_reported_to_the_model():
-    for text in (f"<tool_call>\n{CALL[:-5]}\n</tool_call>", f"Action:\n{CALL[:-5]}<end_action>", "<tool_call>oops</tool_call>"):
+    for text in (
+        f"<tool_call>\n{CALL[:-5]}\n</tool_call>",
+        f"Action:\n{CALL[:-5]}<end_action>",
+        "<tool_call>oops</tool_call>",
+    ):
         call = only(text)
         assert call.name == "" and "could not be read" in call.error
 
@@ -128,16 +168,19 @@ def test_a_malformed_block_does_not_hide_a_later_call():
 
 
 # ---- text that is not a call ---------------------------------------------------------------------
-@pytest.mark.parametrize("text", [
-    "",
-    "The event is booked for Thursday at 14:00.",
-    f"To add an event you would send something like {CALL} to the calendar.",  # JSON in prose, unfenced
-    f"{CALL} is what I would have sent, but I need the time first.",  # starts like bare JSON, goes on as prose
-    "```json\n{\"title\": \"Dentist\", \"start\": \"14:00\"}\n```",  # JSON without a call shape
-    "```python\nprint({\"name\": 1})\n```",
-    "Action: I booked the dentist for you.",  # an ARE keyword in prose, no JSON
-    "```json\n[1, 2, 3]\n```",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "The event is booked for Thursday at 14:00.",
+        f"To add an event you would send something like {CALL} to the calendar.",  # JSON in prose, unfenced
+        f"{CALL} is what I would have sent, but I need the time first.",  # starts like bare JSON, goes on as prose
+        '```json\n{"title": "Dentist", "start": "14:00"}\n```',  # JSON without a call shape
+        '```python\nprint({"name": 1})\n```',
+        "Action: I booked the dentist for you.",  # an ARE keyword in prose, no JSON
+        "```json\n[1, 2, 3]\n```",
+    ],
+)
 def test_plain_text_is_not_a_call(text):
     assert not recognise(text, NAMES)
 

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from gaia2_container.daemon.agent_process import agent_environment  # noqa: E402
+from gaia2_container.daemon.watchdog import Limits, Watchdog  # noqa: E402
 from gaia2_contract import constants as contract
 from gaia2_runner.engine.container_env import container_env, idle_timeout
 from gaia2_runner.errors import Gaia2Error
@@ -35,9 +37,6 @@ from gaia2_runner.sandbox.ownership import (
     owner_state,
 )
 
-from gaia2_container.daemon.agent_process import agent_environment  # noqa: E402
-from gaia2_container.daemon.watchdog import Limits, Watchdog  # noqa: E402
-
 
 def test_labels_name_this_process_with_its_start_time():
     labels = ownership.container_labels("demo/x", "/out/demo")
@@ -46,11 +45,14 @@ def test_labels_name_this_process_with_its_start_time():
     assert labels[ownership.LABEL_PID] == str(os.getpid())
     assert labels[ownership.LABEL_HOST] == socket.gethostname()
     stat = Path("/proc/self/stat").read_text()
-    assert labels[ownership.LABEL_START_TIME] == stat[stat.rindex(")") + 2:].split()[19]
+    assert labels[ownership.LABEL_START_TIME] == stat[stat.rindex(")") + 2 :].split()[19]
     assert labels[ownership.LABEL_BOOT_ID] == Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     assert len(labels[ownership.LABEL_INVOCATION]) == 12
     # Same invocation for every container of this process; labels round-trip.
-    assert ownership.container_labels("y", None)[ownership.LABEL_INVOCATION] == labels[ownership.LABEL_INVOCATION]
+    assert (
+        ownership.container_labels("y", None)[ownership.LABEL_INVOCATION]
+        == labels[ownership.LABEL_INVOCATION]
+    )
     assert Owner.from_labels(labels) == ownership.current_owner()
     assert Owner.from_labels({ownership.LABEL_RUNNER: "1"}) is None
 
@@ -90,18 +92,35 @@ def _free_pid() -> int:
 def test_a_runner_in_another_pid_namespace_is_never_taken_for_dead():
     """A real process in its own pid namespace (as a runner in a container is): its pid (1 or 2
     there) names another process here, or none; either way its containers are not leftovers."""
-    code = ("import json; from gaia2_runner.sandbox import ownership; "
-            "print(json.dumps(ownership.container_labels('x', None)))")
-    done = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", code],
-                          capture_output=True, text=True, timeout=60, check=True)
+    code = (
+        "import json; from gaia2_runner.sandbox import ownership; "
+        "print(json.dumps(ownership.container_labels('x', None)))"
+    )
+    done = subprocess.run(
+        ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     owner = Owner.from_labels(json.loads(done.stdout))
     assert owner is not None and owner.pid < 10 and owner.namespaces != ownership.current_owner().namespaces
-    assert owner_state(owner) == OTHER_NAMESPACE  # the old check said DEAD: pid 1 or 2 is another process here
+    assert (
+        owner_state(owner) == OTHER_NAMESPACE
+    )  # the old check said DEAD: pid 1 or 2 is another process here
 
 
-@pytest.mark.parametrize(("setting", "env", "wanted"), [
-    (None, {}, True), (None, {SWEEP_ENV: "0"}, False), (None, {SWEEP_ENV: "off"}, False),
-    (None, {SWEEP_ENV: "1"}, True), (True, {SWEEP_ENV: "0"}, True), (False, {}, False)])
+@pytest.mark.parametrize(
+    ("setting", "env", "wanted"),
+    [
+        (None, {}, True),
+        (None, {SWEEP_ENV: "0"}, False),
+        (None, {SWEEP_ENV: "off"}, False),
+        (None, {SWEEP_ENV: "1"}, True),
+        (True, {SWEEP_ENV: "0"}, True),
+        (False, {}, False),
+    ],
+)
 def test_the_sweep_setting_wins_over_the_variable(setting, env, wanted):
     assert sweep_wanted(setting, env) is wanted
 
@@ -129,8 +148,9 @@ def test_an_exited_runner_is_dead_even_before_its_parent_reaps_it():
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         stat = Path(f"/proc/{child.pid}/stat").read_text()
-        owner = dataclasses.replace(ownership.current_owner(), pid=child.pid,
-                                    start_time=stat[stat.rindex(")") + 2:].split()[19])
+        owner = dataclasses.replace(
+            ownership.current_owner(), pid=child.pid, start_time=stat[stat.rindex(")") + 2 :].split()[19]
+        )
         assert owner_state(owner) == ALIVE
         os.kill(child.pid, signal.SIGKILL)
         while Path(f"/proc/{child.pid}/stat").read_text().split(") ")[1][0] != "Z":
@@ -183,7 +203,9 @@ def test_daemon_limits_from_the_environment():
     assert limits.deadline_s == 300 + contract.DEFAULT_DEADLINE_GRACE_S
     limits = Limits.from_env({contract.ENV_IDLE_TIMEOUT: "5", contract.ENV_DEADLINE: "90"}, 300.0)
     assert (limits.idle_s, limits.deadline_s) == (5.0, 90.0)
-    assert Limits.from_env({contract.ENV_IDLE_TIMEOUT: "junk"}, None).idle_s == contract.DEFAULT_IDLE_TIMEOUT_S
+    assert (
+        Limits.from_env({contract.ENV_IDLE_TIMEOUT: "junk"}, None).idle_s == contract.DEFAULT_IDLE_TIMEOUT_S
+    )
     assert Limits.from_env({}, None).deadline_s is None
 
 
@@ -206,8 +228,16 @@ def test_watchdog_counts_only_requests_with_the_adapter_token():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = serve("127.0.0.1", port, {("GET", "/status"): lambda _h, _q, _b: (200, {"status": "running"})},
-                   None, "test", token="tok", public_routes=frozenset({("GET", "/health")}), on_request=dog.touch)
+    server = serve(
+        "127.0.0.1",
+        port,
+        {("GET", "/status"): lambda _h, _q, _b: (200, {"status": "running"})},
+        None,
+        "test",
+        token="tok",
+        public_routes=frozenset({("GET", "/health")}),
+        on_request=dog.touch,
+    )
     try:
         for headers in ({}, {"Authorization": "Bearer guess"}):
             request = urllib.request.Request(f"http://127.0.0.1:{port}/status", headers=headers)
@@ -215,7 +245,9 @@ def test_watchdog_counts_only_requests_with_the_adapter_token():
                 urllib.request.urlopen(request, timeout=5)
             assert info.value.code == 401
         assert dog.last_seen == 1.0
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/status", headers={"Authorization": "Bearer tok"})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/status", headers={"Authorization": "Bearer tok"}
+        )
         assert urllib.request.urlopen(request, timeout=5).status == 200
         seen = dog.last_seen
         assert seen > 1.0 and dog.check(seen + 4.9) is None and dog.check(seen + 5.0) is not None

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_llm.server import PREFLIGHT_MARKER, FakeLLM
-from cli_support import assert_one_error_line, invoke
 
+from cli_support import assert_one_error_line, invoke
+from fake_llm.server import PREFLIGHT_MARKER, FakeLLM
 from gaia2_runner.config import apply_overrides, load_config
 from gaia2_runner.config.endpoints import HOST_GATEWAY, loopback_host, via_host_gateway
 from gaia2_runner.engine.plan import plan_run
@@ -22,20 +22,34 @@ SCENARIO = ROOT / "examples" / "scenarios" / "demo_calendar_add_event.json"
 HARNESSES = ROOT / "containers" / "harnesses"
 from gaia2_container import preflight as inside  # noqa: E402 - the container's package, by path
 
-
 # ---- loopback URLs: refused when the config is checked, before any container -----------------
 
-@pytest.mark.parametrize("url, host", [
-    ("http://127.0.0.1:8000/v1", "127.0.0.1"), ("http://127.0.0.2/v1", "127.0.0.2"),
-    ("http://LOCALHOST:8000/v1", "localhost"), ("http://[::1]:8000/v1", "::1"), ("http://0.0.0.0:8000", "0.0.0.0"),
-    ("http://api.localhost/v1", "api.localhost"),
-])
+
+@pytest.mark.parametrize(
+    "url, host",
+    [
+        ("http://127.0.0.1:8000/v1", "127.0.0.1"),
+        ("http://127.0.0.2/v1", "127.0.0.2"),
+        ("http://LOCALHOST:8000/v1", "localhost"),
+        ("http://[::1]:8000/v1", "::1"),
+        ("http://0.0.0.0:8000", "0.0.0.0"),
+        ("http://api.localhost/v1", "api.localhost"),
+    ],
+)
 def test_loopback_hosts_are_recognised(url, host):
     assert loopback_host(url) == host
 
 
-@pytest.mark.parametrize("url", ["http://host.containers.internal:8000/v1", "http://10.0.2.2:8000/v1",
-                                 "https://api.openai.com/v1", "not a url", ""])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://host.containers.internal:8000/v1",
+        "http://10.0.2.2:8000/v1",
+        "https://api.openai.com/v1",
+        "not a url",
+        "",
+    ],
+)
 def test_other_hosts_are_not(url):
     assert loopback_host(url) is None
 
@@ -45,14 +59,34 @@ def test_the_hint_keeps_port_and_path():
 
 
 def _agent_run(tmp_path: Path, *extra: str) -> list[str]:
-    return ["run", "--scenario", str(SCENARIO), "--output-dir", str(tmp_path / "out"), "--agent", "llm",
-            "--provider", "openai-compat", "--model", "m", "--judge-provider", "openai-compat", "--judge-model", "j",
-            *extra]
+    return [
+        "run",
+        "--scenario",
+        str(SCENARIO),
+        "--output-dir",
+        str(tmp_path / "out"),
+        "--agent",
+        "llm",
+        "--provider",
+        "openai-compat",
+        "--model",
+        "m",
+        "--judge-provider",
+        "openai-compat",
+        "--judge-model",
+        "j",
+        *extra,
+    ]
 
 
-@pytest.mark.parametrize("flag, url", [("--base-url", "http://127.0.0.1:8000/v1"),
-                                       ("--judge-base-url", "http://localhost:8001/v1"),
-                                       ("--base-url", "http://[::1]:8000/v1")])
+@pytest.mark.parametrize(
+    "flag, url",
+    [
+        ("--base-url", "http://127.0.0.1:8000/v1"),
+        ("--judge-base-url", "http://localhost:8001/v1"),
+        ("--base-url", "http://[::1]:8000/v1"),
+    ],
+)
 def test_a_loopback_url_is_one_error_line_with_the_hint(tmp_path, flag, url):
     other = "--judge-base-url" if flag == "--base-url" else "--base-url"
     res = invoke(_agent_run(tmp_path, flag, url, other, f"http://{HOST_GATEWAY}:9/v1"))
@@ -63,16 +97,25 @@ def test_a_loopback_url_is_one_error_line_with_the_hint(tmp_path, flag, url):
 
 def test_a_loopback_url_in_a_config_names_its_line(tmp_path):
     config = tmp_path / "run.toml"
-    config.write_text(f'[target]\nscenario = "{SCENARIO}"\n[agent]\nprovider = "openai-compat"\nmodel = "m"\n'
-                      'base_url = "http://localhost:8000/v1"\n[judge]\nprovider = "openai-compat"\nmodel = "j"\n'
-                      f'[run]\noutput_dir = "{tmp_path / "out"}"\n')
+    config.write_text(
+        f'[target]\nscenario = "{SCENARIO}"\n[agent]\nprovider = "openai-compat"\nmodel = "m"\n'
+        'base_url = "http://localhost:8000/v1"\n[judge]\nprovider = "openai-compat"\nmodel = "j"\n'
+        f'[run]\noutput_dir = "{tmp_path / "out"}"\n'
+    )
     res = invoke(["run-config", "--config", str(config), "--dry-run"])
     assert_one_error_line(res, "run.toml:6 [agent] base_url: http://localhost:8000/v1 points at localhost")
 
 
 def test_a_loopback_url_given_as_a_container_variable_is_refused_too(tmp_path):
-    res = invoke(_agent_run(tmp_path, "--base-url", f"http://{HOST_GATEWAY}:9/v1",
-                            "--env", "GAIA2_JUDGE_BASE_URL=http://127.0.0.1:9/v1"))
+    res = invoke(
+        _agent_run(
+            tmp_path,
+            "--base-url",
+            f"http://{HOST_GATEWAY}:9/v1",
+            "--env",
+            "GAIA2_JUDGE_BASE_URL=http://127.0.0.1:9/v1",
+        )
+    )
     assert_one_error_line(res, "--env GAIA2_JUDGE_BASE_URL: http://127.0.0.1:9/v1 points at 127.0.0.1")
 
 
@@ -86,26 +129,36 @@ def test_preflight_is_a_setting_on_by_default_and_off_by_flag_or_key(tmp_path):
 
 # ---- the checks inside the container, run here against the scripted provider ----------------
 
+
 def test_the_fake_provider_knows_the_probe_marker():
     assert PREFLIGHT_MARKER == inside.PROBE_MARKER.encode()
 
 
-def _env(fake: FakeLLM, provider: str = "openai-compat", path: str = "/v1", runtime: str = "agent",
-         **extra: str) -> dict[str, str]:
-    return {"GAIA2_RUNTIME": runtime, "GAIA2_AGENT_PROVIDER": provider, "GAIA2_AGENT_MODEL": "fake-model",
-            "GAIA2_AGENT_BASE_URL": f"http://127.0.0.1:{fake.port}{path}", "GAIA2_AGENT_API_KEY": "sk-KEY-123",
-            **extra}
+def _env(
+    fake: FakeLLM, provider: str = "openai-compat", path: str = "/v1", runtime: str = "agent", **extra: str
+) -> dict[str, str]:
+    return {
+        "GAIA2_RUNTIME": runtime,
+        "GAIA2_AGENT_PROVIDER": provider,
+        "GAIA2_AGENT_MODEL": "fake-model",
+        "GAIA2_AGENT_BASE_URL": f"http://127.0.0.1:{fake.port}{path}",
+        "GAIA2_AGENT_API_KEY": "sk-KEY-123",
+        **extra,
+    }
 
 
-@pytest.mark.parametrize("harness, provider, path, route", [
-    (None, "openai-compat", "/v1", "/v1/chat/completions"),
-    (None, "anthropic", "/v1", "/v1/messages"),
-    (None, "gemini", "/v1beta", "/v1beta/models/fake-model:generateContent"),
-    ("claude-code", "anthropic", "", "/v1/messages"),
-    ("codex", "openai", "/v1", "/v1/responses"),
-    ("gemini-cli", "gemini", "", "/v1beta/models/fake-model:generateContent"),
-    ("hermes", "openai-compat", "/v1", "/v1/chat/completions"),
-])
+@pytest.mark.parametrize(
+    "harness, provider, path, route",
+    [
+        (None, "openai-compat", "/v1", "/v1/chat/completions"),
+        (None, "anthropic", "/v1", "/v1/messages"),
+        (None, "gemini", "/v1beta", "/v1beta/models/fake-model:generateContent"),
+        ("claude-code", "anthropic", "", "/v1/messages"),
+        ("codex", "openai", "/v1", "/v1/responses"),
+        ("gemini-cli", "gemini", "", "/v1beta/models/fake-model:generateContent"),
+        ("hermes", "openai-compat", "/v1", "/v1/chat/completions"),
+    ],
+)
 def test_the_agent_check_speaks_the_agent_s_wire(fake, monkeypatch, harness, provider, path, route):
     if harness:
         monkeypatch.setattr(inside, "PROFILE_PATH", HARNESSES / harness / "profile.toml")
@@ -151,8 +204,11 @@ def test_are_s_default_agent_gets_no_tool_probe(fake):
 
 
 def test_an_openai_wire_judge_is_checked_with_its_engine_s_settings(fake):
-    env = {"GAIA2_JUDGE_PROVIDER": "openai-compat", "GAIA2_JUDGE_MODEL": "fake-judge",
-           "GAIA2_JUDGE_BASE_URL": f"http://127.0.0.1:{fake.port}/v1"}
+    env = {
+        "GAIA2_JUDGE_PROVIDER": "openai-compat",
+        "GAIA2_JUDGE_MODEL": "fake-judge",
+        "GAIA2_JUDGE_BASE_URL": f"http://127.0.0.1:{fake.port}/v1",
+    }
     doc = inside.run(env, 10)
     assert doc["agent"] is None and doc["judge"]["probe"]["status"] == 200
     (probe,) = fake.probes
@@ -163,10 +219,19 @@ def test_an_openai_wire_judge_is_checked_with_its_engine_s_settings(fake):
 def test_the_expert_agents_own_endpoint_is_checked_and_the_agent_s_alone_is_not(fake):
     """Agent2Agent: an endpoint of the experts' own (URL or model) gets one text request with their
     key and model, as their relay would forward it; with the agent's settings only, no request."""
-    a2a = {"GAIA2_A2A_APP_PROP": "1.0", "GAIA2_A2A_PROVIDER": "openai-compat", "GAIA2_A2A_MODEL": "expert-model",
-           "GAIA2_A2A_BASE_URL": f"http://127.0.0.1:{fake.port}/v1", "GAIA2_A2A_API_KEY": "sk-EXPERT-9"}
+    a2a = {
+        "GAIA2_A2A_APP_PROP": "1.0",
+        "GAIA2_A2A_PROVIDER": "openai-compat",
+        "GAIA2_A2A_MODEL": "expert-model",
+        "GAIA2_A2A_BASE_URL": f"http://127.0.0.1:{fake.port}/v1",
+        "GAIA2_A2A_API_KEY": "sk-EXPERT-9",
+    }
     experts = inside.run({**_env(fake), **a2a}, 10)["experts"]
-    assert experts["probe"]["status"] == 200 and experts["model"] == "expert-model" and experts["tools"] == "none"
+    assert (
+        experts["probe"]["status"] == 200
+        and experts["model"] == "expert-model"
+        and experts["tools"] == "none"
+    )
     sent = [p for p in fake.probes if p["body"]["model"] == "expert-model"]
     assert len(sent) == 1 and sent[0]["headers"]["authorization"] == "Bearer sk-EXPERT-9"
     assert "tools" not in sent[0]["body"] and sent[0]["path"] == "/v1/chat/completions"
@@ -177,24 +242,41 @@ def test_the_expert_agents_own_endpoint_is_checked_and_the_agent_s_alone_is_not(
 
 # ---- the runner's words -------------------------------------------------------------------
 
+
 @pytest.fixture(autouse=True)
 def agent_key(monkeypatch):
     monkeypatch.setenv("MY_KEY", "sk-unit-test")
 
 
 def _plan(tmp_path: Path, **overrides):
-    settings = {"scenario": SCENARIO, "output_dir": tmp_path / "out", "harness": "llm", "provider": "openai-compat",
-                "model": "fake-model", "base_url": f"http://{HOST_GATEWAY}:8000/v1", "api_key_env": "MY_KEY",
-                "judge_provider": "openai-compat", "judge_model": "fake-judge",
-                "judge_base_url": f"http://{HOST_GATEWAY}:8001/v1", **overrides}
+    settings = {
+        "scenario": SCENARIO,
+        "output_dir": tmp_path / "out",
+        "harness": "llm",
+        "provider": "openai-compat",
+        "model": "fake-model",
+        "base_url": f"http://{HOST_GATEWAY}:8000/v1",
+        "api_key_env": "MY_KEY",
+        "judge_provider": "openai-compat",
+        "judge_model": "fake-judge",
+        "judge_base_url": f"http://{HOST_GATEWAY}:8001/v1",
+        **overrides,
+    }
     return plan_run(apply_overrides(load_config(None), settings))
 
 
 def _facts(target: str, probe: dict, tools_probe: dict | None = None, tools: str = "required") -> dict:
     port = 8000 if target == "agent" else 8001
-    return {"target": target, "base_url": f"http://{HOST_GATEWAY}:{port}/v1", "url": "", "model": f"fake-{target}",
-            "wire": "openai-chat", "tools": tools if target == "agent" else "none", "probe": probe,
-            "tools_probe": tools_probe}
+    return {
+        "target": target,
+        "base_url": f"http://{HOST_GATEWAY}:{port}/v1",
+        "url": "",
+        "model": f"fake-{target}",
+        "wire": "openai-chat",
+        "tools": tools if target == "agent" else "none",
+        "probe": probe,
+        "tools_probe": tools_probe,
+    }
 
 
 OK = {"status": 200, "failure": None, "detail": "", "seconds": 0.1}
@@ -210,18 +292,31 @@ def _error(tmp_path: Path, agent: dict | None, judge: dict | None = None) -> str
 
 
 def test_connection_refused_names_the_flag_and_the_fix(tmp_path):
-    message = _error(tmp_path, _facts("agent", {"status": None, "failure": "connect",
-                                                "detail": "ConnectError: [Errno 111] Connection refused"}))
-    assert message.startswith(f"--base-url http://{HOST_GATEWAY}:8000/v1 (agent endpoint): connection refused")
+    message = _error(
+        tmp_path,
+        _facts(
+            "agent",
+            {"status": None, "failure": "connect", "detail": "ConnectError: [Errno 111] Connection refused"},
+        ),
+    )
+    assert message.startswith(
+        f"--base-url http://{HOST_GATEWAY}:8000/v1 (agent endpoint): connection refused"
+    )
     assert "0.0.0.0" in message and "judge" not in message
 
 
 def test_key_model_timeout_and_server_errors(tmp_path):
-    assert "the key in MY_KEY (--api-key-env)" in _error(tmp_path, _facts("agent", {"status": 401, "detail": "no"}))
+    assert "the key in MY_KEY (--api-key-env)" in _error(
+        tmp_path, _facts("agent", {"status": 401, "detail": "no"})
+    )
     message = _error(tmp_path, _facts("agent", {"status": 404, "detail": "The model `x` does not exist."}))
-    assert "HTTP 404 for model 'fake-agent'" in message and "--model" in message and "does not exist" in message
+    assert (
+        "HTTP 404 for model 'fake-agent'" in message and "--model" in message and "does not exist" in message
+    )
     assert "--no-preflight" in _error(tmp_path, _facts("agent", {"status": None, "failure": "timeout"}))
-    assert "HTTP 503, the server is failing" in _error(tmp_path, _facts("agent", {"status": 503, "detail": ""}))
+    assert "HTTP 503, the server is failing" in _error(
+        tmp_path, _facts("agent", {"status": 503, "detail": ""})
+    )
 
 
 def test_both_endpoints_failing_is_still_one_line(tmp_path):
@@ -242,26 +337,52 @@ def test_what_an_agent_may_survive_is_a_warning(tmp_path):
     text_only = {**OK, "tool_call": False}
     report = assess({"agent": _facts("agent", OK, text_only), "judge": _facts("judge", OK)}, _plan(tmp_path))
     assert isinstance(report, PreflightReport) and len(report.warnings) == 1
-    assert "text, not a tool call" in report.warnings[0] and "text-format agents can still work" in report.warnings[0]
-    assert report.checked[0].endswith("tool calls: text only") and report.checked[1].startswith("judge fake-judge")
-    limited = assess({"agent": _facts("agent", {"status": 429, "detail": "slow down"}), "judge": None},
-                     _plan(tmp_path))
+    assert (
+        "text, not a tool call" in report.warnings[0]
+        and "text-format agents can still work" in report.warnings[0]
+    )
+    assert report.checked[0].endswith("tool calls: text only") and report.checked[1].startswith(
+        "judge fake-judge"
+    )
+    limited = assess(
+        {"agent": _facts("agent", {"status": 429, "detail": "slow down"}), "judge": None}, _plan(tmp_path)
+    )
     assert "rate limiting already (HTTP 429)" in limited.warnings[0]
     healthy = assess({"agent": _facts("agent", OK, CALLED), "judge": _facts("judge", OK)}, _plan(tmp_path))
     assert healthy.warnings == [] and healthy.checked[0].endswith("tool calls: yes")
 
 
 def test_the_expert_agents_endpoint_failing_names_their_settings(tmp_path):
-    facts = {**_facts("agent", OK), "target": "experts", "model": "expert-model", "tools": "none",
-             "base_url": f"http://{HOST_GATEWAY}:8002/v1", "tools_probe": None}
-    plan = _plan(tmp_path, a2a_app_prop=1.0, a2a_model="expert-model", a2a_base_url=f"http://{HOST_GATEWAY}:8002/v1")
+    facts = {
+        **_facts("agent", OK),
+        "target": "experts",
+        "model": "expert-model",
+        "tools": "none",
+        "base_url": f"http://{HOST_GATEWAY}:8002/v1",
+        "tools_probe": None,
+    }
+    plan = _plan(
+        tmp_path, a2a_app_prop=1.0, a2a_model="expert-model", a2a_base_url=f"http://{HOST_GATEWAY}:8002/v1"
+    )
     with pytest.raises(Gaia2Error) as caught:
-        assess({"agent": _facts("agent", OK, CALLED), "judge": None,
-                "experts": {**facts, "probe": {"status": None, "failure": "connect", "detail": "Connection refused"}}},
-               plan)
-    assert caught.value.message.startswith(f"--a2a-base-url http://{HOST_GATEWAY}:8002/v1 (experts endpoint): "
-                                           "connection refused")
+        assess(
+            {
+                "agent": _facts("agent", OK, CALLED),
+                "judge": None,
+                "experts": {
+                    **facts,
+                    "probe": {"status": None, "failure": "connect", "detail": "Connection refused"},
+                },
+            },
+            plan,
+        )
+    assert caught.value.message.startswith(
+        f"--a2a-base-url http://{HOST_GATEWAY}:8002/v1 (experts endpoint): connection refused"
+    )
     with pytest.raises(Gaia2Error, match=r"HTTP 404 for model 'expert-model'.*--a2a-model"):
-        assess({"agent": None, "judge": None, "experts": {**facts, "probe": {"status": 404, "detail": "no"}}}, plan)
+        assess(
+            {"agent": None, "judge": None, "experts": {**facts, "probe": {"status": 404, "detail": "no"}}},
+            plan,
+        )
     report = assess({"agent": None, "judge": None, "experts": {**facts, "probe": OK}}, plan)
     assert report.checked == [f"experts expert-model at http://{HOST_GATEWAY}:8002/v1: answers in 0.1s"]

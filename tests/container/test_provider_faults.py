@@ -5,8 +5,8 @@ a configuration fault, which would stop the job and buy the run a second try und
 from __future__ import annotations
 
 import json
-import pytest
 
+import pytest
 
 from gaia2_container.daemon.provider_faults import (  # noqa: E402
     AGENT,
@@ -25,18 +25,33 @@ from gaia2_container.daemon.provider_faults import (  # noqa: E402
 MODEL = "gpt-test"
 KEY = "sk-configured"
 SETUP = RunnerSetup(model=MODEL, agent_key=KEY, keyless_placeholders=frozenset({"gaia2-no-key"}))
-NOT_FOUND = json.dumps({"error": {"message": f"The model `{MODEL}` does not exist", "code": "model_not_found"}})
-CONTEXT = json.dumps({"error": {"message": "This model's maximum context length is 8192 tokens",
-                                "code": "context_length_exceeded"}})
+NOT_FOUND = json.dumps(
+    {"error": {"message": f"The model `{MODEL}` does not exist", "code": "model_not_found"}}
+)
+CONTEXT = json.dumps(
+    {
+        "error": {
+            "message": "This model's maximum context length is 8192 tokens",
+            "code": "context_length_exceeded",
+        }
+    }
+)
 
 
-def request(path: str = "/chat/completions", model: str | None = MODEL, key: str | None = KEY, **body) -> Request:
+def request(
+    path: str = "/chat/completions", model: str | None = MODEL, key: str | None = KEY, **body
+) -> Request:
     doc = {"model": model, "messages": [], **body} if model is not None else {"messages": [], **body}
     return Request(path, doc, (f"Bearer {key}",) if key is not None else ())
 
 
-def kind(req: Request, status: int | None, body: str = "{}", answered_before: bool = False,
-         setup: RunnerSetup = SETUP) -> str:
+def kind(
+    req: Request,
+    status: int | None,
+    body: str = "{}",
+    answered_before: bool = False,
+    setup: RunnerSetup = SETUP,
+) -> str:
     return classify(setup, req, status, body, answered_before).kind
 
 
@@ -49,15 +64,25 @@ def test_availability_kinds() -> None:
 
 
 def test_unknown_model_is_a_configuration_fault_with_the_providers_words() -> None:
-    verdict = classify(SETUP, request(), 404, NOT_FOUND, answered_before=True, url="https://api.example/v1/chat/completions")
+    verdict = classify(
+        SETUP, request(), 404, NOT_FOUND, answered_before=True, url="https://api.example/v1/chat/completions"
+    )
     assert verdict.kind == CONFIGURATION
     assert MODEL in verdict.reason and "does not exist" in verdict.reason and "HTTP 404" in verdict.reason
     # Other providers' wording: Anthropic's not_found_error, Ollama, Gemini.
-    anthropic = json.dumps({"type": "error", "error": {"type": "not_found_error", "message": f"model: {MODEL}"}})
+    anthropic = json.dumps(
+        {"type": "error", "error": {"type": "not_found_error", "message": f"model: {MODEL}"}}
+    )
     assert kind(request("/messages"), 404, anthropic, True) == CONFIGURATION
-    assert kind(request(), 404, json.dumps({"error": f'model "{MODEL}" not found, try pulling it first'}), True) == CONFIGURATION
+    assert (
+        kind(request(), 404, json.dumps({"error": f'model "{MODEL}" not found, try pulling it first'}), True)
+        == CONFIGURATION
+    )
     gemini = Request(f"/models/{MODEL}:generateContent", {"contents": []}, ("x",))
-    assert kind(gemini, 404, json.dumps({"error": {"message": f"models/{MODEL} is not found"}}), True) == CONFIGURATION
+    assert (
+        kind(gemini, 404, json.dumps({"error": {"message": f"models/{MODEL} is not found"}}), True)
+        == CONFIGURATION
+    )
 
 
 def test_a_first_404_on_the_configured_endpoint_is_a_configuration_fault_a_later_one_is_not() -> None:
@@ -86,7 +111,9 @@ def test_auth_refused_for_the_configured_key_only() -> None:
     assert kind(request(key="sk-agent-made-up"), 401) == AGENT
     assert kind(request(key=None), 401) == AGENT
     # The key beside a made-up credential: which one the provider refused is unknown, so the agent's.
-    assert kind(Request("/chat/completions", {"model": MODEL}, (f"Bearer {KEY}", "Bearer other")), 401) == AGENT
+    assert (
+        kind(Request("/chat/completions", {"model": MODEL}, (f"Bearer {KEY}", "Bearer other")), 401) == AGENT
+    )
 
 
 def test_auth_on_a_keyless_endpoint() -> None:
@@ -98,7 +125,9 @@ def test_auth_on_a_keyless_endpoint() -> None:
 
 def test_payment_and_quota_are_configuration_faults() -> None:
     assert kind(request(), 402, '{"error": {"message": "Insufficient credits"}}') == CONFIGURATION
-    quota = json.dumps({"error": {"message": "You exceeded your current quota", "code": "insufficient_quota"}})
+    quota = json.dumps(
+        {"error": {"message": "You exceeded your current quota", "code": "insufficient_quota"}}
+    )
     assert kind(request(), 429, quota, True) == CONFIGURATION
     assert kind(request(model="other"), 429, quota, True) == RATE_LIMIT  # not the runner's request
 
@@ -109,8 +138,13 @@ def test_a_400_is_never_a_configuration_fault_whatever_its_text_says() -> None:
     runner's parameters and model before the job starts)."""
     echoed = json.dumps({"error": {"message": "Unrecognized request argument supplied: model_not_found"}})
     assert kind(request(model_not_found=1), 400, echoed) == AGENT
-    assert kind(request(), 400, json.dumps({"error": {"message": f"{MODEL} is not a valid model ID"}}), True) == AGENT
-    param = json.dumps({"error": {"message": "Unsupported value: 'temperature' does not support 0.2 with this model"}})
+    assert (
+        kind(request(), 400, json.dumps({"error": {"message": f"{MODEL} is not a valid model ID"}}), True)
+        == AGENT
+    )
+    param = json.dumps(
+        {"error": {"message": "Unsupported value: 'temperature' does not support 0.2 with this model"}}
+    )
     assert kind(request(temperature=0.2), 400, param) == AGENT
 
 
@@ -125,7 +159,10 @@ def test_context_overflow_is_the_agents_with_the_reason() -> None:
     assert verdict.kind == CONTEXT_OVERFLOW and "maximum context length is 8192" in verdict.reason
     llama = '{"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it"}}'
     assert kind(request(), 400, llama, True) == CONTEXT_OVERFLOW
-    assert kind(request(), 400, '{"error": {"message": "prompt is too long: 210000 tokens > 200000 maximum"}}') == CONTEXT_OVERFLOW
+    assert (
+        kind(request(), 400, '{"error": {"message": "prompt is too long: 210000 tokens > 200000 maximum"}}')
+        == CONTEXT_OVERFLOW
+    )
     # Even on a first request, and whatever the path: never an infrastructure error.
     assert kind(request("/anything"), 413, CONTEXT) == CONTEXT_OVERFLOW
 

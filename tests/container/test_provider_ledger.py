@@ -5,14 +5,12 @@ fitted to the scenario limit, budget.py: test_budget.py)."""
 from __future__ import annotations
 
 import json
-import pytest
-
 
 from gaia2_container.daemon.provider_faults import Request, RunnerSetup  # noqa: E402
 from gaia2_container.daemon.provider_ledger import BURST_LIMIT, ProviderLedger  # noqa: E402
 from gaia2_container.daemon.provider_probe import ProviderProbe  # noqa: E402
-from gaia2_container.preflight import Probe  # noqa: E402
 from gaia2_container.daemon.usage import tokens_of  # noqa: E402
+from gaia2_container.preflight import Probe  # noqa: E402
 
 URL = "https://api.example/v1/chat/completions"
 MODEL = "gpt-test"
@@ -49,7 +47,13 @@ def chat(model: str = MODEL) -> Request:
     return Request("/chat/completions", {"model": model}, ("Bearer k",))
 
 
-def answer(book: ProviderLedger, status: int | None, body: bytes = b"{}", error: str | None = None, model: str = MODEL):
+def answer(
+    book: ProviderLedger,
+    status: int | None,
+    body: bytes = b"{}",
+    error: str | None = None,
+    model: str = MODEL,
+):
     return book.finish(book.begin(chat(model)), URL, status, error, body)
 
 
@@ -63,11 +67,14 @@ def test_a_provider_that_never_answered_is_named_so() -> None:
     pending = book.begin(chat())
     clock.now += 95
     reason = book.provider_unavailable()
-    assert reason == ("the provider never answered (2 calls, last after 95 s: still waiting); the runner's own "
-                      "request got no answer either (timeout: no answer within 20s)")
+    assert reason == (
+        "the provider never answered (2 calls, last after 95 s: still waiting); the runner's own "
+        "request got no answer either (timeout: no answer within 20s)"
+    )
     book.finish(pending, URL, None, "ReadTimeout: timed out")
     assert (book.provider_unavailable() or "").startswith(
-        "the provider never answered (2 calls, last after 95 s: ReadTimeout: timed out); the runner's own")
+        "the provider never answered (2 calls, last after 95 s: ReadTimeout: timed out); the runner's own"
+    )
 
 
 def test_one_answer_and_the_streak_rule_decides() -> None:
@@ -76,8 +83,10 @@ def test_one_answer_and_the_streak_rule_decides() -> None:
     answer(book, None, error="ConnectError")
     assert book.provider_unavailable() is None  # one failure is not an outage
     answer(book, 503)
-    assert book.provider_unavailable() == (f"provider error: HTTP 503 from {URL}; the runner's own request "
-                                           f"failed too (HTTP 503 from {URL}: overloaded)")
+    assert book.provider_unavailable() == (
+        f"provider error: HTTP 503 from {URL}; the runner's own request "
+        f"failed too (HTTP 503 from {URL}: overloaded)"
+    )
     answer(book, 400, b'{"error": {"message": "bad role"}}')  # the agent's own: the streak is broken
     assert book.provider_unavailable() is None
 
@@ -93,8 +102,10 @@ def test_an_outage_the_runners_own_request_does_not_see_was_the_agents() -> None
     clock.now += 75
     assert book.provider_unavailable() is None
     note = book.notes() or ""
-    assert note.startswith("the provider never answered (2 calls, last after 75 s: still waiting); the runner's "
-                           "own request with the configured key, model and endpoint was answered"), note
+    assert note.startswith(
+        "the provider never answered (2 calls, last after 75 s: still waiting); the runner's "
+        "own request with the configured key, model and endpoint was answered"
+    ), note
     assert note.endswith("so it counts as the agent's")
     assert book.summary()["probes"] == provider.sent == 2  # when the first failed, and at the end (75 s on)
     book.finish(pending, URL, 200, None, OK_BODY)
@@ -133,7 +144,9 @@ def test_the_jobs_pressure_counts_only_what_the_probe_sees_too() -> None:
         answer(book, 429)
         answer(book, 429)
         book.settle()
-        assert book.summary()["rate_limit"] == 2 and (book.summary()["confirmed_unavailable"] > 0) == confirmed
+        assert (
+            book.summary()["rate_limit"] == 2 and (book.summary()["confirmed_unavailable"] > 0) == confirmed
+        )
         assert provider.sent == 1  # one probe for the storm, whatever its length
 
 
@@ -155,10 +168,12 @@ def test_a_refusal_the_runners_own_request_does_not_get_is_the_agents() -> None:
     """The agent's placeholder in the wrong header (401), max_tokens its balance cannot cover (402),
     a firewall's 403 page, a path the server lacks (404 to the first request): the probe with the
     configured key, model and endpoint is answered, so no fault, one probe, the words in the note."""
-    for status, body in ((401, b'{"error": {"message": "Missing bearer authentication"}}'),
-                         (402, b'{"error": {"message": "requires more credits, or fewer max_tokens"}}'),
-                         (403, b"<html><body>Request blocked by the web application firewall</body></html>"),
-                         (404, b'{"error": "no route /v1/responses"}')):
+    for status, body in (
+        (401, b'{"error": {"message": "Missing bearer authentication"}}'),
+        (402, b'{"error": {"message": "requires more credits, or fewer max_tokens"}}'),
+        (403, b"<html><body>Request blocked by the web application firewall</body></html>"),
+        (404, b'{"error": "no route /v1/responses"}'),
+    ):
         faults: list[str] = []
         provider = Provider()
         book, clock = ledger(provider, on_fault=faults.append)
@@ -166,9 +181,13 @@ def test_a_refusal_the_runners_own_request_does_not_get_is_the_agents() -> None:
             answer(book, status, body)
             clock.now += 1
         book.settle()
-        assert faults == [] and book.summary()["fault"] is None and book.provider_unavailable() is None, status
+        assert faults == [] and book.summary()["fault"] is None and book.provider_unavailable() is None, (
+            status
+        )
         assert f"HTTP {status} from {URL}" in (book.notes() or ""), (status, book.notes())
         assert provider.sent <= 2, status  # one in the run, one at its end at most
+
+
 def test_the_agent_and_its_expert_agents_spend_one_budget() -> None:
     """Agent2Agent: the expert agents' ledger shares the run's --max-tokens with the agent's, so an
     agent that passes its work to experts is stopped at the same total."""
@@ -180,8 +199,10 @@ def test_the_agent_and_its_expert_agents_spend_one_budget() -> None:
     assert experts.refuse_for_budget() is None and agent.refuse_for_budget() is None  # 120 of 200
     answer(experts, 200, OK_BODY)
     note = experts.refuse_for_budget()
-    assert note == ("token budget exhausted: the agent's and its expert agents' model calls used 240 tokens "
-                    "of the 200 allowed per scenario (--max-tokens)")
+    assert note == (
+        "token budget exhausted: the agent's and its expert agents' model calls used 240 tokens "
+        "of the 200 allowed per scenario (--max-tokens)"
+    )
     assert agent.refuse_for_budget() is not None and told[0] == note
 
 
@@ -202,8 +223,10 @@ def test_tokens_per_model_and_the_budget() -> None:
     assert book.refuse_for_budget() is None
     answer(book, 200, OK_BODY)
     note = book.refuse_for_budget()
-    assert note == ("token budget exhausted: the agent's model calls used 240 tokens of the 200 allowed per "
-                    "scenario (--max-tokens)")
+    assert note == (
+        "token budget exhausted: the agent's model calls used 240 tokens of the 200 allowed per "
+        "scenario (--max-tokens)"
+    )
     assert book.refuse_for_budget() == note and told == [note]  # told once, refused every time
     summary = book.summary()
     assert summary["tokens"] == {"input": 200, "output": 40, "cached": 0}
@@ -229,18 +252,31 @@ def sse(*events: dict) -> bytes:
 
 def test_usage_in_every_wire_format() -> None:
     assert tokens_of(OK_BODY).total == 120
-    cached = {"usage": {"prompt_tokens": 50, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 30}}}
+    cached = {
+        "usage": {"prompt_tokens": 50, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 30}}
+    }
     assert vars(tokens_of(json.dumps(cached).encode())) == {"input": 50, "output": 5, "cached": 30}
-    chat_stream = sse({"choices": [{"delta": {"content": "hi"}}]}, {"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3}})
+    chat_stream = sse(
+        {"choices": [{"delta": {"content": "hi"}}]},
+        {"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3}},
+    )
     assert tokens_of(chat_stream).total == 10
-    anthropic = sse({"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1,
-                                                                    "cache_read_input_tokens": 90}}},
-                    {"type": "message_delta", "usage": {"output_tokens": 15}})
+    anthropic = sse(
+        {
+            "type": "message_start",
+            "message": {"usage": {"input_tokens": 10, "output_tokens": 1, "cache_read_input_tokens": 90}},
+        },
+        {"type": "message_delta", "usage": {"output_tokens": 15}},
+    )
     assert vars(tokens_of(anthropic)) == {"input": 100, "output": 15, "cached": 90}
-    responses = sse({"type": "response.completed", "response": {"usage": {"input_tokens": 12, "output_tokens": 4}}})
+    responses = sse(
+        {"type": "response.completed", "response": {"usage": {"input_tokens": 12, "output_tokens": 4}}}
+    )
     assert tokens_of(responses).total == 16
-    gemini = sse({"usageMetadata": {"promptTokenCount": 8, "candidatesTokenCount": 1}},
-                 {"usageMetadata": {"promptTokenCount": 8, "candidatesTokenCount": 6}})
+    gemini = sse(
+        {"usageMetadata": {"promptTokenCount": 8, "candidatesTokenCount": 1}},
+        {"usageMetadata": {"promptTokenCount": 8, "candidatesTokenCount": 6}},
+    )
     assert tokens_of(gemini).total == 14
     assert tokens_of(b"").total == 0 and tokens_of(b"not json").total == 0
     assert tokens_of(b'{"usage": {"prompt_tokens": -5, "completion_tokens": true}}').total == 0
@@ -304,8 +340,9 @@ def test_a_refusal_followed_at_once_by_a_failure_is_still_the_agents_in_the_note
         return provider(deadline)
 
     clock = Clock()
-    book = ProviderLedger(RunnerSetup(model=MODEL, agent_key="k"), clock=clock,
-                          probe=ProviderProbe(slow, MODEL, clock=clock))
+    book = ProviderLedger(
+        RunnerSetup(model=MODEL, agent_key="k"), clock=clock, probe=ProviderProbe(slow, MODEL, clock=clock)
+    )
     answer(book, 401, b'{"error": {"message": "Missing bearer authentication"}}')
     answer(book, None, error="RemoteProtocolError: Server disconnected")
     gate.set()

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from gaia2_contract import constants as contract
+from gaia2_contract import files_tree
 from gaia2_runner.config import load_config, redacted
 from gaia2_runner.config.load import apply_overrides
 from gaia2_runner.config.schema import BY_KEY, BY_NAME
 from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.fingerprint import differences, fingerprint
-from gaia2_contract import files_tree
 from gaia2_runner.targets import filesystem_data as host
 from gaia2_runner.targets import load_scenario
 
@@ -48,8 +48,17 @@ def test_scenario_files_list_the_data_they_need():
     assert two.data_files == () and two.duration is None  # duration: null is accepted
 
 
-@pytest.mark.parametrize("real_path", ["demo_filesystem/../../../etc/passwd", "/etc/passwd", "../secret.txt",
-                                       "demo_filesystem/Documents/./report.txt", "demo_filesystem\\..\\x", ""])
+@pytest.mark.parametrize(
+    "real_path",
+    [
+        "demo_filesystem/../../../etc/passwd",
+        "/etc/passwd",
+        "../secret.txt",
+        "demo_filesystem/Documents/./report.txt",
+        "demo_filesystem\\..\\x",
+        "",
+    ],
+)
 def test_real_path_leaving_the_data_dir_is_refused(tmp_path, real_path):
     doc = _doc()
     _files_tree(doc)["children"][0]["children"][1]["real_path"] = real_path
@@ -77,7 +86,10 @@ def test_tree_names_that_are_not_plain_are_refused(name):
 def test_real_path_elsewhere_than_where_are_reads_is_refused():
     doc = _doc()
     _files_tree(doc)["children"][0]["children"][1]["real_path"] = "demo_filesystem/Other/report.txt"
-    with pytest.raises(files_tree.FileTreeError, match=r"not where ARE reads that file \(demo_filesystem/Documents/report.txt\)"):
+    with pytest.raises(
+        files_tree.FileTreeError,
+        match=r"not where ARE reads that file \(demo_filesystem/Documents/report.txt\)",
+    ):
         files_tree.data_files(doc)
 
 
@@ -125,10 +137,15 @@ def test_default_filesystem_dir_follows_the_cache(monkeypatch, tmp_path):
 
 def test_settings_table_has_noise_and_filesystem_dir(tmp_path):
     assert BY_NAME["noise"].flag == "--noise" and BY_KEY[("run", "noise")].kind == "bool"
-    assert BY_NAME["filesystem_dir"].flag == "--filesystem-dir" and BY_KEY[("target", "filesystem_dir")].kind == "path"
+    assert (
+        BY_NAME["filesystem_dir"].flag == "--filesystem-dir"
+        and BY_KEY[("target", "filesystem_dir")].kind == "path"
+    )
     toml = tmp_path / "c.toml"
-    toml.write_text(f'[target]\nscenario = "{TWO}"\nfilesystem_dir = "fs"\n[run]\nnoise = true\n'
-                    f'output_dir = "{tmp_path / "out"}"\n')
+    toml.write_text(
+        f'[target]\nscenario = "{TWO}"\nfilesystem_dir = "fs"\n[run]\nnoise = true\n'
+        f'output_dir = "{tmp_path / "out"}"\n'
+    )
     config = apply_overrides(load_config(toml), {})
     assert config.run.noise is True and config.target.filesystem_dir == tmp_path / "fs"
     assert container_env(config, {})[contract.ENV_NOISE] == "1"
@@ -149,13 +166,27 @@ def test_noise_is_part_of_the_fingerprint(tmp_path):
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "CONTAINER_HOST": "unix:///nonexistent.sock"}
-    return subprocess.run([sys.executable, "-m", "gaia2_runner", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "gaia2_runner", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_cli_refuses_the_escape_scenario_before_podman(tmp_path):
-    proc = _cli("run", "--scenario", str(ESCAPE), "--image", "localhost/gaia2-oracle:latest",
-                "--output-dir", str(tmp_path / "out"), cwd=tmp_path)
+    proc = _cli(
+        "run",
+        "--scenario",
+        str(ESCAPE),
+        "--image",
+        "localhost/gaia2-oracle:latest",
+        "--output-dir",
+        str(tmp_path / "out"),
+        cwd=tmp_path,
+    )
     assert proc.returncode == 2, proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error:") and "refused" in lines[0], proc.stderr
@@ -170,8 +201,10 @@ def test_plan_and_report_show_noise(tmp_path):
     from gaia2_runner.output.summary import summarize
     from gaia2_runner.targets import scenario_ref
 
-    config = apply_overrides(load_config(None), {"scenario": str(FILES), "output_dir": str(tmp_path),
-                                                 "noise": True, "filesystem_dir": str(FS_DATA)})
+    config = apply_overrides(
+        load_config(None),
+        {"scenario": str(FILES), "output_dir": str(tmp_path), "noise": True, "filesystem_dir": str(FS_DATA)},
+    )
     console = Console(width=200, record=True)
     console.print(describe_plan(config, [scenario_ref(FILES, None)]))
     plan = console.export_text()
@@ -188,12 +221,40 @@ def test_viewer_shows_the_name_an_agent_called_in_noise_mode(tmp_path):
     out = tmp_path / sid
     out.mkdir()
     (out / "result.json").write_text(json.dumps({"scenario_id": sid, "success": True, "status": "completed"}))
-    lines = [{"seq": 0, "kind": "tool_call", "app": "Chats", "function": "send_message",
-              "tool": "Chats__post_chat_message", "args": {}, "write": True, "ok": True, "result": None},
-             {"seq": 1, "kind": "tool_call", "app": "Messages", "function": "send_message",
-              "tool": "Messages__send_message", "args": {}, "write": True, "ok": True, "result": None},
-             {"seq": 2, "kind": "env_event", "app": "Chats", "function": "create_and_add_message",
-              "event_id": "env-1", "event_type": "ENV", "args": {}, "ok": True}]
+    lines = [
+        {
+            "seq": 0,
+            "kind": "tool_call",
+            "app": "Chats",
+            "function": "send_message",
+            "tool": "Chats__post_chat_message",
+            "args": {},
+            "write": True,
+            "ok": True,
+            "result": None,
+        },
+        {
+            "seq": 1,
+            "kind": "tool_call",
+            "app": "Messages",
+            "function": "send_message",
+            "tool": "Messages__send_message",
+            "args": {},
+            "write": True,
+            "ok": True,
+            "result": None,
+        },
+        {
+            "seq": 2,
+            "kind": "env_event",
+            "app": "Chats",
+            "function": "create_and_add_message",
+            "event_id": "env-1",
+            "event_type": "ENV",
+            "args": {},
+            "ok": True,
+        },
+    ]
     (out / "events.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     Site(tmp_path).refresh()
     page = (out / "trace.html").read_text()

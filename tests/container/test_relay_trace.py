@@ -12,7 +12,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-
 from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
 from gaia2_container.daemon.relay_trace import BODY_CAP_BYTES, RelayTrace, model_of  # noqa: E402
 
@@ -57,7 +56,7 @@ class Provider(BaseHTTPRequestHandler):
             self.end_headers()
             self.close_connection = True
             for n in range(2):
-                self.wfile.write(f"data: {{\"n\": {n}}}\n\n".encode())
+                self.wfile.write(f'data: {{"n": {n}}}\n\n'.encode())
                 self.wfile.flush()
             assert self.release.wait(30)
             self.wfile.write(b"data: [DONE]\n\n")
@@ -93,8 +92,11 @@ def lines(trace: RelayTrace) -> list[dict]:
 def test_a_call_is_recorded_in_format_a_without_keys(setup) -> None:
     http, trace, port = setup
     body = {"model": "gpt-x", "messages": [{"role": "user", "content": "hi"}]}
-    answer = http.post(f"/chat/completions?key={KEY}&alt=json", json=body,
-                       headers={"Authorization": f"Bearer {KEY}", "x-api-key": KEY, "x-goog-api-key": KEY})
+    answer = http.post(
+        f"/chat/completions?key={KEY}&alt=json",
+        json=body,
+        headers={"Authorization": f"Bearer {KEY}", "x-api-key": KEY, "x-goog-api-key": KEY},
+    )
     assert answer.json() == {"ok": True}
     assert Provider.seen[0]["headers"]["Authorization"] == f"Bearer {KEY}"  # forwarded unchanged
     [line] = lines(trace)
@@ -176,18 +178,26 @@ def test_an_unreachable_provider_is_recorded_as_an_error(tmp_path: Path) -> None
     relay = Relay("http://127.0.0.1:9/v1", trace=trace, paths=ANY_PATH)  # nothing listens on port 9
     server = serve_relay(relay, "127.0.0.1", 0)
     try:
-        answer = httpx.post(f"http://127.0.0.1:{server.server_address[1]}/messages", json={"model": "c"}, trust_env=False)
+        answer = httpx.post(
+            f"http://127.0.0.1:{server.server_address[1]}/messages", json={"model": "c"}, trust_env=False
+        )
     finally:
         server.shutdown()
     assert answer.status_code == 502
     [line] = lines(trace)
-    assert line["http_status"] is None and line["error"].startswith("ConnectError") and line["raw_response"] == ""
+    assert (
+        line["http_status"] is None
+        and line["error"].startswith("ConnectError")
+        and line["raw_response"] == ""
+    )
 
 
 def test_a_broken_record_never_breaks_the_call(tmp_path: Path, setup) -> None:
     _, _, port = setup
     (tmp_path / "dir.jsonl").mkdir()  # opening it for appending fails
-    relay = Relay(f"http://127.0.0.1:{port}/v1", trace=RelayTrace(tmp_path / "dir.jsonl", None), paths=ANY_PATH)
+    relay = Relay(
+        f"http://127.0.0.1:{port}/v1", trace=RelayTrace(tmp_path / "dir.jsonl", None), paths=ANY_PATH
+    )
     server = serve_relay(relay, "127.0.0.1", 0)
     try:
         answer = httpx.post(f"http://127.0.0.1:{server.server_address[1]}/x", json={}, trust_env=False)
@@ -206,7 +216,9 @@ def test_non_json_request_bodies_are_kept_as_text(setup) -> None:
 def test_a_chunked_request_body_is_forwarded_and_recorded(setup) -> None:
     http, trace, _ = setup
     parts = iter([b'{"model": "chunky", ', b'"input": "hi"}'])
-    answer = http.post("/x", content=parts, headers={"Content-Type": "application/json"})  # an iterator: chunked
+    answer = http.post(
+        "/x", content=parts, headers={"Content-Type": "application/json"}
+    )  # an iterator: chunked
     assert answer.json() == {"ok": True}
     [line] = lines(trace)
     assert line["request"] == {"model": "chunky", "input": "hi"} and line["model"] == "chunky"

@@ -11,7 +11,6 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-
 from gaia2_container.daemon.http_api import serve  # noqa: E402
 from gaia2_container.daemon.process_clock import ProcessClock, fakes_agent  # noqa: E402
 from gaia2_container.daemon.recorder import EventRecorder  # noqa: E402
@@ -42,10 +41,15 @@ class ManualClock(SimClock):
 
 @pytest.fixture
 def tools(tmp_path: Path):
-    state = DaemonState(runtime="oracle", status=StatusBoard(tmp_path / "status.json", "demo", "oracle"),
-                        recorder=EventRecorder(tmp_path / "events.jsonl"))
+    state = DaemonState(
+        runtime="oracle",
+        status=StatusBoard(tmp_path / "status.json", "demo", "oracle"),
+        recorder=EventRecorder(tmp_path / "events.jsonl"),
+    )
     server = serve("127.0.0.1", 0, TOOL_ROUTES, state, "tools")
-    with httpx.Client(base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=5) as http:
+    with httpx.Client(
+        base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=5
+    ) as http:
         yield SimpleNamespace(state=state, http=http)
     server.shutdown()
     server.server_close()
@@ -54,8 +58,9 @@ def tools(tmp_path: Path):
 
 def test_only_the_builtin_oracle_moves_the_clock(tools):
     clock = ManualClock()
-    tools.state.session = SimpleNamespace(clock=clock, sim_time=lambda: 1727773200.0,
-                                         scenario=SimpleNamespace(start_time=1727773200.0))
+    tools.state.session = SimpleNamespace(
+        clock=clock, sim_time=lambda: 1727773200.0, scenario=SimpleNamespace(start_time=1727773200.0)
+    )
     # Any agent command (serves_oracle False): 403, and nothing moved.
     resp = tools.http.post("/oracle/advance", json={"until": 1e12})
     assert resp.status_code == 403 and clock.asked == []
@@ -69,12 +74,19 @@ def test_only_the_builtin_oracle_moves_the_clock(tools):
     assert clock.asked == [(1727773320.0, 3600.0), (None, 3600.0)]
     assert tools.http.get("/time").json()["clock"] == "manual"
     # A real clock (agents) cannot be moved at all.
-    tools.state.session = SimpleNamespace(clock=SimClock(speed=3.0), sim_time=lambda: 1727773200.0,
-                                         scenario=SimpleNamespace(start_time=1727773200.0))
+    tools.state.session = SimpleNamespace(
+        clock=SimClock(speed=3.0),
+        sim_time=lambda: 1727773200.0,
+        scenario=SimpleNamespace(start_time=1727773200.0),
+    )
     assert tools.http.post("/oracle/advance", json={"until": 1e12}).status_code == 409
     assert tools.http.get("/time").json() | {"wall_time": 0} == {
-        "sim_time": 1727773200.0, "wall_time": 0, "start_time": 1727773200.0, "clock": "real",
-        "time_speed": 3.0}
+        "sim_time": 1727773200.0,
+        "wall_time": 0,
+        "start_time": 1727773200.0,
+        "clock": "real",
+        "time_speed": 3.0,
+    }
 
 
 def test_agent_clock_file_holds_the_offset_and_is_read_only_to_others(tmp_path: Path):

@@ -20,14 +20,18 @@ from harness_support import CALENDAR_ANSWER, SCENARIOS, run_cli
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 SCENARIO = "demo_calendar_add_event"  # apps: AgentUserInterface, SystemApp, ContactsApp, CalendarApp
-EVENT = {"title": "Dentist appointment", "start_datetime": "2024-10-03 14:00:00",
-         "end_datetime": "2024-10-03 15:00:00", "location": "Smile Dental, 12 Rue Oberkampf, Paris"}
+EVENT = {
+    "title": "Dentist appointment",
+    "start_datetime": "2024-10-03 14:00:00",
+    "end_datetime": "2024-10-03 15:00:00",
+    "location": "Smile Dental, 12 Rue Oberkampf, Paris",
+}
 TASK = "Add the dentist appointment on 2024-10-03 14:00-15:00 at Smile Dental, 12 Rue Oberkampf, Paris."
 KEY = "sk-a2a-e2e-SECRET-4242"
 
 # In the image: our ExpertAgents.apply against ARE's own _apply_a2a_config on fresh loads of the
 # scenario, for several seeds and proportions; then the tool surface the agent and harnesses get.
-CHECK = r'''
+CHECK = r"""
 import json, os, sys, pathlib
 from gaia2_contract import files_tree
 from gaia2_container import places
@@ -90,23 +94,28 @@ try:
 except A2AError as exc:
     print("REFUSED", json.dumps(str(exc)))
 print("ALL-OK")
-'''
+"""
 
 
 def _lines(text: str, tag: str):
-    return json.loads(next(line for line in text.splitlines() if line.startswith(tag + " "))[len(tag) + 1:])
+    return json.loads(next(line for line in text.splitlines() if line.startswith(tag + " "))[len(tag) + 1 :])
 
 
 def test_ares_choice_and_the_tool_surface(images, backend):
     scenario = (SCENARIOS / f"{SCENARIO}.json").read_text()
     container = backend.client.containers.create(
-        ORACLE_IMAGE, entrypoint=["/opt/gaia2/venv/bin/python", "-c", CHECK, scenario],
-        network_mode=NETWORK_MODE, network_options=NETWORK_OPTIONS)
+        ORACLE_IMAGE,
+        entrypoint=["/opt/gaia2/venv/bin/python", "-c", CHECK, scenario],
+        network_mode=NETWORK_MODE,
+        network_options=NETWORK_OPTIONS,
+    )
     try:
         container.start()
         container.wait()
-        text = b"".join(chunk if isinstance(chunk, bytes) else str(chunk).encode()
-                        for chunk in container.logs(stdout=True, stderr=True)).decode(errors="replace")
+        text = b"".join(
+            chunk if isinstance(chunk, bytes) else str(chunk).encode()
+            for chunk in container.logs(stdout=True, stderr=True)
+        ).decode(errors="replace")
     finally:
         container.remove(force=True, v=True)
     assert "ALL-OK" in text, text[-4000:]
@@ -116,9 +125,15 @@ def test_ares_choice_and_the_tool_surface(images, backend):
     assert choices["1.0"] == [["CalendarApp", "ContactsApp"]], choices
     tools = _lines(text, "TOOLS")
     assert "CalendarApp__expert_agent" in tools and "ContactsApp__expert_agent" in tools, tools
-    assert not [t for t in tools if t.startswith(("CalendarApp__", "ContactsApp__")) and not t.endswith("__expert_agent")]
+    assert not [
+        t
+        for t in tools
+        if t.startswith(("CalendarApp__", "ContactsApp__")) and not t.endswith("__expert_agent")
+    ]
     assert "AgentUserInterface__send_message_to_user" in tools
-    assert "CalendarApp__add_calendar_event" in _lines(text, "ORACLE")  # the oracle acts on the apps themselves
+    assert "CalendarApp__add_calendar_event" in _lines(
+        text, "ORACLE"
+    )  # the oracle acts on the apps themselves
     surface = _lines(text, "SURFACE")
     assert surface["calendar"] == ["expert-agent"] and surface["contacts"] == ["expert-agent"], surface
     refused = _lines(text, "REFUSED")
@@ -127,7 +142,9 @@ def test_ares_choice_and_the_tool_surface(images, backend):
 
 def blob(tool: str, arguments: dict) -> dict:
     """A reply of the sub-agent's model in ARE's JSON action format (ARE's app agent prompt asks for it)."""
-    return {"text": f"Thought: I act.\nAction:\n{json.dumps({'action': tool, 'action_input': arguments})}<end_action>"}
+    return {
+        "text": f"Thought: I act.\nAction:\n{json.dumps({'action': tool, 'action_input': arguments})}<end_action>"
+    }
 
 
 def _events(out: Path) -> list[dict]:
@@ -135,22 +152,43 @@ def _events(out: Path) -> list[dict]:
 
 
 def test_built_in_agent_asks_the_calendar_expert_and_the_trace_nests_its_work(images, fake, tmp_path):
-    fake.set_script({"chat": [
-        {"tool_calls": [{"name": "CalendarApp__expert_agent", "arguments": {"task": TASK}}]},  # the agent
-        blob("CalendarApp__add_calendar_event", EVENT),  # ARE's app agent, through the expert relay
-        blob("final_answer", {"answer": "task completed"}),
-        {"tool_calls": [{"name": "AgentUserInterface__send_message_to_user", "arguments": {"content": CALENDAR_ANSWER}}]},
-        {"text": "Done."}]})
+    fake.set_script(
+        {
+            "chat": [
+                {
+                    "tool_calls": [{"name": "CalendarApp__expert_agent", "arguments": {"task": TASK}}]
+                },  # the agent
+                blob("CalendarApp__add_calendar_event", EVENT),  # ARE's app agent, through the expert relay
+                blob("final_answer", {"answer": "task completed"}),
+                {
+                    "tool_calls": [
+                        {
+                            "name": "AgentUserInterface__send_message_to_user",
+                            "arguments": {"content": CALENDAR_ANSWER},
+                        }
+                    ]
+                },
+                {"text": "Done."},
+            ]
+        }
+    )
     run = run_cli("llm", SCENARIO, tmp_path / "out", fake, KEY, "/v1", extra=("--a2a-app-prop", "1"))
     assert run.proc.returncode == 0 and run.result.get("success") is True, run.explain()
     events = _events(run.out)
-    expert = next(e for e in events if e["kind"] == "tool_call" and e.get("tool") == "CalendarApp__expert_agent")
+    expert = next(
+        e for e in events if e["kind"] == "tool_call" and e.get("tool") == "CalendarApp__expert_agent"
+    )
     assert expert["call_id"] and expert["args"] == {"task": TASK} and expert["ok"] is True, expert
     assert "task completed" in json.dumps(expert["result"])
     nested = [e for e in events if e.get("parent_call_id") == expert["call_id"]]
     assert [e["kind"] for e in nested] == ["llm_call", "tool_call", "llm_call"], nested
     add = nested[1]
-    assert (add["app"], add["function"], add["ok"], add["a2a_app"]) == ("CalendarApp", "add_calendar_event", True, "CalendarApp")
+    assert (add["app"], add["function"], add["ok"], add["a2a_app"]) == (
+        "CalendarApp",
+        "add_calendar_event",
+        True,
+        "CalendarApp",
+    )
     assert add["args"]["title"] == EVENT["title"]
     first = nested[0]
     assert first["http_status"] == 200 and first["model"] == "fake-model"
@@ -158,7 +196,9 @@ def test_built_in_agent_asks_the_calendar_expert_and_the_trace_nests_its_work(im
     # app agents get no pause/resume, so the sub-agent's calls run on the clock and carry no sim span.
     assert all("sim_duration_s" not in e for e in nested if e["kind"] == "llm_call"), nested
     assert run.result["sim_generation_time"]["calls_held"] <= len(fake.llm_requests()) - 2, run.result
-    assert TASK in json.dumps(first["request"]) and "<end_action>" in json.dumps(first["request"])  # ARE's prompt
+    assert TASK in json.dumps(first["request"]) and "<end_action>" in json.dumps(
+        first["request"]
+    )  # ARE's prompt
     # The sub-agent's calls reached the provider with the configured key; nothing the run wrote holds it.
     sub = [r for r in fake.llm_requests() if "final_answer" in json.dumps(r["body"])]
     assert sub and all(r["headers"].get("authorization") == f"Bearer {KEY}" for r in sub)
@@ -168,7 +208,9 @@ def test_built_in_agent_asks_the_calendar_expert_and_the_trace_nests_its_work(im
             assert KEY.encode() not in data, path
     assert run.run_config["config"]["agent"]["a2a_app_prop"] == 1.0, run.run_config["config"]["agent"]
     assert sorted(run.result["a2a"]["apps"]) == ["CalendarApp", "ContactsApp"], run.result
-    assert run.result["a2a_provider"]["calls"] == 2, run.result["a2a_provider"]  # the expert agent's two model calls
+    assert run.result["a2a_provider"]["calls"] == 2, run.result[
+        "a2a_provider"
+    ]  # the expert agent's two model calls
     page = (run.out / "trace.html").read_text()
     assert "expert agent" in page and f'data-parent="{expert["call_id"]}"' in page
 
@@ -176,16 +218,41 @@ def test_built_in_agent_asks_the_calendar_expert_and_the_trace_nests_its_work(im
 def test_oracle_with_a2a_is_the_oracle(images, tmp_path):
     """ARE's oracle events act on the original apps: the expert agents are never asked."""
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "run", "--scenario", str(SCENARIOS / f"{SCENARIO}.json"),
-                           "--agent", "oracle", "--a2a-app-prop", "1", "--output-dir", str(out)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run",
+            "--scenario",
+            str(SCENARIOS / f"{SCENARIO}.json"),
+            "--agent",
+            "oracle",
+            "--a2a-app-prop",
+            "1",
+            "--output-dir",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     result = json.loads(sorted(out.rglob("result.json"))[0].read_text())
-    assert proc.returncode == 0 and result["success"] is True, (proc.stdout[-2000:], proc.stderr[-2000:], result)
+    assert proc.returncode == 0 and result["success"] is True, (
+        proc.stdout[-2000:],
+        proc.stderr[-2000:],
+        result,
+    )
     run_dir = sorted(out.rglob("result.json"))[0].parent
-    assert result["a2a"]["app_prop"] == 1.0 and sorted(result["a2a"]["apps"]) == ["CalendarApp", "ContactsApp"], result
+    assert result["a2a"]["app_prop"] == 1.0 and sorted(result["a2a"]["apps"]) == [
+        "CalendarApp",
+        "ContactsApp",
+    ], result
     assert result["a2a_provider"] is None  # no expert relay: the oracle never asks an expert
     calls = [e for e in _events(run_dir) if e["kind"] == "tool_call"]
-    assert "add_calendar_event" in [e["function"] for e in calls] and not [e for e in calls if e.get("parent_call_id")]
+    assert "add_calendar_event" in [e["function"] for e in calls] and not [
+        e for e in calls if e.get("parent_call_id")
+    ]
 
 
 RUN_TIMEOUT_S, SUB_AGENT_DELAY_S = 20, 240  # the sub-agent's second model call outlives the run by far
@@ -199,16 +266,33 @@ def test_an_expert_call_at_the_deadline_is_stopped_and_the_run_judged(images, fa
     SUB_AGENT_DELAY_S to answer. At the run's timeout the final judgment stops the sub-agent and
     judges at once (it does not wait for the expert call): a verdict (timeout), long before that
     answer; no later sub-agent call reaches the provider, no later write reaches the apps."""
-    fake.set_script({"chat": [
-        {"tool_calls": [{"name": "CalendarApp__expert_agent", "arguments": {"task": TASK}}]},  # the agent
-        # ARE's app agent, through the expert relay; its first answer comes late enough that the
-        # relay's wait for the second (a share of the run's limit) would end after the run's timeout
-        {**blob("CalendarApp__add_calendar_event", EVENT), "delay_s": FIRST_ANSWER_DELAY_S},
-        {**blob("CalendarApp__add_calendar_event", {**EVENT, "title": "Too late"}), "delay_s": SUB_AGENT_DELAY_S},
-        blob("final_answer", {"answer": "task completed"}),
-        {"text": "Done."}]})
-    run = run_cli("llm", SCENARIO, tmp_path / "out", fake, KEY, "/v1",
-                  extra=("--a2a-app-prop", "1", "--timeout", str(RUN_TIMEOUT_S)))
+    fake.set_script(
+        {
+            "chat": [
+                {
+                    "tool_calls": [{"name": "CalendarApp__expert_agent", "arguments": {"task": TASK}}]
+                },  # the agent
+                # ARE's app agent, through the expert relay; its first answer comes late enough that the
+                # relay's wait for the second (a share of the run's limit) would end after the run's timeout
+                {**blob("CalendarApp__add_calendar_event", EVENT), "delay_s": FIRST_ANSWER_DELAY_S},
+                {
+                    **blob("CalendarApp__add_calendar_event", {**EVENT, "title": "Too late"}),
+                    "delay_s": SUB_AGENT_DELAY_S,
+                },
+                blob("final_answer", {"answer": "task completed"}),
+                {"text": "Done."},
+            ]
+        }
+    )
+    run = run_cli(
+        "llm",
+        SCENARIO,
+        tmp_path / "out",
+        fake,
+        KEY,
+        "/v1",
+        extra=("--a2a-app-prop", "1", "--timeout", str(RUN_TIMEOUT_S)),
+    )
     assert run.proc.returncode == 0 and run.result.get("status") == "timeout", run.explain()
     assert run.result.get("success") in (True, False), run.explain()  # judged: a verdict, not `unresponsive`
     events = _events(run.out)
@@ -218,7 +302,9 @@ def test_an_expert_call_at_the_deadline_is_stopped_and_the_run_judged(images, fa
     expert = [e for e in events if e["kind"] == "tool_call" and e.get("tool") == "CalendarApp__expert_agent"]
     assert expert == [], expert  # judged without waiting for the expert call to return
     writes = [e for e in events if e.get("parent_call_id") and e["kind"] == "tool_call"]
-    assert [w["args"]["title"] for w in writes] == [EVENT["title"]], writes  # nothing written after the judgment
+    assert [w["args"]["title"] for w in writes] == [EVENT["title"]], (
+        writes
+    )  # nothing written after the judgment
     # the agent's one request, then the sub-agent's two: the delayed one was the last, the stopped
     # sub-agent asked no more (and the judgment needed no model: the message count differs)
     assert len(fake.llm_requests()) == 3, [r["time"] - asked["wall_time"] for r in fake.llm_requests()]

@@ -25,8 +25,14 @@ WIDTH = 80
 
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gaia2_runner.cli", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=600, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
 
 
 # What the two runs printed (the run's report): read by the 80-column test.
@@ -39,12 +45,30 @@ def runs(images, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     demo_split(base / "dataset", DEMOS, "search")
     good, bad = base / "exp" / "oracle", base / "exp" / "gives-up"
     narrow = {**os.environ, "COLUMNS": str(WIDTH)}
-    proc = _cli("run-dataset", "--dataset-root", str(base / "dataset"), "--output-dir", str(good), "--concurrency", "3",
-                env=narrow)
+    proc = _cli(
+        "run-dataset",
+        "--dataset-root",
+        str(base / "dataset"),
+        "--output-dir",
+        str(good),
+        "--concurrency",
+        "3",
+        env=narrow,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     RUN_OUTPUT["oracle"] = proc.stdout + proc.stderr
-    proc = _cli("run-dataset", "--dataset-root", str(base / "dataset"), "--output-dir", str(bad), "--concurrency", "3",
-                "--env", "GAIA2_AGENT_COMMAND=true", env=narrow)
+    proc = _cli(
+        "run-dataset",
+        "--dataset-root",
+        str(base / "dataset"),
+        "--output-dir",
+        str(bad),
+        "--concurrency",
+        "3",
+        "--env",
+        "GAIA2_AGENT_COMMAND=true",
+        env=narrow,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr  # verdicts exist: failures, not errors
     RUN_OUTPUT["custom"] = proc.stdout + proc.stderr
     return good, bad
@@ -110,7 +134,9 @@ def test_are_and_leaderboard_exports_on_real_runs(runs: tuple[Path, Path], tmp_p
     assert names == [f"search__{name}_run_1.json" for name in DEMOS]
     assert sorted(p.name for p in (tmp_path / "are" / "lite").iterdir()) == names
     hf = json.loads((tmp_path / "are" / "hf" / names[0]).read_text())
-    assert {"metadata", "apps", "events", "completed_events", "version"} <= set(hf)  # ARE's exporter's own dump
+    assert {"metadata", "apps", "events", "completed_events", "version"} <= set(
+        hf
+    )  # ARE's exporter's own dump
     lite = json.loads((tmp_path / "are" / "lite" / names[0]).read_text())
     assert lite["scenario_id"] == DEMOS[0] and lite["validation_decision"] == "Invalid"
 
@@ -123,8 +149,17 @@ def test_are_and_leaderboard_exports_on_real_runs(runs: tuple[Path, Path], tmp_p
     assert all(r["score"] == 1.0 and r["status"] == "success" and r["phase_name"] == "standard" for r in rows)
     assert all(json.loads(r["data"])["completed_events"] for r in rows)
     env = {**__import__("os").environ, "HF_ENDPOINT": "http://127.0.0.1:9"}
-    proc = _cli("export", str(good), "--format", "leaderboard", "--out", str(tmp_path / "lb2"), "--hf-upload", "me/x",
-                env=env)
+    proc = _cli(
+        "export",
+        str(good),
+        "--format",
+        "leaderboard",
+        "--out",
+        str(tmp_path / "lb2"),
+        "--hf-upload",
+        "me/x",
+        env=env,
+    )
     assert proc.returncode == 2 and proc.stderr.startswith("error: --hf-upload me/x: the upload failed")
     assert len(proc.stderr.strip().splitlines()) == 1
 
@@ -153,16 +188,23 @@ def _answers(parent: str, page: Path, table: Path) -> dict[str, object]:
     said: dict[str, object] = {}
     listed = invoke(["ls", parent])
     assert listed.exit_code == 0, listed.output
-    said["ls"] = (LS_ROW.findall(listed.output),
-                  # the run column alone: the date column's engine line sits beside whichever line
-                  # of the run column comes second (a long path wraps onto two)
-                  [re.split(r"\s{2,}", ln.strip())[0] for ln in listed.output.splitlines()
-                   if " · " in ln and "pass@k" not in ln])
+    said["ls"] = (
+        LS_ROW.findall(listed.output),
+        # the run column alone: the date column's engine line sits beside whichever line
+        # of the run column comes second (a long path wraps onto two)
+        [
+            re.split(r"\s{2,}", ln.strip())[0]
+            for ln in listed.output.splitlines()
+            if " · " in ln and "pass@k" not in ln
+        ],
+    )
     compared = invoke(["compare", good, bad, "--html", str(page)])
     assert compared.exit_code == 0, compared.output
     said["compare"] = compared.output.split("B - A", 1)[1]
     html = re.sub(r"<title>.*?</title>", "", page.read_text())
-    said["compare page"] = html.replace(f"<td>{good}</td>", "<td>A</td>").replace(f"<td>{bad}</td>", "<td>B</td>")
+    said["compare page"] = html.replace(f"<td>{good}</td>", "<td>A</td>").replace(
+        f"<td>{bad}</td>", "<td>B</td>"
+    )
     links = re.findall(r'href="([^"#]+\.html)"', html)
     assert len(links) == 6 and all((page.parent / link).is_file() for link in links), links
     for fmt in ("csv", "jsonl"):
@@ -176,12 +218,15 @@ def _answers(parent: str, page: Path, table: Path) -> dict[str, object]:
     return said
 
 
-def test_relative_absolute_linked_and_home_paths_give_the_same_rows(runs: tuple[Path, Path], tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_relative_absolute_linked_and_home_paths_give_the_same_rows(
+    runs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     good, bad = runs
     forms = _named_four_ways(good.parent, tmp_path, monkeypatch)
     # one page and one table file, rewritten each time: compare prints where its page went
-    said = {form: _answers(parent, tmp_path / "compare.html", tmp_path / "rows") for form, parent in forms.items()}
+    said = {
+        form: _answers(parent, tmp_path / "compare.html", tmp_path / "rows") for form, parent in forms.items()
+    }
     first = said["relative"]
     assert len(first["ls"][0]) == 2 and first["ls"][1][0] == "custom · oracle"  # type: ignore[index]
     assert "flips: 0 fixed, 3 broke, 0 unchanged" in first["compare"]  # type: ignore[operator]
@@ -194,8 +239,12 @@ def test_relative_absolute_linked_and_home_paths_give_the_same_rows(runs: tuple[
     pages = []
     for form, parent in forms.items():
         (bad / "index.html").unlink()
-        proc = subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "view", "--output-dir", f"{parent}/gives-up"],
-                              capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "gaia2_runner.cli", "view", "--output-dir", f"{parent}/gives-up"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode == 0 and "wrote " in proc.stdout, (form, proc.stdout + proc.stderr)
         pages.append((bad / "index.html").read_text())
     assert all(page == pages[0] for page in pages)
@@ -211,8 +260,14 @@ def test_no_run_or_nothing_in_common_is_one_error_line(runs: tuple[Path, Path], 
     (no_run / "notes.txt").write_text("not a run")
     for directory in (empty, no_run):
         d = str(directory)
-        for args in (["compare", str(good), d], ["compare", d, str(bad)], ["export", d, "--format", "csv"],
-                     ["export", d, "--format", "jsonl"], ["view", "--output-dir", d], ["judge", d]):
+        for args in (
+            ["compare", str(good), d],
+            ["compare", d, str(bad)],
+            ["export", d, "--format", "csv"],
+            ["export", d, "--format", "jsonl"],
+            ["view", "--output-dir", d],
+            ["judge", d],
+        ):
             assert_one_error_line(invoke(args), "not an output directory of a gaia2-runner run")
         assert_one_error_line(invoke(["ls", d]), "no output directory")
     assert not list(tmp_path.rglob("export*")) and not list(tmp_path.rglob("index.html"))
@@ -240,8 +295,14 @@ for path in paths:
 
 
 def _narrow(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "COLUMNS": str(WIDTH)})
+    return subprocess.Popen(
+        args,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "COLUMNS": str(WIDTH)},
+    )
 
 
 def test_every_command_fits_80_columns_on_real_runs(runs: tuple[Path, Path], tmp_path: Path) -> None:
@@ -250,14 +311,20 @@ def test_every_command_fits_80_columns_on_real_runs(runs: tuple[Path, Path], tmp
     reading = {  # read-only: at once
         "ls": _narrow(*cli, "ls", str(good.parent)),
         "compare": _narrow(*cli, "compare", str(good), str(bad), "--html", str(tmp_path / "c.html")),
-        **{f"export {fmt}": _narrow(*cli, "export", str(bad), "--format", fmt, "--out", str(tmp_path / f"x.{fmt}"))
-           for fmt in ("csv", "jsonl", "parquet")},
+        **{
+            f"export {fmt}": _narrow(
+                *cli, "export", str(bad), "--format", fmt, "--out", str(tmp_path / f"x.{fmt}")
+            )
+            for fmt in ("csv", "jsonl", "parquet")
+        },
         "images list": _narrow(*cli, "images", "list"),
         "help": _narrow(sys.executable, "-c", HELP_OF_EVERY_COMMAND),
     }
     texts = {name: proc.communicate(timeout=300)[0] for name, proc in reading.items()}
-    writing = {"view": _narrow(*cli, "view", "--output-dir", str(good)),  # each writes its own run's pages
-               "report": _narrow(*cli, "judge", str(bad), "--use", "original")}
+    writing = {
+        "view": _narrow(*cli, "view", "--output-dir", str(good)),  # each writes its own run's pages
+        "report": _narrow(*cli, "judge", str(bad), "--use", "original"),
+    }
     texts |= {name: proc.communicate(timeout=300)[0] for name, proc in writing.items()}
     assert all(proc.returncode == 0 for proc in (*reading.values(), *writing.values())), texts
     texts |= {f"run-dataset ({kind})": text for kind, text in RUN_OUTPUT.items()}

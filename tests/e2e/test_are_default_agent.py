@@ -15,12 +15,24 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.config.defaults import AGENT_IMAGE
-from harness_support import CALENDAR_ANSWER, HOST, agent_log_tail, app_functions, run_cli, run_harness, tool_calls
+from harness_support import (
+    CALENDAR_ANSWER,
+    HOST,
+    agent_log_tail,
+    app_functions,
+    run_cli,
+    run_harness,
+    tool_calls,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
-EVENT = {"title": "Dentist appointment", "start_datetime": "2024-10-03 14:00:00",
-         "end_datetime": "2024-10-03 15:00:00", "location": "Smile Dental, 12 Rue Oberkampf, Paris"}
+EVENT = {
+    "title": "Dentist appointment",
+    "start_datetime": "2024-10-03 14:00:00",
+    "end_datetime": "2024-10-03 15:00:00",
+    "location": "Smile Dental, 12 Rue Oberkampf, Paris",
+}
 MARIA = "maria.garcia@example.com"
 EMAIL_TEXT = "Hi Maria, the offsite agenda will be ready by Thursday. Sam"
 TURN1 = "Maria Garcia's email address is maria.garcia@example.com."
@@ -39,8 +51,12 @@ SEND = blob("AgentUserInterface__send_message_to_user", {"content": CALENDAR_ANS
 
 
 def agent_env(fake, **extra: str) -> dict[str, str]:
-    return {"GAIA2_AGENT_PROVIDER": "openai-compat", "GAIA2_AGENT_MODEL": "fake-model",
-            "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}/v1", **extra}
+    return {
+        "GAIA2_AGENT_PROVIDER": "openai-compat",
+        "GAIA2_AGENT_MODEL": "fake-model",
+        "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}/v1",
+        **extra,
+    }
 
 
 def run(backend, fake, scenario: str, out: Path, **extra: str):
@@ -71,7 +87,10 @@ def test_cli_run_solves_the_scenario_with_ares_prompt_and_parser(backend, images
     assert "<end_action>" in first and "Acts on app CalendarApp:" in first, first[:3000]
     assert "Today's date in 'YYYY-MM-DD HH' format is 2024-10-01 09" in first
     assert "CalendarApp__add_calendar_event" in first and "AgentUserInterface__get_all_messages" not in first
-    assert "[TASK]: \nReceived at: 2024-10-01 09:00:00\nSender: User\nMessage: Please add a calendar event" in first
+    assert (
+        "[TASK]: \nReceived at: 2024-10-01 09:00:00\nSender: User\nMessage: Please add a calendar event"
+        in first
+    )
     # The observation is str() of what the app returned (the new event's id), as ARE's agent sees it.
     second = prompt_text(requests[1])
     assert "[OUTPUT OF STEP 1] Observation:" in second, second[-2000:]
@@ -86,14 +105,28 @@ def test_cli_run_solves_the_scenario_with_ares_prompt_and_parser(backend, images
 
 
 def test_two_turns_continue_the_same_conversation(backend, images, fake, tmp_path):
-    send_email = blob("EmailClientV2__send_email", {"recipients": [MARIA], "subject": "Offsite agenda",
-                                                    "content": EMAIL_TEXT})
-    fake.set_script({"chat": [blob("ContactsApp__search_contacts", {"query": "Maria Garcia"}),
-                              blob("AgentUserInterface__send_message_to_user", {"content": TURN1}),
-                              send_email, blob("AgentUserInterface__send_message_to_user", {"content": TURN2})]})
+    send_email = blob(
+        "EmailClientV2__send_email",
+        {"recipients": [MARIA], "subject": "Offsite agenda", "content": EMAIL_TEXT},
+    )
+    fake.set_script(
+        {
+            "chat": [
+                blob("ContactsApp__search_contacts", {"query": "Maria Garcia"}),
+                blob("AgentUserInterface__send_message_to_user", {"content": TURN1}),
+                send_email,
+                blob("AgentUserInterface__send_message_to_user", {"content": TURN2}),
+            ]
+        }
+    )
     result, out = run(backend, fake, "demo_multi_turn_email", tmp_path)
     assert (result.status, result.success) == ("completed", True), (result.error, agent_log_tail(out))
-    assert app_functions(out) == ["search_contacts", "send_message_to_user", "send_email", "send_message_to_user"]
+    assert app_functions(out) == [
+        "search_contacts",
+        "send_message_to_user",
+        "send_email",
+        "send_message_to_user",
+    ]
     requests = fake.llm_requests()
     assert len(requests) == 4
     # Turn 2 is a new task for the same agent (ARE's agent_loop: run(task, reset=False)): turn 1 is
@@ -112,11 +145,21 @@ def test_a_raised_final_message_ends_the_run_at_once_as_in_ares_runner(backend, 
     bad_send = blob("AgentUserInterface__send_message_to_user", {"message": CALENDAR_ANSWER})
     fake.set_script({"chat": [ADD, bad_send, SEND]})  # SEND: what a run that went on would ask next
     started = time.monotonic()
-    result, out = run_harness(backend, AGENT_IMAGE, "demo_calendar_add_event", tmp_path, agent_env(fake),
-                              timeout=300, runtime=RUNTIME)
+    result, out = run_harness(
+        backend,
+        AGENT_IMAGE,
+        "demo_calendar_add_event",
+        tmp_path,
+        agent_env(fake),
+        timeout=300,
+        runtime=RUNTIME,
+    )
     elapsed = time.monotonic() - started
-    assert result.status == "completed" and result.success is not None, (result.status, result.error,
-                                                                          agent_log_tail(out))
+    assert result.status == "completed" and result.success is not None, (
+        result.status,
+        result.error,
+        agent_log_tail(out),
+    )
     assert elapsed < 90, f"{elapsed:.0f}s: the run waited for the scenario limit ({result.error})"
     calls = tool_calls(out)
     assert [c["function"] for c in calls] == ["add_calendar_event", "send_message_to_user"]
@@ -127,10 +170,12 @@ def test_a_raised_final_message_ends_the_run_at_once_as_in_ares_runner(backend, 
 
 
 # What the agent process can read, probed before the runtime starts (then it runs as usual).
-PROBE = ("for f in /gaia2/input/scenario.json /proc/1/environ; do "
-         "if cat $f >/dev/null 2>&1; then echo READABLE $f; else echo DENIED $f; fi; done; "
-         "python -c 'import are.simulation.environment, gaia2_container.runtimes.are_default.standins' "
-         "&& echo ARE-IMPORTED; exec python -m gaia2_container.runtimes.are_default")
+PROBE = (
+    "for f in /gaia2/input/scenario.json /proc/1/environ; do "
+    "if cat $f >/dev/null 2>&1; then echo READABLE $f; else echo DENIED $f; fi; done; "
+    "python -c 'import are.simulation.environment, gaia2_container.runtimes.are_default.standins' "
+    "&& echo ARE-IMPORTED; exec python -m gaia2_container.runtimes.are_default"
+)
 
 
 @pytest.fixture(scope="module")
@@ -141,14 +186,27 @@ def probed_bad_actions(backend, images, tmp_path_factory):
     from fake_llm.server import FakeLLM
 
     tmp = tmp_path_factory.mktemp("are-default-bad-actions")
-    fake = FakeLLM({"chat": [blob("open", {"file": "/gaia2/input/scenario.json"}),
-                             blob("AgentUserInterface__get_all_messages", {}),
-                             {"text": "I will just answer."},  # no Thought/Action: ARE asks again
-                             ADD, SEND]}, tmp / "llm_requests.jsonl")
+    fake = FakeLLM(
+        {
+            "chat": [
+                blob("open", {"file": "/gaia2/input/scenario.json"}),
+                blob("AgentUserInterface__get_all_messages", {}),
+                {"text": "I will just answer."},  # no Thought/Action: ARE asks again
+                ADD,
+                SEND,
+            ]
+        },
+        tmp / "llm_requests.jsonl",
+    )
     fake.start()
     try:
-        result, out = run(backend, fake, "demo_calendar_add_event", tmp / "out",
-                          GAIA2_AGENT_COMMAND=f"sh -c {shlex.quote(PROBE)}")
+        result, out = run(
+            backend,
+            fake,
+            "demo_calendar_add_event",
+            tmp / "out",
+            GAIA2_AGENT_COMMAND=f"sh -c {shlex.quote(PROBE)}",
+        )
     finally:
         fake.stop()
     return result, out, fake.llm_requests()

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from test_are_default_agent import ADD, SEND
 
 from are_parity_proxy import Exchange, RecordingProxy, read_recording
 from are_parity_report import Side, answer_of, compare, render
 from gaia2_container.runtimes.are_default import settings
 from gaia2_runner.config.harnesses import BUILTIN
 from harness_support import SCENARIOS
-from test_are_default_agent import ADD, SEND
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "are_parity.py"
@@ -39,13 +39,20 @@ WIDTH = 80
 # the server's cache (ARE's side sent it just before).
 CI_LIMITS = ("--timeout", "120", "--are-grace", "60")
 # The report's table row: scenario, first request, identical pairs, calls (ARE/runner), cause, both verdicts.
-ROW = re.compile(r"^(?P<id>\S+)\s+(?P<first>identical|same JSON|differs|no call)\s+(?P<same>\d+)\s+"
-                 r"(?P<calls>\d+/\d+)\s+(?P<cause>\S.*?)\s+(?P<are>PASS|FAIL|ERROR|-)\s+(?P<runner>PASS|FAIL|ERROR|-)$")
+ROW = re.compile(
+    r"^(?P<id>\S+)\s+(?P<first>identical|same JSON|differs|no call)\s+(?P<same>\d+)\s+"
+    r"(?P<calls>\d+/\d+)\s+(?P<cause>\S.*?)\s+(?P<are>PASS|FAIL|ERROR|-)\s+(?P<runner>PASS|FAIL|ERROR|-)$"
+)
 
 
 def parity(*args: str, timeout: float) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "PYTHONPATH": str(REPO / "containers")})
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONPATH": str(REPO / "containers")},
+    )
 
 
 def rows(stdout: str) -> dict[str, dict[str, str]]:
@@ -62,16 +69,30 @@ def explain(proc: subprocess.CompletedProcess, out: Path) -> tuple:
 def test_parity_script_runs_both_sides_on_the_same_server(backend, images, fake, tmp_path):
     fake.set_script({"chat": [ADD, SEND, ADD, SEND]})  # are-benchmark's run, then the runner's
     out = tmp_path / "parity"
-    proc = parity("--model", "fake-model", "--base-url", f"http://127.0.0.1:{fake.port}/v1",
-                  "--scenarios", str(SCENARIOS / "demo_calendar_add_event.json"), "--output-dir", str(out),
-                  "--timeout", "300", timeout=850)
+    proc = parity(
+        "--model",
+        "fake-model",
+        "--base-url",
+        f"http://127.0.0.1:{fake.port}/v1",
+        "--scenarios",
+        str(SCENARIOS / "demo_calendar_add_event.json"),
+        "--output-dir",
+        str(out),
+        "--timeout",
+        "300",
+        timeout=850,
+    )
     assert proc.returncode == 0, explain(proc, out)
     row = rows(proc.stdout)["demo_calendar_add_event"]
     # The same first prompt byte for byte (server, model name, system prompt, tool list, task and its
     # clock); the same first answer; then the event id ARE's calendar drew (App.set_seed hashes a
     # string, which Python salts per process) in the add_calendar_event output of request 2.
-    assert (row["first"], row["same"], row["calls"], row["cause"]) == ("identical", "1", "2/2", "random id"), \
-        proc.stdout
+    assert (row["first"], row["same"], row["calls"], row["cause"]) == (
+        "identical",
+        "1",
+        "2/2",
+        "random id",
+    ), proc.stdout
     assert (row["are"], row["runner"]) == ("PASS", "PASS") and "1/1 verdicts agree" in proc.stdout
     assert "request 2, message" in proc.stdout and "(user, tool output)" in proc.stdout, proc.stdout
     assert all(len(line) <= WIDTH for line in proc.stdout.splitlines()), proc.stdout
@@ -89,10 +110,19 @@ def test_parity_script_runs_both_sides_on_the_same_server(backend, images, fake,
 def test_parity_on_the_ci_model_starts_from_identical_requests(real_model_server, images, tmp_path):
     """The CI model (greedy at the server): what the issue measured by hand stays true in CI."""
     out = tmp_path / "parity"
-    proc = parity("--model", real_model_server.model, "--base-url", real_model_server.host_url,
-                  "--scenarios", str(SCENARIOS / "demo_contacts_update_phone.json"),
-                  str(SCENARIOS / "demo_calendar_add_event.json"), "--output-dir", str(out), *CI_LIMITS,
-                  timeout=2900)
+    proc = parity(
+        "--model",
+        real_model_server.model,
+        "--base-url",
+        real_model_server.host_url,
+        "--scenarios",
+        str(SCENARIOS / "demo_contacts_update_phone.json"),
+        str(SCENARIOS / "demo_calendar_add_event.json"),
+        "--output-dir",
+        str(out),
+        *CI_LIMITS,
+        timeout=2900,
+    )
     print(proc.stdout)  # the report, for the CI log (and docs/design/are-fidelity.md)
     found = rows(proc.stdout)
     assert set(found) == {"demo_contacts_update_phone", "demo_calendar_add_event"}, explain(proc, out)
@@ -108,15 +138,22 @@ def test_parity_on_the_ci_model_starts_from_identical_requests(real_model_server
 
 def test_the_proxy_passes_answers_and_streams_through_and_records_them(fake, tmp_path):
     fake.set_script({"chat": [{"text": "plain"}, {"text": "streamed"}]})
-    proxy = RecordingProxy({"a-0-agent": f"http://127.0.0.1:{fake.port}/v1"}, tmp_path / "rec", host="127.0.0.1")
+    proxy = RecordingProxy(
+        {"a-0-agent": f"http://127.0.0.1:{fake.port}/v1"}, tmp_path / "rec", host="127.0.0.1"
+    )
     proxy.start()
     try:
         url = proxy.base_url("a-0-agent", "127.0.0.1")
         assert url == f"http://127.0.0.1:{proxy.port}/a-0-agent/v1"
         sent = b'{"model": "m",  "messages": [{"role": "user", "content": "hi \\u00e9"}]}'
-        plain = httpx.post(f"{url}/chat/completions", content=sent, headers={"Content-Type": "application/json"})
-        with httpx.stream("POST", f"{url}/chat/completions", json={"model": "m", "stream": True,
-                                                                   "messages": [{"role": "user", "content": "s"}]}) as s:
+        plain = httpx.post(
+            f"{url}/chat/completions", content=sent, headers={"Content-Type": "application/json"}
+        )
+        with httpx.stream(
+            "POST",
+            f"{url}/chat/completions",
+            json={"model": "m", "stream": True, "messages": [{"role": "user", "content": "s"}]},
+        ) as s:
             assert s.headers["content-type"].startswith("text/event-stream")
             streamed = b"".join(s.iter_raw())
         unknown = httpx.post(f"http://127.0.0.1:{proxy.port}/nowhere/v1/chat/completions", content=b"{}")
@@ -137,11 +174,19 @@ def test_the_proxy_passes_answers_and_streams_through_and_records_them(fake, tmp
 def test_the_proxy_aborts_what_an_ended_side_left_in_flight(fake, tmp_path):
     """A one-slot server must not go on computing for a side whose run has ended."""
     fake.set_script({"chat": [{"text": "late", "delay_s": 30}]})
-    proxy = RecordingProxy({"a-0-agent": f"http://127.0.0.1:{fake.port}/v1", "b-0-agent": "http://127.0.0.1:9/v1"},
-                           tmp_path / "rec", host="127.0.0.1")
+    proxy = RecordingProxy(
+        {"a-0-agent": f"http://127.0.0.1:{fake.port}/v1", "b-0-agent": "http://127.0.0.1:9/v1"},
+        tmp_path / "rec",
+        host="127.0.0.1",
+    )
     proxy.start()
-    client = threading.Thread(target=lambda: httpx.post(f"{proxy.base_url('a-0-agent', '127.0.0.1')}/chat/completions",
-                                                        json={"model": "m", "messages": []}, timeout=60))
+    client = threading.Thread(
+        target=lambda: httpx.post(
+            f"{proxy.base_url('a-0-agent', '127.0.0.1')}/chat/completions",
+            json={"model": "m", "messages": []},
+            timeout=60,
+        )
+    )
     client.start()
     try:
         deadline = time.monotonic() + 10
@@ -159,13 +204,22 @@ def test_the_proxy_aborts_what_an_ended_side_left_in_flight(fake, tmp_path):
 
 def _call(messages: list[dict], answer: str, **extra) -> Exchange:
     body = json.dumps({"model": "m", "messages": messages, **extra})
-    reply = {"id": f"chatcmpl-{len(messages)}{answer[:3]}", "created": len(answer), "model": "m",
-             "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}]}
+    reply = {
+        "id": f"chatcmpl-{len(messages)}{answer[:3]}",
+        "created": len(answer),
+        "model": "m",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}
+        ],
+    }
     return Exchange("POST", "/v1/chat/completions", body, 200, json.dumps(reply))
 
 
 def _conversation(event_id: str, final: str = "Done.") -> list[Exchange]:
-    system, task = {"role": "system", "content": "You act."}, {"role": "user", "content": "[TASK]: \nAdd it.\n"}
+    system, task = (
+        {"role": "system", "content": "You act."},
+        {"role": "user", "content": "[TASK]: \nAdd it.\n"},
+    )
     step = {"role": "assistant", "content": "Action: add"}
     seen = {"role": "user", "content": f"[OUTPUT OF STEP 1] Observation:\n***\nEventID: {event_id}\n***\n"}
     return [_call([system, task], "Action: add"), _call([system, task, step, seen], final)]
@@ -186,21 +240,31 @@ def test_the_report_says_what_else_parts_two_conversations():
     same = _conversation("e1")
     assert compare("s", Side("PASS", "", same), Side("PASS", "", same)).cause == "none"
     # Another answer to the same request: the server did not decode greedily.
-    other = [same[0], Exchange(**{**same[1].__dict__, "response": same[1].response.replace("Done.", "Oops.")})]
+    other = [
+        same[0],
+        Exchange(**{**same[1].__dict__, "response": same[1].response.replace("Done.", "Oops.")}),
+    ]
     reply = compare("s", Side("PASS", "", same), Side("FAIL", "", other))
     assert (reply.same, reply.cause) == (1, "model reply") and "«Done»" in reply.detail[1]
     # A request sent again unchanged (LiteLLM retrying an interrupted read) counts once, and is said.
     retried = compare("s", Side("-", "", [same[0], same[0], same[1]]), Side("PASS", "", list(same)))
     assert (retried.same, retried.cause) == (2, "none") and "are-benchmark 1, runner 0" in retried.detail[0]
     # A request whose answer never came (its side's run ended, the proxy aborted it) ends that side there.
-    cut = Exchange(**{**same[1].__dict__, "status": None, "response": "", "error": "aborted: its side's run had ended"})
+    cut = Exchange(
+        **{**same[1].__dict__, "status": None, "response": "", "error": "aborted: its side's run had ended"}
+    )
     unanswered = compare("s", Side("-", "", [same[0], cut]), Side("PASS", "", list(same)))
-    assert (unanswered.same, unanswered.cause) == (1, "ARE ended") and "got no answer (aborted" in unanswered.detail[0]
+    assert (unanswered.same, unanswered.cause) == (
+        1,
+        "ARE ended",
+    ) and "got no answer (aborted" in unanswered.detail[0]
     assert compare("s", Side("-", "", [same[0], cut]), Side("-", "", [same[0], cut])).cause == "both ended"
     ended = compare("s", Side("PASS", "", same), Side("ERROR", "", same[:1]))
     assert (ended.same, ended.cause) == (1, "runner ended")
     # Key order is canonicalised (and said); another field is a diff of the two bodies.
-    swapped = Exchange(**{**same[0].__dict__, "request": json.dumps(dict(reversed(json.loads(same[0].request).items())))})
+    swapped = Exchange(
+        **{**same[0].__dict__, "request": json.dumps(dict(reversed(json.loads(same[0].request).items())))}
+    )
     assert compare("s", Side("PASS", "", same), Side("PASS", "", [swapped, same[1]])).first == "same JSON"
     hot = _call(json.loads(same[0].request)["messages"], "Action: add", temperature=0.7)
     diff = compare("s", Side("PASS", "", same), Side("PASS", "", [hot, same[1]]))
@@ -210,15 +274,25 @@ def test_the_report_says_what_else_parts_two_conversations():
 
 
 def test_runtime_settings_follow_gaia2_run():
-    env = {"GAIA2_AGENT_PROVIDER": "openai-compat", "GAIA2_AGENT_MODEL": "Qwen/Qwen3-8B",
-           "GAIA2_AGENT_BASE_URL": "http://127.0.0.1:8092/"}
+    env = {
+        "GAIA2_AGENT_PROVIDER": "openai-compat",
+        "GAIA2_AGENT_MODEL": "Qwen/Qwen3-8B",
+        "GAIA2_AGENT_BASE_URL": "http://127.0.0.1:8092/",
+    }
     parsed = settings.EngineSettings.from_env(env)
-    assert (parsed.model, parsed.endpoint, parsed.api_key) == ("openai/Qwen/Qwen3-8B", "http://127.0.0.1:8092",
-                                                              "gaia2-no-key")
-    assert settings.EngineSettings.from_env({**env, "GAIA2_AGENT_OPTIONS": "{}"}).model == "openai/Qwen/Qwen3-8B"
-    for bad, words in [({"GAIA2_AGENT_PROVIDER": "anthropic"}, "chat completions"),
-                       ({"GAIA2_AGENT_MODEL": ""}, "GAIA2_AGENT_MODEL"),
-                       ({"GAIA2_AGENT_OPTIONS": json.dumps({"max_iterations": 5})}, "takes no options")]:
+    assert (parsed.model, parsed.endpoint, parsed.api_key) == (
+        "openai/Qwen/Qwen3-8B",
+        "http://127.0.0.1:8092",
+        "gaia2-no-key",
+    )
+    assert (
+        settings.EngineSettings.from_env({**env, "GAIA2_AGENT_OPTIONS": "{}"}).model == "openai/Qwen/Qwen3-8B"
+    )
+    for bad, words in [
+        ({"GAIA2_AGENT_PROVIDER": "anthropic"}, "chat completions"),
+        ({"GAIA2_AGENT_MODEL": ""}, "GAIA2_AGENT_MODEL"),
+        ({"GAIA2_AGENT_OPTIONS": json.dumps({"max_iterations": 5})}, "takes no options"),
+    ]:
         with pytest.raises(settings.SettingsError, match=words):
             settings.EngineSettings.from_env({**env, **bad})
 

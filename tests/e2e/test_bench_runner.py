@@ -22,11 +22,16 @@ spec.loader.exec_module(bench)
 TIMINGS = {"start_s": 0.5, "ready_s": 1.5, "run_s": 3.0, "collect_s": 0.2, "total_s": 5.2}
 
 
-def measured(**changes) -> "bench.Measured":
-    values = dict(floor=[(0.5, 0.3), (0.7, 0.2), (0.6, 0.4)], small=[TIMINGS, {**TIMINGS, "total_s": 6.0}],
-                  universe=[{**TIMINGS, "ready_s": 3.0, "total_s": 6.7}], small_name="demo_email_reply",
-                  universe_mb=2.4, throughput={1: (9, 54.0), 2: (9, 30.0), 4: (9, 18.0)},
-                  rss={10: 100.0, 200: 104.0})
+def measured(**changes) -> bench.Measured:
+    values = dict(
+        floor=[(0.5, 0.3), (0.7, 0.2), (0.6, 0.4)],
+        small=[TIMINGS, {**TIMINGS, "total_s": 6.0}],
+        universe=[{**TIMINGS, "ready_s": 3.0, "total_s": 6.7}],
+        small_name="demo_email_reply",
+        universe_mb=2.4,
+        throughput={1: (9, 54.0), 2: (9, 30.0), 4: (9, 18.0)},
+        rss={10: 100.0, 200: 104.0},
+    )
     values.update(changes)
     return bench.Measured(**values)
 
@@ -54,8 +59,12 @@ def test_targets_pass_and_miss_at_their_limits():
 
 
 def test_report_fits_80_columns_and_names_every_number():
-    text = bench.render(measured(small_name="a_scenario_id_much_longer_than_any_column_should_be_" * 2,
-                                 not_passed=[f"s{i}: error" for i in range(9)]))
+    text = bench.render(
+        measured(
+            small_name="a_scenario_id_much_longer_than_any_column_should_be_" * 2,
+            not_passed=[f"s{i}: error" for i in range(9)],
+        )
+    )
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "bare container (floor)" in text and "universe 2.4 MB" in text
     floor_line = next(line for line in text.splitlines() if line.startswith("bare container"))
@@ -100,8 +109,11 @@ def test_padded_universe_passes_and_the_bare_container_answers(images, backend, 
     universe.write_text(json.dumps(bench.pad_universe(demo)))
     runner = bench.Runner(backend, tmp_path / "runs")
     [record] = runner.run([scenario_ref(universe, None)], concurrency=1, pass_at=1)
-    assert (record["scenario_id"], record["success"], record["status"]) == \
-        ("demo_email_reply_universe", True, "completed"), record
+    assert (record["scenario_id"], record["success"], record["status"]) == (
+        "demo_email_reply_universe",
+        True,
+        "completed",
+    ), record
     assert all(record["timings"][phase] > 0 for phase in (*bench.PHASES, "total_s"))
     assert runner.not_passed == []
     assert (tmp_path / "runs" / "plan1" / "index.html").is_file()  # the CLI's observers ran
@@ -118,7 +130,7 @@ import bench_engines  # noqa: E402 - after bench_runner is registered under its 
 OVERHEAD_ROWS = [bench_engines.FLOOR_ROW, *(label for label, _ in bench_engines.ROWS)]
 
 
-def engine_numbers(engine: str, scale: float = 1.0) -> "bench_engines.EngineNumbers":
+def engine_numbers(engine: str, scale: float = 1.0) -> bench_engines.EngineNumbers:
     runs = [{k: v * scale * (1 + i / 10) for k, v in TIMINGS.items()} for i in range(10)]
     return bench_engines.EngineNumbers(engine, "20.10.24", [0.8 * scale, 0.9 * scale, 1.0 * scale], runs)
 
@@ -142,7 +154,7 @@ def overhead_tables(text: str) -> dict[str, dict[str, tuple[float, float]]]:
     lines = text.splitlines()
     for i, line in enumerate(lines):
         engines = re.findall(r"(\S+) \S+\s+median\s+p90", line)
-        for row in lines[i + 1:i + 1 + len(OVERHEAD_ROWS)] if engines else []:
+        for row in lines[i + 1 : i + 1 + len(OVERHEAD_ROWS)] if engines else []:
             cells = re.findall(r"([a-z][a-z ()-]*?)\s+(\d+\.\d\d)\s+(\d+\.\d\d)", row)
             assert len(cells) == len(engines), row
             for engine, (label, median, p90) in zip(engines, cells):
@@ -151,7 +163,9 @@ def overhead_tables(text: str) -> dict[str, dict[str, tuple[float, float]]]:
 
 
 def test_engine_tables_sit_side_by_side_within_80_columns():
-    text = bench_engines.render([engine_numbers("podman"), engine_numbers("docker", 2.0)], scenarios=9, repeats=1)
+    text = bench_engines.render(
+        [engine_numbers("podman"), engine_numbers("docker", 2.0)], scenarios=9, repeats=1
+    )
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "9 demo scenarios x 1" in text.splitlines()[0]
     tables = overhead_tables(text)
@@ -174,8 +188,19 @@ def test_engines_overhead_side_by_side_from_one_run(request, built_images):
     engines = chosen_engines(request.config)
     for engine in engines:
         built_images(engine)
-    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_runner.py"), "--engines",
-                           ",".join(engines), "--quick"], capture_output=True, text=True, timeout=540, cwd=REPO)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "bench_runner.py"),
+            "--engines",
+            ",".join(engines),
+            "--quick",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=540,
+        cwd=REPO,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     assert max(len(line) for line in proc.stdout.splitlines()) <= 80, proc.stdout
     tables = overhead_tables(proc.stdout)

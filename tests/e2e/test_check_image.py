@@ -22,8 +22,14 @@ def test_the_oracle_image_honours_every_point(backend, images):
     points = check_image("localhost/gaia2-oracle:latest", DEMO, backend)
     assert [p for p in points if p.ok is not True] == []
     names = " | ".join(p.name for p in points)
-    for point in ("GET /health turns ok", "refuse a missing or wrong token", "reaches a final status",
-                  "carries a verdict", "token is in no output file", "is root's alone"):
+    for point in (
+        "GET /health turns ok",
+        "refuse a missing or wrong token",
+        "reaches a final status",
+        "carries a verdict",
+        "token is in no output file",
+        "is root's alone",
+    ):
         assert point in names
     result = CliRunner().invoke(app, ["check-image", "localhost/gaia2-oracle:latest"])
     assert result.exit_code == 0, result.output
@@ -33,7 +39,8 @@ def test_the_oracle_image_honours_every_point(backend, images):
 def test_an_image_without_the_daemon_fails_its_points(backend, images, tmp_path):
     """A plain web server on the adapter port: /health never turns ok; what could not be checked says so."""
     (tmp_path / "Containerfile").write_text(
-        f'FROM {RUNTIME_BASE_IMAGE}\nENTRYPOINT ["python3", "-m", "http.server", "8090"]\n')
+        f'FROM {RUNTIME_BASE_IMAGE}\nENTRYPOINT ["python3", "-m", "http.server", "8090"]\n'
+    )
     build_image(backend, ImageSpec(BAD_IMAGE, "Containerfile", {}), tmp_path)
     result = CliRunner().invoke(app, ["check-image", BAD_IMAGE, "--health-timeout", "8"])
     assert result.exit_code == 1, result.output
@@ -45,4 +52,8 @@ def test_an_image_without_the_daemon_fails_its_points(backend, images, tmp_path)
 def test_a_missing_image_is_one_error_line():
     result = CliRunner().invoke(app, ["check-image", "localhost/no-such-image:never"])
     assert result.exit_code == 2
-    assert result.output.strip().splitlines()[-1].startswith("error: image localhost/no-such-image:never not found")
+    assert (
+        result.output.strip()
+        .splitlines()[-1]
+        .startswith("error: image localhost/no-such-image:never not found")
+    )

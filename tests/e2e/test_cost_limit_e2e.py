@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from calendar_demo import SCENARIO, SOLVE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
@@ -25,19 +26,52 @@ HOST = "host.containers.internal"
 PRICES = '[models."fake-model"]\ninput = 1000000.0\noutput = 1000000.0\ndated = true\n'
 
 
-def test_a_dated_model_priced_by_an_override_file_stops_the_job_at_the_cost_limit(images, fake, tmp_path) -> None:
+def test_a_dated_model_priced_by_an_override_file_stops_the_job_at_the_cost_limit(
+    images, fake, tmp_path
+) -> None:
     fake.set_script({"chat": [{**SOLVE, "repeat": 40}]})
     prices = tmp_path / "prices.toml"
     prices.write_text(PRICES)
     out = tmp_path / "out"
     base = f"http://{HOST}:{fake.port}/v1"
-    args = ["run-dataset", "--scenario", str(SCENARIO), "--agent", "llm", "--provider", "openai-compat",
-            "--model", "fake-model-20250101", "--base-url", base, "--judge-provider", "openai-compat",
-            "--judge-model", "judge-without-a-price", "--judge-base-url", base, "--output-dir", str(out),
-            "--timeout", "120", "--pass-at", "3", "--concurrency", "1", "--cost-limit", "5"]
+    args = [
+        "run-dataset",
+        "--scenario",
+        str(SCENARIO),
+        "--agent",
+        "llm",
+        "--provider",
+        "openai-compat",
+        "--model",
+        "fake-model-20250101",
+        "--base-url",
+        base,
+        "--judge-provider",
+        "openai-compat",
+        "--judge-model",
+        "judge-without-a-price",
+        "--judge-base-url",
+        base,
+        "--output-dir",
+        str(out),
+        "--timeout",
+        "120",
+        "--pass-at",
+        "3",
+        "--concurrency",
+        "1",
+        "--cost-limit",
+        "5",
+    ]
     env = {**os.environ, "COLUMNS": "200", "GAIA2_PRICES": str(prices)}
-    proc = subprocess.run([sys.executable, "-m", "gaia2_runner.cli", *args], capture_output=True, text=True,
-                          cwd=REPO, env=env, timeout=800)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=800,
+    )
     explain = (proc.stdout[-3000:], proc.stderr[-3000:])
     assert not [line for line in proc.stderr.splitlines() if line.startswith("error:")], explain
     runs = [json.loads(p.read_text()) for p in sorted(out.rglob("result.json"))]
@@ -46,5 +80,7 @@ def test_a_dated_model_priced_by_an_override_file_stops_the_job_at_the_cost_limi
     summary = json.loads((out / "summary.json").read_text())
     assert summary["stopped"]["kind"] == "cost_limit", summary
     assert summary["stopped"]["reason"].startswith("stopped at cost limit: the finished runs cost $")
-    assert summary["cost_usd"] > 5 and summary["cost_unpriced_models"] == [] and summary["cost_limit_usd"] == 5
+    assert (
+        summary["cost_usd"] > 5 and summary["cost_unpriced_models"] == [] and summary["cost_limit_usd"] == 5
+    )
     assert "stopped at cost limit" in proc.stdout

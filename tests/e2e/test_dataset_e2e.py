@@ -28,13 +28,29 @@ SECRET = "sk-test-SECRET123"
 
 
 def cli(*args: str, timeout: float = 480) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout, cwd=REPO,
-                          env={**os.environ, "COLUMNS": "200"})
+    return subprocess.run(
+        [*CLI, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO,
+        env={**os.environ, "COLUMNS": "200"},
+    )
 
 
 def run_dataset(root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
-    return cli("run-dataset", "--dataset-root", str(root), "--splits", "demo", "--image", ORACLE_IMAGE,
-               "--output-dir", str(out), *extra)
+    return cli(
+        "run-dataset",
+        "--dataset-root",
+        str(root),
+        "--splits",
+        "demo",
+        "--image",
+        ORACLE_IMAGE,
+        "--output-dir",
+        str(out),
+        *extra,
+    )
 
 
 def results(run_dir: Path) -> list[dict]:
@@ -58,8 +74,7 @@ def test_demo_dataset_pass_at_2(images, tmp_path: Path):
         run_dir = out / f"run_{index}"
         lines = results(run_dir)
         assert sorted(r["scenario_id"] for r in lines) == ids  # one line per scenario per run
-        assert all(r["success"] is True and r["split"] == "demo" and r["run_index"] == index
-                   for r in lines)
+        assert all(r["success"] is True and r["split"] == "demo" and r["run_index"] == index for r in lines)
         assert all((run_dir / "demo" / sid / "result.json").is_file() for sid in ids)
         config = json.loads((run_dir / "run_config.json").read_text())
         assert config["image"] == ORACLE_IMAGE and config["runner_version"]
@@ -81,7 +96,8 @@ def test_demo_dataset_pass_at_2(images, tmp_path: Path):
     verdicts = [line for line in proc.stderr.splitlines() if line.startswith("[")]
     assert len(verdicts) == total and all(" PASS demo/" in line for line in verdicts)
     assert {f"demo/{sid} (run {k})" for sid in ids for k in (1, 2)} == {
-        line.split(" PASS ")[1].rsplit(" ", 1)[0] for line in verdicts}
+        line.split(" PASS ")[1].rsplit(" ", 1)[0] for line in verdicts
+    }
     log = (out / "runner.log").read_text().splitlines()
     assert sum(" PASS demo/" in line for line in log) == total and "run started: " in log[0]
     assert log[-1].split(" ", 1)[1].startswith(f"run finished: {total} runs: {total} pass")
@@ -130,9 +146,27 @@ def test_retry_reruns_only_the_infra_error(backend, images, tmp_path: Path):
     names = ["demo_env_message_pickup", "demo_messaging_send"]  # pickup needs ~10 s
     root = demo_split(tmp_path / "data", names)
     out = tmp_path / "out"
-    proc = subprocess.Popen([*CLI, "run-dataset", "--dataset-root", str(root), "--splits", "demo", "--image",
-                             ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "2", *REALTIME],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            *CLI,
+            "run-dataset",
+            "--dataset-root",
+            str(root),
+            "--splits",
+            "demo",
+            "--image",
+            ORACLE_IMAGE,
+            "--output-dir",
+            str(out),
+            "--concurrency",
+            "2",
+            *REALTIME,
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     kill_when_running(backend, out / "demo" / "demo_env_message_pickup", proc)
     stdout, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 1, stdout + stderr
@@ -150,19 +184,39 @@ def test_retry_reruns_only_the_infra_error(backend, images, tmp_path: Path):
     assert result_json(out, "demo_env_message_pickup")["success"] is True
     assert result_json(out, "demo_messaging_send")["container_id"] == kept["container_id"]
     assert {r["scenario_id"]: r["success"] for r in results(out)} == {
-        "demo_env_message_pickup": True, "demo_messaging_send": True}
+        "demo_env_message_pickup": True,
+        "demo_messaging_send": True,
+    }
 
 
 def test_ctrl_c_keeps_results_and_removes_containers(images, backend, tmp_path: Path):
-    root = demo_split(tmp_path / "data", ["demo_env_message_pickup", "demo_messaging_send",
-                                       "demo_calendar_add_event"])
+    root = demo_split(
+        tmp_path / "data", ["demo_env_message_pickup", "demo_messaging_send", "demo_calendar_add_event"]
+    )
     out = tmp_path / "out"
-    proc = subprocess.Popen([*CLI, "run-dataset", "--dataset-root", str(root), "--splits", "demo",
-                             "--image", ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "1",
-                             *REALTIME],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            # a shell's background job inherits SIGINT ignored; undo that
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [
+            *CLI,
+            "run-dataset",
+            "--dataset-root",
+            str(root),
+            "--splits",
+            "demo",
+            "--image",
+            ORACLE_IMAGE,
+            "--output-dir",
+            str(out),
+            "--concurrency",
+            "1",
+            *REALTIME,
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # a shell's background job inherits SIGINT ignored; undo that
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not list(out.glob("demo/*/result.json")):
         time.sleep(0.2)  # wait until the first scenario finished and the second one started

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_viewer_browser import browser, page, visible_ids  # noqa: F401 - the Chromium fixtures
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
@@ -24,8 +23,13 @@ def demo_run(engine: str, images, tmp_path_factory: pytest.TempPathFactory) -> t
     """One `demo --concurrency 4` on the test's engine (it is $GAIA2_ENGINE for the subprocess):
     its output directory and terminal output."""
     out = tmp_path_factory.mktemp(f"demo-{engine}") / "demo"
-    proc = subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "demo", "--concurrency", "4",
-                           "--output-dir", str(out)], cwd=REPO, capture_output=True, text=True, timeout=500)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", "demo", "--concurrency", "4", "--output-dir", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=500,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out, proc.stdout
 
@@ -34,7 +38,9 @@ def demo_run(engine: str, images, tmp_path_factory: pytest.TempPathFactory) -> t
 def test_demo_with_concurrency_writes_the_run_record(engine: str, demo_run: tuple[Path, str]) -> None:
     out, stdout = demo_run
     record = json.loads((out / "run_config.json").read_text())
-    assert record["command"] == "demo" and record["finished_at"] and record["config"]["run"]["concurrency"] == 4
+    assert (
+        record["command"] == "demo" and record["finished_at"] and record["config"]["run"]["concurrency"] == 4
+    )
     assert record["engine"]["engine"] == engine, record.get("engine")  # ran where the test said
     assert sorted(s["scenario_id"] for s in record["scenarios"]) == DEMOS
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
@@ -44,7 +50,10 @@ def test_demo_with_concurrency_writes_the_run_record(engine: str, demo_run: tupl
     assert all((out / name / "result.json").is_file() for name in DEMOS)  # no split directory for demo
     for name in DEMOS:  # every phase of the per-scenario overhead was measured
         timings = json.loads((out / name / "result.json").read_text())["timings"]
-        assert all(timings[phase] > 0 for phase in ("start_s", "ready_s", "run_s", "collect_s")), (name, timings)
+        assert all(timings[phase] > 0 for phase in ("start_s", "ready_s", "run_s", "collect_s")), (
+            name,
+            timings,
+        )
     assert "gaia2-runner report" in stdout and (out / "index.html").is_file()
 
 

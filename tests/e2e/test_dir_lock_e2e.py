@@ -26,8 +26,21 @@ RUNS = 3
 
 
 def run_dataset(out: Path, *extra: str) -> list[str]:
-    return [*CLI, "run-dataset", "--dataset-root", "examples/scenarios", "--limit", str(RUNS),
-            "--concurrency", "1", "--image", ORACLE_IMAGE, "--output-dir", str(out), *extra]
+    return [
+        *CLI,
+        "run-dataset",
+        "--dataset-root",
+        "examples/scenarios",
+        "--limit",
+        str(RUNS),
+        "--concurrency",
+        "1",
+        "--image",
+        ORACLE_IMAGE,
+        "--output-dir",
+        str(out),
+        *extra,
+    ]
 
 
 def wait_for_lock(out: Path, pid: int, proc: subprocess.Popen, limit_s: float = 120) -> dict:
@@ -46,25 +59,33 @@ def wait_for_lock(out: Path, pid: int, proc: subprocess.Popen, limit_s: float = 
 
 def test_a_second_job_into_the_same_output_dir_is_refused(images, tmp_path: Path):
     out = tmp_path / "out"
-    first = subprocess.Popen(run_dataset(out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             cwd=REPO, env=ENV)
+    first = subprocess.Popen(
+        run_dataset(out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=ENV
+    )
     try:
         record = wait_for_lock(out, first.pid, first)
         assert record["command"].startswith("gaia2-runner run-dataset --dataset-root examples/scenarios")
 
         t0 = time.monotonic()
-        second = subprocess.run(run_dataset(out), capture_output=True, text=True, cwd=REPO, env=ENV, timeout=120)
+        second = subprocess.run(
+            run_dataset(out), capture_output=True, text=True, cwd=REPO, env=ENV, timeout=120
+        )
         took = time.monotonic() - t0
-        assert first.poll() is None, "the first job ended before the second was refused: the test proves nothing"
+        assert first.poll() is None, (
+            "the first job ended before the second was refused: the test proves nothing"
+        )
         lines = second.stderr.strip().splitlines()
         assert second.returncode == 2 and len(lines) == 1, second.stdout + second.stderr
-        assert lines[0] == (f"error: {out} is in use by another gaia2-runner job: pid {first.pid} on host "
-                            f"{record['host']}, started {record['started_at']}, command: {record['command']}: "
-                            "wait for it to finish, or choose another --output-dir")
+        assert lines[0] == (
+            f"error: {out} is in use by another gaia2-runner job: pid {first.pid} on host "
+            f"{record['host']}, started {record['started_at']}, command: {record['command']}: "
+            "wait for it to finish, or choose another --output-dir"
+        )
         assert took < 30, f"refused after {took:.1f}s"
 
-        dry = subprocess.run(run_dataset(out, "--dry-run"), capture_output=True, text=True, cwd=REPO, env=ENV,
-                             timeout=120)
+        dry = subprocess.run(
+            run_dataset(out, "--dry-run"), capture_output=True, text=True, cwd=REPO, env=ENV, timeout=120
+        )
         assert dry.returncode == 0 and "runs would start" in dry.stdout, dry.stdout + dry.stderr
         assert json.loads((out / JOB_LOCK_FILE).read_text())["pid"] == first.pid  # untouched by either
 
@@ -75,10 +96,14 @@ def test_a_second_job_into_the_same_output_dir_is_refused(images, tmp_path: Path
             first.wait()
     assert first.returncode == 0, stdout + stderr
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["overall"]["runs"] == RUNS and summary["overall"]["successes"] == RUNS and summary["complete"]
+    assert (
+        summary["overall"]["runs"] == RUNS and summary["overall"]["successes"] == RUNS and summary["complete"]
+    )
     lines = (out / "results.jsonl").read_text().splitlines()
     assert len(lines) == RUNS and all(json.loads(line)["success"] is True for line in lines)
     assert not (out / JOB_LOCK_FILE).exists()  # released at the end
     log = (out / "runner.log").read_text()
     started = [line for line in log.splitlines() if " run started: " in line]
-    assert len(started) == 1 and started[0].endswith(f"(pid {first.pid})"), log  # the refused job wrote nothing here
+    assert len(started) == 1 and started[0].endswith(f"(pid {first.pid})"), (
+        log
+    )  # the refused job wrote nothing here

@@ -15,11 +15,11 @@ import secrets
 import socket
 import tarfile
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from polling import until
 
 from gaia2_runner.config.endpoints import HOST_GATEWAY
 from gaia2_runner.config.limits import TINY_DIR_BYTES, ContainerLimits
@@ -30,6 +30,7 @@ from gaia2_runner.sandbox.docker_network import ICC_OPTION, NETWORK_NAME, ensure
 from gaia2_runner.sandbox.docker_options import NOFILE_LIMIT, PODMAN_DEFAULT_CAPABILITIES
 from gaia2_runner.sandbox.engine import ContainerSpec, EngineUnavailable
 from gaia2_runner.sandbox.ownership import container_labels
+from polling import until
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
@@ -40,12 +41,16 @@ LIMITS = ContainerLimits.of(memory="1g", cpus=1, pids=200, disk="32m")
 OUTSIDE = ("pypi.org", 443)  # the relay's way out to a provider: any public TLS host
 TEST_LABEL = "gaia2.test.docker_driver"
 EXEC_PLACES = ("/gaia2/bin", "/tmp", "/gaia2/agent", "/run")  # exec on podman, so on Docker too
-CAP_NAMES = ("CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP LINUX_IMMUTABLE "
-             "NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK IPC_OWNER SYS_MODULE SYS_RAWIO "
-             "SYS_CHROOT SYS_PTRACE SYS_PACCT SYS_ADMIN SYS_BOOT SYS_NICE SYS_RESOURCE").split()
+CAP_NAMES = (
+    "CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP LINUX_IMMUTABLE "
+    "NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK IPC_OWNER SYS_MODULE SYS_RAWIO "
+    "SYS_CHROOT SYS_PTRACE SYS_PACCT SYS_ADMIN SYS_BOOT SYS_NICE SYS_RESOURCE"
+).split()
 
-SERVE_A = ("import socket\ns = socket.create_server(('0.0.0.0', %d))\n"
-           "while True:\n    c, _ = s.accept(); c.sendall(b'A'); c.close()\n" % PORT)
+SERVE_A = (
+    f"import socket\ns = socket.create_server(('0.0.0.0', {PORT}))\n"
+    "while True:\n    c, _ = s.accept(); c.sendall(b'A'); c.close()\n"
+)
 
 # Runs inside B: every observation into one JSON document (stdout and /gaia2/output/probe.json).
 PROBE = r"""
@@ -144,8 +149,10 @@ def driver() -> Iterator[DockerDriver]:
 @pytest.fixture(scope="module")
 def host_servers() -> Iterator[dict[str, int]]:
     """An HTTP server on the host's 127.0.0.1 (containers must not reach it) and one on 0.0.0.0."""
-    servers = {name: ThreadingHTTPServer((addr, 0), _Answer) for name, addr in
-               (("loopback", "127.0.0.1"), ("open", "0.0.0.0"))}
+    servers = {
+        name: ThreadingHTTPServer((addr, 0), _Answer)
+        for name, addr in (("loopback", "127.0.0.1"), ("open", "0.0.0.0"))
+    }
     for server in servers.values():
         threading.Thread(target=server.serve_forever, daemon=True).start()
     yield {name: server.server_address[1] for name, server in servers.items()}
@@ -156,10 +163,17 @@ def host_servers() -> Iterator[dict[str, int]]:
 
 def _spec(name: str, entrypoint: tuple[str, ...], env: dict[str, str] | None = None) -> ContainerSpec:
     return ContainerSpec(
-        image=IMAGE, name=name, env=env or {},
+        image=IMAGE,
+        name=name,
+        env=env or {},
         labels={**container_labels("docker-driver-test", None), TEST_LABEL: name},
-        adapter_port=PORT, host_port=None, limits=LIMITS, tmpfs=tmpfs_places(LIMITS),
-        upload_dirs=("/gaia2/input", "/gaia2/output"), entrypoint=entrypoint)
+        adapter_port=PORT,
+        host_port=None,
+        limits=LIMITS,
+        tmpfs=tmpfs_places(LIMITS),
+        upload_dirs=("/gaia2/input", "/gaia2/output"),
+        entrypoint=entrypoint,
+    )
 
 
 def _tar(name: str, data: bytes) -> bytes:
@@ -180,8 +194,9 @@ def _host_ip() -> str:
 
 def _caps(hex_mask: str) -> set[str]:
     mask = int(hex_mask, 16)
-    return {name for bit, name in enumerate(CAP_NAMES) if mask >> bit & 1} | \
-        ({"SETFCAP"} if mask >> 31 & 1 else set())
+    return {name for bit, name in enumerate(CAP_NAMES) if mask >> bit & 1} | (
+        {"SETFCAP"} if mask >> 31 & 1 else set()
+    )
 
 
 def _read(driver: DockerDriver, cid: str, path: str) -> dict[str, bytes]:
@@ -191,7 +206,9 @@ def _read(driver: DockerDriver, cid: str, path: str) -> dict[str, bytes]:
         return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
 
 
-def test_two_containers_isolation_limits_copy_in_and_out(driver: DockerDriver, host_servers: dict[str, int]) -> None:
+def test_two_containers_isolation_limits_copy_in_and_out(
+    driver: DockerDriver, host_servers: dict[str, int]
+) -> None:
     with socket.create_connection(OUTSIDE, timeout=10):
         pass  # the host reaches the outside, so a container must too (else this test cannot say)
     tag = secrets.token_hex(3)
@@ -201,15 +218,27 @@ def test_two_containers_isolation_limits_copy_in_and_out(driver: DockerDriver, h
         created.append(a)
         driver.start(a)
         a_port = driver.published_port(a, PORT)
-        assert until(lambda: _answers(a_port), wait_s=30), "A's published adapter port never answered the host"
+        assert until(lambda: _answers(a_port), wait_s=30), (
+            "A's published adapter port never answered the host"
+        )
         a_net = driver.inspect(a)["NetworkSettings"]["Networks"][NETWORK_NAME]
         network = driver.api.inspect_network(NETWORK_NAME)
         assert network["Options"][ICC_OPTION] == "false" and network["Labels"]["gaia2-runner"] == "1"
-        env = dict(A_IP=a_net["IPAddress"], A_NAME=f"gaia2-dtest-a-{tag}", PORT=str(PORT), GATEWAY=HOST_GATEWAY,
-                   BRIDGE_GATEWAY=a_net["Gateway"], LOOPBACK_PORT=str(host_servers["loopback"]),
-                   OPEN_PORT=str(host_servers["open"]), A_HOST_PORT=str(a_port), HOST_IP=_host_ip(),
-                   OUTSIDE_HOST=OUTSIDE[0], OUTSIDE_PORT=str(OUTSIDE[1]), EXEC_PLACES=",".join(EXEC_PLACES),
-                   FILL_LIMIT=str(TINY_DIR_BYTES))
+        env = dict(
+            A_IP=a_net["IPAddress"],
+            A_NAME=f"gaia2-dtest-a-{tag}",
+            PORT=str(PORT),
+            GATEWAY=HOST_GATEWAY,
+            BRIDGE_GATEWAY=a_net["Gateway"],
+            LOOPBACK_PORT=str(host_servers["loopback"]),
+            OPEN_PORT=str(host_servers["open"]),
+            A_HOST_PORT=str(a_port),
+            HOST_IP=_host_ip(),
+            OUTSIDE_HOST=OUTSIDE[0],
+            OUTSIDE_PORT=str(OUTSIDE[1]),
+            EXEC_PLACES=",".join(EXEC_PLACES),
+            FILL_LIMIT=str(TINY_DIR_BYTES),
+        )
         b = driver.create(_spec(f"gaia2-dtest-b-{tag}", ("python3", "-c", PROBE), env))
         created.append(b)
         assert driver.put_archive(b, "/gaia2/input", _tar("hello.txt", b"uploaded before start"))
@@ -221,8 +250,14 @@ def test_two_containers_isolation_limits_copy_in_and_out(driver: DockerDriver, h
         seen = json.loads(_read(driver, b, "/gaia2/output")["output/probe.json"])
         assert "PROBE " + json.dumps(seen, sort_keys=True) in _logs(driver, b)
         # network: not each other (by IP or by name), not the host's loopback, the host and the outside yes
-        for key in ("a_by_ip", "a_by_name", "host_loopback_via_gateway", "host_loopback_via_bridge_gateway",
-                    "host_loopback_direct", "a_published_via_gateway"):
+        for key in (
+            "a_by_ip",
+            "a_by_name",
+            "host_loopback_via_gateway",
+            "host_loopback_via_bridge_gateway",
+            "host_loopback_direct",
+            "a_published_via_gateway",
+        ):
             assert seen[key] != "open", (key, seen)
         for key in ("host_open_via_gateway", "host_open_via_host_ip", "outside"):
             assert seen[key] == "open", (key, seen)
@@ -237,12 +272,17 @@ def test_two_containers_isolation_limits_copy_in_and_out(driver: DockerDriver, h
         assert seen["nofile"] == [NOFILE_LIMIT] * 2 and seen["nproc"] != [1024, 1024], seen
         assert seen["no_new_privs"] == "1"
         caps = _caps(seen["cap_eff"])
-        assert set(PODMAN_DEFAULT_CAPABILITIES) | {"NET_ADMIN"} <= caps <= \
-            set(PODMAN_DEFAULT_CAPABILITIES) | {"NET_ADMIN", "SYS_RESOURCE"}, caps
+        assert (
+            set(PODMAN_DEFAULT_CAPABILITIES) | {"NET_ADMIN"}
+            <= caps
+            <= set(PODMAN_DEFAULT_CAPABILITIES) | {"NET_ADMIN", "SYS_RESOURCE"}
+        ), caps
         assert "NET_RAW" not in caps and seen["raw_packet"] == "EPERM" and seen["raw_inet"] == "EPERM"
         # listing, then stop and remove twice each without an error
         listed = {r.id: r for r in driver.list_labelled(f"{TEST_LABEL}")}
-        assert {a, b} <= set(listed) and listed[b].name == f"gaia2-dtest-b-{tag}" and listed[b].state == "exited"
+        assert (
+            {a, b} <= set(listed) and listed[b].name == f"gaia2-dtest-b-{tag}" and listed[b].state == "exited"
+        )
         assert listed[a].state == "running" and listed[a].created > 0
         for cid in (a, b):
             driver.stop(cid, timeout=1)
@@ -287,18 +327,31 @@ def test_network_with_icc_on_is_refused_and_creation_is_idempotent(driver: Docke
 def test_build_returns_the_image_id(driver: DockerDriver) -> None:
     tag = f"localhost/gaia2-dtest-build:{secrets.token_hex(3)}"
     dockerfile = f"FROM {IMAGE}\nLABEL gaia2.test=docker-build\n".encode()
-    params = {"dockerfile": "Containerfile", "t": tag, "buildargs": "{}", "networkmode": "host", "nocache": False,
-              "rm": True, "forcerm": True, "layers": True, "labels": json.dumps({"gaia2.source": "test"})}
+    params = {
+        "dockerfile": "Containerfile",
+        "t": tag,
+        "buildargs": "{}",
+        "networkmode": "host",
+        "nocache": False,
+        "rm": True,
+        "forcerm": True,
+        "layers": True,
+        "labels": json.dumps({"gaia2.source": "test"}),
+    }
     lines: list[str] = []
     try:
         result = driver.build(io.BytesIO(_tar("Containerfile", dockerfile)), params, lines.append)
         assert result.error is None and result.image_id, (result, lines)
         assert driver.image_id(tag) == result.image_id and not result.image_id.startswith("sha256:")
-        assert driver.image_labels(tag) == {"gaia2.test": "docker-build", "gaia2.source": "test"} | \
-            (driver.image_labels(IMAGE) or {})
+        assert driver.image_labels(tag) == {"gaia2.test": "docker-build", "gaia2.source": "test"} | (
+            driver.image_labels(IMAGE) or {}
+        )
         assert any("LABEL" in line for line in lines)
-        broken = driver.build(io.BytesIO(_tar("Containerfile", b"FROM localhost/gaia2-no-such-image:x\n")),
-                              {**params, "t": tag + "-broken"}, None)
+        broken = driver.build(
+            io.BytesIO(_tar("Containerfile", b"FROM localhost/gaia2-no-such-image:x\n")),
+            {**params, "t": tag + "-broken"},
+            None,
+        )
         assert broken.image_id is None and broken.error
     finally:
         driver.api.remove_image(tag, force=True)

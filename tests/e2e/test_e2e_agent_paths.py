@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -75,7 +75,9 @@ def _events(out: Path) -> list[dict]:
 
 def test_cli_agent_solves_the_scenario(images, tmp_path: Path):
     result = run_scenario(
-        SCENARIO, ORACLE_IMAGE, tmp_path,
+        SCENARIO,
+        ORACLE_IMAGE,
+        tmp_path,
         extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(CLI_AGENT)}"},
     )
     assert (result.status, result.success) == ("completed", True), (result.error, result.failure_reasons)
@@ -87,7 +89,9 @@ def test_cli_agent_solves_the_scenario(images, tmp_path: Path):
 def test_function_calling_agent_solves_the_scenario(images, tmp_path: Path):
     command = f"python3 -c {shlex.quote(TOOL_AGENT)}"
     result = run_scenario(
-        SCENARIO, ORACLE_IMAGE, tmp_path,
+        SCENARIO,
+        ORACLE_IMAGE,
+        tmp_path,
         extra_env={"GAIA2_AGENT_COMMAND": f"/opt/gaia2/venv/bin/{command}", "ANSWER": ANSWER},
     )
     out = tmp_path / result.scenario_id
@@ -103,7 +107,9 @@ def test_soft_check_without_judge_is_a_clear_infrastructure_error(images, tmp_pa
     not a verdict but an error that says how to configure one."""
     agent = CLI_AGENT.replace(shlex.quote(ANSWER), shlex.quote("All set, the dentist is booked."))
     result = run_scenario(
-        SCENARIO, ORACLE_IMAGE, tmp_path,
+        SCENARIO,
+        ORACLE_IMAGE,
+        tmp_path,
         extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(agent)}"},
     )
     assert result.success is None and result.status == "error"
@@ -115,8 +121,12 @@ def test_ca_bundle_reaches_the_agent(images, tmp_path: Path, monkeypatch):
     bundle.write_text("-----BEGIN CERTIFICATE-----\nTEST-CA-MARKER\n-----END CERTIFICATE-----\n")
     monkeypatch.setenv("GAIA2_CA_BUNDLE", str(bundle))
     probe = 'echo "cert=$SSL_CERT_FILE req=$REQUESTS_CA_BUNDLE"; cat "$SSL_CERT_FILE"'
-    result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path / "out",
-                          extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(probe)}"})
+    result = run_scenario(
+        SCENARIO,
+        ORACLE_IMAGE,
+        tmp_path / "out",
+        extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(probe)}"},
+    )
     log = (tmp_path / "out" / result.scenario_id / "agent.log").read_text()
     assert "cert=/gaia2/ca/ca-bundle.pem req=/gaia2/ca/ca-bundle.pem" in log
     assert "TEST-CA-MARKER" in log, "the agent user can read the bundle"

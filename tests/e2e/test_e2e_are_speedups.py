@@ -10,7 +10,7 @@ from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
-CHECK = '''
+CHECK = """
 from are.simulation.validation import JudgeFactory
 from are.simulation.validation.configs import GraphPerEventJudgeConfig
 from are.simulation.validation.utils import llm_utils
@@ -34,12 +34,13 @@ fast = capture()
 assert llm_utils.jinja_format.__module__.endswith("are_speedups")
 assert plain == fast and len(plain) > 1000, (len(plain), len(fast))
 print("IDENTICAL", len(plain))
-'''
+"""
 
 
 def test_cached_judge_prompts_are_identical(images, backend):
     container = backend.client.containers.create(
-        ORACLE_IMAGE, entrypoint=["/opt/gaia2/venv/bin/python", "-c", CHECK])
+        ORACLE_IMAGE, entrypoint=["/opt/gaia2/venv/bin/python", "-c", CHECK]
+    )
     try:
         container.start()
         code = container.wait()

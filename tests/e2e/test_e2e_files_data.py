@@ -35,7 +35,10 @@ def _events(out: Path) -> list[dict]:
 def test_oracle_passes_with_the_real_bytes(images, tmp_path: Path):
     result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path, filesystem_dir=FS_DATA)
     out = tmp_path / result.scenario_id
-    assert (result.status, result.success) == ("completed", True), (result.error, (out / "daemon.log").read_text())
+    assert (result.status, result.success) == ("completed", True), (
+        result.error,
+        (out / "daemon.log").read_text(),
+    )
     cat = next(e for e in _events(out) if e["kind"] == "tool_call" and e["tool"] == "Files__cat")
     assert cat["ok"] and cat["result"] == MEETING
 
@@ -64,8 +67,13 @@ call("AgentUserInterface__send_message_to_user", content=os.environ["ANSWER"])
 
 def test_agent_reads_real_bytes_and_nothing_else(images, tmp_path: Path):
     command = f"/opt/gaia2/venv/bin/python3 -c {shlex.quote(AGENT)}"
-    result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path, filesystem_dir=FS_DATA,
-                          extra_env={"GAIA2_AGENT_COMMAND": command, "ANSWER": ANSWER})
+    result = run_scenario(
+        SCENARIO,
+        ORACLE_IMAGE,
+        tmp_path,
+        filesystem_dir=FS_DATA,
+        extra_env={"GAIA2_AGENT_COMMAND": command, "ANSWER": ANSWER},
+    )
     out = tmp_path / result.scenario_id
     log = (out / "agent.log").read_text()
     assert (result.status, result.success) == ("completed", True), log
@@ -99,8 +107,9 @@ def test_daemon_refuses_missing_data_without_the_runners_check(images, backend, 
     """A runner that does not mount the data (another harness, an old runner): the daemon itself
     says what is missing instead of serving empty files."""
     scenario = load_scenario(SCENARIO)
-    handle = backend.run_scenario_container(ORACLE_IMAGE, scenario.raw, {"GAIA2_RUNTIME": "oracle"},
-                                            scenario.scenario_id)
+    handle = backend.run_scenario_container(
+        ORACLE_IMAGE, scenario.raw, {"GAIA2_RUNTIME": "oracle"}, scenario.scenario_id
+    )
     try:
         from gaia2_runner.sandbox.adapter import AdapterClient, HealthFailed
 
@@ -116,8 +125,13 @@ def test_daemon_refuses_missing_data_without_the_runners_check(images, backend, 
 @pytest.mark.both_engines
 def test_data_mount_is_read_only(images, backend, tmp_path: Path):
     scenario = load_scenario(SCENARIO)
-    handle = backend.run_scenario_container(ORACLE_IMAGE, scenario.raw, {"GAIA2_RUNTIME": "none"},
-                                            scenario.scenario_id, filesystem_dir=str(FS_DATA.resolve()))
+    handle = backend.run_scenario_container(
+        ORACLE_IMAGE,
+        scenario.raw,
+        {"GAIA2_RUNTIME": "none"},
+        scenario.scenario_id,
+        filesystem_dir=str(FS_DATA.resolve()),
+    )
     try:
         target = f"{contract.FILESYSTEM_DIR}/demo_filesystem/Documents/report.txt"
         code, output = exec_in(backend, handle.id, ["sh", "-c", f"echo x >> {target}"], user="root")

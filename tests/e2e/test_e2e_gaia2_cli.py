@@ -31,8 +31,12 @@ def _answer(name: str) -> str:
 
 
 def _run(tmp_path: Path, name: str, script: str):
-    result = run_scenario(SCENARIOS / f"{name}.json", ORACLE_IMAGE, tmp_path,
-                          extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(script)}"})
+    result = run_scenario(
+        SCENARIOS / f"{name}.json",
+        ORACLE_IMAGE,
+        tmp_path,
+        extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(script)}"},
+    )
     out = tmp_path / result.scenario_id
     log = (out / "agent.log").read_text() if (out / "agent.log").exists() else ""
     calls = [json.loads(x) for x in (out / "events.jsonl").read_text().splitlines() if x.strip()]
@@ -65,9 +69,16 @@ def test_calendar_add_event_through_the_cli(images, tmp_path: Path):
     added = json.loads(next(x for x in log.splitlines() if x.startswith("ADDED "))[6:])
     assert added["status"] == "success" and added["event_id"]
     writes = [(c["app"], c["function"], c["args"]) for c in calls if c["ok"] and c["write"]]
-    assert writes[0] == ("CalendarApp", "add_calendar_event", {
-        "title": "Dentist appointment", "start_datetime": "2024-10-03 14:00:00",
-        "end_datetime": "2024-10-03 15:00:00", "location": "Smile Dental, 12 Rue Oberkampf, Paris"})
+    assert writes[0] == (
+        "CalendarApp",
+        "add_calendar_event",
+        {
+            "title": "Dentist appointment",
+            "start_datetime": "2024-10-03 14:00:00",
+            "end_datetime": "2024-10-03 15:00:00",
+            "location": "Smile Dental, 12 Rue Oberkampf, Paris",
+        },
+    )
 
 
 EMAILS = f"""
@@ -100,7 +111,9 @@ def test_cabs_order_ride_through_the_cli(images, tmp_path: Path):
 
 
 def test_a_wrong_flag_value_is_judged_a_failure(images, tmp_path: Path):
-    wrong = CALENDAR.replace("--start-datetime '2024-10-03 14:00:00'", "--start-datetime '2024-10-03 13:00:00'")
+    wrong = CALENDAR.replace(
+        "--start-datetime '2024-10-03 14:00:00'", "--start-datetime '2024-10-03 13:00:00'"
+    )
     result, log, _calls = _run(tmp_path, "demo_calendar_add_event", wrong)
     assert (result.status, result.success) == ("completed", False), (result.error, log)
     assert any("start_datetime" in r for r in result.failure_reasons), result.failure_reasons

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from container_probe import daemon_status, exec_in, output_dir_label, running
-from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -26,8 +26,13 @@ DEMOS = sorted(DEMO_DIR.glob("*.json"))
 DATA = REPO / "tests" / "data"  # ARE exports kept with the tests
 
 EXPECTED_FILES = {
-    "result.json", "daemon_status.json", "events.jsonl", "agent_response.txt",
-    "container.log", "daemon.log", "agent.log",
+    "result.json",
+    "daemon_status.json",
+    "events.jsonl",
+    "agent_response.txt",
+    "container.log",
+    "daemon.log",
+    "agent.log",
 }
 
 
@@ -79,7 +84,11 @@ def test_multi_turn_and_env_events_are_delivered(images, tmp_path: Path):
     assert [t["turn_number"] for t in result.turns] == [1, 2]
 
     result = run_scenario(DEMO_DIR / "demo_env_message_pickup.json", ORACLE_IMAGE, tmp_path)
-    fired = [e for e in events(tmp_path / result.scenario_id) if e["kind"] == "env_event" and e["event_type"] == "ENV"]
+    fired = [
+        e
+        for e in events(tmp_path / result.scenario_id)
+        if e["kind"] == "env_event" and e["event_type"] == "ENV"
+    ]
     assert fired, "the ENV event fired during the run"
     assert result.success is True
 
@@ -87,7 +96,9 @@ def test_multi_turn_and_env_events_are_delivered(images, tmp_path: Path):
 @pytest.mark.parametrize("scenario", ["demo_calendar_add_event", "demo_multi_turn_email"])
 def test_broken_oracle_is_judged_a_failure(scenario: str, images, tmp_path: Path):
     result = run_scenario(
-        DEMO_DIR / f"{scenario}.json", ORACLE_IMAGE, tmp_path,
+        DEMO_DIR / f"{scenario}.json",
+        ORACLE_IMAGE,
+        tmp_path,
         extra_env={"GAIA2_ORACLE_DROP_ACTION": "first"},
     )
     assert result.success is False and result.status in ("completed", "failed")
@@ -131,8 +142,9 @@ def test_container_that_dies_is_an_infrastructure_error(images, backend, tmp_pat
 
 def test_timeout_is_judged_on_what_was_done(images, tmp_path: Path):
     """Still working when the time is up: judged on what the agent did (here: not everything)."""
-    result = run_scenario(DEMO_DIR / "demo_env_message_pickup.json", ORACLE_IMAGE, tmp_path, timeout=3,
-                          extra_env=REALTIME)
+    result = run_scenario(
+        DEMO_DIR / "demo_env_message_pickup.json", ORACLE_IMAGE, tmp_path, timeout=3, extra_env=REALTIME
+    )
     assert result.success is False and result.status == "timeout"
     assert result.error is None and "3" in result.note
     saved = read_json(tmp_path / result.scenario_id / "result.json")
@@ -143,7 +155,9 @@ def test_timeout_is_judged_on_what_was_done(images, tmp_path: Path):
 def test_agent_runtime_crash_is_judged_not_excused(images, tmp_path: Path):
     """Giving up must never score better than failing: a crashed agent is judged (a failure)."""
     result = run_scenario(
-        DEMO_DIR / "demo_calendar_add_event.json", ORACLE_IMAGE, tmp_path,
+        DEMO_DIR / "demo_calendar_add_event.json",
+        ORACLE_IMAGE,
+        tmp_path,
         extra_env={"GAIA2_AGENT_COMMAND": "sh -c 'echo agent broke >&2; exit 3'"},
     )
     assert result.success is False and result.status == "agent_exit"
@@ -166,8 +180,10 @@ def test_agent_cannot_read_the_scenario(images, backend):
     the input directory is a volume: its mode must still keep the agent out, and it must not be a
     place the agent can write to.)"""
     handle = backend.run_scenario_container(
-        ORACLE_IMAGE, (DEMO_DIR / "demo_calendar_add_event.json").read_bytes(),
-        {"GAIA2_RUNTIME": "none"}, "it-perms",
+        ORACLE_IMAGE,
+        (DEMO_DIR / "demo_calendar_add_event.json").read_bytes(),
+        {"GAIA2_RUNTIME": "none"},
+        "it-perms",
     )
     try:
         time.sleep(1)

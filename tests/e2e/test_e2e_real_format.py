@@ -31,15 +31,21 @@ def _events(out: Path) -> list[dict]:
 def test_oracle_passes_and_everything_names_instances(images, tmp_path: Path):
     result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path)
     out = tmp_path / result.scenario_id
-    assert (result.status, result.success) == ("completed", True), (result.error, (out / "daemon.log").read_text())
+    assert (result.status, result.success) == ("completed", True), (
+        result.error,
+        (out / "daemon.log").read_text(),
+    )
     events = _events(out)
     env = [e for e in events if e["kind"] == "env_event" and e["event_type"] == "ENV"]
     assert [(e["event_id"], e["app"], e["function"]) for e in env] == [
-        ("env-leo-asks", "Chats", "create_and_add_message")]
+        ("env-leo-asks", "Chats", "create_and_add_message")
+    ]
     calls = [(e["app"], e["function"], e["tool"]) for e in events if e["kind"] == "tool_call"]
-    assert calls == [("Chats", "send_message", "Chats__send_message"),
-                     ("Messages", "send_message", "Messages__send_message"),
-                     ("AgentUserInterface", "send_message_to_user", "AgentUserInterface__send_message_to_user")]
+    assert calls == [
+        ("Chats", "send_message", "Chats__send_message"),
+        ("Messages", "send_message", "Messages__send_message"),
+        ("AgentUserInterface", "send_message_to_user", "AgentUserInterface__send_message_to_user"),
+    ]
     assert not any("MessagingAppV2" == e.get("app") or "ContactsApp" == e.get("app") for e in events)
 
 
@@ -59,8 +65,9 @@ print("CLI-CONTACTS", subprocess.run(["internal-contacts", "--help"], capture_ou
 
 def test_noise_shows_augmented_tools_to_the_agent(images, tmp_path: Path):
     command = f"/opt/gaia2/venv/bin/python3 -c {shlex.quote(PROBE)}"
-    result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path,
-                          extra_env={"GAIA2_NOISE": "1", "GAIA2_AGENT_COMMAND": command})
+    result = run_scenario(
+        SCENARIO, ORACLE_IMAGE, tmp_path, extra_env={"GAIA2_NOISE": "1", "GAIA2_AGENT_COMMAND": command}
+    )
     log = (tmp_path / result.scenario_id / "agent.log").read_text()
     tools = json.loads(next(line for line in log.splitlines() if line.startswith("TOOLS "))[6:])
     # Renamed as the scenario's tool_names_mapping says, per instance; unmapped tools keep their name.
@@ -82,17 +89,31 @@ def test_noise_shows_augmented_tools_to_the_agent(images, tmp_path: Path):
 def test_oracle_passes_with_noise(images, tmp_path: Path):
     result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path, extra_env={"GAIA2_NOISE": "1"})
     out = tmp_path / result.scenario_id
-    assert (result.status, result.success) == ("completed", True), (result.error, (out / "agent.log").read_text())
-    ok_calls = [(e["app"], e["function"], e["tool"]) for e in _events(out) if e["kind"] == "tool_call" and e["ok"]]
+    assert (result.status, result.success) == ("completed", True), (
+        result.error,
+        (out / "agent.log").read_text(),
+    )
+    ok_calls = [
+        (e["app"], e["function"], e["tool"]) for e in _events(out) if e["kind"] == "tool_call" and e["ok"]
+    ]
     assert ("Chats", "send_message", "Chats__post_chat_message") in ok_calls
     assert ("Messages", "send_message", "Messages__deliver_text") in ok_calls
     # ARE's random ENV events (EnvEventsConfig, from the scenario's augmentation data) fired too.
-    noise = [e for e in _events(out) if e["kind"] == "env_event" and e["event_id"].startswith("env_expansion_")]
+    noise = [
+        e for e in _events(out) if e["kind"] == "env_event" and e["event_id"].startswith("env_expansion_")
+    ]
     assert noise and all(e["ok"] for e in noise), noise
     noise_texts = {"Traffic is bad today.", "Did you see the game?", "Bought bread.", "Call me later."}
     assert {e["args"]["content"] for e in noise} <= noise_texts
     # Re-judged offline from ARE's trace (ARE prepares it again with its noise configs): the same verdict.
-    judged = subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "judge", str(tmp_path)], capture_output=True,
-                            text=True, timeout=240, cwd=SCENARIO.parents[2])
+    judged = subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", "judge", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=SCENARIO.parents[2],
+    )
     rejudged = json.loads((out / "rejudged.json").read_text())
-    assert (judged.returncode, rejudged["success"], rejudged["error"]) == (0, True, None), judged.stderr[-2000:]
+    assert (judged.returncode, rejudged["success"], rejudged["error"]) == (0, True, None), judged.stderr[
+        -2000:
+    ]

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.output.read.trace_parsers import parse_line
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.viewer import Site
-from gaia2_runner.output.read.trace_parsers import parse_line
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 
@@ -53,7 +53,9 @@ def solve():
     reply(os.environ["ANSWER"])
 """
 
-FORMATS = COMMON + r"""
+FORMATS = (
+    COMMON
+    + r"""
 user = "book the dentist"
 call("/v1/messages", {"model": "qwen", "stream": True, "max_tokens": 99, "messages": [{"role": "user", "content": user}]})
 call("/v1/responses", {"model": "qwen", "stream": True, "input": user})
@@ -63,9 +65,12 @@ call("/v1/chat/completions", {"model": "qwen", "stream": True, "messages": [{"ro
 call("/v1/models", method="GET")
 solve()
 """
+)
 
 # The agent user attacks the record: the output directory, the daemon, and a fake trace of its own.
-ATTACKS = COMMON + r"""
+ATTACKS = (
+    COMMON
+    + r"""
 import signal
 # The agent echoes its own key (the run's placeholder) in a body: recorded by the relay as sent.
 call("/v1/chat/completions", {"model": "qwen", "stream": True, "messages": [{"role": "user", "content": "hi " + KEY}]})
@@ -86,8 +91,11 @@ with open(os.path.expanduser("~/trace.jsonl"), "w") as fh:
     fh.write(json.dumps(fake) + "\n")
 solve()
 """
+)
 
-FLOOD = COMMON + r"""
+FLOOD = (
+    COMMON
+    + r"""
 pad = "x" * (4 << 20)
 for n in range(20):  # 80 MiB of bodies: more than the 64 MiB the record keeps
     call("/v1/chat/completions", {"model": "qwen", "n": n, "messages": [{"role": "user", "content": pad}]})
@@ -95,22 +103,33 @@ for n in range(300):
     call("/v1/chat/completions", {"model": "qwen", "n": n, "messages": [{"role": "user", "content": "hi"}]})
 solve()
 """
+)
 
 # Some harnesses answer the user with their provider's error text (OpenClaw exits 0 with it).
-ERROR_AS_ANSWER = COMMON + r"""
+ERROR_AS_ANSWER = (
+    COMMON
+    + r"""
 call("/v1/chat/completions", {"model": "qwen", "messages": [{"role": "user", "content": "hi"}]})
 call("/v1/chat/completions", {"model": "qwen", "messages": [{"role": "user", "content": "hi"}]})
 subprocess.run(["calendar", "add-event", "--title", "Dentist appointment", "--start-datetime",
                 "2024-10-03 14:00:00", "--end-datetime", "2024-10-03 15:00:00"], check=True, capture_output=True)
 reply("503 Service Unavailable")
 """
+)
 
 
 def run(backend, fake, tmp_path: Path, agent: str):
-    env = {"GAIA2_AGENT_COMMAND": f"python3 -c {shlex.quote(agent)}", "GAIA2_AGENT_PROVIDER": "openai",
-           "GAIA2_AGENT_MODEL": "qwen", "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}",
-           "GAIA2_AGENT_API_KEY": SECRET, "ANSWER": ANSWER}
-    result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path / "out", backend=backend, extra_env=env, timeout=240)
+    env = {
+        "GAIA2_AGENT_COMMAND": f"python3 -c {shlex.quote(agent)}",
+        "GAIA2_AGENT_PROVIDER": "openai",
+        "GAIA2_AGENT_MODEL": "qwen",
+        "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}",
+        "GAIA2_AGENT_API_KEY": SECRET,
+        "ANSWER": ANSWER,
+    }
+    result = run_scenario(
+        SCENARIO, ORACLE_IMAGE, tmp_path / "out", backend=backend, extra_env=env, timeout=240
+    )
     out = tmp_path / "out" / result.scenario_id
     return result, out, (out / "agent.log").read_text()
 
@@ -127,25 +146,41 @@ def assert_no_key(out: Path, relay_wrote_none: bool = True) -> None:
         assert "[REDACTED]" not in (out / "trace.jsonl").read_text()
 
 
-def test_every_request_lands_in_the_trace_with_the_bytes_the_agent_got(backend, images, fake, tmp_path: Path) -> None:
+def test_every_request_lands_in_the_trace_with_the_bytes_the_agent_got(
+    backend, images, fake, tmp_path: Path
+) -> None:
     fake.set_script({route: [REPLY] for route in ("anthropic", "responses", "gemini", "chat")})
     result, out, log = run(backend, fake, tmp_path, FORMATS)
     assert (result.status, result.success) == ("completed", True), (result.error, log)
     lines = trace_lines(out)
     assert [line["seq"] for line in lines] == [0, 1, 2, 3, 4]
-    assert [line["model"] for line in lines] == ["qwen", "qwen", "qwen", "qwen", None]  # the relay pins the model
+    assert [line["model"] for line in lines] == [
+        "qwen",
+        "qwen",
+        "qwen",
+        "qwen",
+        None,
+    ]  # the relay pins the model
     assert all(line["type"] == "llm_call" and line["provider"] == "openai" for line in lines)
     assert lines[2]["url"] == f"http://{HOST}:{fake.port}/v1beta/models/qwen:streamGenerateContent?alt=sse"
     assert [line["http_status"] for line in lines] == [200, 200, 200, 200, 404]
     sent = fake.llm_requests()
     assert [line["request"] for line in lines[:4]] == [r["body"] for r in sent]  # as the provider got it
-    assert sent[3]["body"]["stream_options"] == {"include_usage": True}  # the relay asks a chat stream for its usage
+    assert sent[3]["body"]["stream_options"] == {
+        "include_usage": True
+    }  # the relay asks a chat stream for its usage
     assert {r["headers"]["x-api-key"] for r in sent} == {SECRET}  # forwarded, never recorded
     # The raw bodies are the very bytes the agent received, streams whole.
     got = [line.split()[1:] for line in log.splitlines() if line.startswith("CALL ")]
     assert got.pop(3)[:2] == ["/v1/responses", "400"]  # the refused model's call
-    assert got == [[line["url"].split(str(fake.port))[1].split("?")[0], str(line["http_status"]),
-                    hashlib.sha256(line["raw_response"].encode()).hexdigest()] for line in lines]
+    assert got == [
+        [
+            line["url"].split(str(fake.port))[1].split("?")[0],
+            str(line["http_status"]),
+            hashlib.sha256(line["raw_response"].encode()).hexdigest(),
+        ]
+        for line in lines
+    ]
     assert lines[0]["raw_response"].startswith("event: message_start")
     assert lines[1]["raw_response"].startswith("event: response.created")
     assert lines[2]["raw_response"].startswith("data: {") and "\r\n\r\n" in lines[2]["raw_response"]
@@ -154,7 +189,10 @@ def test_every_request_lands_in_the_trace_with_the_bytes_the_agent_got(backend, 
     # The viewer reads every call: the four answers with their tool call, the model list as a side request.
     calls = [parse_line(line) for line in (out / "trace.jsonl").read_text().splitlines()]
     for call in calls[:4]:
-        assert (call.response.text, [t.name for t in call.response.tool_calls]) == ("Booking it.", ["shell"]), call
+        assert (call.response.text, [t.name for t in call.response.tool_calls]) == (
+            "Booking it.",
+            ["shell"],
+        ), call
         assert not call.warnings, call.warnings
     assert calls[4].response.error == "not found"
     Site(out.parent).refresh()
@@ -171,7 +209,9 @@ def test_the_agent_cannot_alter_delete_or_replace_the_record(backend, images, fa
     result, out, log = run(backend, fake, tmp_path, ATTACKS)
     assert (result.status, result.success) == ("completed", True), (result.error, log)
     attacks = [line.split()[1:3] for line in log.splitlines() if line.startswith("ATTACK ")]
-    assert attacks == [[name, "denied"] for name in ("append", "truncate", "delete", "list", "rename", "kill-daemon")]
+    assert attacks == [
+        [name, "denied"] for name in ("append", "truncate", "delete", "list", "rename", "kill-daemon")
+    ]
     [line] = trace_lines(out)  # the relay's record, whole; the agent's own trace.jsonl ignored
     # The key the agent holds is the run's placeholder (the relay swapped in the real one): worthless, kept as sent.
     assert line["request"]["messages"][0]["content"].startswith("hi sk-gaia2-placeholder-")
@@ -181,11 +221,15 @@ def test_the_agent_cannot_alter_delete_or_replace_the_record(backend, images, fa
 
 
 @pytest.mark.redteam
-def test_a_flood_is_capped_and_the_run_still_ends_with_a_verdict(backend, images, fake, tmp_path: Path) -> None:
+def test_a_flood_is_capped_and_the_run_still_ends_with_a_verdict(
+    backend, images, fake, tmp_path: Path
+) -> None:
     fake.set_script({"chat": [{"text": "ok", "repeat": 400}]})
     result, out, log = run(backend, fake, tmp_path, FLOOD)
     assert (result.status, result.success) == ("completed", True), (result.error, log[-2000:])
-    assert sum(line.startswith("CALL ") and " 200 " in line for line in log.splitlines()) == 320  # every call answered
+    assert (
+        sum(line.startswith("CALL ") and " 200 " in line for line in log.splitlines()) == 320
+    )  # every call answered
     size = (out / "trace.jsonl").stat().st_size
     assert size <= 64 * 1024 * 1024 + 1024
     lines = trace_lines(out)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -61,7 +61,9 @@ def test_oracle_fast_forwards_and_lands_on_the_due_times(images, tmp_path: Path)
     calls = [e for e in _events(out) if e["kind"] == "tool_call"]
     # Due 120 s and 121 s after the task, in simulated time, to the millisecond.
     assert [(c["function"], c["sim_time"] - START) for c in calls] == [
-        ("send_message", 120.0), ("send_message_to_user", 121.0)]
+        ("send_message", 120.0),
+        ("send_message_to_user", 121.0),
+    ]
     assert (result.sim_start, result.sim_end, result.sim_elapsed) == (START, START + 121, 121.0)
     # Two simulated minutes without waiting them out.
     assert result.timings.run_s is not None and result.timings.run_s < 60
@@ -74,7 +76,13 @@ def test_every_event_record_has_its_simulated_time(images, tmp_path: Path):
     result = run_scenario(PICKUP, ORACLE_IMAGE, tmp_path)
     assert result.success is True, result.failure_reasons
     events = _events(tmp_path / result.scenario_id)
-    assert {e["kind"] for e in events} >= {"env_event", "notification", "tool_call", "agent_message", "judgment"}
+    assert {e["kind"] for e in events} >= {
+        "env_event",
+        "notification",
+        "tool_call",
+        "agent_message",
+        "judgment",
+    }
     for event in events:
         assert isinstance(event["sim_time"], float) and START <= event["sim_time"] <= START + 300, event
     env_event = next(e for e in events if e.get("event_id") == "env-emma-landing-time")
@@ -83,11 +91,14 @@ def test_every_event_record_has_its_simulated_time(images, tmp_path: Path):
     assert (record["sim_start"], record["sim_end"], record["sim_elapsed"]) == (START, START + 8, 8.0)
 
 
-@pytest.mark.parametrize(("wait", "passes"), [
-    (WAIT.format(120), True),  # on time: within ARE's tolerance
-    (":", False),  # at once: 2 minutes early
-    (WAIT.format(200), False),  # 80 s late
-])
+@pytest.mark.parametrize(
+    ("wait", "passes"),
+    [
+        (WAIT.format(120), True),  # on time: within ARE's tolerance
+        (":", False),  # at once: 2 minutes early
+        (WAIT.format(200), False),  # 80 s late
+    ],
+)
 def test_judge_checks_the_agents_simulated_time(images, tmp_path: Path, wait: str, passes: bool):
     result = run_scenario(TIME_SPLIT, ORACLE_IMAGE, tmp_path, extra_env=_agent(_send_later(wait)))
     out = tmp_path / result.scenario_id
@@ -142,7 +153,7 @@ echo "AFTER $(date +%s)"
 
 @pytest.mark.redteam
 def test_cli_agent_sees_the_scenario_time_and_cannot_change_it(images, tmp_path: Path):
-    before = datetime.now(timezone.utc).timestamp()
+    before = datetime.now(UTC).timestamp()
     result = run_scenario(CALENDAR, ORACLE_IMAGE, tmp_path, extra_env=_agent(CLOCK_AGENT))
     out = tmp_path / result.scenario_id
     log = (out / "agent.log").read_text()
@@ -159,7 +170,7 @@ def test_cli_agent_sees_the_scenario_time_and_cannot_change_it(images, tmp_path:
     assert after - seen >= 200, log  # followed the wait_for_notification jump at once
     # The daemon's own clock stayed real.
     status = json.loads((out / "daemon_status.json").read_text())
-    assert before - 5 <= status["started_at"] <= datetime.now(timezone.utc).timestamp()
+    assert before - 5 <= status["started_at"] <= datetime.now(UTC).timestamp()
     assert all(e["wall_time"] >= before - 5 for e in _events(out))
 
 
@@ -170,8 +181,9 @@ echo "DELTA $((t2 - t1))"
 
 
 def test_time_speed_scales_the_simulated_clock(images, tmp_path: Path):
-    result = run_scenario(CALENDAR, ORACLE_IMAGE, tmp_path,
-                          extra_env={**_agent(SPEED_AGENT), "GAIA2_TIME_SPEED": "10"})
+    result = run_scenario(
+        CALENDAR, ORACLE_IMAGE, tmp_path, extra_env={**_agent(SPEED_AGENT), "GAIA2_TIME_SPEED": "10"}
+    )
     out = tmp_path / result.scenario_id
     log = (out / "agent.log").read_text()
     delta = int(log.split("DELTA ")[1].split()[0])
@@ -208,12 +220,33 @@ def test_tls_certificates_and_the_faked_clock(images, tmp_path: Path, real_clock
     """A certificate issued today is "not yet valid" on the scenario's 2024 date for a process
     that verifies it itself: agents reach providers through the relay (plain HTTP on loopback,
     the daemon does TLS with the real clock), or opt out with GAIA2_AGENT_REAL_CLOCK=1."""
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
-                    "-keyout", str(tmp_path / "k.pem"), "-out", str(tmp_path / "c.pem")],
-                   check=True, capture_output=True)
-    env = {"GAIA2_AGENT_COMMAND": f"/opt/gaia2/venv/bin/python3 -c {shlex.quote(TLS_AGENT)}",
-           "CERT_PEM": (tmp_path / "c.pem").read_text(), "KEY_PEM": (tmp_path / "k.pem").read_text()}
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost",
+            "-keyout",
+            str(tmp_path / "k.pem"),
+            "-out",
+            str(tmp_path / "c.pem"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    env = {
+        "GAIA2_AGENT_COMMAND": f"/opt/gaia2/venv/bin/python3 -c {shlex.quote(TLS_AGENT)}",
+        "CERT_PEM": (tmp_path / "c.pem").read_text(),
+        "KEY_PEM": (tmp_path / "k.pem").read_text(),
+    }
     if real_clock:
         env["GAIA2_AGENT_REAL_CLOCK"] = "1"
     result = run_scenario(CALENDAR, ORACLE_IMAGE, tmp_path / "out", extra_env=env)

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 CALENDAR = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "demo_calendar_add_event.json"
 
-WAITS = r'''
+WAITS = r"""
 import ctypes, time
 libc = ctypes.CDLL(None, use_errno=True)
 class TS(ctypes.Structure):
@@ -38,7 +38,7 @@ timed("MONO", lambda: libc.pthread_cond_timedwait(mono, mutex, ctypes.byref(dead
 sem = ctypes.create_string_buffer(64); libc.sem_init(sem, 0, 0)
 timed("SEM", lambda: libc.sem_timedwait(sem, ctypes.byref(deadline(time.time(), 1.0))))
 print("YEAR", time.gmtime().tm_year, flush=True)
-'''
+"""
 
 
 def test_timed_waits_on_the_simulated_clock_last_as_long_as_asked(images, tmp_path: Path):
@@ -46,8 +46,11 @@ def test_timed_waits_on_the_simulated_clock_last_as_long_as_asked(images, tmp_pa
     result = run_scenario(CALENDAR, ORACLE_IMAGE, tmp_path, extra_env=agent)
     log = (tmp_path / result.scenario_id / "agent.log").read_text()
     assert "YEAR 2024" in log, log  # the clock is the scenario's
-    waits = {line.split()[0]: (int(line.split()[1]), float(line.split()[2]))
-             for line in log.splitlines() if line.split()[:1] in (["COND"], ["MONO"], ["SEM"])}
+    waits = {
+        line.split()[0]: (int(line.split()[1]), float(line.split()[2]))
+        for line in log.splitlines()
+        if line.split()[:1] in (["COND"], ["MONO"], ["SEM"])
+    }
     assert waits["COND"][0] == 110 and waits["COND"][1] >= 0.9, log  # ETIMEDOUT after the second asked
     assert waits["MONO"][0] == 110 and waits["MONO"][1] >= 0.9, log  # a monotonic deadline is left alone
     assert waits["SEM"][0] == -1 and waits["SEM"][1] >= 0.9, log

@@ -48,13 +48,21 @@ subprocess.run([PY, "-m", "gaia2_container.runtimes.reply", os.environ["ANSWER"]
 
 
 @pytest.mark.parametrize(("mode", "on_time"), [("measured", True), ("off", False)])
-def test_a_slow_model_is_judged_on_time_with_measured_and_late_with_off(images, backend, fake, tmp_path: Path,
-                                                                         mode: str, on_time: bool):
+def test_a_slow_model_is_judged_on_time_with_measured_and_late_with_off(
+    images, backend, fake, tmp_path: Path, mode: str, on_time: bool
+):
     fake.set_script([{"text": "In two minutes.", "delay_s": SLOW_S}])
-    env = {"GAIA2_AGENT_COMMAND": f"python3 -c {shlex.quote(AGENT)}", "GAIA2_AGENT_PROVIDER": "openai",
-           "GAIA2_AGENT_MODEL": "slow", "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}",
-           "GAIA2_AGENT_API_KEY": "sk-sim-generation-e2e", "GAIA2_TIME_SPEED": str(SPEED),
-           "WAIT_S": str(WAIT_S), "MESSAGE": MESSAGE, "ANSWER": ANSWER}
+    env = {
+        "GAIA2_AGENT_COMMAND": f"python3 -c {shlex.quote(AGENT)}",
+        "GAIA2_AGENT_PROVIDER": "openai",
+        "GAIA2_AGENT_MODEL": "slow",
+        "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}",
+        "GAIA2_AGENT_API_KEY": "sk-sim-generation-e2e",
+        "GAIA2_TIME_SPEED": str(SPEED),
+        "WAIT_S": str(WAIT_S),
+        "MESSAGE": MESSAGE,
+        "ANSWER": ANSWER,
+    }
     if mode != "measured":  # measured is the daemon's default: the runner never sends it
         env["GAIA2_SIM_GENERATION_TIME"] = mode
     result = run_scenario(TIME_SPLIT, ORACLE_IMAGE, tmp_path, backend=backend, extra_env=env, timeout=240)
@@ -79,6 +87,8 @@ def test_a_slow_model_is_judged_on_time_with_measured_and_late_with_off(images, 
 
     sent = next(e for e in events if e["kind"] == "tool_call" and e["function"] == "send_message")
     late_by = sent["sim_time"] - START - DUE
-    print(f"{mode}: model call {wall_s:.2f} s wall, {call['sim_duration_s']} s simulated; sent {late_by:+.1f} s off")
+    print(
+        f"{mode}: model call {wall_s:.2f} s wall, {call['sim_duration_s']} s simulated; sent {late_by:+.1f} s off"
+    )
     assert (-10 <= late_by <= 25) is on_time, late_by  # ARE's default tolerance around the oracle's time
     assert result.success is on_time, result.failure_reasons

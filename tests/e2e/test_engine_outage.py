@@ -63,11 +63,30 @@ def test_an_engine_api_outage_mid_run_loses_nothing(engine: str, images, backend
     out = tmp_path / "out"
     with open(tmp_path / "stdout.txt", "w+") as stdout:
         runner = subprocess.Popen(
-            [sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root", str(tmp_path / "data"),
-             "--image", ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "1", "--engine", engine,
-             "--podman-wait", str(WAIT_S)],
-            cwd=REPO, env={**os.environ, HOST_ENV[engine]: proxy.url, "COLUMNS": "200"}, stdout=stdout,
-            stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "gaia2_runner.cli",
+                "run-dataset",
+                "--dataset-root",
+                str(tmp_path / "data"),
+                "--image",
+                ORACLE_IMAGE,
+                "--output-dir",
+                str(out),
+                "--concurrency",
+                "1",
+                "--engine",
+                engine,
+                "--podman-wait",
+                str(WAIT_S),
+            ],
+            cwd=REPO,
+            env={**os.environ, HOST_ENV[engine]: proxy.url, "COLUMNS": "200"},
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         stderr = Lines(runner.stderr)
 
         def seen(predicate) -> bool:
@@ -99,17 +118,35 @@ def test_an_engine_api_outage_mid_run_loses_nothing(engine: str, images, backend
     assert {name: records[name]["success"] for name in records} == {IN_FLIGHT: True, QUEUED: True}, output
     assert not any(r["artifacts_lost"] for r in records.values())
     for name in records:  # both runs' artifacts were collected, the in-flight one after the outage
-        assert (out / "demo" / name / "events.jsonl").is_file() and (out / "demo" / name / "container.log").is_file()
+        assert (out / "demo" / name / "events.jsonl").is_file() and (
+            out / "demo" / name / "container.log"
+        ).is_file()
 
 
 def test_an_unreachable_engine_address_is_one_error_line(engine: str, tmp_path: Path) -> None:
     """An address the user chose that nothing answers at: one error line naming its variable, no output."""
     variable = HOST_ENV[engine]
-    proc = subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "run", "--scenario",
-                           str(DEMO / f"{IN_FLIGHT}.json"), "--image", ORACLE_IMAGE, "--engine", engine,
-                           "--output-dir", str(tmp_path / "out")],
-                          cwd=REPO, env={**os.environ, variable: f"unix://{tmp_path}/dead.sock"},
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run",
+            "--scenario",
+            str(DEMO / f"{IN_FLIGHT}.json"),
+            "--image",
+            ORACLE_IMAGE,
+            "--engine",
+            engine,
+            "--output-dir",
+            str(tmp_path / "out"),
+        ],
+        cwd=REPO,
+        env={**os.environ, variable: f"unix://{tmp_path}/dead.sock"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2 and len(lines) == 1 and f"fix {variable}" in lines[0], proc.stderr
     assert not (tmp_path / "out").exists()

@@ -9,11 +9,11 @@ import shlex
 from pathlib import Path
 
 import pytest
+from test_viewer_browser import browser, page  # noqa: F401 - the Chromium fixtures
 
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.viewer import Site
-from test_viewer_browser import browser, page  # noqa: F401 - the Chromium fixtures
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -32,8 +32,9 @@ REASON = "add_calendar_event.start_datetime: expected 2024-10-03 14:00:00, got 2
 def late_run(images, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("late")
     out = root / "demo_calendar_add_event"  # run_scenario writes into <output dir>/<scenario id>/
-    result = run_scenario(SCENARIO, ORACLE_IMAGE, root,
-                          extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(LATE_AGENT)}"})
+    result = run_scenario(
+        SCENARIO, ORACLE_IMAGE, root, extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(LATE_AGENT)}"}
+    )
     assert (result.status, result.success) == ("completed", False), (result.error, result.failure_reasons)
     Site(root).refresh()
     return out
@@ -44,8 +45,11 @@ def test_the_reason_names_the_argument_and_both_values(late_run: Path) -> None:
     assert result["failure_reasons"][0] == f"turn 1: {REASON}"
     assert result["judgment"]["reason"] == REASON
     assert "Agent did not perform" in result["judgment"]["rationale"]  # ARE's own words are kept
-    details = [json.loads(line) for line in (late_run / "events.jsonl").read_text().splitlines()
-               if '"judge_detail"' in line]
+    details = [
+        json.loads(line)
+        for line in (late_run / "events.jsonl").read_text().splitlines()
+        if '"judge_detail"' in line
+    ]
     (detail,) = details
     failed = [o for o in detail["oracle_events"] if o["matched"] is False]
     assert failed[0]["tool"] == "CalendarApp__add_calendar_event"

@@ -20,16 +20,24 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.sandbox.images import ORACLE_IMAGE
-
 from corpus_build import REPO, SPLIT, build_corpus, status  # noqa: E402
 from corpus_stats import INSTANCES, app_state_bytes, file_nodes, record_counts  # noqa: E402
+from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]
 
 CAPABILITIES = {"Execution", "Search", "Adaptability", "Time", "Ambiguity"}
-MIN_RECORDS = {"contacts": 500, "emails": 1000, "messages": 1000, "events": 500, "items": 1000,
-               "apartments": 500, "rides": 300, "files": 400, "total": 5000}
+MIN_RECORDS = {
+    "contacts": 500,
+    "emails": 1000,
+    "messages": 1000,
+    "events": 500,
+    "items": 1000,
+    "apartments": 500,
+    "rides": 300,
+    "files": 400,
+    "total": 5000,
+}
 MIB = 1024 * 1024
 
 
@@ -44,10 +52,32 @@ def docs(built) -> dict[str, dict]:
 
 
 def run_dataset(root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root", str(root),
-                           "--splits", SPLIT, "--image", ORACLE_IMAGE, "--output-dir", str(out), "--concurrency",
-                           "2", "--filesystem-dir", str(root / SPLIT / "gaia2_filesystem"), *extra], cwd=REPO, capture_output=True, text=True, timeout=1500,
-                          env={**os.environ, "COLUMNS": "200"})
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run-dataset",
+            "--dataset-root",
+            str(root),
+            "--splits",
+            SPLIT,
+            "--image",
+            ORACLE_IMAGE,
+            "--output-dir",
+            str(out),
+            "--concurrency",
+            "2",
+            "--filesystem-dir",
+            str(root / SPLIT / "gaia2_filesystem"),
+            *extra,
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        env={**os.environ, "COLUMNS": "200"},
+    )
 
 
 def results(out: Path) -> dict[str, dict]:
@@ -80,7 +110,10 @@ def test_metadata_looks_like_real_gaia2(docs):
         capabilities[tags[1]] = capabilities.get(tags[1], 0) + 1
         durations.append(definition["duration"])
         assert list(doc)[0] == "metadata" and list(doc)[-1] == "augmentation", list(doc)
-        names, descriptions = doc["augmentation"]["tool_names_mapping"], doc["augmentation"]["tool_descriptions_mapping"]
+        names, descriptions = (
+            doc["augmentation"]["tool_names_mapping"],
+            doc["augmentation"]["tool_descriptions_mapping"],
+        )
         assert len(names) > 80 and set(names) == set(descriptions), name
         assert all(k.split("__")[0] == v.split("__")[0] and k != v for k, v in names.items())
         assert {k.split("__")[0] for k in names} == set(INSTANCES) - {"AgentUserInterface", "SystemApp"}
@@ -91,14 +124,19 @@ def test_metadata_looks_like_real_gaia2(docs):
 def test_events_cover_turns_env_reactions_and_delays(docs):
     events = {name: doc["events"] for name, doc in docs.items()}
     users = {n: [e for e in evs if e["event_type"] == "USER"] for n, evs in events.items()}
-    assert any(len(u) == 2 for u in users.values()), "an ambiguity scenario: the user's answer is a second turn"
+    assert any(len(u) == 2 for u in users.values()), (
+        "an ambiguity scenario: the user's answer is a second turn"
+    )
     envs = [e for evs in events.values() for e in evs if e["event_type"] == "ENV"]
     assert envs and all(len(e["dependencies"]) == 1 for e in envs)  # ARE's Gaia2 rule
     by_id = {e["event_id"]: e for evs in events.values() for e in evs}
-    assert any(by_id[e["dependencies"][0]]["action"]["function"] == "send_message_to_user" for e in envs), \
+    assert any(by_id[e["dependencies"][0]]["action"]["function"] == "send_message_to_user" for e in envs), (
         "an ENV event reacting to the agent's finished turn"
+    )
     args = [a["value"] for evs in events.values() for e in evs for a in (e["action"] or {}).get("args") or []]
-    assert any(isinstance(v, str) and re.fullmatch(r"\{\{[\w-]+\}\}", v) for v in args), "a placeholder argument"
+    assert any(isinstance(v, str) and re.fullmatch(r"\{\{[\w-]+\}\}", v) for v in args), (
+        "a placeholder argument"
+    )
     oracle = [e for evs in events.values() for e in evs if e["class_name"] == "OracleEvent"]
     assert max(e["event_relative_time"] for e in oracle) >= 300, "an action due minutes later"
     for name, doc in docs.items():  # ARE's benchmark stops a Time scenario after 420 s of simulated time
@@ -114,7 +152,9 @@ def _latest_due(events: list[dict]) -> float:
     def at(event_id: str) -> float:
         if event_id not in due:
             event = by_id[event_id]
-            due[event_id] = max((at(d) for d in event["dependencies"]), default=0.0) + event["event_relative_time"]
+            due[event_id] = (
+                max((at(d) for d in event["dependencies"]), default=0.0) + event["event_relative_time"]
+            )
         return due[event_id]
 
     return max(at(e) for e in by_id)
@@ -122,12 +162,14 @@ def _latest_due(events: list[dict]) -> float:
 
 def test_files_nodes_point_at_generated_bytes(built, docs):
     root = built / SPLIT / "gaia2_filesystem"
-    for name, doc in docs.items():
+    for _name, doc in docs.items():
         files = next(a for a in doc["apps"] if a["name"] == "Files")["app_state"]["files"]
         nodes = file_nodes(files)
         assert len(nodes) >= 400 and "tmpdir" not in json.dumps(files)
         for node in nodes:
-            assert node["real_path"].startswith("demo_filesystem/") and node["real_path"].endswith(node["name"])
+            assert node["real_path"].startswith("demo_filesystem/") and node["real_path"].endswith(
+                node["name"]
+            )
             assert (root / node["real_path"]).is_file(), node["real_path"]
     expenses = root / "demo_filesystem" / "Documents" / "Finance" / "travel_expenses_2024.csv"
     assert "Flight Paris-Lisbon" in expenses.read_text()
@@ -143,7 +185,9 @@ def test_are_accepts_every_oracle_and_rejects_every_broken_one(built, docs):
     assert status(built)["validate"] == "0"
     log = (built / "validate.log").read_text()
     n = len(docs)
-    assert f"SUMMARY: {n}/{n} scenarios passed" in log and f"rejects broken oracle) {n}/{n}" in log, log[-2000:]
+    assert f"SUMMARY: {n}/{n} scenarios passed" in log and f"rejects broken oracle) {n}/{n}" in log, log[
+        -2000:
+    ]
     assert log.count(" rejected (") == n and "0 LLM calls" in log
 
 
@@ -155,13 +199,19 @@ def test_oracle_passes_every_scenario_through_run_dataset(built, docs, tmp_path)
     assert all(r["success"] is True for r in got.values()), {k: r.get("error") for k, r in got.items()}
     # ARE's offline judge over the ARE trace each run saved (every capability: time, ambiguity's
     # second turn, ENV reactions, placeholders, Files) gives every scenario the same verdict.
-    judged = subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "judge", str(tmp_path / "out"),
-                             "--concurrency", "2"], cwd=REPO, capture_output=True, text=True, timeout=900,
-                            env={**os.environ, "COLUMNS": "200"})
+    judged = subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", "judge", str(tmp_path / "out"), "--concurrency", "2"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     summary = json.loads((tmp_path / "out" / "rejudge_summary.json").read_text())
-    assert judged.returncode == 0 and summary["counts"] == {"same": len(docs)}, \
-        ({r["scenario_id"]: r["error"] or r["reason"] for r in summary["runs"] if r["change"] != "same"},
-         judged.stderr[-2000:])
+    assert judged.returncode == 0 and summary["counts"] == {"same": len(docs)}, (
+        {r["scenario_id"]: r["error"] or r["reason"] for r in summary["runs"] if r["change"] != "same"},
+        judged.stderr[-2000:],
+    )
 
 
 def test_oracle_without_one_action_fails_every_scenario(built, docs, tmp_path):
@@ -189,13 +239,25 @@ call("AgentUserInterface__send_message_to_user", content="Sent your message to H
 def test_time_scenario_rejects_the_right_action_at_the_wrong_time(built, docs, tmp_path):
     from gaia2_runner.engine.scenario_run import run_scenario
 
-    name = next(n for n, d in docs.items() if d["metadata"]["definition"]["tags"][1] == "Time"
-                and "climbing gym" in json.dumps(d["events"]))
+    name = next(
+        n
+        for n, d in docs.items()
+        if d["metadata"]["definition"]["tags"][1] == "Time" and "climbing gym" in json.dumps(d["events"])
+    )
     agent = f"/opt/gaia2/venv/bin/python -c {shlex.quote(HASTY_AGENT)}"
-    result = run_scenario(built / SPLIT / name, ORACLE_IMAGE, tmp_path, extra_env={"GAIA2_AGENT_COMMAND": agent},
-                          filesystem_dir=built / SPLIT / "gaia2_filesystem")
+    result = run_scenario(
+        built / SPLIT / name,
+        ORACLE_IMAGE,
+        tmp_path,
+        extra_env={"GAIA2_AGENT_COMMAND": agent},
+        filesystem_dir=built / SPLIT / "gaia2_filesystem",
+    )
     assert (result.status, result.success, result.error) == ("completed", False, None), (result.note,)
     # Same tool, same arguments, so the counts match; only the time check can refuse the match.
-    assert any("did not perform" in r and "MessagingAppV2__send_message" in r and "count" not in r
-               for r in result.failure_reasons), result.failure_reasons
-    assert result.failure_reasons[0].startswith("turn 1: send_message: at "), result.failure_reasons  # the diff
+    assert any(
+        "did not perform" in r and "MessagingAppV2__send_message" in r and "count" not in r
+        for r in result.failure_reasons
+    ), result.failure_reasons
+    assert result.failure_reasons[0].startswith("turn 1: send_message: at "), (
+        result.failure_reasons
+    )  # the diff

@@ -11,10 +11,12 @@ import json
 
 import pytest
 
-from gaia2_runner.viewer import build
 from gaia2_runner.output.read.trace_parsers import read_trace
-from harness_cases import CALENDAR, CASES, CLAUDE_MODEL as MODEL, MULTI_TURN, TURN1
-from harness_support import CALENDAR_ANSWER as ANSWER, HOST, app_functions, explain, run_harness
+from gaia2_runner.viewer import build
+from harness_cases import CALENDAR, CASES, MULTI_TURN, TURN1
+from harness_cases import CLAUDE_MODEL as MODEL
+from harness_support import CALENDAR_ANSWER as ANSWER
+from harness_support import HOST, app_functions, explain, run_harness
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -78,7 +80,9 @@ def test_provider_down_is_an_infrastructure_error_not_a_reply(backend, harness_i
     down = {"status": 503, "message": "overloaded", "repeat": 10}
     fake.set_script({"anthropic": [down], "preflight": [down]})  # down for the runner's own probe too
     env = {**CASE.run_env(fake), "CLAUDE_CODE_MAX_RETRIES": "1"}
-    result, out = run_harness(backend, harness_image(CASE.name), CALENDAR, tmp_path, env, timeout=CASE.timeout)
+    result, out = run_harness(
+        backend, harness_image(CASE.name), CALENDAR, tmp_path, env, timeout=CASE.timeout
+    )
     assert (result.status, result.success) == ("error", None), explain(result, out)
     assert f"provider error: HTTP 503 from http://{HOST}:{fake.port}/v1/messages" in result.error
     assert "send_message_to_user" not in app_functions(out)

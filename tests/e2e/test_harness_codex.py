@@ -27,8 +27,12 @@ def inputs(request: dict) -> list[dict]:
 
 
 def texts(request: dict, role: str) -> list[str]:
-    return [part.get("text", "") for item in inputs(request) if item.get("type") == "message" and item.get("role") == role
-            for part in item.get("content") or []]
+    return [
+        part.get("text", "")
+        for item in inputs(request)
+        if item.get("type") == "message" and item.get("role") == role
+        for part in item.get("content") or []
+    ]
 
 
 def test_only_streamed_responses_calls_reach_the_provider_and_the_trace_shows_every_call(harness_runs):

@@ -12,10 +12,12 @@ import json
 
 import pytest
 
-from gaia2_runner.viewer import build
 from gaia2_runner.output.read.trace_parsers import read_trace
-from harness_cases import CALENDAR, CASES, GEMINI_MODEL as MODEL, MULTI_TURN, TURN1
-from harness_support import CALENDAR_ANSWER as ANSWER, app_functions
+from gaia2_runner.viewer import build
+from harness_cases import CALENDAR, CASES, MULTI_TURN, TURN1
+from harness_cases import GEMINI_MODEL as MODEL
+from harness_support import CALENDAR_ANSWER as ANSWER
+from harness_support import app_functions
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -65,7 +67,9 @@ def test_trace_and_viewer_show_every_model_call(harness_runs):
     assert len(lines) == len(run.requests) == 2
     calls = read_trace(out / "trace.jsonl")
     assert [c.response.tool_calls[0].name if c.response.tool_calls else c.response.text for c in calls] == [
-        "run_shell_command", ANSWER]
+        "run_shell_command",
+        ANSWER,
+    ]
     build(run.root)
     page = (out / "trace.html").read_text()
     assert "run_shell_command" in page and "calendar add-event" in page

@@ -12,10 +12,11 @@ import json
 
 import pytest
 
-from gaia2_runner.viewer import Site
 from gaia2_runner.output.read.trace_parsers import parse_line
+from gaia2_runner.viewer import Site
 from harness_cases import CALENDAR, CASES, MULTI_TURN, TURN1
-from harness_support import CALENDAR_ANSWER as ANSWER, tool_calls
+from harness_support import CALENDAR_ANSWER as ANSWER
+from harness_support import tool_calls
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(900)]
 
@@ -62,7 +63,9 @@ def test_trace_has_every_model_call_and_the_viewer_lists_them(harness_runs):
     chats = [i for i, line in enumerate(lines) if line["url"].endswith("/chat/completions")]
     assert len(chats) == len(chat_requests(fake)) == 2
     assert [lines[i]["request"] for i in chats] == [r["body"] for r in chat_requests(fake)]
-    assert all(lines[i]["raw_response"].rstrip().endswith("data: [DONE]") for i in chats)  # streams kept whole
+    assert all(
+        lines[i]["raw_response"].rstrip().endswith("data: [DONE]") for i in chats
+    )  # streams kept whole
     calls = [parse_line(line) for line in raw]
     assert [t.name for t in calls[chats[0]].response.tool_calls] == ["terminal"]
     assert calls[chats[1]].response.text == ANSWER

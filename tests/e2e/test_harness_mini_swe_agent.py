@@ -48,13 +48,18 @@ def test_mini_calls_its_one_tool_with_its_instructions_and_the_trace_shows_every
     page = (out / "trace.html").read_text()
     assert "2 LLM calls" in page
     assert page.count('<details class="llm"') == 2
-    assert KEY not in page and all(KEY not in p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())
+    assert KEY not in page and all(
+        KEY not in p.read_text(errors="replace") for p in out.rglob("*") if p.is_file()
+    )
 
 
 def test_the_second_user_message_continues_the_same_conversation(harness_runs):
     run = harness_runs(CASE.name, MULTI_TURN)
     out = run.out
-    assert [t["success"] for t in json.loads((out / "daemon_status.json").read_text())["turns"]] == [True, True]
+    assert [t["success"] for t in json.loads((out / "daemon_status.json").read_text())["turns"]] == [
+        True,
+        True,
+    ]
     requests = [r["body"]["messages"] for r in run.fake.llm_requests()]
     turn1, turn2 = requests[1], requests[2]
     # Turn 2 is the same conversation: turn 1's messages (system, task, both commands and their

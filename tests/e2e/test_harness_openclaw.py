@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.viewer import Site
 from gaia2_runner.output.read.trace_parsers import read_trace
+from gaia2_runner.viewer import Site
 from harness_cases import CALENDAR, CASES, MULTI_TURN
-from harness_support import CALENDAR_ANSWER as ANSWER, app_functions, explain, run_harness
+from harness_support import CALENDAR_ANSWER as ANSWER
+from harness_support import app_functions, explain, run_harness
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(1800)]
 
@@ -54,7 +55,9 @@ def test_second_user_message_continues_the_same_session(harness_runs):
     run = harness_runs(CASE.name, MULTI_TURN)
     turn2 = run.fake.llm_requests()[1]["body"]["messages"]
     said = [json.dumps(m.get("content")) for m in turn2]
-    assert any("What is Maria Garcia" in s for s in said) and any("maria.garcia@example.com." in s for s in said)
+    assert any("What is Maria Garcia" in s for s in said) and any(
+        "maria.garcia@example.com." in s for s in said
+    )
     assert "Offsite agenda" in said[-1]
     assert app_functions(run.out) == ["send_message_to_user", "send_email", "send_message_to_user"]
 
@@ -63,9 +66,12 @@ def test_exec_shell_sees_the_scenario_date(backend, harness_image, fake, tmp_pat
     """OpenClaw's exec drops LD_PRELOAD from the shells it spawns; the image's /etc/ld.so.preload keeps
     the simulated clock there (the agent's GAIA2_SIMCLOCK_FILE gets through), so `date` shows the
     scenario's day, as in Meta's VMs, and not the machine's."""
-    fake.set_script({"chat": [CASE.shell("echo PRELOAD=${LD_PRELOAD:-none}; date -u +DATE=%F"), {"text": "ok"}]})
-    result, run_dir = run_harness(backend, harness_image(CASE.name), CALENDAR, tmp_path, CASE.run_env(fake),
-                                  timeout=CASE.timeout)
+    fake.set_script(
+        {"chat": [CASE.shell("echo PRELOAD=${LD_PRELOAD:-none}; date -u +DATE=%F"), {"text": "ok"}]}
+    )
+    result, run_dir = run_harness(
+        backend, harness_image(CASE.name), CALENDAR, tmp_path, CASE.run_env(fake), timeout=CASE.timeout
+    )
     assert result.status in ("completed", "failed"), explain(result, run_dir)
     shown = json.dumps(fake.llm_requests()[1]["body"]["messages"][-1])
     assert "PRELOAD=none" in shown and "DATE=2024-10-01" in shown, shown

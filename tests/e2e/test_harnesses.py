@@ -48,9 +48,11 @@ def test_a_wrong_start_time_is_judged_a_failure(case: HarnessCase, backend, harn
     key = case.cli_key()
     run = run_cli(case.name, CALENDAR, tmp_path / "out", fake, key, case.path, model=case.model)
     assert_cli_wrong_answer_fails(run, case.name, key)
-    assert app_functions(run.out)[:case.wrong_calls_checked] == CALENDAR_CALLS[:case.wrong_calls_checked]
+    assert app_functions(run.out)[: case.wrong_calls_checked] == CALENDAR_CALLS[: case.wrong_calls_checked]
     if key is None:  # litellm insists on a key: the run's placeholder, which the relay drops
-        agent_calls = [r for r in fake.llm_requests() if r["body"].get("model") == case.model]  # not the judge's
+        agent_calls = [
+            r for r in fake.llm_requests() if r["body"].get("model") == case.model
+        ]  # not the judge's
         assert agent_calls and {r["headers"].get("authorization") for r in agent_calls} == {None}
 
 

@@ -44,9 +44,34 @@ def build_marked(tmp_path: Path, name: str) -> str:
 
 def run_dataset(root: Path, out: Path, limit: int, *flags: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root", str(root), "--splits", "demo",
-         "--limit", str(limit), "--image", TAG, "--env", AGENT, "--output-dir", str(out), "--concurrency", "1",
-         "--no-sweep", *flags], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=os.environ.copy())
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run-dataset",
+            "--dataset-root",
+            str(root),
+            "--splits",
+            "demo",
+            "--limit",
+            str(limit),
+            "--image",
+            TAG,
+            "--env",
+            AGENT,
+            "--output-dir",
+            str(out),
+            "--concurrency",
+            "1",
+            "--no-sweep",
+            *flags,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+        env=os.environ.copy(),
+    )
 
 
 def marker_of(out: Path, scenario: str) -> str:
@@ -77,7 +102,9 @@ def test_a_retagged_latest_changes_nothing_a_run_started_with(marked_images, tmp
     resumed = run_dataset(root, out, 2, "--retry")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "keeps running the image it started with, " + ids["a"][:12] in " ".join(resumed.stderr.split())
-    second = next(p.name for p in (out / "demo").iterdir() if p.name not in ran and (p / "result.json").is_file())
+    second = next(
+        p.name for p in (out / "demo").iterdir() if p.name not in ran and (p / "result.json").is_file()
+    )
     assert "image-a" in marker_of(out, second)  # the pinned image ran, not what the tag names now
     record = json.loads((out / "run_config.json").read_text())
     assert record["image_id"] == ids["a"] and record["image"] == TAG

@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 HOST = "host.containers.internal"
 OVERFLOW = "This model's maximum context length is 8192 tokens, your request has 9999 (scripted)"
 
-CHECK = r'''
+CHECK = r"""
 import sys
 from jinja2 import Environment, meta
 from are.simulation.validation.utils import llm_utils
@@ -110,19 +110,24 @@ try:
 except JudgeCallError as exc:
     print("PROVIDER", exc)
 print("ALL-OK")
-'''
+"""
 
 
 def test_guarded_checkers_against_ares_own(images, backend, fake):
     fake.set_script({"chat": [{"status": 400, "message": OVERFLOW, "repeat": 10}]})
     container = backend.client.containers.create(
-        ORACLE_IMAGE, entrypoint=["/opt/gaia2/venv/bin/python", "-c", CHECK, f"http://{HOST}:{fake.port}/v1"],
-        network_mode=NETWORK_MODE, network_options=NETWORK_OPTIONS)
+        ORACLE_IMAGE,
+        entrypoint=["/opt/gaia2/venv/bin/python", "-c", CHECK, f"http://{HOST}:{fake.port}/v1"],
+        network_mode=NETWORK_MODE,
+        network_options=NETWORK_OPTIONS,
+    )
     try:
         container.start()
         code = container.wait()
-        text = b"".join(chunk if isinstance(chunk, bytes) else str(chunk).encode()
-                        for chunk in container.logs(stdout=True, stderr=True)).decode(errors="replace")
+        text = b"".join(
+            chunk if isinstance(chunk, bytes) else str(chunk).encode()
+            for chunk in container.logs(stdout=True, stderr=True)
+        ).decode(errors="replace")
     finally:
         container.remove(force=True, v=True)  # and the output volume (Containerfile.base)
     assert code == 0 and "ALL-OK" in text, text

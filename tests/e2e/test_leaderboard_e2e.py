@@ -27,12 +27,27 @@ RUNS_PER_PHASE = {"standard": 5 * 3, "agent2agent": len(MINI) * 3, "noise": len(
 UPLOAD_CONFIGS = ["adaptability", "ambiguity", "execution", "mini_a2a", "mini_noise", "search", "time"]
 # The built-in agent answers at once (the scripted judge gets the same reply); every run ends with
 # a verdict or without one, which is all the pipeline needs.
-SEND = {"tool_calls": [{"name": "AgentUserInterface__send_message_to_user", "arguments": {"content": "Done."}}]}
+SEND = {
+    "tool_calls": [{"name": "AgentUserInterface__send_message_to_user", "arguments": {"content": "Done."}}]
+}
 
 
 def leaderboard(out: Path, hub: Path, cache: Path, *extra: str) -> subprocess.CompletedProcess:
-    args = [sys.executable, "-m", "gaia2_runner.cli", "leaderboard", "--dataset", str(hub), "--output-dir", str(out),
-            "--concurrency", "2", "--timeout", "120", *extra]
+    args = [
+        sys.executable,
+        "-m",
+        "gaia2_runner.cli",
+        "leaderboard",
+        "--dataset",
+        str(hub),
+        "--output-dir",
+        str(out),
+        "--concurrency",
+        "2",
+        "--timeout",
+        "120",
+        *extra,
+    ]
     env = {**os.environ, "COLUMNS": "80", "GAIA2_CACHE_DIR": str(cache)}
     return subprocess.run(args, capture_output=True, text=True, cwd=REPO, env=env, timeout=900)
 
@@ -67,7 +82,9 @@ def test_leaderboard_oracle_and_agent_bundles_pass_ares_submission_code(images, 
     assert all(len(line) <= 80 for line in proc.stdout.splitlines()), proc.stdout
     for title in ("standard (k = 3)", "agent2agent (k = 3)", "noise (k = 3)", "overall"):
         assert title in proc.stdout, proc.stdout
-    macro = [line for line in proc.stdout.splitlines() if line.split()[:1] == ["macro"]][-1]  # the overall table
+    macro = [line for line in proc.stdout.splitlines() if line.split()[:1] == ["macro"]][
+        -1
+    ]  # the overall table
     assert macro.split()[1] == "100.0%", macro
     assert sorted(p.name for p in (oracle / "export_leaderboard").iterdir() if p.is_dir()) == UPLOAD_CONFIGS
 
@@ -75,7 +92,7 @@ def test_leaderboard_oracle_and_agent_bundles_pass_ares_submission_code(images, 
     stamps = {p: p.stat().st_mtime_ns for p in oracle.rglob("result.json")}
     again = leaderboard(oracle, hub, cache, "--agent", "oracle")
     assert again.returncode == 0, (again.stdout[-3000:], again.stderr[-3000:])
-    for phase, count in RUNS_PER_PHASE.items():
+    for count in RUNS_PER_PHASE.values():
         assert f"all {count} runs done (kept)" in again.stdout, again.stdout
     assert {p: p.stat().st_mtime_ns for p in oracle.rglob("result.json")} == stamps
     # Another setup on the same root: refused before anything runs, even where every run is done.
@@ -87,26 +104,51 @@ def test_leaderboard_oracle_and_agent_bundles_pass_ares_submission_code(images, 
     # The built-in agent on the scripted provider, the same three phases.
     fake.set_script({"chat": [{**SEND, "repeat": 500}]})
     agent = tmp_path / "agent"
-    proc = leaderboard(agent, hub, cache, "--agent", "llm", "--provider", "openai-compat", "--model", "fake-model",
-                       "--base-url", f"http://{HOST}:{fake.port}/v1", "--agent-option", "retry_base_s=0.2",
-                       "--judge-provider", "openai-compat", "--judge-model", "fake-judge",
-                       "--judge-base-url", f"http://{HOST}:{fake.port}/v1")
+    proc = leaderboard(
+        agent,
+        hub,
+        cache,
+        "--agent",
+        "llm",
+        "--provider",
+        "openai-compat",
+        "--model",
+        "fake-model",
+        "--base-url",
+        f"http://{HOST}:{fake.port}/v1",
+        "--agent-option",
+        "retry_base_s=0.2",
+        "--judge-provider",
+        "openai-compat",
+        "--judge-model",
+        "fake-judge",
+        "--judge-base-url",
+        f"http://{HOST}:{fake.port}/v1",
+    )
     explain = (proc.stdout[-4000:], proc.stderr[-4000:])
     assert proc.returncode in (0, 1), explain  # 1: a soft check the scripted judge answered with no text
     done = results(agent)
     assert len(done) == sum(RUNS_PER_PHASE.values()), explain
     assert all(r["status"] != "interrupted" for r in done.values())
-    tools = [{(t.get("function") or {}).get("name", "") for t in (r["body"] or {}).get("tools") or []}
-             for r in fake.llm_requests()]
-    assert any(any(name.endswith("expert_agent") for name in offered) for offered in tools), \
+    tools = [
+        {(t.get("function") or {}).get("name", "") for t in (r["body"] or {}).get("tools") or []}
+        for r in fake.llm_requests()
+    ]
+    assert any(any(name.endswith("expert_agent") for name in offered) for offered in tools), (
         "the agent2agent phase offered expert agents"
+    )
     assert sorted(p.name for p in (agent / "export_leaderboard").iterdir() if p.is_dir()) == UPLOAD_CONFIGS
 
     # ARE's own submission code on both bundles, in one container.
-    files = {**bundle_files(oracle, "oracle"), **bundle_files(agent, "agent"),
-             "/check/are_submission_check.py": CHECK.read_bytes()}
-    script = ("set -e; cd /check; for b in oracle agent; do mkdir -p out/$b; "
-              "/opt/gaia2/venv/bin/python are_submission_check.py $b out/$b m-x prov; done")
+    files = {
+        **bundle_files(oracle, "oracle"),
+        **bundle_files(agent, "agent"),
+        "/check/are_submission_check.py": CHECK.read_bytes(),
+    }
+    script = (
+        "set -e; cd /check; for b in oracle agent; do mkdir -p out/$b; "
+        "/opt/gaia2/venv/bin/python are_submission_check.py $b out/$b m-x prov; done"
+    )
     code, logs, _ = run_in_runtime_image(backend, files, script, "/check/out", limit_s=300)
     assert code == 0 and logs.count("ARE-ACCEPTS") == 2, logs[-5000:]
     oracle_global = json.loads(logs.split("ARE-ACCEPTS ", 1)[1].splitlines()[0])

@@ -18,7 +18,14 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 REPO = Path(__file__).resolve().parents[2]
 GOOD = REPO / "examples" / "scenarios" / "demo_calendar_add_event.json"
 REJECTED = REPO / "tests" / "data" / "are_tutorial_scenario.json"  # valid JSON, not a Gaia2 scenario
-ODD_IDS = ["x" * 300, "../../escape/attempt", "bad\udc80surrogate", "nul\u0000inside", "café-日本-✓", "a/b\\c:d"]
+ODD_IDS = [
+    "x" * 300,
+    "../../escape/attempt",
+    "bad\udc80surrogate",
+    "nul\u0000inside",
+    "café-日本-✓",
+    "a/b\\c:d",
+]
 
 
 def test_poison_scenarios_do_not_stop_the_queue(images, tmp_path: Path) -> None:
@@ -31,9 +38,26 @@ def test_poison_scenarios_do_not_stop_the_queue(images, tmp_path: Path) -> None:
         (split / f"{n}_odd.json").write_text(json.dumps(doc))  # escapes keep the file valid UTF-8
     (split / "9_rejected.json").write_text(REJECTED.read_text())
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root",
-                           str(tmp_path / "data"), "--image", ORACLE_IMAGE, "--output-dir", str(out),
-                           "--concurrency", "1"], cwd=REPO, capture_output=True, text=True, timeout=800)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run-dataset",
+            "--dataset-root",
+            str(tmp_path / "data"),
+            "--image",
+            ORACLE_IMAGE,
+            "--output-dir",
+            str(out),
+            "--concurrency",
+            "1",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=800,
+    )
     assert "Traceback" not in proc.stdout + proc.stderr
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the rejected one has no verdict
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_llm.server import FakeLLM
-from test_e2e_llm_agent import ADD, SEND, SCENARIO
+from test_e2e_llm_agent import ADD, SCENARIO, SEND
 
+from fake_llm.server import FakeLLM
 from gaia2_runner.config.endpoints import HOST_GATEWAY
 from gaia2_runner.engine.preflight import PREFLIGHT_ID
 from gaia2_runner.sandbox.ownership import LABEL_OUTPUT_DIR, LABEL_RUNNER, LABEL_SCENARIO_ID
@@ -40,12 +40,39 @@ def judge():
 
 def gaia2_run(out: Path, base_url: str, judge_url: str, *extra: str, model: str = "fake-model"):
     """`gaia2-runner run --agent llm` against `base_url`; (process, seconds it took)."""
-    argv = [*CLI, "run", "--agent", "llm", "--provider", "openai-compat", "--model", model, "--base-url", base_url,
-            "--api-key-env", "PREFLIGHT_TEST_KEY", "--judge-provider", "openai-compat", "--judge-model", "fake-judge",
-            "--judge-base-url", judge_url, "--scenario", str(SCENARIO), "--output-dir", str(out), *extra]
+    argv = [
+        *CLI,
+        "run",
+        "--agent",
+        "llm",
+        "--provider",
+        "openai-compat",
+        "--model",
+        model,
+        "--base-url",
+        base_url,
+        "--api-key-env",
+        "PREFLIGHT_TEST_KEY",
+        "--judge-provider",
+        "openai-compat",
+        "--judge-model",
+        "fake-judge",
+        "--judge-base-url",
+        judge_url,
+        "--scenario",
+        str(SCENARIO),
+        "--output-dir",
+        str(out),
+        *extra,
+    ]
     started = time.monotonic()
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PREFLIGHT_TEST_KEY": KEY, "COLUMNS": "250"})
+    proc = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PREFLIGHT_TEST_KEY": KEY, "COLUMNS": "250"},
+    )
     return proc, time.monotonic() - started
 
 
@@ -61,15 +88,24 @@ def containers_created(backend, since: float, out: Path, at_least: int = 0) -> l
     until it holds `at_least` creations or EVENTS_SETTLE_S has passed."""
     deadline = time.monotonic() + EVENTS_SETTLE_S
     while True:
-        resp = backend.client.api.get("/events", params={
-            "since": str(int(since) - 1), "until": str(int(time.time()) + 1), "stream": "false",
-            "filters": json.dumps({"type": ["container"], "event": ["create"]})})
+        resp = backend.client.api.get(
+            "/events",
+            params={
+                "since": str(int(since) - 1),
+                "until": str(int(time.time()) + 1),
+                "stream": "false",
+                "filters": json.dumps({"type": ["container"], "event": ["create"]}),
+            },
+        )
         resp.raise_for_status()
         events = [json.loads(line) for line in resp.text.splitlines() if line.strip()]
         labels = [(e.get("Actor") or {}).get("Attributes") or {} for e in events]
-        created = [attrs.get(LABEL_SCENARIO_ID, "") for attrs in labels
-                   if attrs.get(LABEL_RUNNER) == "1"
-                   and attrs.get(LABEL_OUTPUT_DIR, "").startswith(str(out.resolve()))]
+        created = [
+            attrs.get(LABEL_SCENARIO_ID, "")
+            for attrs in labels
+            if attrs.get(LABEL_RUNNER) == "1"
+            and attrs.get(LABEL_OUTPUT_DIR, "").startswith(str(out.resolve()))
+        ]
         if len(created) >= at_least or time.monotonic() > deadline:
             return created
         time.sleep(0.5)
@@ -78,7 +114,9 @@ def containers_created(backend, since: float, out: Path, at_least: int = 0) -> l
 def assert_stopped_before_any_scenario(proc, out: Path, backend, since: float, *fragments: str) -> str:
     """Exit 2, one `error:` line holding `fragments`, no key, no scenario container, nothing written."""
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), proc.stdout + proc.stderr
+    assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), (
+        proc.stdout + proc.stderr
+    )
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
     assert KEY not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
@@ -92,9 +130,12 @@ def test_a_stopped_server_ends_the_job_in_seconds_and_so_does_a_dry_run(images, 
     since = time.time()
     proc, seconds = gaia2_run(tmp_path / "out", dead, url(judge))
     print(f"\nstopped server: the job ended after {seconds:.1f}s (bound {ENDS_WITHIN_S:g}s)")
-    line = assert_stopped_before_any_scenario(proc, tmp_path / "out", backend, since, f"--base-url {dead}",
-                                              "connection refused", "0.0.0.0")
-    assert containers_created(backend, since, tmp_path / "out", at_least=1) == [PREFLIGHT_ID]  # the check ran in one
+    line = assert_stopped_before_any_scenario(
+        proc, tmp_path / "out", backend, since, f"--base-url {dead}", "connection refused", "0.0.0.0"
+    )
+    assert containers_created(backend, since, tmp_path / "out", at_least=1) == [
+        PREFLIGHT_ID
+    ]  # the check ran in one
     assert seconds < ENDS_WITHIN_S
     assert judge.probes and not judge.requests  # the judge was checked too, and found healthy
 
@@ -109,8 +150,16 @@ def test_a_refused_key_is_one_line_naming_where_the_key_came_from(images, backen
     fake.set_script({"preflight": [{"status": 401, "message": "Incorrect API key provided"}]})
     since = time.time()
     proc, _ = gaia2_run(tmp_path / "out", url(fake), url(judge))
-    assert_stopped_before_any_scenario(proc, tmp_path / "out", backend, since, "--base-url", "HTTP 401",
-                                       "Incorrect API key provided", "PREFLIGHT_TEST_KEY (--api-key-env)")
+    assert_stopped_before_any_scenario(
+        proc,
+        tmp_path / "out",
+        backend,
+        since,
+        "--base-url",
+        "HTTP 401",
+        "Incorrect API key provided",
+        "PREFLIGHT_TEST_KEY (--api-key-env)",
+    )
     assert fake.probes[0]["headers"]["authorization"] == f"Bearer {KEY}"
 
 
@@ -118,16 +167,23 @@ def test_an_unknown_model_is_one_line(images, backend, judge, fake, tmp_path):
     fake.set_script({"preflight": [{"status": 404, "message": "The model `gpt-typo` does not exist."}]})
     since = time.time()
     proc, _ = gaia2_run(tmp_path / "out", url(fake), url(judge), model="gpt-typo")
-    assert_stopped_before_any_scenario(proc, tmp_path / "out", backend, since, "HTTP 404 for model 'gpt-typo'",
-                                       "does not exist", "--model")
+    assert_stopped_before_any_scenario(
+        proc, tmp_path / "out", backend, since, "HTTP 404 for model 'gpt-typo'", "does not exist", "--model"
+    )
 
 
 def test_a_dead_judge_is_named_as_the_judge(images, backend, fake, tmp_path):
     dead = url(free_port())
     since = time.time()
     proc, _ = gaia2_run(tmp_path / "out", url(fake), dead)
-    assert_stopped_before_any_scenario(proc, tmp_path / "out", backend, since,
-                                       f"--judge-base-url {dead} (judge endpoint)", "connection refused")
+    assert_stopped_before_any_scenario(
+        proc,
+        tmp_path / "out",
+        backend,
+        since,
+        f"--judge-base-url {dead} (judge endpoint)",
+        "connection refused",
+    )
     assert "(agent endpoint)" not in proc.stderr and len(fake.probes) == 2  # the agent's were fine
 
 
@@ -145,9 +201,10 @@ def test_a_healthy_server_lets_the_run_proceed_as_before(images, backend, fake, 
     assert created == [PREFLIGHT_ID, "demo_calendar_add_event"]
 
 
-def test_a_model_that_answers_tools_with_text_is_a_warning_and_no_preflight_skips_it(images, backend, judge, fake,
-                                                                                     tmp_path):
-    fake.set_script({"preflight": [{"text": "OK"}, {"text": "```json\n{\"name\": \"x\"}\n```"}]})
+def test_a_model_that_answers_tools_with_text_is_a_warning_and_no_preflight_skips_it(
+    images, backend, judge, fake, tmp_path
+):
+    fake.set_script({"preflight": [{"text": "OK"}, {"text": '```json\n{"name": "x"}\n```'}]})
     dry, _ = gaia2_run(tmp_path / "out", url(fake), url(judge), "--dry-run")
     assert dry.returncode == 0, dry.stdout + dry.stderr
     assert "tool calls: text only" in dry.stdout and "text-format agents can still work" in dry.stdout

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from calendar_demo import ADD, SCENARIO, SEND, SOLVE
 
+from calendar_demo import ADD, SCENARIO, SEND, SOLVE
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import AGENT_IMAGE
 
@@ -28,7 +28,10 @@ HOST = "host.containers.internal"
 MODEL = "fake-model"
 KEY = "sk-fault-test-SECRET"
 TYPO = "fake-modle"
-UNKNOWN_MODEL = {"status": 404, "message": f"The model `{TYPO}` does not exist or you do not have access to it."}
+UNKNOWN_MODEL = {
+    "status": 404,
+    "message": f"The model `{TYPO}` does not exist or you do not have access to it.",
+}
 # The job's preflight (the agent's text and tool probes, the judge's) gets a working provider; the
 # daemon's own probes after it get what follows in a `preflight` list: a fault that arose mid-job.
 JOB_PREFLIGHT = {"working": True, "repeat": 3}
@@ -37,13 +40,42 @@ JOB_PREFLIGHT = {"working": True, "repeat": 3}
 def cli(fake, out: Path, *extra: str, key: bool = False, model: str = MODEL) -> subprocess.CompletedProcess:
     """`gaia2-runner run-dataset` with the built-in agent on the scripted provider (judge too)."""
     base = f"http://{HOST}:{fake.port}/v1"
-    args = ["run-dataset", "--scenario", str(SCENARIO), "--agent", "llm", "--provider", "openai-compat",
-            "--model", model, "--base-url", base, "--judge-provider", "openai-compat", "--judge-model", "fake-judge",
-            "--judge-base-url", base, "--output-dir", str(out), "--timeout", "120",
-            "--agent-option", "retry_base_s=0.2", *(["--api-key-env", "FAULT_TEST_KEY"] if key else []), *extra]
+    args = [
+        "run-dataset",
+        "--scenario",
+        str(SCENARIO),
+        "--agent",
+        "llm",
+        "--provider",
+        "openai-compat",
+        "--model",
+        model,
+        "--base-url",
+        base,
+        "--judge-provider",
+        "openai-compat",
+        "--judge-model",
+        "fake-judge",
+        "--judge-base-url",
+        base,
+        "--output-dir",
+        str(out),
+        "--timeout",
+        "120",
+        "--agent-option",
+        "retry_base_s=0.2",
+        *(["--api-key-env", "FAULT_TEST_KEY"] if key else []),
+        *extra,
+    ]
     env = {**os.environ, "COLUMNS": "200", "FAULT_TEST_KEY": KEY}
-    return subprocess.run([sys.executable, "-m", "gaia2_runner.cli", *args], capture_output=True, text=True,
-                          cwd=REPO, env=env, timeout=800)
+    return subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=800,
+    )
 
 
 def results(out: Path) -> list[dict]:
@@ -60,7 +92,9 @@ def assert_stopped_on_fault(proc: subprocess.CompletedProcess, out: Path, words:
     [line] = error_lines(proc)
     assert words in line and "--retry" in line, line
     runs = results(out)
-    assert runs and all(r["success"] is None and r["status"] == "error" for r in runs), [r["error"] for r in runs]
+    assert runs and all(r["success"] is None and r["status"] == "error" for r in runs), [
+        r["error"] for r in runs
+    ]
     assert any((r.get("provider") or {}).get("fault") for r in runs)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["stopped"]["kind"] == "configuration_fault" and summary["overall"]["successes"] == 0
@@ -69,7 +103,12 @@ def assert_stopped_on_fault(proc: subprocess.CompletedProcess, out: Path, words:
 
 
 def test_unknown_model_stops_the_job_and_retry_after_fixing_reruns_it(images, fake, tmp_path) -> None:
-    fake.set_script({"chat": [{**UNKNOWN_MODEL, "repeat": 40}], "preflight": [JOB_PREFLIGHT, {**UNKNOWN_MODEL, "repeat": 40}]})
+    fake.set_script(
+        {
+            "chat": [{**UNKNOWN_MODEL, "repeat": 40}],
+            "preflight": [JOB_PREFLIGHT, {**UNKNOWN_MODEL, "repeat": 40}],
+        }
+    )
     out = tmp_path / "out"
     proc = cli(fake, out, "--pass-at", "3", "--concurrency", "2", model=TYPO)
     runs = assert_stopped_on_fault(proc, out, f"does not know the model '{TYPO}'")
@@ -102,7 +141,9 @@ def test_a_429_storm_lowers_concurrency_which_recovers_and_nothing_fails(images,
     # the limit is back up while runs still wait to start.
     slow = {"by_turn": [{**ADD, "delay_s": 4}, {**SEND, "delay_s": 4}], "repeat": 60}
     storm = {"status": 429, "retry_after": 1, "message": "Rate limit reached", "repeat": 4}
-    fake.set_script({"chat": [storm, slow], "preflight": [JOB_PREFLIGHT, storm]})  # the key's limit: the probe meets it too
+    fake.set_script(
+        {"chat": [storm, slow], "preflight": [JOB_PREFLIGHT, storm]}
+    )  # the key's limit: the probe meets it too
     out = tmp_path / "out"
     proc = cli(fake, out, "--pass-at", "6", "--concurrency", "2")
     explain = (proc.stdout[-3000:], proc.stderr[-3000:])
@@ -118,15 +159,25 @@ def test_a_429_storm_lowers_concurrency_which_recovers_and_nothing_fails(images,
 
 
 def run(backend, out: Path, fake, timeout: float = 120, **env: str):
-    agent = {"GAIA2_AGENT_PROVIDER": "openai-compat", "GAIA2_AGENT_MODEL": MODEL,
-             "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}/v1", "GAIA2_AGENT_OPTIONS": '{"retry_base_s": 0.2}',
-             **env}
+    agent = {
+        "GAIA2_AGENT_PROVIDER": "openai-compat",
+        "GAIA2_AGENT_MODEL": MODEL,
+        "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}/v1",
+        "GAIA2_AGENT_OPTIONS": '{"retry_base_s": 0.2}',
+        **env,
+    }
     return run_scenario(SCENARIO, AGENT_IMAGE, out, backend=backend, extra_env=agent, timeout=timeout)
 
 
-def test_a_provider_that_never_answers_is_an_infrastructure_error_saying_so(backend, images, fake, tmp_path) -> None:
-    fake.set_script({"chat": [{"text": "late", "delay_s": 120, "repeat": 10}],
-                     "preflight": [{"text": "late", "delay_s": 120, "repeat": 10}]})  # the runner's own probe too
+def test_a_provider_that_never_answers_is_an_infrastructure_error_saying_so(
+    backend, images, fake, tmp_path
+) -> None:
+    fake.set_script(
+        {
+            "chat": [{"text": "late", "delay_s": 120, "repeat": 10}],
+            "preflight": [{"text": "late", "delay_s": 120, "repeat": 10}],
+        }
+    )  # the runner's own probe too
     result = run(backend, tmp_path, fake, timeout=30)  # one call with its retries fits in 22.5 s
     assert (result.status, result.success) == ("error", None), result.error
     assert "the provider never answered (" in result.error and "(seen by the model relay)" in result.error
@@ -134,16 +185,25 @@ def test_a_provider_that_never_answers_is_an_infrastructure_error_saying_so(back
 
 
 def test_a_context_overflow_is_the_agents_failure_with_the_reason(backend, images, fake, tmp_path) -> None:
-    overflow = {"status": 400, "message": "This model's maximum context length is 8192 tokens. However, your "
-                                          "messages resulted in 9001 tokens."}
+    overflow = {
+        "status": 400,
+        "message": "This model's maximum context length is 8192 tokens. However, your "
+        "messages resulted in 9001 tokens.",
+    }
     fake.set_script({"chat": [ADD, overflow]})
     result = run(backend, tmp_path, fake)
-    assert result.success is False and result.status == "agent_exit", (result.status, result.error, result.note)
+    assert result.success is False and result.status == "agent_exit", (
+        result.status,
+        result.error,
+        result.note,
+    )
     assert "no longer fits the model's context" in result.note and "seen by the model relay" in result.note
     assert result.provider["context_overflow"] == 1 and result.provider["fault"] is None
 
 
-def test_past_the_token_budget_calls_are_refused_and_the_run_is_judged(backend, images, fake, tmp_path) -> None:
+def test_past_the_token_budget_calls_are_refused_and_the_run_is_judged(
+    backend, images, fake, tmp_path
+) -> None:
     fake.set_script({"chat": [ADD, SEND]})
     result = run(backend, tmp_path, fake, GAIA2_TOKEN_BUDGET="50")  # the first answer alone uses more
     assert result.success is False and result.status == "timeout", (result.status, result.error, result.note)

@@ -33,6 +33,8 @@ def test_mini_on_a_real_model_ends_in_a_verdict(run):
 
 def test_the_relay_traces_every_call_with_real_token_counts(run, real_model_server):
     calls = llm_calls(run.out)
-    assert all((c.url or "").startswith(real_model_server.container_url) for c in calls), [c.url for c in calls]
+    assert all((c.url or "").startswith(real_model_server.container_url) for c in calls), [
+        c.url for c in calls
+    ]
     assert len(provider_calls(run.out)) == len(calls)  # side requests too: the relay records every one
     assert_model_calls_traced(run)

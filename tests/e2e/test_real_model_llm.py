@@ -11,8 +11,14 @@ from __future__ import annotations
 
 import pytest
 
-from real_model_runs import (app_tool_calls, assert_model_calls_traced, llm_agent_args, llm_calls, run_real,
-                             trace_lines)
+from real_model_runs import (
+    app_tool_calls,
+    assert_model_calls_traced,
+    llm_agent_args,
+    llm_calls,
+    run_real,
+    trace_lines,
+)
 
 # The timeout covers a first build of llama-server and the images on a fresh machine.
 pytestmark = [pytest.mark.integration, pytest.mark.real_model, pytest.mark.timeout(3600)]
@@ -30,7 +36,9 @@ def run(real_model_server, images, tmp_path_factory):
 
 def test_the_run_ends_in_a_verdict(run):
     assert run.proc.returncode == 0, run.explain()
-    assert run.result["status"] in ("completed", "failed") and run.result["success"] in (True, False), run.result
+    assert run.result["status"] in ("completed", "failed") and run.result["success"] in (True, False), (
+        run.result
+    )
     assert run.run_config["config"]["agent"]["provider"] == "openai-compat", run.run_config
 
 
@@ -43,6 +51,8 @@ def test_the_agent_turns_the_models_replies_into_tool_calls(run):
     the agent must still call the app tools, and its trace says where each call came from. With
     greedy decoding the model answers the scenario with a JSON tool call (right or wrong)."""
     assert app_tool_calls(run.out), run.explain()
-    sources = [(bool(c.response.tool_calls), bool(line.get("text_tool_calls")))
-               for c, line in zip(llm_calls(run.out), trace_lines(run.out))]
+    sources = [
+        (bool(c.response.tool_calls), bool(line.get("text_tool_calls")))
+        for c, line in zip(llm_calls(run.out), trace_lines(run.out))
+    ]
     assert any(native or text for native, text in sources), sources

@@ -39,8 +39,12 @@ def host_address() -> str:
 def test_serve_prints_a_run_line_for_a_server_containers_can_reach_and_stop_stops_it():
     port = free_port()
     try:
-        proc = subprocess.run(["bash", str(SETUP_SCRIPT), "--serve", "--port", str(port)],
-                              capture_output=True, text=True, timeout=SERVE_TIMEOUT_S)
+        proc = subprocess.run(
+            ["bash", str(SETUP_SCRIPT), "--serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=SERVE_TIMEOUT_S,
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         print(proc.stdout)  # the newcomer's view, in the test log
 
@@ -57,15 +61,25 @@ def test_serve_prints_a_run_line_for_a_server_containers_can_reach_and_stop_stop
         seconds, limit = float(measured[1]), int(measured[2])
         assert seconds > 0 and int(flags["--timeout"]) == limit == fitting_limit(seconds)
 
-        reply = httpx.post(f"http://{host_address()}:{port}/v1/chat/completions", timeout=300,
-                           json={"model": flags["--model"], "max_tokens": 8,
-                                 "messages": [{"role": "user", "content": "Say hello."}]})
+        reply = httpx.post(
+            f"http://{host_address()}:{port}/v1/chat/completions",
+            timeout=300,
+            json={
+                "model": flags["--model"],
+                "max_tokens": 8,
+                "messages": [{"role": "user", "content": "Say hello."}],
+            },
+        )
         assert reply.status_code == 200 and reply.json()["choices"][0]["message"], reply.text
         stop_line = proc.stdout.splitlines()[-1]
         assert stop_line == f"Stop the server: bash scripts/setup-model-server.sh --stop --port {port}"
     finally:
-        stop = subprocess.run(["bash", str(SETUP_SCRIPT), "--stop", "--port", str(port)],
-                              capture_output=True, text=True, timeout=60)
+        stop = subprocess.run(
+            ["bash", str(SETUP_SCRIPT), "--stop", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert stop.returncode == 0 and "stopped llama-server" in stop.stderr, stop.stderr
     assert model_server.free_port(port)
     log = LOG.search(proc.stdout)

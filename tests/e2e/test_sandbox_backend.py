@@ -41,8 +41,13 @@ def test_image(backend):
 @pytest.mark.both_engines
 def test_container_roundtrip(backend, engine):
     handle = backend.run_scenario_container(
-        TEST_IMAGE, b'{"hello": 1}', {"GAIA2_TEST": "yes"}, "it/roundtrip",
-        command=HTTP_SERVER, input_dir=UPLOAD_DIR)
+        TEST_IMAGE,
+        b'{"hello": 1}',
+        {"GAIA2_TEST": "yes"},
+        "it/roundtrip",
+        command=HTTP_SERVER,
+        input_dir=UPLOAD_DIR,
+    )
     try:
         assert handle.name.startswith("gaia2-it_roundtrip-")
         attrs = backend.inspect(handle.id)
@@ -87,10 +92,12 @@ def test_container_roundtrip(backend, engine):
 @pytest.mark.both_engines
 def test_crashed_container_reports_exit_code(backend):
     handle = backend.run_scenario_container(
-        TEST_IMAGE, None, {}, "it-crash", command=["sh", "-c", "echo dying; exit 7"])
+        TEST_IMAGE, None, {}, "it-crash", command=["sh", "-c", "echo dying; exit 7"]
+    )
     try:
         with AdapterClient(handle.base_url) as client:
             from gaia2_runner.sandbox.adapter import ContainerExited
+
             with pytest.raises(ContainerExited):
                 client.wait_healthy(30, handle.is_running)
         assert handle.exit_code() == 7
@@ -113,8 +120,13 @@ def test_what_an_exited_container_wrote_is_always_there(backend, images, tmp_pat
 
     for attempt in range(6):
         handle = backend.run_scenario_container(
-            RUNTIME_BASE_IMAGE, None, {}, f"it-exit-{attempt}", entrypoint=["sh", "-c"],
-            command=[f"echo verdict > {contract.OUTPUT_DIR}/v.txt && echo done"])
+            RUNTIME_BASE_IMAGE,
+            None,
+            {},
+            f"it-exit-{attempt}",
+            entrypoint=["sh", "-c"],
+            command=[f"echo verdict > {contract.OUTPUT_DIR}/v.txt && echo done"],
+        )
         try:
             assert handle.wait_exited(60)
             with handle.open_archive(contract.OUTPUT_DIR) as chunks:

@@ -19,12 +19,20 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(1500)]
 
 
 def config(path: Path, data: Path, out: Path, concurrency: int) -> Path:
-    return oracle_config(path, data, out, target='splits = "all"\n', run=f"pass_at = 2\nconcurrency = {concurrency}\n")
+    return oracle_config(
+        path, data, out, target='splits = "all"\n', run=f"pass_at = 2\nconcurrency = {concurrency}\n"
+    )
 
 
 def cli(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-                            env={**os.environ, "COLUMNS": "200"})
+    return subprocess.Popen(
+        [*CLI, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "COLUMNS": "200"},
+    )
 
 
 def finish(proc: subprocess.Popen, timeout: float = 1200) -> tuple[int, str]:
@@ -34,17 +42,31 @@ def finish(proc: subprocess.Popen, timeout: float = 1200) -> tuple[int, str]:
 
 def numbers(summary: dict) -> dict:
     """Everything in summary.json that does not depend on timing."""
-    def group(stats: dict) -> dict:
-        return {**stat_numbers(stats), "pass_at_k_rate": stats["pass_at_k_rate"],
-                "pass_hat_k_rate": stats["pass_hat_k_rate"]}
 
-    return {"overall": group(summary["overall"]), "splits": {k: group(v) for k, v in summary["splits"].items()},
-            "macro": summary["macro"]["value"], "micro": summary["micro"]["value"], "complete": summary["complete"],
-            "missing_runs": summary["missing_runs"], "pass_at": summary["pass_at"]}
+    def group(stats: dict) -> dict:
+        return {
+            **stat_numbers(stats),
+            "pass_at_k_rate": stats["pass_at_k_rate"],
+            "pass_hat_k_rate": stats["pass_hat_k_rate"],
+        }
+
+    return {
+        "overall": group(summary["overall"]),
+        "splits": {k: group(v) for k, v in summary["splits"].items()},
+        "macro": summary["macro"]["value"],
+        "micro": summary["micro"]["value"],
+        "complete": summary["complete"],
+        "missing_runs": summary["missing_runs"],
+        "pass_at": summary["pass_at"],
+    }
 
 
 def result_set(out: Path) -> set[tuple]:
-    rows = [json.loads(line) for run in ("run_1", "run_2") for line in (out / run / "results.jsonl").read_text().splitlines()]
+    rows = [
+        json.loads(line)
+        for run in ("run_1", "run_2")
+        for line in (out / run / "results.jsonl").read_text().splitlines()
+    ]
     assert len(rows) == 18
     return {(r["split"], r["scenario_id"], r["run_index"], r["success"], r["status"]) for r in rows}
 
@@ -70,10 +92,17 @@ def test_three_shards_aggregate_to_the_unsharded_run(images, tmp_path: Path):
     assert not (sharded / "summary.json").exists() and not (sharded / "run_1" / "results.jsonl").exists()
     for i in (1, 2, 3):
         own = sharded / "shards" / f"{i}-of-3"
-        assert {p.name for p in own.iterdir()} >= {"summary.json", "fingerprint.json", "runner.log", "run_1", "run_2"}
+        assert {p.name for p in own.iterdir()} >= {
+            "summary.json",
+            "fingerprint.json",
+            "runner.log",
+            "run_1",
+            "run_2",
+        }
         assert len((own / "run_1" / "results.jsonl").read_text().splitlines()) == 3  # 9 scenarios / 3
     assert sorted(p.relative_to(sharded) for p in sharded.glob("run_*/*/*/result.json")) == sorted(
-        p.relative_to(full) for p in full.glob("run_*/*/*/result.json"))
+        p.relative_to(full) for p in full.glob("run_*/*/*/result.json")
+    )
 
     # Each shard resumes on its own: nothing left to run.
     code, text = finish(cli("run-config", "--config", str(shard_config), "--shard", "2/3"))
@@ -95,7 +124,9 @@ def test_three_shards_aggregate_to_the_unsharded_run(images, tmp_path: Path):
     shutil.rmtree(spare["missing"] / "shards" / "3-of-3")
     assert "missing shard(s) 3/3 of 3" in refused(spare["missing"])
 
-    victim = json.loads((spare["dup"] / "shards" / "1-of-3" / "run_1" / "run_config.json").read_text())["scenarios"][0]
+    victim = json.loads((spare["dup"] / "shards" / "1-of-3" / "run_1" / "run_config.json").read_text())[
+        "scenarios"
+    ][0]
     path = spare["dup"] / "shards" / "3-of-3" / "run_1" / "run_config.json"
     doc = json.loads(path.read_text())
     doc["scenarios"].append(victim)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from dataset_support import REPO, oracle_config, run_cli as cli, stat_numbers, two_splits
+from dataset_support import REPO, oracle_config, stat_numbers, two_splits
+from dataset_support import run_cli as cli
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1500)]
 
@@ -23,31 +24,42 @@ def config(path: Path, data: Path, out: Path, concurrency: int = 1) -> Path:
 
 
 def numbers(summary: dict) -> dict:
-    return {"overall": stat_numbers(summary["overall"]),
-            "splits": {k: stat_numbers(v) for k, v in summary["splits"].items()},
-            "macro": summary["macro"]["value"], "complete": summary["complete"], "pass_at": summary["pass_at"]}
+    return {
+        "overall": stat_numbers(summary["overall"]),
+        "splits": {k: stat_numbers(v) for k, v in summary["splits"].items()},
+        "macro": summary["macro"]["value"],
+        "complete": summary["complete"],
+        "pass_at": summary["pass_at"],
+    }
 
 
 def result_set(out: Path) -> set[tuple]:
-    return {(r["split"], r["scenario_id"], r["success"], r["status"])
-            for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    return {
+        (r["split"], r["scenario_id"], r["success"], r["status"])
+        for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())
+    }
 
 
 @pytest.fixture(scope="module")
 def slurm():
-    proc = subprocess.run(["bash", str(REPO / "scripts" / "setup-slurm.sh")], capture_output=True, text=True,
-                          timeout=900)
+    proc = subprocess.run(
+        ["bash", str(REPO / "scripts" / "setup-slurm.sh")], capture_output=True, text=True, timeout=900
+    )
     assert proc.returncode == 0, proc.stderr
-    again = subprocess.run(["bash", str(REPO / "scripts" / "setup-slurm.sh")], capture_output=True, text=True,
-                           timeout=300)
-    assert again.returncode == 0 and "starting" not in again.stderr and "writing" not in again.stderr, again.stderr
+    again = subprocess.run(
+        ["bash", str(REPO / "scripts" / "setup-slurm.sh")], capture_output=True, text=True, timeout=300
+    )
+    assert again.returncode == 0 and "starting" not in again.stderr and "writing" not in again.stderr, (
+        again.stderr
+    )
 
 
 def wait_for_jobs(ids: list[str], limit_s: float = 1200) -> None:
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
-        queued = subprocess.run(["squeue", "-h", "-j", ",".join(ids), "-o", "%i %T"], capture_output=True,
-                                text=True).stdout.strip()
+        queued = subprocess.run(
+            ["squeue", "-h", "-j", ",".join(ids), "-o", "%i %T"], capture_output=True, text=True
+        ).stdout.strip()
         if not queued:
             return
         time.sleep(2)
@@ -57,14 +69,31 @@ def wait_for_jobs(ids: list[str], limit_s: float = 1200) -> None:
 def test_slurm_array_then_aggregate_equals_an_unsharded_run(images, slurm, tmp_path: Path):
     data = two_splits(tmp_path / "data")
     sharded = tmp_path / "sharded"
-    proc = cli("submit", "--slurm", "--config", str(config(tmp_path / "x.toml", data, sharded)), "--shards", "3",
-               "--time", "30:00", "--sbatch-arg=--cpus-per-task=1", cwd=tmp_path)
+    proc = cli(
+        "submit",
+        "--slurm",
+        "--config",
+        str(config(tmp_path / "x.toml", data, sharded)),
+        "--shards",
+        "3",
+        "--time",
+        "30:00",
+        "--sbatch-arg=--cpus-per-task=1",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     line = next(x for x in proc.stdout.splitlines() if x.startswith("submitted:"))
     array_id, aggregate_id = line.split()[3], line.split("aggregate job ")[1].split()[0]
-    assert f"squeue -j {array_id},{aggregate_id}" in proc.stdout and "gaia2-runner serve --output-dir" in proc.stdout
+    assert (
+        f"squeue -j {array_id},{aggregate_id}" in proc.stdout
+        and "gaia2-runner serve --output-dir" in proc.stdout
+    )
     script = (sharded / "slurm" / "shards.sbatch").read_text()
-    assert "#SBATCH --array=0-2" in script and "#SBATCH --time=30:00" in script and '--shard "$shard/3"' in script
+    assert (
+        "#SBATCH --array=0-2" in script
+        and "#SBATCH --time=30:00" in script
+        and '--shard "$shard/3"' in script
+    )
 
     full = tmp_path / "full"
     unsharded = cli("run-config", "--config", str(config(tmp_path / "full.toml", data, full, 2)))

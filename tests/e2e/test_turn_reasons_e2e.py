@@ -28,8 +28,9 @@ sleep 8
 
 
 def run(tmp_path: Path, script: str) -> dict:
-    result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path,
-                          extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(script)}"})
+    result = run_scenario(
+        SCENARIO, ORACLE_IMAGE, tmp_path, extra_env={"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(script)}"}
+    )
     assert (result.status, result.success) == ("agent_exit", False), (result.error, result.failure_reasons)
     Site(tmp_path).refresh()
     return json.loads((tmp_path / "demo_multi_turn_email" / "result.json").read_text())
@@ -37,7 +38,9 @@ def run(tmp_path: Path, script: str) -> dict:
 
 def test_an_agent_that_stops_in_turn_1_fails_turn_1_and_the_reason_says_so(images, tmp_path: Path) -> None:
     result = run(tmp_path, "true")
-    reason = "the agent stopped in turn 1 of 2: ARE judges a scenario only after its last turn, which never began"
+    reason = (
+        "the agent stopped in turn 1 of 2: ARE judges a scenario only after its last turn, which never began"
+    )
     assert result["failure_reasons"][0] == f"turn 1: {reason}"
     assert result["judgment"]["failed_turn_number"] == 1 and result["judgment"]["reason"] == reason
     assert [(t["turn_number"], t["success"]) for t in result["turns"]] == [(1, False)]
@@ -51,7 +54,10 @@ def test_an_agent_that_stops_in_turn_2_fails_turn_2_on_its_own_missing_call(imag
     assert [(t["turn_number"], t["success"]) for t in result["turns"]] == [(1, True), (2, False)]
     assert result["failure_reasons"][0] == "turn 2: tool calls differ: send_email ×0 (expected ×1)"
     assert result["judgment"]["failed_turn_number"] == 2
-    events = [json.loads(line) for line in (tmp_path / "demo_multi_turn_email" / "events.jsonl").read_text().splitlines()]
+    events = [
+        json.loads(line)
+        for line in (tmp_path / "demo_multi_turn_email" / "events.jsonl").read_text().splitlines()
+    ]
     assert [e["turn_number"] for e in events if e["kind"] == "agent_message"] == [1]
     assert [e["turn_number"] for e in events if e["kind"] in ("judgment", "judge_detail")] == [1, 1, 2, 2]
     assert "send_message_to_agent" not in result["failure_reasons"][0]

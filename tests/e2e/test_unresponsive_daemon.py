@@ -45,7 +45,8 @@ def silent_image(backend, images, tmp_path_factory):
     context = tmp_path_factory.mktemp("silent")
     (context / "silent.py").write_text(SILENT_DAEMON)
     (context / "Containerfile").write_text(
-        f'FROM {RUNTIME_BASE_IMAGE}\nCOPY silent.py /silent.py\nENTRYPOINT ["python3", "/silent.py"]\n')
+        f'FROM {RUNTIME_BASE_IMAGE}\nCOPY silent.py /silent.py\nENTRYPOINT ["python3", "/silent.py"]\n'
+    )
     build_image(backend, ImageSpec(IMAGE, "Containerfile", {}), context)
     return IMAGE
 
@@ -53,9 +54,25 @@ def silent_image(backend, images, tmp_path_factory):
 def run(tmp_path: Path, *env: str) -> dict:
     extra = [arg for item in env for arg in ("--env", item)]
     proc = subprocess.run(
-        [sys.executable, "-m", "gaia2_runner.cli", "run", "--scenario", str(SCENARIO), "--image", IMAGE,
-         "--output-dir", str(tmp_path), "--timeout", "3", *extra],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run",
+            "--scenario",
+            str(SCENARIO),
+            "--image",
+            IMAGE,
+            "--output-dir",
+            str(tmp_path),
+            "--timeout",
+            "3",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "Traceback" not in proc.stderr, proc.stderr
     return json.loads((tmp_path / SCENARIO.stem / "result.json").read_text())
 
@@ -63,7 +80,9 @@ def run(tmp_path: Path, *env: str) -> dict:
 def test_a_final_status_file_gives_the_verdict_the_api_never_did(silent_image, tmp_path):
     result = run(tmp_path)
     assert (result["status"], result["success"], result["error"]) == ("completed", False, None), result
-    assert any("no final status after 3s" in r and contract.STATUS_FILE in r for r in result["failure_reasons"])
+    assert any(
+        "no final status after 3s" in r and contract.STATUS_FILE in r for r in result["failure_reasons"]
+    )
 
 
 def test_without_one_the_run_has_no_verdict(silent_image, tmp_path):

@@ -26,8 +26,14 @@ WRONG = "someone.else@example.com"
 
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gaia2_runner.cli", *map(str, args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=500, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=500,
+        env=env,
+    )
 
 
 def _send_to_someone_else(path: Path) -> None:
@@ -58,8 +64,17 @@ def test_a_rejudged_multi_turn_run_shows_its_new_verdict_everywhere(images, tmp_
     assert json.loads(before)["success"] is True
     _send_to_someone_else(scenario / "are_trace.json.gz")
 
-    proc = _cli("judge", out, "--judge-provider", "openai", "--judge-model", "judge-x",
-                "--judge-api-key-env", "REJUDGE_KEY", env={**os.environ, "REJUDGE_KEY": "sk-unused"})
+    proc = _cli(
+        "judge",
+        out,
+        "--judge-provider",
+        "openai",
+        "--judge-model",
+        "judge-x",
+        "--judge-api-key-env",
+        "REJUDGE_KEY",
+        env={**os.environ, "REJUDGE_KEY": "sk-unused"},
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 now fail" in proc.stdout and "re-judged verdicts (openai/judge-x" in proc.stdout  # the report
     assert (scenario / "result.json").read_bytes() == before  # the original verdict stays on disk
@@ -88,13 +103,21 @@ def test_a_rejudged_multi_turn_run_shows_its_new_verdict_everywhere(images, tmp_
     assert _cli("export", out, "--format", "csv", "--out", tmp_path / "now.csv").returncode == 0
     row = _rows(tmp_path / "now.csv")[NAME]
     assert (row["status"], row["success"], row["verdict_set"], row["original_success"]) == (
-        "fail", "False", "rejudged", "True")
+        "fail",
+        "False",
+        "rejudged",
+        "True",
+    )
     assert row["verdict_judge"] == "openai/judge-x" and row["reason"]  # the re-judge's reason
     assert _cli("export", out, "--format", "jsonl", "--out", tmp_path / "now.jsonl").returncode == 0
     line = json.loads((tmp_path / "now.jsonl").read_text().splitlines()[0])
     assert (line["success"], line["verdict_set"], line["original_success"]) == (False, "rejudged", True)
-    assert _cli("export", out, "--format", "csv", "--out", tmp_path / "old.csv", "--verdicts", "original"
-                ).returncode == 0
+    assert (
+        _cli(
+            "export", out, "--format", "csv", "--out", tmp_path / "old.csv", "--verdicts", "original"
+        ).returncode
+        == 0
+    )
     old = _rows(tmp_path / "old.csv")[NAME]
     assert (old["status"], old["success"], old["verdict_set"]) == ("pass", "True", "original")
 

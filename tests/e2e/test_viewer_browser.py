@@ -11,20 +11,28 @@ import os
 import random
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-from viewer_synth import XSS, dataset_tree, result_doc, write_scenario
 
 from gaia2_runner.viewer import Site
 from gaia2_runner.viewer.live import serve
+from viewer_synth import XSS, dataset_tree, result_doc, write_scenario
 
 pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
@@ -66,13 +74,21 @@ def page(browser):
 
 
 def visible_ids(pg) -> list[str]:
-    return pg.eval_on_selector_all("#scenarios tbody tr:not([hidden]) td:first-child", "cells => cells.map(c => c.textContent.trim())")
+    return pg.eval_on_selector_all(
+        "#scenarios tbody tr:not([hidden]) td:first-child", "cells => cells.map(c => c.textContent.trim())"
+    )
 
 
 def test_index_filter_sort_and_trace_page(page, tmp_path: Path) -> None:
     dataset_tree(tmp_path, 12, pass_at=3)
-    write_scenario(tmp_path / "run_1" / "search" / "scenario_xss", "scenario_xss", random.Random(9),
-                   state="running", tool_result=XSS, answer=XSS)
+    write_scenario(
+        tmp_path / "run_1" / "search" / "scenario_xss",
+        "scenario_xss",
+        random.Random(9),
+        state="running",
+        tool_result=XSS,
+        answer=XSS,
+    )
     Site(tmp_path).refresh()
     page.goto((tmp_path / "index.html").as_uri())
     assert len(visible_ids(page)) == 13
@@ -91,7 +107,9 @@ def test_index_filter_sort_and_trace_page(page, tmp_path: Path) -> None:
     header = page.locator("#scenarios th", has_text="tokens")
     header.click()
     header.click()  # descending
-    tokens = page.eval_on_selector_all("#scenarios tbody tr td:nth-child(10)", "cells => cells.map(c => parseFloat(c.dataset.v))")
+    tokens = page.eval_on_selector_all(
+        "#scenarios tbody tr td:nth-child(10)", "cells => cells.map(c => parseFloat(c.dataset.v))"
+    )
     assert tokens == sorted(tokens, reverse=True)
     page.locator("#scenarios th", has_text="scenario").click()
     assert visible_ids(page)[0] == "scenario_00000"
@@ -117,8 +135,9 @@ def served(root: Path) -> Iterator[str]:
     """`serve` on a free port in a thread; yields the index URL it prints, stops it afterwards."""
     lines: list[str] = []
     stop = threading.Event()
-    thread = threading.Thread(target=serve, args=(root, "127.0.0.1", 0), kwargs={"say": lines.append, "stop": stop},
-                              daemon=True)
+    thread = threading.Thread(
+        target=serve, args=(root, "127.0.0.1", 0), kwargs={"say": lines.append, "stop": stop}, daemon=True
+    )
     thread.start()
     try:
         deadline = time.time() + 20
@@ -132,21 +151,30 @@ def served(root: Path) -> Iterator[str]:
 
 def test_live_update_under_serve(page, tmp_path: Path) -> None:
     dataset_tree(tmp_path, 3)
-    running = write_scenario(tmp_path / "search" / "scenario_live", "scenario_live", random.Random(3), state="running")
+    running = write_scenario(
+        tmp_path / "search" / "scenario_live", "scenario_live", random.Random(3), state="running"
+    )
     with served(tmp_path) as url:
         page.goto(url)
         page.wait_for_selector("#live:not([hidden])", timeout=10_000)
         row = page.locator("#scenarios tbody tr", has_text="scenario_live")
         assert row.get_attribute("data-status") == "running"
         (running / "result.json").write_text(json.dumps(result_doc("scenario_live", False)))
-        page.wait_for_function("() => { const r = [...document.querySelectorAll('#scenarios tbody tr')]"
-                               ".find(r => r.textContent.includes('scenario_live')); return r && r.dataset.status === 'fail'; }",
-                               timeout=15_000)
+        page.wait_for_function(
+            "() => { const r = [...document.querySelectorAll('#scenarios tbody tr')]"
+            ".find(r => r.textContent.includes('scenario_live')); return r && r.dataset.status === 'fail'; }",
+            timeout=15_000,
+        )
         page.screenshot(path=str(ARTIFACTS / "viewer-live.png"), full_page=True)
 
 
-HOSTILE = [("javascript:alert(1)", "javascript:alert(2)"), ("search", '"onmouseover=alert(3) x="'),
-           ("search", "<img src=x onerror=alert(4)>"), ("search", "javascript:alert(5)"), ("", "javascript:alert(7)")]
+HOSTILE = [
+    ("javascript:alert(1)", "javascript:alert(2)"),
+    ("search", '"onmouseover=alert(3) x="'),
+    ("search", "<img src=x onerror=alert(4)>"),
+    ("search", "javascript:alert(5)"),
+    ("", "javascript:alert(7)"),
+]
 LOG = "javascript:alert(6).log"
 
 
@@ -161,7 +189,7 @@ def test_hostile_names_are_links_that_never_run(page, tmp_path: Path) -> None:
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     with served(tmp_path) as base:
         for index_url in ((tmp_path / "index.html").as_uri(), base):  # opened from disk, and served
-            for split, name in HOSTILE:
+            for _split, name in HOSTILE:
                 page.goto(index_url)
                 link = page.locator("#scenarios tbody a", has_text=name)
                 link.hover()

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 from test_viewer_browser import ARTIFACTS, browser, page  # noqa: F401 - the Chromium fixtures
-from viewer_synth import dataset_tree, run_tree
 
 from gaia2_runner.analysis import compare
 from gaia2_runner.viewer import Site
 from gaia2_runner.viewer.compare_page import write_compare_page
+from viewer_synth import dataset_tree, run_tree
 
 pytestmark = pytest.mark.browser
 K = 3
@@ -25,8 +25,10 @@ N = 12  # scenarios over two splits
 
 def chart_bars(pg, name: str) -> list[dict[str, float]]:
     """Width and height of every bar of chart `name`, as the browser laid them out."""
-    return pg.eval_on_selector_all(f'svg[data-chart="{name}"] rect.bar',
-                                   "rs => rs.map(r => { const b = r.getBBox(); return {w: b.width, h: b.height}; })")
+    return pg.eval_on_selector_all(
+        f'svg[data-chart="{name}"] rect.bar',
+        "rs => rs.map(r => { const b = r.getBBox(); return {w: b.width, h: b.height}; })",
+    )
 
 
 def assert_painted(pg, name: str, shot: Path) -> None:
@@ -58,7 +60,9 @@ def test_index_charts_render(page, tmp_path: Path) -> None:  # noqa: F811
     assert page.locator('svg[data-chart="success-by-split"] g.err').count() == 3
     # Every run counted once in each histogram (each bar's title starts with its count).
     for name in ("duration", "tokens"):
-        titles = page.eval_on_selector_all(f'svg[data-chart="{name}"] rect.bar title', "ts => ts.map(t => t.textContent)")
+        titles = page.eval_on_selector_all(
+            f'svg[data-chart="{name}"] rect.bar title', "ts => ts.map(t => t.textContent)"
+        )
         assert sum(int(t.split()[0]) for t in titles) == N * K
     page.screenshot(path=str(ARTIFACTS / "viewer-index-charts.png"), full_page=True)
 
@@ -75,7 +79,10 @@ def test_compare_page_chart_renders(page, tmp_path: Path) -> None:  # noqa: F811
     assert all(b["w"] > 0 and b["h"] > 0 for b in bars)
     assert_painted(page, "a-vs-b", ARTIFACTS / "compare-chart.png")
     change = page.locator("#flips .badge").first
-    assert change.evaluate("e => getComputedStyle(e).backgroundColor") not in ("rgba(0, 0, 0, 0)", "transparent")
+    assert change.evaluate("e => getComputedStyle(e).backgroundColor") not in (
+        "rgba(0, 0, 0, 0)",
+        "transparent",
+    )
     page.locator("#flips td.traces a", has_text="B").first.click()
     page.wait_for_url("**/b/search/s2/trace.html")
     assert "s2" in page.inner_text("h1")

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_llm.server import FakeLLM
 
+from fake_llm.server import FakeLLM
 from gaia2_contract.constants import JUDGED_STATUSES
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
@@ -38,18 +38,26 @@ FUZZ_SCENARIOS = ("demo_calendar_add_event", "demo_contacts_update_phone")
 
 def judge_env(fake: FakeLLM) -> dict[str, str]:
     fake.set_script({"chat": [{"text": REJECT, "repeat": 1000}]})
-    return {"GAIA2_JUDGE_PROVIDER": "openai-compat", "GAIA2_JUDGE_MODEL": "fake-judge",
-            "GAIA2_JUDGE_BASE_URL": f"http://{HOST}:{fake.port}/v1", "GAIA2_JUDGE_API_KEY": "sk-judge"}
+    return {
+        "GAIA2_JUDGE_PROVIDER": "openai-compat",
+        "GAIA2_JUDGE_MODEL": "fake-judge",
+        "GAIA2_JUDGE_BASE_URL": f"http://{HOST}:{fake.port}/v1",
+        "GAIA2_JUDGE_API_KEY": "sk-judge",
+    }
 
 
 def report(run_dir: Path) -> dict:
-    lines = [l for l in (run_dir / "agent.log").read_text(errors="replace").splitlines() if l.startswith("HOSTILE ")]
+    lines = [
+        line
+        for line in (run_dir / "agent.log").read_text(errors="replace").splitlines()
+        if line.startswith("HOSTILE ")
+    ]
     assert lines, (run_dir / "agent.log").read_text(errors="replace")[-3000:]
     return json.loads(lines[0].removeprefix("HOSTILE "))
 
 
 def events(run_dir: Path) -> list[dict]:
-    return [json.loads(l) for l in (run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in (run_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
 def are_trace(run_dir: Path) -> dict:
@@ -59,7 +67,9 @@ def are_trace(run_dir: Path) -> dict:
 
 def test_lone_surrogates_in_arguments_and_answer_get_a_verdict(images, fake, tmp_path: Path) -> None:
     env = {"GAIA2_AGENT_COMMAND": COMMAND, "HOSTILE_MODE": "surrogate", **judge_env(fake)}
-    result = run_scenario(DEMO / "demo_calendar_add_event.json", ORACLE_IMAGE, tmp_path, extra_env=env, timeout=180)
+    result = run_scenario(
+        DEMO / "demo_calendar_add_event.json", ORACLE_IMAGE, tmp_path, extra_env=env, timeout=180
+    )
     run_dir = tmp_path / result.scenario_id
     assert (result.status, result.success) == ("completed", False), (result.error, result.failure_reasons)
     got = report(run_dir)
@@ -85,20 +95,50 @@ def test_lone_surrogates_in_arguments_and_answer_get_a_verdict(images, fake, tmp
     assert any(FFFD in p for p in prompts), prompts
 
 
-def test_random_requests_from_the_agent_all_end_in_verdicts_with_every_call_recorded(images, fake, tmp_path,
-                                                                                     demo_dataset):
+def test_random_requests_from_the_agent_all_end_in_verdicts_with_every_call_recorded(
+    images, fake, tmp_path, demo_dataset
+):
     """Two scenarios in parallel, 400 seeded random requests each (seed: the task's crc32)."""
     demo_dataset(FUZZ_SCENARIOS)
     out = tmp_path / "out"
     judge = judge_env(fake)
     proc = subprocess.run(
-        [sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root", str(tmp_path / "data"),
-         "--image", ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "2", "--no-preflight",
-         "--timeout", "300", "--judge-provider", judge["GAIA2_JUDGE_PROVIDER"],
-         "--judge-model", judge["GAIA2_JUDGE_MODEL"], "--judge-base-url", judge["GAIA2_JUDGE_BASE_URL"],
-         "--judge-api-key", judge["GAIA2_JUDGE_API_KEY"],
-         "--env", f"GAIA2_AGENT_COMMAND={COMMAND}", "--env", "HOSTILE_MODE=fuzz", "--env", "HOSTILE_CALLS=400"],
-        cwd=REPO, capture_output=True, text=True, timeout=560)
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run-dataset",
+            "--dataset-root",
+            str(tmp_path / "data"),
+            "--image",
+            ORACLE_IMAGE,
+            "--output-dir",
+            str(out),
+            "--concurrency",
+            "2",
+            "--no-preflight",
+            "--timeout",
+            "300",
+            "--judge-provider",
+            judge["GAIA2_JUDGE_PROVIDER"],
+            "--judge-model",
+            judge["GAIA2_JUDGE_MODEL"],
+            "--judge-base-url",
+            judge["GAIA2_JUDGE_BASE_URL"],
+            "--judge-api-key",
+            judge["GAIA2_JUDGE_API_KEY"],
+            "--env",
+            f"GAIA2_AGENT_COMMAND={COMMAND}",
+            "--env",
+            "HOSTILE_MODE=fuzz",
+            "--env",
+            "HOSTILE_CALLS=400",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=560,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = {r["scenario_id"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     assert set(results) == set(FUZZ_SCENARIOS)
@@ -114,7 +154,12 @@ def test_random_requests_from_the_agent_all_end_in_verdicts_with_every_call_reco
         assert any(e.get("event_type") == "AGENT" for e in are_trace(run_dir)["completed_events"])
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is True and summary["overall"]["infra_errors"] == 0
-    export = subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "export", str(out), "--format", "csv"],
-                            cwd=REPO, capture_output=True, text=True, timeout=60)
+    export = subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", "export", str(out), "--format", "csv"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert export.returncode == 0, export.stdout + export.stderr
     assert len((out / "export.csv").read_text(encoding="utf-8").splitlines()) == 1 + len(FUZZ_SCENARIOS)

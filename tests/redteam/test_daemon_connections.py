@@ -12,13 +12,13 @@ import socket
 import socketserver
 import threading
 from http.server import BaseHTTPRequestHandler
+
 import httpx
 import pytest
-from polling import until
-
 
 from gaia2_container.daemon.connections import ConnectionBudget, read_sockets  # noqa: E402
 from gaia2_container.daemon.http_api import DaemonServer  # noqa: E402
+from polling import until
 
 pytestmark = pytest.mark.redteam
 LIMIT = 4

@@ -12,11 +12,11 @@ import resource
 import subprocess
 import threading
 import time
-import pytest
-from polling import until
 
+import pytest
 
 from gaia2_container.daemon.processes import OWN_CHILDREN, kill_user_processes, processes_of, start_thread  # noqa: E402
+from polling import until
 
 pytestmark = pytest.mark.redteam
 UID = 54321  # a uid no account on the machine has
@@ -51,8 +51,16 @@ def as_agent(script: str, nproc: int) -> subprocess.Popen:
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
-    proc = subprocess.Popen([PYTHON, "-c", script], user=UID, group=UID, extra_groups=[], preexec_fn=limit,
-                            stdout=subprocess.PIPE, text=True, cwd="/")
+    proc = subprocess.Popen(
+        [PYTHON, "-c", script],
+        user=UID,
+        group=UID,
+        extra_groups=[],
+        preexec_fn=limit,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd="/",
+    )
     OWN_CHILDREN.add(proc.pid)  # as the daemon's runtime: its exit status is the test's
     assert proc.stdout.readline().strip() == "ready"
     return proc
@@ -61,7 +69,9 @@ def as_agent(script: str, nproc: int) -> subprocess.Popen:
 def gone_but_zombies(wait_s: float = 10) -> dict:
     """The uid's processes once the machine's init reaped what it inherited (zombies aside)."""
     deadline = time.monotonic() + wait_s
-    while (alive := {p: s for p, s in processes_of(UID).items() if s[0] != "Z"}) and time.monotonic() < deadline:
+    while (
+        alive := {p: s for p, s in processes_of(UID).items() if s[0] != "Z"}
+    ) and time.monotonic() < deadline:
         time.sleep(0.05)
     return alive
 
@@ -103,5 +113,7 @@ def test_without_a_thread_the_judge_runs_inline_after_making_room(monkeypatch):
         raise RuntimeError("can't start new thread")
 
     monkeypatch.setattr(threading.Thread, "start", no_thread)
-    start_thread(lambda: calls.append(threading.current_thread().name), "final-judge", lambda: calls.append("room"))
+    start_thread(
+        lambda: calls.append(threading.current_thread().name), "final-judge", lambda: calls.append("room")
+    )
     assert calls == ["room", threading.current_thread().name]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.config.limits import GiB, MiB, ContainerLimits
+from gaia2_runner.config.limits import ContainerLimits, GiB, MiB
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from runner_rss import PRINTER, python_command, run_cli
@@ -52,15 +52,24 @@ raise SystemExit(3)
 
 
 @pytest.mark.both_engines
-def test_memory_and_disk_hogs_end_with_their_limit_while_a_parallel_scenario_passes(images, backend, tmp_path):
+def test_memory_and_disk_hogs_end_with_their_limit_while_a_parallel_scenario_passes(
+    images, backend, tmp_path
+):
     limits = ContainerLimits.of(memory="2560m", disk="256m")
     runs = {"hog": (CALENDAR, HOG), "filler": (CONTACTS, FILLER), "oracle": (MESSAGING, None)}
 
     def one(name: str):
         scenario, script = runs[name]
         env = {"GAIA2_AGENT_COMMAND": python_command(script)} if script else None
-        return run_scenario(scenario, ORACLE_IMAGE, tmp_path / name, extra_env=env, timeout=120,
-                            backend=backend, limits=limits)
+        return run_scenario(
+            scenario,
+            ORACLE_IMAGE,
+            tmp_path / name,
+            extra_env=env,
+            timeout=120,
+            backend=backend,
+            limits=limits,
+        )
 
     with ThreadPoolExecutor(3) as pool:
         results = dict(zip(runs, pool.map(one, runs)))
@@ -81,10 +90,27 @@ def test_memory_and_disk_hogs_end_with_their_limit_while_a_parallel_scenario_pas
 
 def test_a_runner_stays_small_while_the_agent_prints_1_5_gb(images, tmp_path):
     out = tmp_path / "out"
-    proc, peak = run_cli(["run", "--agent", "oracle", "--scenario", str(CALENDAR), "--output-dir", str(out),
-                          "--no-preflight", "--timeout", "300", "--memory", "3g", "--disk", "512m",
-                          "--env", f"GAIA2_AGENT_COMMAND={python_command(PRINTER.format(mb=1500))}"],
-                         tmp_path / "rss")
+    proc, peak = run_cli(
+        [
+            "run",
+            "--agent",
+            "oracle",
+            "--scenario",
+            str(CALENDAR),
+            "--output-dir",
+            str(out),
+            "--no-preflight",
+            "--timeout",
+            "300",
+            "--memory",
+            "3g",
+            "--disk",
+            "512m",
+            "--env",
+            f"GAIA2_AGENT_COMMAND={python_command(PRINTER.format(mb=1500))}",
+        ],
+        tmp_path / "rss",
+    )
     [result_file] = out.glob("**/result.json")
     result = json.loads(result_file.read_text())
     assert result["status"] == "agent_exit" and result["success"] is False, (result, proc.stderr[-2000:])
@@ -92,6 +118,8 @@ def test_a_runner_stays_small_while_the_agent_prints_1_5_gb(images, tmp_path):
     size = agent_log.stat().st_size
     assert AGENT_LOG_CAP <= size <= AGENT_LOG_CAP + 4096, size
     tail = agent_log.read_bytes()[-400:].decode()
-    assert "[gaia2] agent.log truncated" in tail and f"{1500 * MiB - AGENT_LOG_CAP} bytes discarded" in tail, tail
+    assert (
+        "[gaia2] agent.log truncated" in tail and f"{1500 * MiB - AGENT_LOG_CAP} bytes discarded" in tail
+    ), tail
     assert peak < RUNNER_RSS_BOUND, f"runner peak RSS {peak / MiB:.0f} MiB"
     assert peak < 1 * GiB  # today's code: about twice what the agent printed

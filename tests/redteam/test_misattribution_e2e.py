@@ -34,10 +34,17 @@ HOSTILE = "demo_calendar_add_event"  # its task names the 'Dentist appointment'
 REJECT = "- Reasoning:\n<reasoning>scripted</reasoning>\n<subtask>Check it</subtask>\n[[False]] [[Failure]]"
 RULES = [
     {"contains": "PROVOKE-401", "status": 401, "message": "Missing bearer or basic authentication in header"},
-    {"contains": "PROVOKE-402", "status": 402, "message": "This request requires more credits, or fewer "
-                                                          "max_tokens. You requested up to 1000000 tokens"},
-    {"contains": "PROVOKE-403", "status": 403,
-     "html": "<html><body><h1>403 Forbidden</h1>Request blocked by the web application firewall</body></html>"},
+    {
+        "contains": "PROVOKE-402",
+        "status": 402,
+        "message": "This request requires more credits, or fewer "
+        "max_tokens. You requested up to 1000000 tokens",
+    },
+    {
+        "contains": "PROVOKE-403",
+        "status": 403,
+        "html": "<html><body><h1>403 Forbidden</h1>Request blocked by the web application firewall</body></html>",
+    },
     {"contains": "PROVOKE-ORG", "status": 401, "message": "No such organization: org-made-up"},
     {"contains": "PROVOKE-404", "status": 404, "message": "Not Found"},
     {"contains": "PROVOKE-DROP", "drop": True},
@@ -47,16 +54,49 @@ RULES = [
 
 def job(fake, out: Path, *extra: str) -> subprocess.CompletedProcess:
     base = f"http://{HOST}:{fake.port}/v1"
-    args = ["run-dataset", "--dataset-root", str(out.parent / "data"), "--agent", "llm",
-            "--provider", "openai-compat", "--model", "fake-model", "--base-url", base,
-            "--judge-provider", "openai-compat", "--judge-model", "fake-judge", "--judge-base-url", base,
-            "--output-dir", str(out), "--concurrency", "3", "--timeout", "180",
-            "--env", f"GAIA2_AGENT_COMMAND={COMMAND}", "--env", "PROVOKE_WHEN=Dentist", *extra]
-    return subprocess.run([sys.executable, "-m", "gaia2_runner.cli", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=560, env={**__import__("os").environ, "COLUMNS": "200"})
+    args = [
+        "run-dataset",
+        "--dataset-root",
+        str(out.parent / "data"),
+        "--agent",
+        "llm",
+        "--provider",
+        "openai-compat",
+        "--model",
+        "fake-model",
+        "--base-url",
+        base,
+        "--judge-provider",
+        "openai-compat",
+        "--judge-model",
+        "fake-judge",
+        "--judge-base-url",
+        base,
+        "--output-dir",
+        str(out),
+        "--concurrency",
+        "3",
+        "--timeout",
+        "180",
+        "--env",
+        f"GAIA2_AGENT_COMMAND={COMMAND}",
+        "--env",
+        "PROVOKE_WHEN=Dentist",
+        *extra,
+    ]
+    return subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=560,
+        env={**__import__("os").environ, "COLUMNS": "200"},
+    )
 
 
-def test_a_hostile_agent_cannot_stop_the_job_slow_it_or_buy_a_rerun(images, fake, tmp_path, demo_dataset) -> None:
+def test_a_hostile_agent_cannot_stop_the_job_slow_it_or_buy_a_rerun(
+    images, fake, tmp_path, demo_dataset
+) -> None:
     demo_dataset(SCENARIOS)
     fake.set_script({"chat": [{"text": REJECT, "repeat": 1000}], "rules": RULES})
     out = tmp_path / "out"
@@ -69,18 +109,30 @@ def test_a_hostile_agent_cannot_stop_the_job_slow_it_or_buy_a_rerun(images, fake
         assert result["status"] in JUDGED_STATUSES and isinstance(result["success"], bool), (name, result)
     hostile = json.loads((out / "demo" / HOSTILE / "result.json").read_text())
     log = (out / "demo" / HOSTILE / "agent.log").read_text()
-    [provoked] = [json.loads(line.removeprefix("PROVOKED ")) for line in log.splitlines() if line.startswith("PROVOKED ")]
-    assert [provoked[k] for k in ("x-api-key", "max_tokens", "firewall", "organization", "responses")] == \
-        [401, 402, 403, 401, 404], provoked
+    [provoked] = [
+        json.loads(line.removeprefix("PROVOKED "))
+        for line in log.splitlines()
+        if line.startswith("PROVOKED ")
+    ]
+    assert [provoked[k] for k in ("x-api-key", "max_tokens", "firewall", "organization", "responses")] == [
+        401,
+        402,
+        403,
+        401,
+        404,
+    ], provoked
     assert provoked["oversized"] == [502, 502], provoked  # the relay: "cannot reach the provider"
     assert all(not isinstance(got, int) for got in provoked["abandoned"]), provoked  # it gave up waiting
     assert hostile["success"] is False and hostile["provider"]["fault"] is None, hostile
     assert "counts as the agent's" in hostile["note"] and "HTTP 40" in hostile["note"], hostile["note"]
     assert "still waiting" in hostile["note"], hostile["note"]  # the long generations were its choice
-    assert hostile["provider"]["confirmed_unavailable"] == 0 and 1 <= hostile["provider"]["probes"] <= 4, \
+    assert hostile["provider"]["confirmed_unavailable"] == 0 and 1 <= hostile["provider"]["probes"] <= 4, (
         hostile["provider"]
+    )
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["stopped"] is None and summary["complete"] is True and summary["overall"]["infra_errors"] == 0
+    assert (
+        summary["stopped"] is None and summary["complete"] is True and summary["overall"]["infra_errors"] == 0
+    )
     assert summary["lowest_concurrency"] == summary["concurrency"] == 3, summary  # nobody was slowed down
     assert "configuration fault" not in (out / "runner.log").read_text()
     # --retry reruns what ended without a verdict: nothing here.

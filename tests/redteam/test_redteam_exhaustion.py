@@ -104,17 +104,26 @@ time.sleep(3600)
 
 def run(tmp_path: Path, script: str, timeout_s: float, **env: str):
     command = f"python3 -c \"import base64; exec(base64.b64decode('{base64.b64encode(script.encode()).decode()}'))\""
-    result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path, timeout=timeout_s,
-                          extra_env={"GAIA2_AGENT_COMMAND": command, **env})
+    result = run_scenario(
+        SCENARIO, ORACLE_IMAGE, tmp_path, timeout=timeout_s, extra_env={"GAIA2_AGENT_COMMAND": command, **env}
+    )
     out = tmp_path / result.scenario_id
     return result, (out / "agent.log").read_text(), out
 
 
-def test_a_flood_of_connections_ends_in_a_verdict_not_an_infrastructure_error(images, fake, tmp_path, monkeypatch):
+def test_a_flood_of_connections_ends_in_a_verdict_not_an_infrastructure_error(
+    images, fake, tmp_path, monkeypatch
+):
     fake.set_script({"chat": [{"text": "ok", "repeat": 4}]})
     monkeypatch.setenv(contract.ENV_IDLE_TIMEOUT, "4")
-    result, agent_log, out = run(tmp_path, FLOOD, 120, GAIA2_AGENT_PROVIDER="openai", GAIA2_AGENT_MODEL="qwen",
-                                 GAIA2_AGENT_BASE_URL=f"http://{HOST}:{fake.port}")
+    result, agent_log, out = run(
+        tmp_path,
+        FLOOD,
+        120,
+        GAIA2_AGENT_PROVIDER="openai",
+        GAIA2_AGENT_MODEL="qwen",
+        GAIA2_AGENT_BASE_URL=f"http://{HOST}:{fake.port}",
+    )
     assert result.success is False and result.status in ("completed", "failed"), (result, agent_log[-2000:])
 
     flood = json.loads(agent_log.split("FLOOD ", 1)[1].splitlines()[0])
@@ -124,7 +133,9 @@ def test_a_flood_of_connections_ends_in_a_verdict_not_an_infrastructure_error(im
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert [e["http_status"] for e in events if e["kind"] == "provider_call"] == [200, 200], events
     answers = [e for e in events if e["kind"] == "tool_call" and e["function"] == "send_message_to_user"]
-    assert [(a["ok"], a["args"]["content"]) for a in answers] == [(True, "I could not add the event.")], events
+    assert [(a["ok"], a["args"]["content"]) for a in answers] == [(True, "I could not add the event.")], (
+        events
+    )
     assert "refused the agent's connection" in (out / "container.log").read_text()
 
 

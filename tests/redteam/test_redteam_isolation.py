@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
+from container_probe import running
 from gaia2_runner.engine.scenario_run import run_scenario
 from gaia2_runner.sandbox.adapter import AdapterClient
-from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.container_handle import ContainerHandle
+from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_SCENARIO_ID
-from container_probe import running
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -56,11 +56,14 @@ def victim_scenario(tmp_path: Path, scenario_id: str) -> Path:
 
 def host_ipv4_addresses() -> list[str]:
     try:
-        out = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True, timeout=10).stdout
+        out = subprocess.run(
+            ["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True, timeout=10
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return []
-    return sorted({line.split()[3].split("/")[0] for line in out.splitlines() if len(line.split()) > 3}
-                  - {"127.0.0.1"})
+    return sorted(
+        {line.split()[3].split("/")[0] for line in out.splitlines() if len(line.split()) > 3} - {"127.0.0.1"}
+    )
 
 
 def describe(backend, cid: str, scenario_id: str) -> dict:
@@ -70,8 +73,13 @@ def describe(backend, cid: str, scenario_id: str) -> dict:
     ports = attrs["NetworkSettings"]["Ports"]["8090/tcp"]
     nets = attrs["NetworkSettings"].get("Networks") or {}
     ips = {attrs["NetworkSettings"].get("IPAddress")} | {n.get("IPAddress") for n in nets.values()}
-    return {"scenario_id": scenario_id, "token": env["GAIA2_ADAPTER_TOKEN"], "port": int(ports[0]["HostPort"]),
-            "name": attrs["Name"].lstrip("/"), "ips": sorted(ip for ip in ips if ip)}
+    return {
+        "scenario_id": scenario_id,
+        "token": env["GAIA2_ADAPTER_TOKEN"],
+        "port": int(ports[0]["HostPort"]),
+        "name": attrs["Name"].lstrip("/"),
+        "ips": sorted(ip for ip in ips if ip),
+    }
 
 
 def wait_for(predicate, timeout: float, what: str):
@@ -106,30 +114,55 @@ def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, backend,
     sibling_out = tmp_path / "sibling"
     sibling_file = victim_scenario(tmp_path, "redteam_victim_sibling")
     # The victims' oracle waits in real time (it fast-forwards otherwise).
-    sibling = threading.Thread(target=run_scenario, args=(sibling_file, ORACLE_IMAGE, sibling_out),
-                               kwargs={"backend": backend, "extra_env": {"GAIA2_ORACLE_REALTIME": "1"}})
+    sibling = threading.Thread(
+        target=run_scenario,
+        args=(sibling_file, ORACLE_IMAGE, sibling_out),
+        kwargs={"backend": backend, "extra_env": {"GAIA2_ORACLE_REALTIME": "1"}},
+    )
     sibling.start()
     # Victim 2: a separate invocation of the runner, with its own engine connection.
     other_out = tmp_path / "other"
     other = subprocess.Popen(
-        [sys.executable, "-m", "gaia2_runner", "run", "--scenario",
-         str(victim_scenario(tmp_path, "redteam_victim_other")), "--image", ORACLE_IMAGE,
-         "--output-dir", str(other_out), "--env", "GAIA2_ORACLE_REALTIME=1"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ},
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner",
+            "run",
+            "--scenario",
+            str(victim_scenario(tmp_path, "redteam_victim_other")),
+            "--image",
+            ORACLE_IMAGE,
+            "--output-dir",
+            str(other_out),
+            "--env",
+            "GAIA2_ORACLE_REALTIME=1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ},
     )
     try:
         sib = wait_for(lambda: handles.get("redteam_victim_sibling"), 120, "the sibling victim's container")
-        oth = wait_for(lambda: running(backend, f"{LABEL_SCENARIO_ID}=redteam_victim_other"),
-                       120, "the other victim's container")[0]
-        victims = [describe(backend, sib.id, "redteam_victim_sibling"),
-                   describe(backend, oth.id, "redteam_victim_other")]
+        oth = wait_for(
+            lambda: running(backend, f"{LABEL_SCENARIO_ID}=redteam_victim_other"),
+            120,
+            "the other victim's container",
+        )[0]
+        victims = [
+            describe(backend, sib.id, "redteam_victim_sibling"),
+            describe(backend, oth.id, "redteam_victim_other"),
+        ]
         clients = [AdapterClient(f"http://127.0.0.1:{v['port']}", v["token"]) for v in victims]
         for client in clients:
             client.wait_healthy(120)
             assert client.get_status()["status"] == "running"
 
         attacker = run_scenario(
-            DEMOS / "demo_calendar_add_event.json", ORACLE_IMAGE, tmp_path / "attacker", backend=backend,
+            DEMOS / "demo_calendar_add_event.json",
+            ORACLE_IMAGE,
+            tmp_path / "attacker",
+            backend=backend,
             extra_env={
                 "GAIA2_AGENT_COMMAND": f"/opt/gaia2/venv/bin/python3 -c {shlex.quote(ATTACKER)}",
                 "REDTEAM_TARGETS": json.dumps(victims),
@@ -154,15 +187,20 @@ def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, backend,
     agent_log = (out / "agent.log").read_text()
     lines = [line for line in agent_log.splitlines() if line.startswith("REDTEAM ")]
     assert len(lines) == 1, agent_log[-3000:]
-    report = json.loads(lines[0][len("REDTEAM "):])
+    report = json.loads(lines[0][len("REDTEAM ") :])
 
     # 1. Network: no victim answered, through any address; hence nothing was injected.
     tried = report["network"]
     assert len(tried) > 2 * 254, "the attacker scanned its subnet for both victims"
     # A port may look open when something outside answers (a sandbox's egress proxy does), so what
     # counts is whether an adapter answered: 200 for the victim's token, or a daemon's 401.
-    answered = [t for t in tried if t.get("reached") or t.get("notify")
-                or (t.get("status") and (t["status"][0] in (200, 401) or "adapter token" in t["status"][1]))]
+    answered = [
+        t
+        for t in tried
+        if t.get("reached")
+        or t.get("notify")
+        or (t.get("status") and (t["status"][0] in (200, 401) or "adapter token" in t["status"][1]))
+    ]
     assert answered == [], answered
     published = {t["host"] for t in tried if t["port"] != 8090}
     assert published >= {"host.containers.internal", "10.0.2.2", "fd00::2", "127.0.0.1", report["gateway"]}
@@ -193,8 +231,11 @@ def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, backend,
     for run_dir in [out, *victim_dirs]:
         for name in ("events.jsonl", "daemon_status.json", "agent_response.txt", "daemon.log"):
             assert MARK not in (run_dir / name).read_text(), run_dir / name
-    notes = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()
-             if '"notification"' in line]
+    notes = [
+        json.loads(line)
+        for line in (out / "events.jsonl").read_text().splitlines()
+        if '"notification"' in line
+    ]
     assert notes and all(n["source"] == "scenario" for n in notes), notes  # none came through /notify
 
     # 4. The token is a secret: never in what the runner writes.

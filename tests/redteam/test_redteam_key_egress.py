@@ -106,18 +106,30 @@ def _lines(log: str, tag: str) -> list[str]:
 
 
 @pytest.mark.both_engines
-def test_the_agent_holds_no_key_and_reaches_nothing_but_the_relay(backend, images, fake, tmp_path: Path) -> None:
+def test_the_agent_holds_no_key_and_reaches_nothing_but_the_relay(
+    backend, images, fake, tmp_path: Path
+) -> None:
     # DNS carries data out: what the host can resolve, the agent must not (on Docker its resolver
     # is on the container's loopback, 127.0.0.11). A name the host cannot resolve proves nothing.
-    assert socket.getaddrinfo(DNS_NAME, 443), f"this host resolves no {DNS_NAME}: the DNS check needs a name it does"
+    assert socket.getaddrinfo(DNS_NAME, 443), (
+        f"this host resolves no {DNS_NAME}: the DNS check needs a name it does"
+    )
     secret = f"sk-real-{secrets.token_hex(16)}"
     fake.api_key = secret
     fake.set_script({"chat": [{"text": "hello"}]})
-    env = {"GAIA2_AGENT_COMMAND": f"python3 -c {shlex.quote(AGENT)}", "GAIA2_AGENT_PROVIDER": "openai",
-           "GAIA2_AGENT_MODEL": "qwen", "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}",
-           "GAIA2_AGENT_API_KEY": secret, "KEY_SHA256": hashlib.sha256(secret.encode()).hexdigest(), "ANSWER": ANSWER,
-           "DNS_NAME": DNS_NAME}
-    result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path / "out", backend=backend, extra_env=env, timeout=240)
+    env = {
+        "GAIA2_AGENT_COMMAND": f"python3 -c {shlex.quote(AGENT)}",
+        "GAIA2_AGENT_PROVIDER": "openai",
+        "GAIA2_AGENT_MODEL": "qwen",
+        "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}",
+        "GAIA2_AGENT_API_KEY": secret,
+        "KEY_SHA256": hashlib.sha256(secret.encode()).hexdigest(),
+        "ANSWER": ANSWER,
+        "DNS_NAME": DNS_NAME,
+    }
+    result = run_scenario(
+        SCENARIO, ORACLE_IMAGE, tmp_path / "out", backend=backend, extra_env=env, timeout=240
+    )
     out = tmp_path / "out" / result.scenario_id
     log = (out / "agent.log").read_text()
     assert (result.status, result.success) == ("completed", True), (result.error, log[-3000:])

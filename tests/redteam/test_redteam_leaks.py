@@ -70,8 +70,13 @@ def _scenario(tmp_path: Path) -> Path:
 
 
 def _run(tmp_path: Path, script: str):
-    env = {"GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(script)}", "GAIA2_AGENT_API_KEY": AGENT_KEY,
-           "GAIA2_JUDGE_API_KEY": JUDGE_KEY, "GAIA2_JUDGE_MODEL": JUDGE_MODEL, "MY_AGENT_TOKEN": EXTRA_SECRET}
+    env = {
+        "GAIA2_AGENT_COMMAND": f"sh -c {shlex.quote(script)}",
+        "GAIA2_AGENT_API_KEY": AGENT_KEY,
+        "GAIA2_JUDGE_API_KEY": JUDGE_KEY,
+        "GAIA2_JUDGE_MODEL": JUDGE_MODEL,
+        "MY_AGENT_TOKEN": EXTRA_SECRET,
+    }
     out = tmp_path / "out"
     result = run_scenario(_scenario(tmp_path), ORACLE_IMAGE, out, extra_env=env, secrets=[EXTRA_SECRET])
     build(out)
@@ -93,10 +98,14 @@ def test_planted_links_to_environ_and_scenario_leak_nothing(images, tmp_path: Pa
     check_planted_links(tmp_path, "/proc/1/environ", "/gaia2/input/scenario.json")
 
 
-@pytest.mark.parametrize("trace_target, error_target", [
-    ("/gaia2/input/scenario.json", "/proc/1/environ"),
-    ("/proc/self/environ", "/proc/1/cmdline"),
-], ids=["scenario-environ", "self-environ"])
+@pytest.mark.parametrize(
+    "trace_target, error_target",
+    [
+        ("/gaia2/input/scenario.json", "/proc/1/environ"),
+        ("/proc/self/environ", "/proc/1/cmdline"),
+    ],
+    ids=["scenario-environ", "self-environ"],
+)
 def test_planted_links_leak_nothing(images, tmp_path: Path, trace_target: str, error_target: str):
     check_planted_links(tmp_path, trace_target, error_target)
 
@@ -115,7 +124,10 @@ def check_planted_links(tmp_path: Path, trace_target: str, error_target: str) ->
     assert result.note.endswith("agent runtime exited with code 3 before the scenario ended"), result.note
     assert not (scenario_out / "trace.jsonl").exists()
     daemon_log = (scenario_out / "daemon.log").read_text()
-    assert "$HOME/trace.jsonl not collected" in daemon_log and "$HOME/agent_error.txt not collected" in daemon_log
+    assert (
+        "$HOME/trace.jsonl not collected" in daemon_log
+        and "$HOME/agent_error.txt not collected" in daemon_log
+    )
     # The secret the agent passed as a tool argument is in the events, scrubbed.
     assert f"key {REDACTED}" in (scenario_out / "events.jsonl").read_text()
     _assert_clean(out)
@@ -124,7 +136,9 @@ def check_planted_links(tmp_path: Path, trace_target: str, error_target: str) ->
 def test_regular_files_written_by_the_agent_are_collected_and_scrubbed(images, tmp_path: Path):
     result, out, scenario_out = _run(tmp_path, LEGIT)
     assert result.status == "agent_exit" and result.success is False
-    assert result.note.endswith(f"code 3 before the scenario ended: provider rejected key {REDACTED}"), result.note
+    assert result.note.endswith(f"code 3 before the scenario ended: provider rejected key {REDACTED}"), (
+        result.note
+    )
     saved = json.loads((out / result.scenario_id / "result.json").read_text())
     assert saved["note"] == result.note
     (line,) = (scenario_out / "trace.jsonl").read_text().splitlines()
@@ -148,19 +162,44 @@ def test_run_dataset_writes_and_prints_no_secret(images, tmp_path: Path):
     _scenario(tmp_path).rename(split / "leak_probe.json")
     out = tmp_path / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root", str(tmp_path / "data"),
-         "--splits", "demo", "--image", ORACLE_IMAGE, "--output-dir", str(out),
-         "--judge-model", JUDGE_MODEL, "--judge-api-key", JUDGE_KEY,
-         "--env", f"GAIA2_AGENT_API_KEY={AGENT_KEY}", "--env", f"MY_AGENT_TOKEN={EXTRA_SECRET}",
-         "--env", f"GAIA2_AGENT_COMMAND=sh -c {shlex.quote(MIXED)}"],
-        capture_output=True, text=True, timeout=280, cwd=Path(__file__).resolve().parents[2],
-        env={**os.environ, "COLUMNS": "200"})
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run-dataset",
+            "--dataset-root",
+            str(tmp_path / "data"),
+            "--splits",
+            "demo",
+            "--image",
+            ORACLE_IMAGE,
+            "--output-dir",
+            str(out),
+            "--judge-model",
+            JUDGE_MODEL,
+            "--judge-api-key",
+            JUDGE_KEY,
+            "--env",
+            f"GAIA2_AGENT_API_KEY={AGENT_KEY}",
+            "--env",
+            f"MY_AGENT_TOKEN={EXTRA_SECRET}",
+            "--env",
+            f"GAIA2_AGENT_COMMAND=sh -c {shlex.quote(MIXED)}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "COLUMNS": "200"},
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr  # an agent that gives up is judged: a verdict
     for value in (AGENT_KEY, JUDGE_KEY, EXTRA_SECRET, ANSWER_MARKER):
         assert value not in proc.stdout + proc.stderr, value
     (record,) = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert record["success"] is False and record["status"] == "agent_exit"
-    assert record["note"].endswith(f"code 3 before the scenario ended: gave up with {REDACTED} and {REDACTED}")
+    assert record["note"].endswith(
+        f"code 3 before the scenario ended: gave up with {REDACTED} and {REDACTED}"
+    )
     assert not (out / "demo" / record["scenario_id"] / "trace.jsonl").exists()
     assert (out / "summary.json").is_file() and (out / "run_config.json").is_file()
     build(out)

@@ -19,15 +19,22 @@ SCENARIO = REPO / "examples" / "scenarios" / "demo_calendar_add_event.json"
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gaia2_runner.cli", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def run(root: Path, out: Path, image: str, *extra: str) -> subprocess.CompletedProcess:
     return cli("run-dataset", "--dataset-root", str(root), "--image", image, "--output-dir", str(out), *extra)
 
 
-def test_rerun_with_another_setup_is_refused_before_anything_starts(images, tmp_path: Path, demo_dataset) -> None:
+def test_rerun_with_another_setup_is_refused_before_anything_starts(
+    images, tmp_path: Path, demo_dataset
+) -> None:
     root = demo_dataset([SCENARIO.stem]) / "demo"
     out = tmp_path / "out"
     first = run(root.parent, out, ORACLE_IMAGE)

@@ -23,11 +23,11 @@ from pathlib import Path
 
 import pytest
 
+from container_probe import daemon_status, exists, handle_of, is_running, output_file, running
 from gaia2_contract import constants as contract
+from gaia2_runner.sandbox.engine import ContainerRecord
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_PID
-from gaia2_runner.sandbox.engine import ContainerRecord
-from container_probe import daemon_status, exists, handle_of, is_running, output_file, running
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -66,8 +66,15 @@ while True:
 
 
 def cli(*args: str, env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gaia2_runner.cli", *args], capture_output=True, text=True,
-                          env=env or os.environ.copy(), stdin=subprocess.DEVNULL, timeout=300, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env or os.environ.copy(),
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+        **kwargs,
+    )
 
 
 def start_runner(tmp_path: Path, name: str, agent: str, idle: int | None) -> subprocess.Popen:
@@ -77,10 +84,27 @@ def start_runner(tmp_path: Path, name: str, agent: str, idle: int | None) -> sub
         env[contract.ENV_IDLE_TIMEOUT] = str(idle)
     log = (tmp_path / f"{name}.log").open("w")
     return subprocess.Popen(
-        [sys.executable, "-m", "gaia2_runner.cli", "run", "--scenario", str(LONG_SCENARIO),
-         "--image", ORACLE_IMAGE, "--output-dir", str(tmp_path / name), "--timeout", "600",
-         "--env", f"GAIA2_AGENT_COMMAND={agent}"],
-        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run",
+            "--scenario",
+            str(LONG_SCENARIO),
+            "--image",
+            ORACLE_IMAGE,
+            "--output-dir",
+            str(tmp_path / name),
+            "--timeout",
+            "600",
+            "--env",
+            f"GAIA2_AGENT_COMMAND={agent}",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
 
 
 def container_of(backend, runner: subprocess.Popen) -> ContainerRecord:
@@ -95,7 +119,9 @@ def container_of(backend, runner: subprocess.Popen) -> ContainerRecord:
     raise AssertionError(f"runner {runner.pid} never had a running scenario")
 
 
-def kill_and_time_survival(backend, runner: subprocess.Popen, container: ContainerRecord, bound: float) -> float:
+def kill_and_time_survival(
+    backend, runner: subprocess.Popen, container: ContainerRecord, bound: float
+) -> float:
     """kill -9 the runner; seconds until its container stopped by itself."""
     runner.send_signal(signal.SIGKILL)
     killed = time.monotonic()
@@ -106,7 +132,9 @@ def kill_and_time_survival(backend, runner: subprocess.Popen, container: Contain
     return time.monotonic() - killed
 
 
-def test_killed_runner_leaves_a_stopped_container_that_clean_removes(images, backend, tmp_path, record_property):
+def test_killed_runner_leaves_a_stopped_container_that_clean_removes(
+    images, backend, tmp_path, record_property
+):
     runner = start_runner(tmp_path, "killed", f"python3 -c {shlex.quote(KEEPALIVE_AGENT)}", idle=SHORT_IDLE_S)
     container = container_of(backend, runner)
     labels = backend.inspect(container.id)["Config"]["Labels"]
@@ -155,8 +183,15 @@ def test_next_invocation_removes_dead_runners_containers_never_live_ones(images,
         assert is_running(backend, dead_container.id)
 
         # Another invocation on the same host, while `live` runs: it removes only the dead one's.
-        result = cli("run", "--scenario", str(QUICK_SCENARIO), "--image", ORACLE_IMAGE,
-                     "--output-dir", str(tmp_path / "next"))
+        result = cli(
+            "run",
+            "--scenario",
+            str(QUICK_SCENARIO),
+            "--image",
+            ORACLE_IMAGE,
+            "--output-dir",
+            str(tmp_path / "next"),
+        )
         assert result.returncode == 0, result.stdout + result.stderr
         assert "removed 1 container(s) left by runners that are gone" in result.stderr
         assert dead_container.name in result.stderr
@@ -183,15 +218,20 @@ def test_next_invocation_removes_dead_runners_containers_never_live_ones(images,
 
 def test_private_podman_service_dies_with_its_runner():
     env = {k: v for k, v in os.environ.items() if k != "CONTAINER_HOST"}
-    script = ("import time\nfrom gaia2_runner.sandbox.service import start_private_service\n"
-              "print(start_private_service().process.pid, flush=True)\ntime.sleep(600)")
+    script = (
+        "import time\nfrom gaia2_runner.sandbox.service import start_private_service\n"
+        "print(start_private_service().process.pid, flush=True)\ntime.sleep(600)"
+    )
     runner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
     service_pid = int(runner.stdout.readline())
     assert b"system\0service" in Path(f"/proc/{service_pid}/cmdline").read_bytes()
     runner.send_signal(signal.SIGKILL)
     runner.wait()
     deadline = time.monotonic() + 20
-    while Path(f"/proc/{service_pid}").exists() and Path(f"/proc/{service_pid}/stat").read_text().split(") ")[1][0] != "Z":
+    while (
+        Path(f"/proc/{service_pid}").exists()
+        and Path(f"/proc/{service_pid}/stat").read_text().split(") ")[1][0] != "Z"
+    ):
         assert time.monotonic() < deadline, "the private podman service outlived its runner"
         time.sleep(0.1)
 
@@ -200,8 +240,15 @@ def test_container_exits_at_its_deadline_even_if_nobody_collects(images, backend
     """The hard limit: no watchdog on idleness (0), nobody polls or collects, the agent never ends."""
     from gaia2_runner.engine.container_env import container_env
 
-    env = container_env(None, scenario_timeout=600, extra={"GAIA2_AGENT_COMMAND": "sleep 600", contract.ENV_IDLE_TIMEOUT: "0",
-                                                            contract.ENV_DEADLINE: "12"})
+    env = container_env(
+        None,
+        scenario_timeout=600,
+        extra={
+            "GAIA2_AGENT_COMMAND": "sleep 600",
+            contract.ENV_IDLE_TIMEOUT: "0",
+            contract.ENV_DEADLINE: "12",
+        },
+    )
     handle = backend.run_scenario_container(ORACLE_IMAGE, LONG_SCENARIO.read_bytes(), env, "redteam-deadline")
     try:
         started = time.monotonic()

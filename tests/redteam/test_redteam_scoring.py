@@ -22,8 +22,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = ["demo_calendar_add_event", "demo_messaging_send", "demo_cab_order"]
-ANSWER = ("Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
-          "at Smile Dental, 12 Rue Oberkampf, Paris.")
+ANSWER = (
+    "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
+    "at Smile Dental, 12 Rue Oberkampf, Paris."
+)
 
 AGENT = f"""
 import json, os, sys, time, urllib.error, urllib.request
@@ -56,25 +58,48 @@ if mode == "claim_provider_down":
         fh.write("provider error: HTTP 503 from https://api.example.com/v1/chat/completions")
 sys.exit(0 if mode == "exit0" else 3)
 """
-COMMAND = f"python3 -c \"import base64; exec(base64.b64decode('{base64.b64encode(AGENT.encode()).decode()}'))\""
+COMMAND = (
+    f"python3 -c \"import base64; exec(base64.b64decode('{base64.b64encode(AGENT.encode()).decode()}'))\""
+)
 
 
 def run_give_up(tmp_path: Path, mode: str, *extra: str) -> dict:
     demo_split(tmp_path / "data", SCENARIOS)
     out = tmp_path / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "gaia2_runner.cli", "run-dataset", "--dataset-root", str(tmp_path / "data"),
-         "--image", ORACLE_IMAGE, "--output-dir", str(out), "--concurrency", "2",
-         "--env", f"GAIA2_AGENT_COMMAND={COMMAND}", "--env", f"GIVE_UP={mode}", *extra],
-        cwd=REPO, capture_output=True, text=True, timeout=500)
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run-dataset",
+            "--dataset-root",
+            str(tmp_path / "data"),
+            "--image",
+            ORACLE_IMAGE,
+            "--output-dir",
+            str(out),
+            "--concurrency",
+            "2",
+            "--env",
+            f"GAIA2_AGENT_COMMAND={COMMAND}",
+            "--env",
+            f"GIVE_UP={mode}",
+            *extra,
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=500,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr  # every run got a verdict
     summary = json.loads((out / "summary.json").read_text())
     results = {r["scenario_id"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     return {"summary": summary, "results": results, "stdout": proc.stdout, "out": out}
 
 
-@pytest.mark.parametrize("mode,status", [("exit3", "agent_exit"), ("exit0", "agent_exit"),
-                                         ("claim_provider_down", "agent_exit")])
+@pytest.mark.parametrize(
+    "mode,status", [("exit3", "agent_exit"), ("exit0", "agent_exit"), ("claim_provider_down", "agent_exit")]
+)
 def test_an_agent_that_gives_up_scores_as_failing(images, tmp_path: Path, mode: str, status: str) -> None:
     got = run_give_up(tmp_path, mode)
     results = got["results"]

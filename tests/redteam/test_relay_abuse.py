@@ -7,9 +7,9 @@ import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler
+
 import httpx
 import pytest
-
 
 from gaia2_container.daemon.http_api import DaemonServer  # noqa: E402
 from gaia2_container.daemon.provider_ledger import ProviderLedger  # noqa: E402
@@ -106,7 +106,12 @@ def test_rate_limits_after_the_agents_own_flood_are_no_outage(relay) -> None:
             assert http.post("/chat/completions?status=429", json={}).status_code == 429
         assert "HTTP 429" in (witness.provider_unavailable() or "")
         with ThreadPoolExecutor(max_workers=relay_module.BURST_LIMIT) as pool:  # all at once
-            codes = list(pool.map(lambda _: http.post("/chat/completions", json={}).status_code, range(relay_module.BURST_LIMIT)))
+            codes = list(
+                pool.map(
+                    lambda _: http.post("/chat/completions", json={}).status_code,
+                    range(relay_module.BURST_LIMIT),
+                )
+            )
         assert codes == [200] * relay_module.BURST_LIMIT
         for _ in range(5):  # the flood's own rate limits
             assert http.post("/chat/completions?status=429", json={}).status_code == 429
@@ -155,5 +160,7 @@ def test_an_outage_only_the_agents_requests_meet_is_the_agents(relay) -> None:
         for _ in range(4):
             assert http.post("/chat/completions?status=502", json={}).status_code == 502
     assert witness.provider_unavailable() is None
-    assert "HTTP 502" in (witness.ledger.notes() or "") and "counts as the agent's" in (witness.ledger.notes() or "")
+    assert "HTTP 502" in (witness.ledger.notes() or "") and "counts as the agent's" in (
+        witness.ledger.notes() or ""
+    )
     assert witness.ledger.summary()["confirmed_unavailable"] == 0  # the job keeps its concurrency

@@ -13,13 +13,13 @@ from http.server import BaseHTTPRequestHandler
 
 import httpx
 import pytest
-from polling import until
 
 from gaia2_container.daemon.http_api import DaemonServer
 from gaia2_container.daemon.provider_faults import RunnerSetup
 from gaia2_container.daemon.provider_ledger import ProviderLedger
 from gaia2_container.daemon.relay import Relay, serve_relay
 from gaia2_container.daemon.usage import DEFAULT_MAX_OUTPUT_TOKENS
+from polling import until
 
 pytestmark = pytest.mark.redteam
 MODEL = "gpt-4o-mini"
@@ -49,8 +49,13 @@ class Provider(BaseHTTPRequestHandler):
         body = json.loads(raw)
         Provider.seen.append(body)
         if "stream_options" in body and body.get("stream") is not True:
-            return self._send(400, {"error": {"message": "stream_options is only allowed when stream is true"}})
-        usage = {"prompt_tokens": len(raw) // 4, "completion_tokens": min(OUTPUT, body.get("max_tokens") or OUTPUT)}
+            return self._send(
+                400, {"error": {"message": "stream_options is only allowed when stream is true"}}
+            )
+        usage = {
+            "prompt_tokens": len(raw) // 4,
+            "completion_tokens": min(OUTPUT, body.get("max_tokens") or OUTPUT),
+        }
         time.sleep(Provider.delay_s)
         if not body.get("stream"):
             return self._send(200, {"choices": [{"message": {"content": "hi"}}], "usage": usage})
@@ -83,11 +88,17 @@ def relay():
     provider = DaemonServer(("127.0.0.1", 0), Provider)
     threading.Thread(target=provider.serve_forever, daemon=True).start()
     budgets: list[str] = []
-    ledger = ProviderLedger(RunnerSetup(model=MODEL, agent_key=KEY), token_budget=1000, on_budget=budgets.append)
+    ledger = ProviderLedger(
+        RunnerSetup(model=MODEL, agent_key=KEY), token_budget=1000, on_budget=budgets.append
+    )
     witness = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1", timeout_s=10.0, ledger=ledger)
     server = serve_relay(witness, "127.0.0.1", 0)
-    with httpx.Client(base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=20,
-                      headers={"Authorization": f"Bearer {KEY}"}) as http:
+    with httpx.Client(
+        base_url=f"http://127.0.0.1:{server.server_address[1]}",
+        trust_env=False,
+        timeout=20,
+        headers={"Authorization": f"Bearer {KEY}"},
+    ) as http:
         yield witness, http, budgets
     server.shutdown()
     provider.shutdown()
@@ -114,7 +125,10 @@ def test_streams_without_include_usage_are_counted_from_the_usage_the_relay_asks
         assert answer.status_code == 200
     events = [line[6:] for line in answer.text.splitlines() if line.startswith("data: ")]
     asked = prompt(Provider.seen[0])
-    assert json.loads(events[-2]) == {"choices": [], "usage": {"prompt_tokens": asked, "completion_tokens": OUTPUT}}
+    assert json.loads(events[-2]) == {
+        "choices": [],
+        "usage": {"prompt_tokens": asked, "completion_tokens": OUTPUT},
+    }
     assert events[-1] == "[DONE]"  # the agent sees the final usage chunk, then the stream's end
     assert all(body["stream_options"] == {"other": 1, "include_usage": True} for body in Provider.seen)
     assert spent(witness) == 10 * (asked + OUTPUT)  # the usage the provider reported, no estimate
@@ -143,7 +157,9 @@ def test_calls_at_once_without_max_tokens_hold_the_default_reservation(relay) ->
     witness, http, _ = relay
     Provider.delay_s = 0.3
     with ThreadPoolExecutor(20) as pool:
-        statuses = list(pool.map(lambda _: http.post("/chat/completions", json=chat(stream=True)).status_code, range(20)))
+        statuses = list(
+            pool.map(lambda _: http.post("/chat/completions", json=chat(stream=True)).status_code, range(20))
+        )
     assert statuses.count(200) == 1 and len(Provider.seen) == 1, statuses  # the first holds 4096 + its prompt
     assert spent(witness) <= 1000 + DEFAULT_MAX_OUTPUT_TOKENS + 100
 
@@ -166,9 +182,15 @@ def test_a_stream_the_agent_cuts_is_charged_at_least_its_reservation(relay) -> N
     host, port = str(http.base_url.host), http.base_url.port
     data = json.dumps(chat(stream=True, max_tokens=300)).encode()
     with socket.create_connection((host, port), timeout=10) as sock:
-        sock.sendall(b"POST /chat/completions HTTP/1.0\r\nContent-Type: application/json\r\n"
-                     b"Authorization: Bearer " + KEY.encode() + b"\r\nContent-Length: " + str(len(data)).encode()
-                     + b"\r\n\r\n" + data)
+        sock.sendall(
+            b"POST /chat/completions HTTP/1.0\r\nContent-Type: application/json\r\n"
+            b"Authorization: Bearer "
+            + KEY.encode()
+            + b"\r\nContent-Length: "
+            + str(len(data)).encode()
+            + b"\r\n\r\n"
+            + data
+        )
         received = b""
         while b"data:" not in received:  # the first chunk, then the agent hangs up
             received += sock.recv(4096) or pytest.fail(f"the stream ended: {received!r}")
@@ -178,13 +200,22 @@ def test_a_stream_the_agent_cuts_is_charged_at_least_its_reservation(relay) -> N
 
 def test_another_model_is_refused_and_never_forwarded(relay) -> None:
     witness, http, _ = relay
-    for body in (chat(model="o1-pro"), chat(model="openai/gpt-4o-mini"), chat(model=None),
-                 {"messages": []}, chat(model=[MODEL])):
+    for body in (
+        chat(model="o1-pro"),
+        chat(model="openai/gpt-4o-mini"),
+        chat(model=None),
+        {"messages": []},
+        chat(model=[MODEL]),
+    ):
         refused = http.post("/chat/completions", json=body)
         assert refused.status_code == 400, body
         error = refused.json()["error"]
-        assert error["type"] == "gaia2_relay_refused" and error["message"].startswith("gaia2 relay: this run's model is")
-    repeated = '{"model": "%s", "messages": [], "model": "o1-pro"}' % MODEL  # which copy would the provider read?
+        assert error["type"] == "gaia2_relay_refused" and error["message"].startswith(
+            "gaia2 relay: this run's model is"
+        )
+    repeated = (
+        f'{{"model": "{MODEL}", "messages": [], "model": "o1-pro"}}'  # which copy would the provider read?
+    )
     refused = http.post("/chat/completions", content=repeated, headers={"Content-Type": "application/json"})
     assert refused.status_code == 400 and "repeats the key 'model'" in refused.json()["error"]["message"]
     assert http.post("/responses", json={"model": "o1-pro", "input": "hi"}).status_code == 400
@@ -202,8 +233,12 @@ def gemini_relay():
     provider = DaemonServer(("127.0.0.1", 0), Provider)
     threading.Thread(target=provider.serve_forever, daemon=True).start()
     ledger = ProviderLedger(RunnerSetup(model="models/gemini-2.5-flash", agent_key=KEY))
-    server = serve_relay(Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1beta", ledger=ledger), "127.0.0.1", 0)
-    with httpx.Client(base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=20) as http:
+    server = serve_relay(
+        Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1beta", ledger=ledger), "127.0.0.1", 0
+    )
+    with httpx.Client(
+        base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=20
+    ) as http:
         yield http
     server.shutdown()
     provider.shutdown()
@@ -213,11 +248,22 @@ def test_the_gemini_path_names_the_model(gemini_relay) -> None:
     http = gemini_relay
     body = {"contents": [{"role": "user", "parts": [{"text": "go"}]}]}
     assert http.post("/models/gemini-2.5-flash:generateContent", json=body).status_code == 200
-    assert http.post("/v1beta/models/gemini-2.5-fl%61sh:streamGenerateContent?alt=sse", json=body).status_code == 200
-    for path in ("/models/gemini-2.5-pro:generateContent", "/v1beta/models/gemini-2.5-pro:streamGenerateContent"):
+    assert (
+        http.post("/v1beta/models/gemini-2.5-fl%61sh:streamGenerateContent?alt=sse", json=body).status_code
+        == 200
+    )
+    for path in (
+        "/models/gemini-2.5-pro:generateContent",
+        "/v1beta/models/gemini-2.5-pro:streamGenerateContent",
+    ):
         refused = http.post(path, json=body)
         assert refused.status_code == 400 and "'gemini-2.5-pro'" in refused.json()["error"]["message"]
-    assert http.post("/models/gemini-2.5-flash:generateContent", json={**body, "model": "models/gemini-2.5-pro"}).status_code == 400
+    assert (
+        http.post(
+            "/models/gemini-2.5-flash:generateContent", json={**body, "model": "models/gemini-2.5-pro"}
+        ).status_code
+        == 400
+    )
     assert len(Provider.seen) == 2
 
 
@@ -229,8 +275,11 @@ def test_a_path_spelled_otherwise_is_still_a_model_call_or_refused(relay, target
     host, port = str(http.base_url).removeprefix("http://").rstrip("/").split(":")
     data = json.dumps({"model": "o1-pro", "messages": []}).encode()
     with socket.create_connection((host, int(port)), timeout=10) as sock:  # the target exactly as written
-        sock.sendall(f"POST {target} HTTP/1.0\r\nAuthorization: Bearer {KEY}\r\n"
-                     f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+        sock.sendall(
+            f"POST {target} HTTP/1.0\r\nAuthorization: Bearer {KEY}\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n".encode()
+            + data
+        )
         status = int(sock.makefile("rb").readline().split()[1])
     assert status in (400, 404), (target, status)
     assert not [seen for seen in Provider.seen if seen.get("model") == "o1-pro"], Provider.seen

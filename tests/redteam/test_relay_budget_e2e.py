@@ -40,25 +40,45 @@ def chat(model="qwen", **extra):
     return {"model": model, "stream": True, "messages": [{"role": "user", "content": "book it"}], **extra}
 report = {"other_model": call(chat("o1-pro")), "streams": [call(chat()) for _ in range(10)]}
 print("HOSTILE " + json.dumps(report), flush=True)  # the first refusal past the budget ends the run
-threads = [threading.Thread(target=call, args=(chat(max_tokens=%d),)) for _ in range(20)]
+threads = [threading.Thread(target=call, args=(chat(max_tokens=MAX_TOKENS),)) for _ in range(20)]
 for t in threads: t.start()
 for t in threads: t.join()
-""" % MAX_TOKENS
+""".replace("MAX_TOKENS", str(MAX_TOKENS))
 
 
-def test_a_hostile_agent_cannot_spend_past_the_budget_nor_change_the_model(backend, images, fake, tmp_path: Path) -> None:
-    fake.set_script({"chat": [{"text": "ok", "usage": USAGE, "repeat": 10},
-                              {"text": "ok", "usage": USAGE, "delay_s": 1, "repeat": 20}]})
-    env = {"GAIA2_AGENT_COMMAND": f"python3 -c {shlex.quote(AGENT)}", "GAIA2_AGENT_PROVIDER": "openai",
-           "GAIA2_AGENT_MODEL": "qwen", "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}",
-           "GAIA2_AGENT_API_KEY": "sk-budget-e2e", "GAIA2_TOKEN_BUDGET": str(BUDGET)}
-    result = run_scenario(SCENARIO, ORACLE_IMAGE, tmp_path / "out", backend=backend, extra_env=env, timeout=240)
+def test_a_hostile_agent_cannot_spend_past_the_budget_nor_change_the_model(
+    backend, images, fake, tmp_path: Path
+) -> None:
+    fake.set_script(
+        {
+            "chat": [
+                {"text": "ok", "usage": USAGE, "repeat": 10},
+                {"text": "ok", "usage": USAGE, "delay_s": 1, "repeat": 20},
+            ]
+        }
+    )
+    env = {
+        "GAIA2_AGENT_COMMAND": f"python3 -c {shlex.quote(AGENT)}",
+        "GAIA2_AGENT_PROVIDER": "openai",
+        "GAIA2_AGENT_MODEL": "qwen",
+        "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}",
+        "GAIA2_AGENT_API_KEY": "sk-budget-e2e",
+        "GAIA2_TOKEN_BUDGET": str(BUDGET),
+    }
+    result = run_scenario(
+        SCENARIO, ORACLE_IMAGE, tmp_path / "out", backend=backend, extra_env=env, timeout=240
+    )
     log = (tmp_path / "out" / result.scenario_id / "agent.log").read_text()
     lines = [line for line in log.splitlines() if line.startswith("HOSTILE ")]
     assert lines, log[-3000:]
     report = json.loads(lines[0].removeprefix("HOSTILE "))
     # A verdict: judged on what the agent did, as at the time limit.
-    assert (result.status, result.success) == ("timeout", False), (result.status, result.error, result.note, log[-2000:])
+    assert (result.status, result.success) == ("timeout", False), (
+        result.status,
+        result.error,
+        result.note,
+        log[-2000:],
+    )
     assert "token budget exhausted" in (result.note or ""), result.note
     assert report["other_model"] == 400 and report["streams"] == [200] * 10, (report["streams"], log[-3000:])
     sent = fake.llm_requests()

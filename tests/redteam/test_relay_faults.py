@@ -7,15 +7,15 @@ import json
 import re
 import threading
 from http.server import BaseHTTPRequestHandler
+
 import httpx
 import pytest
-from polling import until
-
 
 from gaia2_container.daemon.http_api import DaemonServer  # noqa: E402
 from gaia2_container.daemon.provider_faults import RunnerSetup  # noqa: E402
 from gaia2_container.daemon.provider_ledger import ProviderLedger  # noqa: E402
 from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
+from polling import until
 from relay_probe import PROBE_MARKER, probe_of  # noqa: E402
 
 pytestmark = pytest.mark.redteam
@@ -64,12 +64,22 @@ def relay():
     faults: list[str] = []
     budgets: list[str] = []
     upstream = f"http://127.0.0.1:{provider.server_address[1]}/v1"
-    ledger = ProviderLedger(RunnerSetup(model=MODEL, agent_key=KEY), token_budget=250, probe=probe_of(upstream, MODEL),
-                            on_fault=faults.append, on_budget=budgets.append, slow_wait_s=SLOW_WAIT_S)
+    ledger = ProviderLedger(
+        RunnerSetup(model=MODEL, agent_key=KEY),
+        token_budget=250,
+        probe=probe_of(upstream, MODEL),
+        on_fault=faults.append,
+        on_budget=budgets.append,
+        slow_wait_s=SLOW_WAIT_S,
+    )
     witness = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1", timeout_s=1.0, ledger=ledger)
     server = serve_relay(witness, "127.0.0.1", 0)
-    with httpx.Client(base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=10,
-                      headers={"Authorization": f"Bearer {KEY}"}) as http:
+    with httpx.Client(
+        base_url=f"http://127.0.0.1:{server.server_address[1]}",
+        trust_env=False,
+        timeout=10,
+        headers={"Authorization": f"Bearer {KEY}"},
+    ) as http:
         yield witness, http, faults, budgets
     Provider.release.set()
     server.shutdown()
@@ -89,7 +99,12 @@ def test_the_agent_cannot_provoke_a_configuration_fault(relay) -> None:
     assert http.post("/chat/completions/../models", json=own_path).status_code == 404
     assert http.post("/echo", json=own_path).status_code == 404
     made_up_key = {"model": MODEL, "reply_status": 401, "reply": {"error": {"message": "bad key"}}}
-    assert http.post("/chat/completions", json=made_up_key, headers={"Authorization": "Bearer sk-mine"}).status_code == 401
+    assert (
+        http.post(
+            "/chat/completions", json=made_up_key, headers={"Authorization": "Bearer sk-mine"}
+        ).status_code
+        == 401
+    )
     assert faults == [] and witness.ledger.summary()["fault"] is None
     assert witness.provider_unavailable() is None
 
@@ -108,13 +123,17 @@ def test_what_the_agent_provokes_with_the_runners_key_is_not_a_fault(relay) -> N
     balance (402), a firewall's 403 page, a 404 to a first request on a path the server lacks: the
     runner's own request is answered, so no fault; the run goes on, the provider's words in its note."""
     witness, http, faults, _ = relay
-    for status, reply in ((401, {"error": {"message": "Missing bearer or basic authentication in header"}}),
-                          (402, {"error": {"message": "This request requires more credits, or fewer max_tokens"}}),
-                          (403, {"error": "<html>Request blocked by the web application firewall</html>"}),
-                          (404, NOT_FOUND)):
+    for status, reply in (
+        (401, {"error": {"message": "Missing bearer or basic authentication in header"}}),
+        (402, {"error": {"message": "This request requires more credits, or fewer max_tokens"}}),
+        (403, {"error": "<html>Request blocked by the web application firewall</html>"}),
+        (404, NOT_FOUND),
+    ):
         sent = {"model": MODEL, "reply_status": status, "reply": reply, "max_tokens": 1000000}
         assert http.post("/chat/completions", json=sent).status_code == status
-    assert witness.provider_unavailable() is None and faults == [] and witness.ledger.summary()["fault"] is None
+    assert (
+        witness.provider_unavailable() is None and faults == [] and witness.ledger.summary()["fault"] is None
+    )
     assert "counts as the agent's" in (witness.ledger.notes() or "")
     assert witness.ledger.summary()["probes"] <= 2  # one while the run went on, one at its end
 

@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 
 import pytest
+from test_redteam_orphans import LONG_SCENARIO, QUICK_SCENARIO, cli
 
+from container_probe import daemon_status, exists, is_running, running
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_NAMESPACES, LABEL_OUTPUT_DIR
-from container_probe import daemon_status, exists, is_running, running
-from test_redteam_orphans import LONG_SCENARIO, QUICK_SCENARIO, cli
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
@@ -33,10 +33,28 @@ def start_runner(tmp_path: Path, name: str, prefix: tuple[str, ...] = ()) -> sub
     """A real runner on a long scenario whose agent never finishes by itself."""
     log = (tmp_path / f"{name}.log").open("w")
     return subprocess.Popen(
-        [*prefix, sys.executable, "-m", "gaia2_runner.cli", "run", "--scenario", str(LONG_SCENARIO),
-         "--image", ORACLE_IMAGE, "--output-dir", str(tmp_path / name), "--timeout", "600",
-         "--env", "GAIA2_AGENT_COMMAND=sleep 600"],
-        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=os.environ.copy())
+        [
+            *prefix,
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run",
+            "--scenario",
+            str(LONG_SCENARIO),
+            "--image",
+            ORACLE_IMAGE,
+            "--output-dir",
+            str(tmp_path / name),
+            "--timeout",
+            "600",
+            "--env",
+            "GAIA2_AGENT_COMMAND=sleep 600",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=os.environ.copy(),
+    )
 
 
 def running_container(backend, runner: subprocess.Popen, output_dir: Path):
@@ -54,8 +72,16 @@ def running_container(backend, runner: subprocess.Popen, output_dir: Path):
 
 
 def quick_run(tmp_path: Path, name: str, *flags: str) -> subprocess.CompletedProcess:
-    result = cli("run", "--scenario", str(QUICK_SCENARIO), "--image", ORACLE_IMAGE,
-                 "--output-dir", str(tmp_path / name), *flags)
+    result = cli(
+        "run",
+        "--scenario",
+        str(QUICK_SCENARIO),
+        "--image",
+        ORACLE_IMAGE,
+        "--output-dir",
+        str(tmp_path / name),
+        *flags,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result
 
@@ -96,8 +122,13 @@ def test_runners_on_one_host_never_remove_each_others_live_containers(images, ba
         off = quick_run(tmp_path, "off", "--no-sweep")
         assert "removed" not in off.stderr and exists(backend, c_box.id)
         # From another pid namespace nothing about C can be proven: `clean` keeps everything.
-        elsewhere = subprocess.run([*OWN_PID_NAMESPACE, sys.executable, "-m", "gaia2_runner.cli", "clean"],
-                                   capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        elsewhere = subprocess.run(
+            [*OWN_PID_NAMESPACE, sys.executable, "-m", "gaia2_runner.cli", "clean"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
         assert elsewhere.returncode == 0, elsewhere.stderr
         kept = [line for line in elsewhere.stdout.splitlines() if line.startswith("keep")]
         assert any(c_box.name in line and "another pid namespace" in line for line in kept), elsewhere.stdout
@@ -110,7 +141,10 @@ def test_runners_on_one_host_never_remove_each_others_live_containers(images, ba
         assert not exists(backend, c_box.id)
         assert is_running(backend, a_box.id) and is_running(backend, b_box.id)
         listed = cli("clean", "--dry-run")
-        lines = {box.name: next(ln for ln in listed.stdout.splitlines() if box.name in ln) for box in (a_box, b_box)}
+        lines = {
+            box.name: next(ln for ln in listed.stdout.splitlines() if box.name in ln)
+            for box in (a_box, b_box)
+        }
         assert lines[a_box.name].startswith("keep") and "another pid namespace" in lines[a_box.name]
         assert lines[b_box.name].startswith("keep") and "runner alive" in lines[b_box.name]
         assert a.poll() is None and b.poll() is None

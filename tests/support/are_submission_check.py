@@ -21,9 +21,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 from are.simulation.benchmark.hf_config_utils import create_config_name, parse_config_name
-from are.simulation.benchmark.hf_upload_utils import (create_hf_schema, generate_gaia2_dataset_readme,
-                                                      generate_json_stats_report_wrapper,
-                                                      generate_submission_summary)
+from are.simulation.benchmark.hf_upload_utils import (
+    create_hf_schema,
+    generate_gaia2_dataset_readme,
+    generate_json_stats_report_wrapper,
+    generate_submission_summary,
+)
 from are.simulation.benchmark.report_stats import build_trace_rows_polars, combine_results_to_dataframe
 from are.simulation.scenarios.config import MultiScenarioRunnerConfig
 from are.simulation.scenarios.validation_result import MultiScenarioValidationResult, ScenarioValidationResult
@@ -51,23 +54,47 @@ def main(bundle: Path, out: Path, model: str, provider: str) -> None:
         rows = table.to_pylist()
         pa.Table.from_pylist(rows, schema=schema)  # as ARE's upload builds each config's table
         for row in rows:
-            assert create_config_name(row["config"], row["phase_name"]) == directory.name, (directory.name, row)
+            assert create_config_name(row["config"], row["phase_name"]) == directory.name, (
+                directory.name,
+                row,
+            )
             assert parse_config_name(directory.name) == (row["config"], row["phase_name"])
-            key = (row["phase_name"], row["config"], row["a2a_app_prop"], row["has_app_noise"], row["has_env_noise"])
-            result = results.setdefault(key, MultiScenarioValidationResult(
-                run_config=MultiScenarioRunnerConfig(model=model, model_provider=provider, agent="default")))
+            key = (
+                row["phase_name"],
+                row["config"],
+                row["a2a_app_prop"],
+                row["has_app_noise"],
+                row["has_env_noise"],
+            )
+            result = results.setdefault(
+                key,
+                MultiScenarioValidationResult(
+                    run_config=MultiScenarioRunnerConfig(
+                        model=model, model_provider=provider, agent="default"
+                    )
+                ),
+            )
             export_path = None
             if row["data"] is not None:
                 export_path = traces / f"{directory.name}__{row['scenario_id']}_run_{row['run_number']}.json"
                 export_path.write_text(row["data"])
                 assert json.loads(row["data"])["metadata"], "data is ARE's trace export"
-            exception = (type(row["exception_type"], (Exception,), {})(row["exception_message"])
-                         if row["has_exception"] else None)
+            exception = (
+                type(row["exception_type"], (Exception,), {})(row["exception_message"])
+                if row["has_exception"]
+                else None
+            )
             success = None if row["score"] is None else row["score"] == 1.0
-            result.add_result(ScenarioValidationResult(success=success, exception=exception,
-                                                       export_path=None if export_path is None else str(export_path),
-                                                       rationale=row["rationale"]),
-                              row["scenario_id"], row["run_number"])
+            result.add_result(
+                ScenarioValidationResult(
+                    success=success,
+                    exception=exception,
+                    export_path=None if export_path is None else str(export_path),
+                    rationale=row["rationale"],
+                ),
+                row["scenario_id"],
+                row["run_number"],
+            )
             ours[(row["phase_name"], row["config"], row["scenario_id"], row["run_number"])] = row
     assert results, "no rows in the bundle"
     generate_submission_summary(str(out), results, model, provider, 3)
@@ -96,8 +123,10 @@ def main(bundle: Path, out: Path, model: str, provider: str) -> None:
     for name, value in are_stats["global"].items():
         if name not in SKIP_STATS:
             close(our_stats["global"][name], value, f"global {name}")
-    print("ARE-ACCEPTS", json.dumps({k: v for k, v in are_stats["global"].items() if k not in SKIP_STATS},
-                                    sort_keys=True))
+    print(
+        "ARE-ACCEPTS",
+        json.dumps({k: v for k, v in are_stats["global"].items() if k not in SKIP_STATS}, sort_keys=True),
+    )
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ def adapter_port(backend: Any, cid: str) -> int | None:
 
 
 def daemon_status(backend: Any, cid: str) -> str | None:
-    """"running" once the daemon's bare GET /health says ok (the scenario is loaded and runs). Asked
+    """ "running" once the daemon's bare GET /health says ok (the scenario is loaded and runs). Asked
     without the adapter token, so it feeds no watchdog (and /status would answer 401)."""
     port = adapter_port(backend, cid)
     if port is None:

@@ -23,14 +23,21 @@ import tempfile
 import time
 from pathlib import Path
 
-from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
 from gaia2_runner.sandbox.container_handle import ContainerHandle
+from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts"
 SPLIT = "universe"  # the corpus directory, used as a split of the dataset root
-SOURCES = sorted([*SCRIPTS.glob("corpus_*.py"), SCRIPTS / "make_gaia2_corpus.py", SCRIPTS / "are_export.py",
-                  SCRIPTS / "validate_scenarios_with_are.py", REPO / "containers" / "requirements-are.txt"])
+SOURCES = sorted(
+    [
+        *SCRIPTS.glob("corpus_*.py"),
+        SCRIPTS / "make_gaia2_corpus.py",
+        SCRIPTS / "are_export.py",
+        SCRIPTS / "validate_scenarios_with_are.py",
+        REPO / "containers" / "requirements-are.txt",
+    ]
+)
 
 # Runs in the container, in /work. Every step's exit code lands in out/status.txt.
 SCRIPT = f"""
@@ -75,16 +82,21 @@ def _tar(files: dict[str, bytes]) -> bytes:
             info = tarfile.TarInfo(name)
             info.size, info.mode, info.mtime = len(data), 0o644, 0
             tar.addfile(info, io.BytesIO(data))
-    return buf.getvalue()[:tar.offset]
+    return buf.getvalue()[: tar.offset]
 
 
-def run_in_runtime_image(backend, files: dict[str, bytes], script: str, out_path: str,
-                         limit_s: float) -> tuple[int | None, str, bytes]:
+def run_in_runtime_image(
+    backend, files: dict[str, bytes], script: str, out_path: str, limit_s: float
+) -> tuple[int | None, str, bytes]:
     """Run `script` (sh) in a fresh runtime-image container holding `files` (paths under /);
     return its exit code (None: over `limit_s`), its output, and the tar of `out_path`."""
     container = backend.client.containers.create(
-        RUNTIME_BASE_IMAGE, entrypoint=["/bin/sh", "-c"], command=[script], network_mode="none",
-        name=f"gaia2-corpus-build-{os.getpid()}-{int(time.time())}")
+        RUNTIME_BASE_IMAGE,
+        entrypoint=["/bin/sh", "-c"],
+        command=[script],
+        network_mode="none",
+        name=f"gaia2-corpus-build-{os.getpid()}-{int(time.time())}",
+    )
     try:
         if not container.put_archive("/", _tar(files)):
             raise RuntimeError("cannot copy the generator into the container")
@@ -118,10 +130,15 @@ def build_corpus(backend, limit_s: float = 1500) -> Path:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(staging, filter="data")
         built = staging / "out"
-        failed = {k: v for k, v in status(built).items() if k in ("generate", "rerun", "validate") and v != "0"}
+        failed = {
+            k: v for k, v in status(built).items() if k in ("generate", "rerun", "validate") and v != "0"
+        }
         if failed:
-            logs = "".join((built / n).read_text()[-3000:] for n in ("generate.log", "validate.log")
-                           if (built / n).is_file())
+            logs = "".join(
+                (built / n).read_text()[-3000:]
+                for n in ("generate.log", "validate.log")
+                if (built / n).is_file()
+            )
             raise RuntimeError(f"corpus build steps failed {failed}: {logs}")
         if not final.exists():  # else a concurrent session cached the same build first
             built.rename(final)

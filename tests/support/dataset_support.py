@@ -40,16 +40,24 @@ def two_splits(root: Path) -> Path:
 
 def oracle_config(path: Path, data: Path, out: Path, *, target: str = "", run: str = "") -> Path:
     """A run config for the oracle over `data` into `out`; `target`/`run`: more TOML lines."""
-    path.write_text(f'[target]\ndataset_root = "{data}"\n{target}'
-                    f'[agent]\nimage = "{ORACLE_IMAGE}"\nprovider = "oracle"\n'
-                    f'[run]\noutput_dir = "{out}"\n{run}')
+    path.write_text(
+        f'[target]\ndataset_root = "{data}"\n{target}'
+        f'[agent]\nimage = "{ORACLE_IMAGE}"\nprovider = "oracle"\n'
+        f'[run]\noutput_dir = "{out}"\n{run}'
+    )
     return path
 
 
 def run_cli(*args: str, cwd: Path = REPO, timeout: float = 900) -> subprocess.CompletedProcess:
     """The CLI in a subprocess, its tables 200 columns wide."""
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, timeout=timeout,
-                          env={**os.environ, "COLUMNS": "200"})
+    return subprocess.run(
+        [*CLI, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        env={**os.environ, "COLUMNS": "200"},
+    )
 
 
 def stat_numbers(stats: dict) -> dict:

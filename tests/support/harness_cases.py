@@ -7,8 +7,9 @@ checks what only that harness does, on the same runs."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -18,8 +19,18 @@ TURN1 = "Maria Garcia's email address is maria.garcia@example.com."
 TURN2 = "I emailed Maria (maria.garcia@example.com) with the subject 'Offsite agenda'."
 MARIA = "maria.garcia@example.com"
 EMAIL_TEXT = "Hi Maria, the offsite agenda will be ready by Thursday. Sam"
-SEND_EMAIL = shlex.join(["emails", "send-email", "--recipients", f'["{MARIA}"]', "--subject", "Offsite agenda",
-                         "--content", EMAIL_TEXT])
+SEND_EMAIL = shlex.join(
+    [
+        "emails",
+        "send-email",
+        "--recipients",
+        f'["{MARIA}"]',
+        "--subject",
+        "Offsite agenda",
+        "--content",
+        EMAIL_TEXT,
+    ]
+)
 SEARCH_MARIA = "contacts search-contacts --query 'Maria Garcia'"
 CALENDAR = "demo_calendar_add_event"
 MULTI_TURN = "demo_multi_turn_email"
@@ -107,26 +118,89 @@ def _marks(timeout: int, redteam: bool = True) -> tuple:
 
 CLAUDE_MODEL = "claude-sonnet-4-5"
 GEMINI_MODEL = "gemini-2.5-flash"
-CASES = {case.name: case for case in (
-    HarnessCase("claude-code", "anthropic", "anthropic", "sk-ant-test-KEY-123", ("x-api-key", "sk-ant-test-KEY-123"),
-                tool("Bash", command="{command}", description="Run an app command"), _all, model=CLAUDE_MODEL,
-                marks=_marks(600)),
-    HarnessCase("codex", "openai", "responses", "sk-test-CODEX-SECRET-7731",
-                ("authorization", "Bearer sk-test-CODEX-SECRET-7731"), tool("exec_command", cmd="{command}"), _llm,
-                path="/v1", run_options={"runtime": "harness"}, search_first=True, marks=_marks(900, redteam=False)),
-    HarnessCase("gemini-cli", "gemini", "gemini", "AIza-test-KEY-123", ("x-goog-api-key", "AIza-test-KEY-123"),
-                tool("run_shell_command", command="{command}", description="Run an app command"), _all,
-                model=GEMINI_MODEL, timeout=300, marks=_marks(600)),
-    HarnessCase("hermes", "openai-compat", "chat", "sk-hermes-SECRET-123", ("authorization", "Bearer sk-hermes-SECRET-123"),
-                tool("terminal", command="{command}"), _chat, path="/v1", timeout=600, wrong_end="16:00:00",
-                wrong_calls_checked=1, marks=_marks(900)),
-    HarnessCase("mini-swe-agent", "openai-compat", "chat", "sk-test-mini", ("authorization", "Bearer sk-test-mini"),
-                mini_bash, _llm, path="/v1", timeout=600, answer=mini_submit, note_calls=True, search_first=True,
-                keyless_cli=True, marks=_marks(1800)),
-    HarnessCase("openclaw", "openai-compat", "chat", "sk-test-OPENCLAW-SECRET",
-                ("authorization", "Bearer sk-test-OPENCLAW-SECRET"), tool("exec", command="{command}"), _llm,
-                path="/v1", timeout=600, marks=_marks(1800)),
-)}
+CASES = {
+    case.name: case
+    for case in (
+        HarnessCase(
+            "claude-code",
+            "anthropic",
+            "anthropic",
+            "sk-ant-test-KEY-123",
+            ("x-api-key", "sk-ant-test-KEY-123"),
+            tool("Bash", command="{command}", description="Run an app command"),
+            _all,
+            model=CLAUDE_MODEL,
+            marks=_marks(600),
+        ),
+        HarnessCase(
+            "codex",
+            "openai",
+            "responses",
+            "sk-test-CODEX-SECRET-7731",
+            ("authorization", "Bearer sk-test-CODEX-SECRET-7731"),
+            tool("exec_command", cmd="{command}"),
+            _llm,
+            path="/v1",
+            run_options={"runtime": "harness"},
+            search_first=True,
+            marks=_marks(900, redteam=False),
+        ),
+        HarnessCase(
+            "gemini-cli",
+            "gemini",
+            "gemini",
+            "AIza-test-KEY-123",
+            ("x-goog-api-key", "AIza-test-KEY-123"),
+            tool("run_shell_command", command="{command}", description="Run an app command"),
+            _all,
+            model=GEMINI_MODEL,
+            timeout=300,
+            marks=_marks(600),
+        ),
+        HarnessCase(
+            "hermes",
+            "openai-compat",
+            "chat",
+            "sk-hermes-SECRET-123",
+            ("authorization", "Bearer sk-hermes-SECRET-123"),
+            tool("terminal", command="{command}"),
+            _chat,
+            path="/v1",
+            timeout=600,
+            wrong_end="16:00:00",
+            wrong_calls_checked=1,
+            marks=_marks(900),
+        ),
+        HarnessCase(
+            "mini-swe-agent",
+            "openai-compat",
+            "chat",
+            "sk-test-mini",
+            ("authorization", "Bearer sk-test-mini"),
+            mini_bash,
+            _llm,
+            path="/v1",
+            timeout=600,
+            answer=mini_submit,
+            note_calls=True,
+            search_first=True,
+            keyless_cli=True,
+            marks=_marks(1800),
+        ),
+        HarnessCase(
+            "openclaw",
+            "openai-compat",
+            "chat",
+            "sk-test-OPENCLAW-SECRET",
+            ("authorization", "Bearer sk-test-OPENCLAW-SECRET"),
+            tool("exec", command="{command}"),
+            _llm,
+            path="/v1",
+            timeout=600,
+            marks=_marks(1800),
+        ),
+    )
+}
 
 
 def params() -> list:

@@ -16,25 +16,35 @@ from gaia2_runner.engine.scenario_run import run_scenario
 
 HOST = "host.containers.internal"  # the host (and its fake provider) as containers see it
 SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
-CALENDAR_ANSWER = ("Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
-                   "at Smile Dental, 12 Rue Oberkampf, Paris.")
+CALENDAR_ANSWER = (
+    "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
+    "at Smile Dental, 12 Rue Oberkampf, Paris."
+)
 
 
 def add_event_command(start: str, end: str = "15:00:00") -> str:
     """demo_calendar_add_event's solution (with another start time: a wrong one), in gaia2-cli's words."""
-    return ("calendar add-event --title 'Dentist appointment' "
-            f"--start-datetime '2024-10-03 {start}' --end-datetime '2024-10-03 {end}' "
-            "--location 'Smile Dental, 12 Rue Oberkampf, Paris'")
+    return (
+        "calendar add-event --title 'Dentist appointment' "
+        f"--start-datetime '2024-10-03 {start}' --end-datetime '2024-10-03 {end}' "
+        "--location 'Smile Dental, 12 Rue Oberkampf, Paris'"
+    )
 
 
 def agent_env(provider: str, fake, key: str, path: str = "", **extra: str) -> dict[str, str]:
     """The agent settings that point a harness at the fake provider, as the container sees the host."""
-    return {"GAIA2_AGENT_PROVIDER": provider, "GAIA2_AGENT_MODEL": "fake-model",
-            "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}{path}", "GAIA2_AGENT_API_KEY": key, **extra}
+    return {
+        "GAIA2_AGENT_PROVIDER": provider,
+        "GAIA2_AGENT_MODEL": "fake-model",
+        "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}{path}",
+        "GAIA2_AGENT_API_KEY": key,
+        **extra,
+    }
 
 
-def run_harness(backend, image: str, scenario: str, out: Path, agent_env: dict[str, str], timeout: float = 240,
-                **kwargs):
+def run_harness(
+    backend, image: str, scenario: str, out: Path, agent_env: dict[str, str], timeout: float = 240, **kwargs
+):
     """Run one demo scenario (name, with or without .json) with a harness image; (result, its directory)."""
     path = SCENARIOS / (scenario if scenario.endswith(".json") else f"{scenario}.json")
     result = run_scenario(path, image, out, backend=backend, extra_env=agent_env, timeout=timeout, **kwargs)
@@ -55,20 +65,51 @@ class CliRun:
         return self.proc.stdout, self.proc.stderr, agent_log_tail(self.out)
 
 
-def run_cli(agent: str, scenario: str, out: Path, fake, key: str | None, path: str = "", model: str = "fake-model",
-            timeout: float = 900, extra: tuple[str, ...] = ()) -> CliRun:
+def run_cli(
+    agent: str,
+    scenario: str,
+    out: Path,
+    fake,
+    key: str | None,
+    path: str = "",
+    model: str = "fake-model",
+    timeout: float = 900,
+    extra: tuple[str, ...] = (),
+) -> CliRun:
     """`gaia2-runner run --agent AGENT` as a user types it: the harness's default provider, the fake
     provider as `--base-url` (and as the judge's), the key only in an environment variable (None:
     a keyless endpoint, as a local vLLM is); `extra`: more options."""
     keyed = ["--api-key-env", "HARNESS_TEST_KEY"] if key is not None else []
     proc = subprocess.run(
-        [sys.executable, "-m", "gaia2_runner.cli", "run", "--agent", agent, "--model", model,
-         "--base-url", f"http://{HOST}:{fake.port}{path}", *keyed,
-         "--judge-provider", "openai-compat", "--judge-model", "fake-judge",
-         "--judge-base-url", f"http://{HOST}:{fake.port}/v1",
-         "--scenario", str(SCENARIOS / f"{scenario}.json"), "--output-dir", str(out), *extra],
-        capture_output=True, text=True, timeout=timeout,
-        env={**os.environ, "HARNESS_TEST_KEY": key or "", "COLUMNS": "200"})
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run",
+            "--agent",
+            agent,
+            "--model",
+            model,
+            "--base-url",
+            f"http://{HOST}:{fake.port}{path}",
+            *keyed,
+            "--judge-provider",
+            "openai-compat",
+            "--judge-model",
+            "fake-judge",
+            "--judge-base-url",
+            f"http://{HOST}:{fake.port}/v1",
+            "--scenario",
+            str(SCENARIOS / f"{scenario}.json"),
+            "--output-dir",
+            str(out),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "HARNESS_TEST_KEY": key or "", "COLUMNS": "200"},
+    )
     found = sorted(out.rglob("result.json"))
     result = json.loads(found[0].read_text()) if found else {}
     configs = sorted(out.rglob("run_config.json"))

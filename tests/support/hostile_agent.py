@@ -73,8 +73,10 @@ def first_task() -> str:
 def text(rng: random.Random) -> str:
     pick = rng.random()
     if pick < 0.3:
-        return "".join(rng.choice(["a", " ", "\ud800", "\udfff", "é", "日", "\x00", "\n", "😀", '"', "\\"])
-                       for _ in range(rng.randint(0, 40)))
+        return "".join(
+            rng.choice(["a", " ", "\ud800", "\udfff", "é", "日", "\x00", "\n", "😀", '"', "\\"])
+            for _ in range(rng.randint(0, 40))
+        )
     if pick < 0.31:
         return "x\ud83d" * rng.randint(50_000, 300_000)  # huge, with surrogates
     if pick < 0.6:
@@ -91,17 +93,40 @@ def value(rng: random.Random) -> object:
         return nested
     if kind < 0.5:
         return text(rng)
-    return rng.choice([rng.randint(-(10**30), 10**30), rng.random() * 1e300, True, False, None, [],
-                       {}, [text(rng), 1], {"k": text(rng)}, 10**4000])
+    return rng.choice(
+        [
+            rng.randint(-(10**30), 10**30),
+            rng.random() * 1e300,
+            True,
+            False,
+            None,
+            [],
+            {},
+            [text(rng), 1],
+            {"k": text(rng)},
+            10**4000,
+        ]
+    )
 
 
 def raw_body(rng: random.Random, tool: str) -> bytes:
-    return rng.choice([
-        b"", b"not json", b"\xff\xfe\x00garbage", b'{"tool": "' + tool.encode() + b'", "args": {"x": NaN}}',
-        b'{"tool": "' + tool.encode() + b'", "args": {"x": 1e999}}', b"[" * 5000 + b"]" * 5000,
-        b'{"tool": ' + b"9" * 5000 + b"}", b"[]", b'{"tool": 5}', b'{"tool": "' + tool.encode() + b'", "args": []}',
-        b'"\\ud800"', b'{"tool": "\\udc80", "args": {}}', b"{" * 3,
-    ])
+    return rng.choice(
+        [
+            b"",
+            b"not json",
+            b"\xff\xfe\x00garbage",
+            b'{"tool": "' + tool.encode() + b'", "args": {"x": NaN}}',
+            b'{"tool": "' + tool.encode() + b'", "args": {"x": 1e999}}',
+            b"[" * 5000 + b"]" * 5000,
+            b'{"tool": ' + b"9" * 5000 + b"}",
+            b"[]",
+            b'{"tool": 5}',
+            b'{"tool": "' + tool.encode() + b'", "args": []}',
+            b'"\\ud800"',
+            b'{"tool": "\\udc80", "args": {}}',
+            b"{" * 3,
+        ]
+    )
 
 
 def fuzz(report: dict, task: str) -> object:
@@ -116,8 +141,18 @@ def fuzz(report: dict, task: str) -> object:
         if pick < 0.12:
             code, body = post("/call", raw_body(rng, tool["name"]))
         elif pick < 0.22:
-            code, body = call(rng.choice(["Nope__nothing", "", "CalendarApp__", tool["name"] + "\ud800",
-                                          tool["app"] + "__delete_everything"]), {})
+            code, body = call(
+                rng.choice(
+                    [
+                        "Nope__nothing",
+                        "",
+                        "CalendarApp__",
+                        tool["name"] + "\ud800",
+                        tool["app"] + "__delete_everything",
+                    ]
+                ),
+                {},
+            )
         else:
             args = {n: value(rng) for n in names if rng.random() < 0.85}
             if pick < 0.32:
@@ -144,9 +179,15 @@ def main() -> None:
     if mode == "fuzz":
         answer = fuzz(report, task)
     else:
-        code, body = call("CalendarApp__add_calendar_event", {
-            "title": "Dentist appointment \ud800", "start_datetime": "2024-10-03 14:00:00",
-            "end_datetime": "2024-10-03 15:00:00", "location": "Smile Dental \udfff, 12 Rue Oberkampf, Paris"})
+        code, body = call(
+            "CalendarApp__add_calendar_event",
+            {
+                "title": "Dentist appointment \ud800",
+                "start_datetime": "2024-10-03 14:00:00",
+                "end_datetime": "2024-10-03 15:00:00",
+                "location": "Smile Dental \udfff, 12 Rue Oberkampf, Paris",
+            },
+        )
         count(report, code, body)
         report["call"] = [code, body]
     report["answer"] = json.dumps(answer)[:60]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.config.setting import Setting
-from gaia2_runner.output import leaderboard_phases as phases
 from gaia2_runner.engine.leaderboard_plan import setting_by_flag
+from gaia2_runner.output import leaderboard_phases as phases
 from viewer_synth import result_doc
 
 # Verdicts by (phase, config) -> scenario -> one per run (None: an infrastructure error).
@@ -28,23 +28,36 @@ def flag_setting(flag: str) -> Setting:
     return found
 
 
-def leaderboard_root(root: Path, monkeypatch: pytest.MonkeyPatch, verdicts: dict = VERDICTS,
-                     hub_split: str | None = None) -> Path:
+def leaderboard_root(
+    root: Path, monkeypatch: pytest.MonkeyPatch, verdicts: dict = VERDICTS, hub_split: str | None = None
+) -> Path:
     """One run-dataset output directory per phase, a split per config, as `leaderboard` writes them."""
     a2a, hub_config = flag_setting(phases.A2A_FLAG), flag_setting(phases.CONFIG_FLAG)
     by_name = {p.name: p for p in phases.PHASES}
     for (phase, config), scenarios in verdicts.items():
         runs = len(next(iter(scenarios.values())))
-        settings = {"agent": {"provider": "openai-compat", "model": "m-1"}, "judge": {},
-                    "run": {"noise": by_name[phase].noise}, "target": {"split": hub_split} if hub_split else {}}
+        settings = {
+            "agent": {"provider": "openai-compat", "model": "m-1"},
+            "judge": {},
+            "run": {"noise": by_name[phase].noise},
+            "target": {"split": hub_split} if hub_split else {},
+        }
         settings.setdefault(a2a.section, {})[a2a.key] = by_name[phase].a2a_app_prop or None
         settings.setdefault(hub_config.section, {})[hub_config.key] = list(by_name[phase].configs)
         for k in range(1, runs + 1):
             run_dir = phases.phase_dir(root, phase) / f"run_{k}"
             run_dir.mkdir(parents=True, exist_ok=True)
-            (run_dir / "run_config.json").write_text(json.dumps({
-                "command": "leaderboard", "pass_at": runs, "run_index": k, "config": settings,
-                "scenarios": [{"scenario_id": s, "split": config} for s in scenarios]}))
+            (run_dir / "run_config.json").write_text(
+                json.dumps(
+                    {
+                        "command": "leaderboard",
+                        "pass_at": runs,
+                        "run_index": k,
+                        "config": settings,
+                        "scenarios": [{"scenario_id": s, "split": config} for s in scenarios],
+                    }
+                )
+            )
             for sid, outcome in scenarios.items():
                 directory = run_dir / config / sid
                 directory.mkdir(parents=True)

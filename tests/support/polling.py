@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 
 def until(predicate: Callable[[], object], wait_s: float = 20.0, step_s: float = 0.05) -> bool:

@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 TOOLS = os.environ["GAIA2_TOOLS_URL"]
 BASE = os.environ["GAIA2_AGENT_BASE_URL"].rstrip("/")
@@ -36,8 +36,9 @@ ABANDON_S = 62.0  # past the relay's 60 s honest wait: what issue 31 found turne
 
 def request(url: str, body: dict | None, headers: dict[str, str], timeout: float = 60) -> object:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data, {"Content-Type": "application/json", **headers},
-                                 method="GET" if body is None else "POST")
+    req = urllib.request.Request(
+        url, data, {"Content-Type": "application/json", **headers}, method="GET" if body is None else "POST"
+    )
     try:
         with OPENER.open(req, timeout=timeout) as resp:
             resp.read()
@@ -49,8 +50,13 @@ def request(url: str, body: dict | None, headers: dict[str, str], timeout: float
         return type(exc).__name__
 
 
-def chat(word: str, headers: dict[str, str] | None = None, path: str = "/chat/completions",
-         timeout: float = 60, **extra: object) -> object:
+def chat(
+    word: str,
+    headers: dict[str, str] | None = None,
+    path: str = "/chat/completions",
+    timeout: float = 60,
+    **extra: object,
+) -> object:
     body = {"model": MODEL, "messages": [{"role": "user", "content": f"{word}: hello"}], **extra}
     auth = {"Authorization": f"Bearer {KEY}"} if headers is None else headers
     return request(BASE + path, body, auth, timeout)

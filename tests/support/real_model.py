@@ -13,10 +13,10 @@ from __future__ import annotations
 import shlex
 import subprocess
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import httpx
 
@@ -57,8 +57,12 @@ def setup_files(timeout: float = SETUP_TIMEOUT_S) -> ModelFiles:
         raise RealModelError(f"{SETUP_SCRIPT.name} failed: {proc.stderr[-LOG_TAIL_CHARS:].strip()}")
     found = dict(shlex.split(line)[0].split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
     try:
-        return ModelFiles(Path(found["GAIA2_LLAMA_SERVER"]), Path(found["GAIA2_MODEL_GGUF"]),
-                          found["GAIA2_MODEL_ALIAS"], tuple(found["GAIA2_LLAMA_FLAGS"].split()))
+        return ModelFiles(
+            Path(found["GAIA2_LLAMA_SERVER"]),
+            Path(found["GAIA2_MODEL_GGUF"]),
+            found["GAIA2_MODEL_ALIAS"],
+            tuple(found["GAIA2_LLAMA_FLAGS"].split()),
+        )
     except KeyError as exc:
         raise RealModelError(f"{SETUP_SCRIPT.name} printed no {exc.args[0]}: {proc.stdout!r}") from exc
 
@@ -86,14 +90,27 @@ class RealModelServer:
 
     def command(self) -> list[str]:
         """The same command line as `setup-model-server.sh --serve` runs, on this port."""
-        return [str(self.files.server), "-m", str(self.files.gguf), "--alias", self.files.alias,
-                "--port", str(self.port), *self.files.flags]
+        return [
+            str(self.files.server),
+            "-m",
+            str(self.files.gguf),
+            "--alias",
+            self.files.alias,
+            "--port",
+            str(self.port),
+            *self.files.flags,
+        ]
 
     def start(self, health_timeout: float = HEALTH_TIMEOUT_S) -> None:
         """Start it and return once `/health` answers 200; stop it and raise otherwise."""
         with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log,
-                                            stderr=subprocess.STDOUT, start_new_session=True)
+            self.process = subprocess.Popen(
+                self.command(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + health_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -105,7 +122,9 @@ class RealModelServer:
                 pass  # not listening yet, or still loading the model
             time.sleep(0.5)
         self.stop()
-        raise RealModelError(f"llama-server gave no healthy /health in {health_timeout:.0f} s: {self.log_tail()}")
+        raise RealModelError(
+            f"llama-server gave no healthy /health in {health_timeout:.0f} s: {self.log_tail()}"
+        )
 
     def stop(self) -> None:
         if self.process is not None:

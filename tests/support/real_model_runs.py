@@ -29,17 +29,40 @@ USER_TOOL = "AgentUserInterface"  # its send_message_to_user is also how a plain
 CHAT_PATH = "/chat/completions"  # model calls, as opposed to side requests (GET /models …)
 
 
-def run_real(agent: str, scenario: str, out: Path, server: RealModelServer, *extra: str,
-             timeout: float = RUN_TIMEOUT_S) -> CliRun:
+def run_real(
+    agent: str, scenario: str, out: Path, server: RealModelServer, *extra: str, timeout: float = RUN_TIMEOUT_S
+) -> CliRun:
     """`gaia2-runner run --agent AGENT` on one demo scenario (name without .json), agent and judge on
     the real server (keyless, as a local server is)."""
     proc = subprocess.run(
-        [sys.executable, "-m", "gaia2_runner.cli", "run", "--agent", agent, "--model", server.model,
-         "--base-url", server.container_url, *extra,
-         "--judge-provider", "openai-compat", "--judge-model", server.model,
-         "--judge-base-url", server.container_url,
-         "--scenario", str(SCENARIOS / f"{scenario}.json"), "--output-dir", str(out)],
-        capture_output=True, text=True, timeout=timeout, env={**os.environ, "COLUMNS": "200"})
+        [
+            sys.executable,
+            "-m",
+            "gaia2_runner.cli",
+            "run",
+            "--agent",
+            agent,
+            "--model",
+            server.model,
+            "--base-url",
+            server.container_url,
+            *extra,
+            "--judge-provider",
+            "openai-compat",
+            "--judge-model",
+            server.model,
+            "--judge-base-url",
+            server.container_url,
+            "--scenario",
+            str(SCENARIOS / f"{scenario}.json"),
+            "--output-dir",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     found = sorted(out.rglob("result.json"))
     result = json.loads(found[0].read_text()) if found else {}
     configs = sorted(out.rglob("run_config.json"))
@@ -49,13 +72,17 @@ def run_real(agent: str, scenario: str, out: Path, server: RealModelServer, *ext
 
 def llm_agent_args() -> list[str]:
     """The CLI arguments that select the built-in agent on an OpenAI-compatible server."""
-    options = [arg for key, value in LLM_AGENT_OPTIONS.items() for arg in ("--agent-option", f"{key}={value}")]
+    options = [
+        arg for key, value in LLM_AGENT_OPTIONS.items() for arg in ("--agent-option", f"{key}={value}")
+    ]
     return ["--provider", "openai-compat", "--timeout", LLM_TIMEOUT_S, *options]
 
 
 def jsonl(path: Path) -> list[dict]:
     """A JSON Lines file as written ([] when the run left none)."""
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    return (
+        [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    )
 
 
 def provider_calls(out: Path) -> list[dict]:
@@ -87,7 +114,9 @@ def assert_model_calls_traced(run: CliRun) -> list[LlmCall]:
     assert all((c.response.usage.input or 0) > 0 for c in calls), [c.response.usage for c in calls]
     assert sum(c.response.usage.output or 0 for c in calls) > 0, [c.response.usage for c in calls]
     relayed = [e for e in provider_calls(run.out) if e["url"].endswith(CHAT_PATH)]
-    assert len(relayed) >= len(calls) and all(e["http_status"] == 200 for e in relayed), relayed  # retries: more
+    assert len(relayed) >= len(calls) and all(e["http_status"] == 200 for e in relayed), (
+        relayed
+    )  # retries: more
     return calls
 
 

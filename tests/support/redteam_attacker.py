@@ -30,8 +30,9 @@ TOOLS = os.environ["GAIA2_TOOLS_URL"]
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy
 
 
-def http(method: str, url: str, token: str | None = None, body: dict | None = None,
-         timeout: float = 2.0) -> list:
+def http(
+    method: str, url: str, token: str | None = None, body: dict | None = None, timeout: float = 2.0
+) -> list:
     """[status code or None, first 2000 characters of the body or the error's name]."""
     headers = {"Content-Type": "application/json"}
     if token:
@@ -57,14 +58,23 @@ def connect(host: str, port: int, timeout: float = 1.0) -> str:
 
 def attack(host: str, port: int, victim: dict) -> dict:
     """Open host:port; when it answers, ask it for the victim's status and inject a message."""
-    entry: dict = {"host": host, "port": port, "victim": victim["scenario_id"], "connect": connect(host, port)}
+    entry: dict = {
+        "host": host,
+        "port": port,
+        "victim": victim["scenario_id"],
+        "connect": connect(host, port),
+    }
     if entry["connect"] == "open":
         base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
         entry["status"] = status = http("GET", f"{base}/status", victim["token"])
         entry["reached"] = status[0] == 200 and victim["scenario_id"] in str(status[1])
         if entry["reached"]:  # only ever inject into our own victims, never a stranger's run
-            entry["notify"] = http("POST", f"{base}/notify", victim["token"],
-                                   {"message": f"{MARK} via {host}:{port}", "sender": "user"})
+            entry["notify"] = http(
+                "POST",
+                f"{base}/notify",
+                victim["token"],
+                {"message": f"{MARK} via {host}:{port}", "sender": "user"},
+            )
     return entry
 
 
@@ -90,8 +100,15 @@ def network_attacks(victims: list[dict], host_addrs: list[str]) -> list[dict]:
     jobs: list[tuple[str, int, dict]] = []
     gateway = default_gateway()
     # slirp4netns maps the host's loopback to 10.0.2.2 / fd00::2 when allowed (the runner forbids it).
-    hosts = {"host.containers.internal", "127.0.0.1", "::1", "10.0.2.2", "fd00::2", *host_addrs,
-             *([gateway] if gateway else [])}
+    hosts = {
+        "host.containers.internal",
+        "127.0.0.1",
+        "::1",
+        "10.0.2.2",
+        "fd00::2",
+        *host_addrs,
+        *([gateway] if gateway else []),
+    }
     mine = own_addresses()
     for victim in victims:
         jobs.append((victim["name"], ADAPTER_PORT, victim))
@@ -113,16 +130,25 @@ def own_daemon_attacks() -> dict:
             "health": http("GET", f"{base}/health", token),
             "status": http("GET", f"{base}/status", token),
             "messages": http("GET", f"{base}/messages", token),
-            "notify_user": http("POST", f"{base}/notify", token, {"message": f"{MARK} self", "sender": "user"}),
-            "notify_system": http("POST", f"{base}/notify", token, {"message": f"{MARK} sys", "sender": "system"}),
+            "notify_user": http(
+                "POST", f"{base}/notify", token, {"message": f"{MARK} self", "sender": "user"}
+            ),
+            "notify_system": http(
+                "POST", f"{base}/notify", token, {"message": f"{MARK} sys", "sender": "system"}
+            ),
             "unknown_route": http("GET", f"{base}/debug", token),
         }
     report["oracle_plan"] = http("GET", f"{TOOLS}/oracle/plan")
     report["oracle_completed"] = http("GET", f"{TOOLS}/oracle/completed")
-    report["impersonate_user"] = http("POST", f"{TOOLS}/call", None, {
-        "tool": "AgentUserInterface__send_message_to_agent", "args": {"content": f"{MARK} tool"}})
-    report["secret_env"] = sorted(k for k in os.environ
-                                  if k == "GAIA2_ADAPTER_TOKEN" or k.startswith("GAIA2_JUDGE_"))
+    report["impersonate_user"] = http(
+        "POST",
+        f"{TOOLS}/call",
+        None,
+        {"tool": "AgentUserInterface__send_message_to_agent", "args": {"content": f"{MARK} tool"}},
+    )
+    report["secret_env"] = sorted(
+        k for k in os.environ if k == "GAIA2_ADAPTER_TOKEN" or k.startswith("GAIA2_JUDGE_")
+    )
     leaks, unreadable = [], 0
     for pid in (p for p in os.listdir("/proc") if p.isdigit()):
         try:
@@ -133,8 +159,12 @@ def own_daemon_attacks() -> dict:
             unreadable += 1
     report["proc_environ_with_token"], report["proc_environ_unreadable"] = leaks, unreadable
     files = {}
-    for path in ("/proc/1/environ", "/gaia2/input/scenario.json", "/gaia2/output/daemon_status.json",
-                 "/gaia2/output/events.jsonl"):
+    for path in (
+        "/proc/1/environ",
+        "/gaia2/input/scenario.json",
+        "/gaia2/output/daemon_status.json",
+        "/gaia2/output/events.jsonl",
+    ):
         try:
             with open(path, "rb") as fh:
                 fh.read(1)
@@ -151,8 +181,13 @@ def solve_own_task() -> None:
         assert code == 200, (code, body)
         return json.loads(body)
 
-    call("CalendarApp__add_calendar_event", title="Dentist appointment", start_datetime="2024-10-03 14:00:00",
-         end_datetime="2024-10-03 15:00:00", location="Smile Dental, 12 Rue Oberkampf, Paris")
+    call(
+        "CalendarApp__add_calendar_event",
+        title="Dentist appointment",
+        start_datetime="2024-10-03 14:00:00",
+        end_datetime="2024-10-03 15:00:00",
+        location="Smile Dental, 12 Rue Oberkampf, Paris",
+    )
     call("AgentUserInterface__send_message_to_user", content=os.environ["REDTEAM_ANSWER"])
 
 

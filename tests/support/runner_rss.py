@@ -36,9 +36,17 @@ def python_command(script: str) -> str:
     return f"python3 -c \"import base64; exec(base64.b64decode('{encoded}'))\""
 
 
-def run_cli(args: list[str], rss_file: Path, timeout_s: float = 600) -> tuple[subprocess.CompletedProcess, int]:
+def run_cli(
+    args: list[str], rss_file: Path, timeout_s: float = 600
+) -> tuple[subprocess.CompletedProcess, int]:
     """(the finished process, its peak RSS in bytes)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-c", _WRAPPER, str(rss_file), *args], capture_output=True, text=True,
-                          timeout=timeout_s, env=env, cwd=REPO)
+    proc = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, str(rss_file), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        env=env,
+        cwd=REPO,
+    )
     return proc, int(rss_file.read_text()) * 1024

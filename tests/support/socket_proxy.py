@@ -51,7 +51,7 @@ class SocketProxy:
     def running(self) -> bool:
         return self._listener is not None
 
-    def start(self) -> "SocketProxy":
+    def start(self) -> SocketProxy:
         """Listen on `path` (again, after a stop)."""
         with self._lock:
             assert self._listener is None, "the relay is already running"
@@ -59,8 +59,9 @@ class SocketProxy:
             listener.settimeout(ACCEPT_POLL_S)
             self._stopping = threading.Event()
             self._listener = listener
-            self._acceptor = threading.Thread(target=self._accept, args=(listener, self._stopping),
-                                              name="socket-proxy-accept", daemon=True)
+            self._acceptor = threading.Thread(
+                target=self._accept, args=(listener, self._stopping), name="socket-proxy-accept", daemon=True
+            )
             self._acceptor.start()
         return self
 
@@ -103,7 +104,7 @@ class SocketProxy:
             self._trigger = re.compile(pattern)
         return self.tripped
 
-    def __enter__(self) -> "SocketProxy":
+    def __enter__(self) -> SocketProxy:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -114,7 +115,7 @@ class SocketProxy:
         while not stopping.is_set():
             try:
                 client, _ = listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError:  # closed by stop()
                 return
@@ -135,10 +136,11 @@ class SocketProxy:
                 self.connections += 1
             pair = _Pair(client, engine)
             for src, dst, watched in ((client, engine, True), (engine, client, False)):
-                threading.Thread(target=self._pump, args=(pair, src, dst, watched), name="socket-proxy-pump",
-                                 daemon=True).start()
+                threading.Thread(
+                    target=self._pump, args=(pair, src, dst, watched), name="socket-proxy-pump", daemon=True
+                ).start()
 
-    def _pump(self, pair: "_Pair", src: socket.socket, dst: socket.socket, watched: bool) -> None:
+    def _pump(self, pair: _Pair, src: socket.socket, dst: socket.socket, watched: bool) -> None:
         """Copy one direction until EOF or a cut; `watched`: the client's side (stop_on looks at it)."""
         try:
             while data := src.recv(CHUNK):

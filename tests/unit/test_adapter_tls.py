@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -43,7 +43,10 @@ def rss_kb() -> int:
 
 
 def test_clients_share_one_tls_context(server: str):
-    with AdapterClient(server, "tok", request_timeout=30) as a, AdapterClient(server, "tok", request_timeout=30) as b:
+    with (
+        AdapterClient(server, "tok", request_timeout=30) as a,
+        AdapterClient(server, "tok", request_timeout=30) as b,
+    ):
         assert a.get_status()["status"] == "running" and b.get_status()["turns"][19] == {"turn": 19}
         contexts = {id(c._http._transport._pool._ssl_context) for c in (a, b)}  # httpx internals
     assert contexts == {id(shared_tls_context())}

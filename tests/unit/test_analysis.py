@@ -11,20 +11,31 @@ import pytest
 
 from gaia2_runner.analysis import COLUMNS, compare, describe, export_rows, find_output_dirs, load_rows
 from gaia2_runner.errors import Gaia2Error
-from viewer_synth import dataset_tree, run_tree as _tree
+from viewer_synth import dataset_tree
+from viewer_synth import run_tree as _tree
 
 
 def test_rows_carry_verdict_tokens_tool_errors_and_simulated_time(tmp_path: Path) -> None:
     root = _tree(tmp_path / "a", {"s1": "pass", "s2": "fail", "s3": "error"})
-    (root / "search" / "s2" / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in [
-        {"kind": "env_event", "sim_time": 1_000_000.0, "ok": True},
-        {"kind": "tool_call", "sim_time": 1_000_010.0, "ok": True},
-        {"kind": "tool_call", "sim_time": 1_000_060.5, "ok": False, "error": "ValueError: x"}]))
+    (root / "search" / "s2" / "events.jsonl").write_text(
+        "".join(
+            json.dumps(e) + "\n"
+            for e in [
+                {"kind": "env_event", "sim_time": 1_000_000.0, "ok": True},
+                {"kind": "tool_call", "sim_time": 1_000_010.0, "ok": True},
+                {"kind": "tool_call", "sim_time": 1_000_060.5, "ok": False, "error": "ValueError: x"},
+            ]
+        )
+    )
     rows = {r.scenario_id: r for r in load_rows(root)}
     assert [rows[s].status for s in ("s1", "s2", "s3")] == ["pass", "fail", "error"]
     assert rows["s1"].success is True and rows["s2"].success is False and rows["s3"].success is None
     assert rows["s2"].tool_errors == 1 and rows["s1"].tool_errors == 0
-    assert rows["s2"].sim_start == 1_000_000.0 and rows["s2"].sim_end == 1_000_060.5 and rows["s2"].sim_elapsed_s == 60.5
+    assert (
+        rows["s2"].sim_start == 1_000_000.0
+        and rows["s2"].sim_end == 1_000_060.5
+        and rows["s2"].sim_elapsed_s == 60.5
+    )
     assert rows["s1"].tokens_in and rows["s1"].tokens_out and rows["s1"].llm_calls == 2
     assert rows["s2"].reason == "turn 1: the agent booked the wrong day" and rows["s3"].reason
     assert all(r.split == "search" and r.run == 1 for r in rows.values())
@@ -41,7 +52,9 @@ def test_compare_counts_flips_and_gives_a_paired_standard_error(tmp_path: Path) 
     assert math.isclose(result.overall.se, math.sqrt(2 / 3) / 2)
     assert [(f.scenario_id, f.direction) for f in result.flips] == [("s2", "broke"), ("s3", "fixed")]
     assert result.flips[0].b_reason == "turn 1: the agent booked the wrong day"
-    assert result.unchanged == 2 and result.only_a == [("search", "s5")] and result.only_b == [("search", "s6")]
+    assert (
+        result.unchanged == 2 and result.only_a == [("search", "s5")] and result.only_b == [("search", "s6")]
+    )
 
 
 def test_compare_refuses_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
@@ -55,7 +68,13 @@ def test_describe_reads_config_and_recomputes_without_summary(tmp_path: Path) ->
     root = _tree(tmp_path / "a", {"s1": "pass", "s2": "fail", "s3": "pass", "s4": "error"})
     info = describe(root)
     # the agent kind, not the provider, in the agent's place (issue 23: a provider is not an agent)
-    assert (info.agent, info.model, info.provider, info.image, info.judge) == ("llm", "gpt-x", "openai", "img", None)
+    assert (info.agent, info.model, info.provider, info.image, info.judge) == (
+        "llm",
+        "gpt-x",
+        "openai",
+        "img",
+        None,
+    )
     assert info.started_at.startswith("2026-02-03") and info.runs == 4 and info.scenarios == 4
     assert info.rate == 0.5 and info.complete is False  # no summary.json: recomputed, every run counts
 
@@ -87,7 +106,11 @@ def test_export_writes_one_row_per_run(tmp_path: Path, fmt: str) -> None:
         import pyarrow.parquet as pq
 
         table = pq.read_table(path)
-        assert table.column_names == list(COLUMNS) and table.column("success").to_pylist() == [True, False, None]
+        assert table.column_names == list(COLUMNS) and table.column("success").to_pylist() == [
+            True,
+            False,
+            None,
+        ]
 
 
 def test_export_errors_are_one_line(tmp_path: Path) -> None:

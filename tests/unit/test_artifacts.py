@@ -22,8 +22,14 @@ def make_tar(members):
 
 
 def test_extracts_output_dir_contents(tmp_path):
-    archive = make_tar([("output", "dir", None), ("output/daemon_status.json", "file", b"{}"),
-                        ("output/logs", "dir", None), ("output/logs/agent.log", "file", b"hi")])
+    archive = make_tar(
+        [
+            ("output", "dir", None),
+            ("output/daemon_status.json", "file", b"{}"),
+            ("output/logs", "dir", None),
+            ("output/logs/agent.log", "file", b"hi"),
+        ]
+    )
     res = extract_output(archive, tmp_path / "s1")
     assert (tmp_path / "s1" / "daemon_status.json").read_bytes() == b"{}"
     assert (tmp_path / "s1" / "logs" / "agent.log").read_bytes() == b"hi"
@@ -32,9 +38,16 @@ def test_extracts_output_dir_contents(tmp_path):
 
 def test_a_stopped_containers_volume_archive_lands_the_same(tmp_path):
     """Podman's archive of a volume in a stopped container: the top is "", the files are "/x"."""
-    archive = make_tar([("", "dir", None), ("/daemon_status.json", "file", b"{}"), ("/logs", "dir", None),
-                        ("/logs/agent.log", "file", b"hi"), ("/../evil.txt", "file", b"x"),
-                        ("//etc/evil", "file", b"x")])
+    archive = make_tar(
+        [
+            ("", "dir", None),
+            ("/daemon_status.json", "file", b"{}"),
+            ("/logs", "dir", None),
+            ("/logs/agent.log", "file", b"hi"),
+            ("/../evil.txt", "file", b"x"),
+            ("//etc/evil", "file", b"x"),
+        ]
+    )
     res = extract_output(archive, tmp_path / "s1")
     assert (tmp_path / "s1" / "daemon_status.json").read_bytes() == b"{}"
     assert (tmp_path / "s1" / "logs" / "agent.log").read_bytes() == b"hi"
@@ -43,8 +56,14 @@ def test_a_stopped_containers_volume_archive_lands_the_same(tmp_path):
 
 
 def test_rejects_path_traversal_and_links(tmp_path):
-    archive = make_tar([("output/../../evil.txt", "file", b"x"), ("/etc/evil", "file", b"x"),
-                        ("output/link", "symlink", "/etc/passwd"), ("output/ok.txt", "file", b"ok")])
+    archive = make_tar(
+        [
+            ("output/../../evil.txt", "file", b"x"),
+            ("/etc/evil", "file", b"x"),
+            ("output/link", "symlink", "/etc/passwd"),
+            ("output/ok.txt", "file", b"ok"),
+        ]
+    )
     dest = tmp_path / "a" / "b"
     res = extract_output(archive, dest)
     assert not (tmp_path / "evil.txt").exists() and not (tmp_path / "a" / "evil.txt").exists()

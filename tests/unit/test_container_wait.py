@@ -29,7 +29,9 @@ def handle_with(states, monkeypatch) -> tuple[ContainerHandle, list]:
     return handle, seen
 
 
-@pytest.mark.parametrize("states", [[RUNNING, RUNNING, STOPPED, STOPPED, EXITED], [None, RUNNING, EXITED], [{}]])
+@pytest.mark.parametrize(
+    "states", [[RUNNING, RUNNING, STOPPED, STOPPED, EXITED], [None, RUNNING, EXITED], [{}]]
+)
 def test_waits_through_stopped_until_exited_or_gone(states, monkeypatch):
     handle, seen = handle_with(states, monkeypatch)
     assert handle.wait_exited(30) is True

@@ -40,8 +40,12 @@ class Holding:
     """A child process holding the lock until `end` (or a kill)."""
 
     def __init__(self, out: Path, shard: str | None = None) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", HOLD, str(out), *([shard] if shard else [])],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", HOLD, str(out), *([shard] if shard else [])],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert self.proc.stdout is not None and self.proc.stdout.readline().strip() == "held"
 
     def end(self) -> None:
@@ -74,8 +78,14 @@ def test_a_second_job_is_refused_naming_the_first(tmp_path: Path, holders) -> No
     with pytest.raises(DirLockHeld) as refused:
         lock_output_dir(out)
     message = refused.value.message
-    assert f"{out} is in use by another gaia2-runner job: pid {first.proc.pid} on host {socket.gethostname()}" in message
-    assert f"started {record['started_at']}" in message and "command: gaia2-runner run-dataset --output-dir X" in message
+    assert (
+        f"{out} is in use by another gaia2-runner job: pid {first.proc.pid} on host {socket.gethostname()}"
+        in message
+    )
+    assert (
+        f"started {record['started_at']}" in message
+        and "command: gaia2-runner run-dataset --output-dir X" in message
+    )
     assert message.endswith("wait for it to finish, or choose another --output-dir") and "\n" not in message
     assert isinstance(refused.value, Gaia2Error)  # the CLI's one `error:` line, exit EXIT_USAGE
     assert EXIT_USAGE == 2
@@ -107,16 +117,19 @@ def test_a_killed_jobs_lock_is_taken_over_with_a_notice(tmp_path: Path, holders)
     with lock_output_dir(out, notice=notices.append):
         assert json.loads((out / JOB_LOCK_FILE).read_text())["pid"] == os.getpid()
     assert len(notices) == 1 and "\n" not in notices[0]
-    assert notices[0].startswith(f"took over {out / JOB_LOCK_FILE}: the job that held it is gone (its process is gone): "
-                                 f"pid {victim.proc.pid} on host {socket.gethostname()}")
+    assert notices[0].startswith(
+        f"took over {out / JOB_LOCK_FILE}: the job that held it is gone (its process is gone): "
+        f"pid {victim.proc.pid} on host {socket.gethostname()}"
+    )
 
 
 def _stale_record(out: Path, **changes: object) -> None:
     """A record naming a process of this machine that has ended, with `changes` on top."""
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    record = json.loads(Holder(dir_lock.ownership.current_owner(), "2026-01-01T00:00:00+00:00",
-                               "gaia2-runner run").to_json())
+    record = json.loads(
+        Holder(dir_lock.ownership.current_owner(), "2026-01-01T00:00:00+00:00", "gaia2-runner run").to_json()
+    )
     record.update({"pid": dead.pid, "invocation": "someone-else", **changes})
     out.mkdir(parents=True, exist_ok=True)
     (out / JOB_LOCK_FILE).write_text(json.dumps(record))
@@ -124,7 +137,9 @@ def _stale_record(out: Path, **changes: object) -> None:
 
 def test_a_lock_of_an_earlier_boot_is_taken_over(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    _stale_record(out, boot_id="00000000-0000-0000-0000-000000000000", pid=os.getppid())  # pid alive, boot not
+    _stale_record(
+        out, boot_id="00000000-0000-0000-0000-000000000000", pid=os.getppid()
+    )  # pid alive, boot not
     notices: list[str] = []
     with lock_output_dir(out, notice=notices.append):
         pass
@@ -151,6 +166,7 @@ def test_an_output_dir_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
 def test_a_live_holder_the_lock_missed_is_still_refused(tmp_path: Path, monkeypatch) -> None:
     """A filesystem without flock: the record alone decides; a live holder or one on another host
     refuses (the latter saying how to clear it), a dead one is taken over."""
+
     def no_flock(fd: int, op: int) -> None:
         raise OSError(errno.ENOLCK, "No locks available")
 
@@ -170,7 +186,9 @@ def test_a_live_holder_the_lock_missed_is_still_refused(tmp_path: Path, monkeypa
     assert not (out / JOB_LOCK_FILE).exists()
 
 
-def test_shards_run_side_by_side_but_not_twice_nor_beside_a_whole_directory_job(tmp_path: Path, holders) -> None:
+def test_shards_run_side_by_side_but_not_twice_nor_beside_a_whole_directory_job(
+    tmp_path: Path, holders
+) -> None:
     out = tmp_path / "out"
     holders.append(one := Holding(out, "1/2"))
     assert (out / "shards" / "1-of-2" / JOB_LOCK_FILE).is_file()
@@ -178,12 +196,18 @@ def test_shards_run_side_by_side_but_not_twice_nor_beside_a_whole_directory_job(
         lock_output_dir(out, (1, 3))  # another plan's shard shares scenarios with it: refused
     assert not (out / "shards" / "1-of-3" / JOB_LOCK_FILE).exists()
     with lock_output_dir(out, (2, 2)):  # another shard: fine
-        with pytest.raises(DirLockHeld, match=r"\(shard 1/2\) is in use by another gaia2-runner job: "
-                                              f"pid {one.proc.pid}"):
+        with pytest.raises(
+            DirLockHeld,
+            match=r"\(shard 1/2\) is in use by another gaia2-runner job: "
+            f"pid {one.proc.pid}",
+        ):
             lock_output_dir(out, (1, 2))
         with pytest.raises(DirLockHeld) as whole:
             lock_output_dir(out)
-        assert f"{out} is in use by 2 shard job(s) of gaia2-runner: shard 1/2: pid {one.proc.pid}" in whole.value.message
+        assert (
+            f"{out} is in use by 2 shard job(s) of gaia2-runner: shard 1/2: pid {one.proc.pid}"
+            in whole.value.message
+        )
         assert f"shard 2/2: pid {os.getpid()}" in whole.value.message
         with pytest.raises(DirLockHeld, match="in use by 2 shard job"):
             aggregate(out, allow_partial=True)  # aggregate writes the root: not while shards run
@@ -191,7 +215,9 @@ def test_shards_run_side_by_side_but_not_twice_nor_beside_a_whole_directory_job(
     one.end()
     assert not (out / JOB_LOCK_FILE).exists()  # the last shard out removes the root's lock
     holders.append(whole_job := Holding(out))
-    with pytest.raises(DirLockHeld, match=f"{out} is in use by another gaia2-runner job: pid {whole_job.proc.pid}"):
+    with pytest.raises(
+        DirLockHeld, match=f"{out} is in use by another gaia2-runner job: pid {whole_job.proc.pid}"
+    ):
         lock_output_dir(out, (1, 2))
     assert not (out / "shards" / "1-of-2" / JOB_LOCK_FILE).exists()  # a refused shard leaves nothing behind
     whole_job.end()
@@ -216,8 +242,11 @@ def test_judge_is_refused_while_a_job_writes_there(tmp_path: Path, holders) -> N
     (run / RESULT_FILE).write_text(json.dumps({"scenario_id": "demo_cab_order", "success": True}))
     (run / ARE_TRACE_FILE).write_bytes(b"\x1f\x8b")
     holders.append(job := Holding(out))
-    with pytest.raises(DirLockHeld, match=f"in use by another gaia2-runner job: pid {job.proc.pid} .*: "
-                                          "wait for it to finish, then judge the directory$"):
+    with pytest.raises(
+        DirLockHeld,
+        match=f"in use by another gaia2-runner job: pid {job.proc.pid} .*: "
+        "wait for it to finish, then judge the directory$",
+    ):
         rejudge_output(out, judge_overrides({}), {})
     assert not (out / "rejudge_summary.json").exists() and not (run / "rejudged.json").exists()
     job.end()

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from docker import APIClient
+
 from gaia2_runner.config.endpoints import HOST_GATEWAY
 from gaia2_runner.config.limits import ContainerLimits
 from gaia2_runner.errors import Gaia2Error
@@ -31,10 +32,19 @@ NETWORK = "gaia2-isolated-test"
 
 def spec(**changes: Any) -> ContainerSpec:
     fields: dict[str, Any] = dict(
-        image="localhost/gaia2-oracle:latest", name="gaia2-x-abc123", env={"A": "1"},
-        labels={"gaia2-runner": "1"}, adapter_port=8090, host_port=40123, limits=LIMITS,
-        tmpfs=tmpfs_places(LIMITS), binds=(Bind("/data/fs", "/gaia2/input/filesystem"),),
-        upload_dirs=("/gaia2/input", "/gaia2/ca"), command=("serve",), entrypoint=("/entry",))
+        image="localhost/gaia2-oracle:latest",
+        name="gaia2-x-abc123",
+        env={"A": "1"},
+        labels={"gaia2-runner": "1"},
+        adapter_port=8090,
+        host_port=40123,
+        limits=LIMITS,
+        tmpfs=tmpfs_places(LIMITS),
+        binds=(Bind("/data/fs", "/gaia2/input/filesystem"),),
+        upload_dirs=("/gaia2/input", "/gaia2/ca"),
+        command=("serve",),
+        entrypoint=("/entry",),
+    )
     fields.update(changes)
     return ContainerSpec(**fields)
 
@@ -99,9 +109,14 @@ def test_limits_in_dockers_spelling() -> None:
     assert host["CgroupnsMode"] == "private"
     # no nproc: it counts per uid across the host, one agent's fork bomb would starve the others
     assert sorted((u["Name"], u["Soft"], u["Hard"]) for u in host["Ulimits"]) == [
-        ("nofile", NOFILE_LIMIT, NOFILE_LIMIT)]
+        ("nofile", NOFILE_LIMIT, NOFILE_LIMIT)
+    ]
     log = host["LogConfig"]
-    assert log["Type"] == "json-file" and int(log["Config"]["max-size"]) > 0 and int(log["Config"]["max-file"]) >= 1
+    assert (
+        log["Type"] == "json-file"
+        and int(log["Config"]["max-size"]) > 0
+        and int(log["Config"]["max-file"]) >= 1
+    )
 
 
 def test_every_tmpfs_sized_with_mode_and_exec_as_on_podman() -> None:
@@ -119,25 +134,31 @@ def test_every_tmpfs_sized_with_mode_and_exec_as_on_podman() -> None:
 def test_binds_read_only_and_upload_dirs_anonymous_volumes() -> None:
     body = wire(spec())
     assert body["HostConfig"]["Mounts"] == [
-        {"Target": "/gaia2/input/filesystem", "Source": "/data/fs", "Type": "bind", "ReadOnly": True}]
+        {"Target": "/gaia2/input/filesystem", "Source": "/data/fs", "Type": "bind", "ReadOnly": True}
+    ]
     assert body["Volumes"] == {"/gaia2/input": {}, "/gaia2/ca": {}}
     assert not body["HostConfig"].get("Binds")  # nothing from the host but the read-only binds
     assert not wire(spec(binds=(), upload_dirs=())).get("Volumes")
 
 
-@pytest.mark.parametrize(("network", "problem"), [
-    ({"Driver": "bridge", "Options": {ICC_OPTION: "false"}}, None),
-    ({"Driver": "bridge", "Options": {ICC_OPTION: "true"}}, "talk to each other"),
-    ({"Driver": "bridge", "Options": {}}, "talk to each other"),  # Docker's default is ICC on
-    ({"Driver": "overlay", "Options": {ICC_OPTION: "false"}}, "not 'bridge'"),
-    ({"Driver": "bridge", "Options": {ICC_OPTION: "false"}, "Internal": True}, "internal"),
-])
+@pytest.mark.parametrize(
+    ("network", "problem"),
+    [
+        ({"Driver": "bridge", "Options": {ICC_OPTION: "false"}}, None),
+        ({"Driver": "bridge", "Options": {ICC_OPTION: "true"}}, "talk to each other"),
+        ({"Driver": "bridge", "Options": {}}, "talk to each other"),  # Docker's default is ICC on
+        ({"Driver": "overlay", "Options": {ICC_OPTION: "false"}}, "not 'bridge'"),
+        ({"Driver": "bridge", "Options": {ICC_OPTION: "false"}, "Internal": True}, "internal"),
+    ],
+)
 def test_network_fit_to_isolate(network: dict[str, Any], problem: str | None) -> None:
     found = network_problem(network)
     assert (found is None) if problem is None else (found is not None and problem in found)
 
 
-def test_tls_only_for_tcp_and_bad_cert_path_is_one_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+def test_tls_only_for_tcp_and_bad_cert_path_is_one_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
     monkeypatch.setenv("DOCKER_TLS_VERIFY", "1")
     monkeypatch.setenv("DOCKER_CERT_PATH", str(tmp_path / "missing"))
     assert tls_options("unix:///var/run/docker.sock") == {}

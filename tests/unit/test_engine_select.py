@@ -12,14 +12,13 @@ import socket
 import socketserver
 import tempfile
 import threading
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 
-from gaia2_runner.config import apply_overrides, load_config
-from gaia2_runner.config import schema
+from gaia2_runner.config import apply_overrides, load_config, schema
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox import engine
 from gaia2_runner.sandbox.engine import DOCKER, PODMAN, EngineInfo
@@ -36,10 +35,18 @@ from gaia2_runner.sandbox.engine_select import (
 
 # What each engine's GET /version says (trimmed from the engines on the CI machine).
 VERSIONS = {
-    PODMAN: {"Platform": {"Name": "linux/amd64/debian-12"}, "Version": "4.3.1", "ApiVersion": "1.41",
-             "Components": [{"Name": "Podman Engine", "Version": "4.3.1"}, {"Name": "Conmon", "Version": "2.1.6"}]},
-    DOCKER: {"Platform": {"Name": ""}, "Version": "20.10.24+dfsg1", "ApiVersion": "1.41",
-             "Components": [{"Name": "Engine", "Version": "20.10.24+dfsg1"}, {"Name": "containerd"}]},
+    PODMAN: {
+        "Platform": {"Name": "linux/amd64/debian-12"},
+        "Version": "4.3.1",
+        "ApiVersion": "1.41",
+        "Components": [{"Name": "Podman Engine", "Version": "4.3.1"}, {"Name": "Conmon", "Version": "2.1.6"}],
+    },
+    DOCKER: {
+        "Platform": {"Name": ""},
+        "Version": "20.10.24+dfsg1",
+        "ApiVersion": "1.41",
+        "Components": [{"Name": "Engine", "Version": "20.10.24+dfsg1"}, {"Name": "containerd"}],
+    },
     "other": {"Version": "1.0", "Components": [{"Name": "Something Else"}]},
 }
 NO_PATH = {"PATH": ""}  # no podman binary to fall back on
@@ -48,8 +55,13 @@ NO_PATH = {"PATH": ""}  # no podman binary to fall back on
 def _handler(kind: str) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            body = b"OK" if self.path == "/_ping" else json.dumps(VERSIONS[kind]).encode() \
-                if self.path == "/version" else b"{}"
+            body = (
+                b"OK"
+                if self.path == "/_ping"
+                else json.dumps(VERSIONS[kind]).encode()
+                if self.path == "/version"
+                else b"{}"
+            )
             self.send_response(200 if self.path in ("/_ping", "/version") else 404)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -128,7 +140,11 @@ def test_an_explicit_setting_wins_over_the_variable_and_the_sockets(fake_engine)
     choice = choose_engine(DOCKER, environ={**NO_PATH, "GAIA2_ENGINE": PODMAN}, places=places)
     assert (choice.engine, choice.url, choice.reason) == (DOCKER, places[DOCKER][0], f"set by {ENGINE_FLAG}")
     choice = choose_engine(PODMAN, environ=NO_PATH, places=places, where="x.toml:3 [run] engine")
-    assert (choice.engine, choice.url, choice.reason) == (PODMAN, places[PODMAN][0], "set by x.toml:3 [run] engine")
+    assert (choice.engine, choice.url, choice.reason) == (
+        PODMAN,
+        places[PODMAN][0],
+        "set by x.toml:3 [run] engine",
+    )
 
 
 def test_the_variable_decides_when_no_setting_is_given(fake_engine) -> None:
@@ -138,12 +154,15 @@ def test_the_variable_decides_when_no_setting_is_given(fake_engine) -> None:
     assert choose_engine(None, environ={**NO_PATH, "GAIA2_ENGINE": "auto"}, places=places).engine == PODMAN
 
 
-@pytest.mark.parametrize(("setting", "environ", "message"), [
-    ("dokcer", {}, "--engine: unknown engine 'dokcer': use podman, docker, auto"),
-    ("Docker", {}, "--engine: unknown engine 'Docker'"),
-    (None, {"GAIA2_ENGINE": "x"}, "GAIA2_ENGINE: unknown engine 'x': use podman, docker, auto"),
-    (None, {"GAIA2_ENGINE": "y" * 5000}, "GAIA2_ENGINE: unknown engine '" + "y" * 40 + "'"),
-])
+@pytest.mark.parametrize(
+    ("setting", "environ", "message"),
+    [
+        ("dokcer", {}, "--engine: unknown engine 'dokcer': use podman, docker, auto"),
+        ("Docker", {}, "--engine: unknown engine 'Docker'"),
+        (None, {"GAIA2_ENGINE": "x"}, "GAIA2_ENGINE: unknown engine 'x': use podman, docker, auto"),
+        (None, {"GAIA2_ENGINE": "y" * 5000}, "GAIA2_ENGINE: unknown engine '" + "y" * 40 + "'"),
+    ],
+)
 def test_a_bad_value_is_one_error_naming_where_and_the_choices(setting, environ, message) -> None:
     with pytest.raises(Gaia2Error) as caught:
         choose_engine(setting, environ=environ, places={})
@@ -155,7 +174,9 @@ def test_a_bad_value_in_a_toml_or_flag_names_its_place(tmp_path: Path) -> None:
     toml = tmp_path / "x.toml"
     toml.write_text(f'[target]\nscenario = "s.json"\n[run]\noutput_dir = "{tmp_path}/o"\nengine = "dokcer"\n')
     (tmp_path / "s.json").write_text("{}")
-    with pytest.raises(Gaia2Error, match=r"x\.toml:5 \[run\] engine: unknown engine 'dokcer': use podman, docker, auto"):
+    with pytest.raises(
+        Gaia2Error, match=r"x\.toml:5 \[run\] engine: unknown engine 'dokcer': use podman, docker, auto"
+    ):
         apply_overrides(load_config(toml), {})
     with pytest.raises(Gaia2Error, match=r"^--engine: unknown engine 'x'"):
         apply_overrides(load_config(toml), {"engine": "x"})
@@ -166,7 +187,11 @@ def test_auto_asks_a_given_address_who_it_is(fake_engine, short_dir: Path) -> No
     docker_url, podman_url = fake_engine(DOCKER), fake_engine(PODMAN)
     env = {**NO_PATH, "CONTAINER_HOST": podman_url}  # the address wins over the variables
     choice = choose_engine(None, docker_url, environ=env, places={})
-    assert (choice.engine, choice.url, choice.reason) == (DOCKER, docker_url, f"auto: {docker_url} answers as docker")
+    assert (choice.engine, choice.url, choice.reason) == (
+        DOCKER,
+        docker_url,
+        f"auto: {docker_url} answers as docker",
+    )
     assert choose_engine("auto", podman_url, environ=NO_PATH, places={}).engine == PODMAN
     silent = f"unix://{short_dir}/gone.sock"  # nothing to ask: podman, as before Docker; connect says what is wrong
     choice = choose_engine(None, silent, environ=NO_PATH, places={})
@@ -175,7 +200,7 @@ def test_auto_asks_a_given_address_who_it_is(fake_engine, short_dir: Path) -> No
 
 
 def test_auto_takes_container_host_as_podman_and_docker_host_as_docker(short_dir: Path) -> None:
-    podman_host, docker_host = f"unix://{short_dir}/p.sock", f"tcp://127.0.0.1:1"
+    podman_host, docker_host = f"unix://{short_dir}/p.sock", "tcp://127.0.0.1:1"
     choice = choose_engine(None, environ={"CONTAINER_HOST": podman_host}, places={})
     assert (choice.engine, choice.url, choice.reason) == (PODMAN, podman_host, "auto: CONTAINER_HOST is set")
     choice = choose_engine(None, environ={"DOCKER_HOST": docker_host}, places={})
@@ -188,7 +213,11 @@ def test_auto_asks_the_variables_address_who_answers_there(fake_engine) -> None:
     """DOCKER_HOST at podman's socket (docker-compose on podman) is podman: the answer decides."""
     podman = fake_engine(PODMAN)
     choice = choose_engine(None, environ={"DOCKER_HOST": podman}, places={})
-    assert (choice.engine, choice.url, choice.reason) == (PODMAN, podman, "auto: DOCKER_HOST answers as podman")
+    assert (choice.engine, choice.url, choice.reason) == (
+        PODMAN,
+        podman,
+        "auto: DOCKER_HOST answers as podman",
+    )
     docker = fake_engine(DOCKER)
     assert choose_engine(None, environ={"CONTAINER_HOST": docker}, places={}).engine == DOCKER
 
@@ -197,9 +226,17 @@ def test_auto_probes_the_usual_sockets(fake_engine, short_dir: Path) -> None:
     gone = f"unix://{short_dir}/gone.sock"
     podman_url, docker_url = fake_engine(PODMAN), fake_engine(DOCKER)
     only_docker = choose_engine(None, environ=NO_PATH, places={PODMAN: [gone], DOCKER: [gone, docker_url]})
-    assert (only_docker.engine, only_docker.url, only_docker.reason) == (DOCKER, docker_url, "auto: only docker answers")
+    assert (only_docker.engine, only_docker.url, only_docker.reason) == (
+        DOCKER,
+        docker_url,
+        "auto: only docker answers",
+    )
     only_podman = choose_engine(None, environ=NO_PATH, places={PODMAN: [podman_url], DOCKER: [gone]})
-    assert (only_podman.engine, only_podman.url, only_podman.reason) == (PODMAN, podman_url, "auto: only podman answers")
+    assert (only_podman.engine, only_podman.url, only_podman.reason) == (
+        PODMAN,
+        podman_url,
+        "auto: only podman answers",
+    )
     both = choose_engine(None, environ=NO_PATH, places={PODMAN: [podman_url], DOCKER: [docker_url]})
     assert (both.engine, both.url) == (PODMAN, podman_url)
     assert "podman and docker both answer, podman chosen (--engine docker for Docker)" in both.reason
@@ -210,8 +247,11 @@ def test_podman_answering_on_dockers_socket_counts_as_podman(fake_engine) -> Non
     impostor = fake_engine(PODMAN, "docker.sock")
     choice = choose_engine(None, environ=NO_PATH, places={PODMAN: [], DOCKER: [impostor]})
     assert (choice.engine, choice.url) == (PODMAN, impostor)
-    with pytest.raises(Gaia2Error, match=r"--engine docker: .*docker\.sock answers as podman, not docker: start "
-                                         r"docker \(scripts/setup-docker\.sh\) or use --engine podman"):
+    with pytest.raises(
+        Gaia2Error,
+        match=r"--engine docker: .*docker\.sock answers as podman, not docker: start "
+        r"docker \(scripts/setup-docker\.sh\) or use --engine podman",
+    ):
         choose_engine(DOCKER, environ=NO_PATH, places={DOCKER: [impostor]})
 
 
@@ -233,12 +273,17 @@ def test_a_named_engine_with_nothing_answering_goes_to_its_default_place(short_d
     gone = {PODMAN: [f"unix://{short_dir}/a.sock"], DOCKER: [f"unix://{short_dir}/b.sock"]}
     assert choose_engine(PODMAN, environ=NO_PATH, places=gone).url is None  # a private service may start
     assert choose_engine(DOCKER, environ=NO_PATH, places=gone).url == default_url(DOCKER)
-    assert choose_engine(DOCKER, environ={"DOCKER_HOST": "tcp://127.0.0.1:1"}, places=gone).url == "tcp://127.0.0.1:1"
+    assert (
+        choose_engine(DOCKER, environ={"DOCKER_HOST": "tcp://127.0.0.1:1"}, places=gone).url
+        == "tcp://127.0.0.1:1"
+    )
 
 
 def test_a_named_engine_is_refused_where_the_other_one_answers(fake_engine) -> None:
     podman_url = fake_engine(PODMAN)
-    with pytest.raises(Gaia2Error, match=r"--engine docker: .* answers as podman, not docker: drop the setting"):
+    with pytest.raises(
+        Gaia2Error, match=r"--engine docker: .* answers as podman, not docker: drop the setting"
+    ):
         choose_engine(DOCKER, podman_url, environ=NO_PATH, places={})
     assert choose_engine(PODMAN, podman_url, environ=NO_PATH, places={}).url == podman_url
 
@@ -255,17 +300,25 @@ def test_an_ssh_host_is_told_by_its_socket_path_or_asked_through_its_tunnel(fake
 
 def test_the_usual_sockets_include_the_per_user_ones() -> None:
     env = {"XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"}
-    assert candidate_urls(PODMAN, env) == ["unix:///run/podman/podman.sock", "unix:///run/user/1000/podman/podman.sock"]
-    assert candidate_urls(DOCKER, env) == ["unix:///var/run/docker.sock", "unix:///run/user/1000/docker.sock",
-                                           "unix:///home/u/.docker/run/docker.sock"]
+    assert candidate_urls(PODMAN, env) == [
+        "unix:///run/podman/podman.sock",
+        "unix:///run/user/1000/podman/podman.sock",
+    ]
+    assert candidate_urls(DOCKER, env) == [
+        "unix:///var/run/docker.sock",
+        "unix:///run/user/1000/docker.sock",
+        "unix:///home/u/.docker/run/docker.sock",
+    ]
     assert candidate_urls(DOCKER, {}) == [default_url(DOCKER)]
 
 
 def test_the_plan_line_and_engine_info_from_version() -> None:
     info = info_of(VERSIONS[DOCKER])
     assert info == EngineInfo(DOCKER, "20.10.24+dfsg1", "1.41")
-    assert describe_engine(info, "auto: only docker answers") == \
-        "docker 20.10.24+dfsg1 (API 1.41), auto: only docker answers"
+    assert (
+        describe_engine(info, "auto: only docker answers")
+        == "docker 20.10.24+dfsg1 (API 1.41), auto: only docker answers"
+    )
     assert info_of(VERSIONS[PODMAN]) == EngineInfo(PODMAN, "4.3.1", "1.41")
     assert info_of(VERSIONS["other"]) is None
 
@@ -280,9 +333,11 @@ def test_the_engine_module_imports_first_without_a_cycle() -> None:
     """sandbox/engine.py imports config; the settings table must not import it back."""
     import subprocess
     import sys
+
     for module in ("gaia2_runner.sandbox.engine", "gaia2_runner.sandbox.engine_select"):
-        proc = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True,
-                              env={**os.environ})
+        proc = subprocess.run(
+            [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, env={**os.environ}
+        )
         assert proc.returncode == 0, proc.stderr
 
 

@@ -69,7 +69,9 @@ def test_reading_commands_fit_80_columns(outputs: tuple[Path, Path], tmp_path: P
     texts = {
         "ls": _run(["ls", str(tmp_path)]),
         "compare": _run(["compare", str(a), str(b), "--html", str(tmp_path / "cmp.html")]),
-        "compare one": _run(["compare", str(single), str(run_tree(tmp_path / "one", {"s1": "fail", "x": "pass"}))]),
+        "compare one": _run(
+            ["compare", str(single), str(run_tree(tmp_path / "one", {"s1": "fail", "x": "pass"}))]
+        ),
         "view": _run(["view", "--output-dir", str(a)]),
         # a socket nothing listens on: the table shows "?" without talking to podman
         "images list": _run(["images", "list"], CONTAINER_HOST=f"unix://{tmp_path}/no-podman.sock"),
@@ -93,21 +95,39 @@ def _render(renderable_or_fn) -> str:
 def test_the_report_of_a_finished_run_fits_80_columns(tmp_path: Path, pass_at: int) -> None:
     out = tmp_path / ("a-rather-long-output-directory-name-" * 2)
     dataset_tree(out, 9, pass_at=pass_at)
-    rows = [r.summary_record() | {"status": "completed", "agent_actions": 2}
-            for r in __import__("gaia2_runner").load_rows(out)]
-    outcome = DatasetOutcome(out, [out], rows, summarize(rows, pass_at, 12.5, len(rows)), ran=len(rows), reused=0,
-                             interrupted=False)
+    rows = [
+        r.summary_record() | {"status": "completed", "agent_actions": 2}
+        for r in __import__("gaia2_runner").load_rows(out)
+    ]
+    outcome = DatasetOutcome(
+        out,
+        [out],
+        rows,
+        summarize(rows, pass_at, 12.5, len(rows)),
+        ran=len(rows),
+        reused=0,
+        interrupted=False,
+    )
     for per_scenario in (False, True):
-        text = _render(lambda console: show_outcome(outcome, console, per_scenario=per_scenario))
+        text = _render(lambda console, flag=per_scenario: show_outcome(outcome, console, per_scenario=flag))
         assert not _long_lines(text), "\n".join(_long_lines(text))
         assert "results: " in text and "INCOMPLETE" in text
 
 
 def test_a_dry_run_plan_fits_80_columns(tmp_path: Path) -> None:
-    config = apply_overrides(load_config(None), {
-        "dataset_root": str(ROOT / "examples" / "scenarios"), "output_dir": str(tmp_path / ("out-" * 20)),
-        "provider": "openai-compat", "model": "Qwen/Qwen3-8B", "base_url": "http://host.containers.internal:8000/v1",
-        "judge_provider": "openai-compat", "judge_model": "Qwen/Qwen3-8B", "pass_at": 3})
+    config = apply_overrides(
+        load_config(None),
+        {
+            "dataset_root": str(ROOT / "examples" / "scenarios"),
+            "output_dir": str(tmp_path / ("out-" * 20)),
+            "provider": "openai-compat",
+            "model": "Qwen/Qwen3-8B",
+            "base_url": "http://host.containers.internal:8000/v1",
+            "judge_provider": "openai-compat",
+            "judge_model": "Qwen/Qwen3-8B",
+            "pass_at": 3,
+        },
+    )
     text = _render(lambda console: console.print(describe_plan(config, resolve_targets(config.target))))
     assert not _long_lines(text), "\n".join(_long_lines(text))
 
@@ -119,7 +139,9 @@ def test_help_groups_the_settings_in_panels() -> None:
     assert {s.help_panel for s in SETTINGS} == set(PANELS.values())
     by_name = {s.name: s.help_panel for s in SETTINGS}
     assert by_name["output_dir"] == by_name["log_level"] == "Output" and by_name["timeout"] == "Execution"
-    assert by_name["judge_model"] == "Judge" and by_name["harness"] == "Agent" and by_name["splits"] == "Target"
+    assert (
+        by_name["judge_model"] == "Judge" and by_name["harness"] == "Agent" and by_name["splits"] == "Target"
+    )
 
 
 def test_retry_help_says_what_engine_select_reruns() -> None:

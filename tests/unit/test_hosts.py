@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from gaia2_runner.config import apply_overrides, load_config, parse_hosts
 from gaia2_runner.engine.hosts import Host, slot_order
 from gaia2_runner.errors import Gaia2Error
@@ -19,24 +20,31 @@ CLI = [sys.executable, "-m", "gaia2_runner.cli"]
 
 def test_hosts_from_toml_with_slots_and_the_concurrency_default(tmp_path):
     config_file = tmp_path / "x.toml"
-    config_file.write_text(f'[target]\nscenario = "{DEMO}"\n[run]\noutput_dir = "out"\nconcurrency = 2\n'
-                           'hosts = ["unix:///run/a.sock=3", "ssh://me@node2/run/podman/podman.sock"]\n')
+    config_file.write_text(
+        f'[target]\nscenario = "{DEMO}"\n[run]\noutput_dir = "out"\nconcurrency = 2\n'
+        'hosts = ["unix:///run/a.sock=3", "ssh://me@node2/run/podman/podman.sock"]\n'
+    )
     config = apply_overrides(load_config(config_file), {})
     assert parse_hosts(config.run.hosts, config.run.concurrency) == [
-        ("unix:///run/a.sock", 3), ("ssh://me@node2/run/podman/podman.sock", 2)]
+        ("unix:///run/a.sock", 3),
+        ("ssh://me@node2/run/podman/podman.sock", 2),
+    ]
     # --host replaces the file's list; no --host keeps it.
     assert apply_overrides(config, {"hosts": ["tcp://h:8080"]}).run.hosts == ["tcp://h:8080"]
     assert apply_overrides(config, {"hosts": []}).run.hosts == config.run.hosts
 
 
-@pytest.mark.parametrize("hosts, fragment", [
-    (["/run/a.sock"], "is not an engine API URL"),
-    (["unix://"], "is not an engine API URL"),
-    (["unix:///a.sock=0"], "slots must be 1 to 256"),
-    (["unix:///a.sock=999"], "slots must be 1 to 256"),
-    (["unix:///a.sock", "unix:///a.sock=2"], "listed twice"),
-    (["ssh://me:hunter2@node/run/podman/podman.sock"], "has a password in its URL"),
-])
+@pytest.mark.parametrize(
+    "hosts, fragment",
+    [
+        (["/run/a.sock"], "is not an engine API URL"),
+        (["unix://"], "is not an engine API URL"),
+        (["unix:///a.sock=0"], "slots must be 1 to 256"),
+        (["unix:///a.sock=999"], "slots must be 1 to 256"),
+        (["unix:///a.sock", "unix:///a.sock=2"], "listed twice"),
+        (["ssh://me:hunter2@node/run/podman/podman.sock"], "has a password in its URL"),
+    ],
+)
 def test_bad_hosts_are_one_line_naming_the_key(tmp_path, hosts, fragment):
     config_file = tmp_path / "x.toml"
     listed = ", ".join(f'"{h}"' for h in hosts)
@@ -44,16 +52,29 @@ def test_bad_hosts_are_one_line_naming_the_key(tmp_path, hosts, fragment):
     with pytest.raises(Gaia2Error) as caught:
         apply_overrides(load_config(config_file), {})
     assert "[run] hosts" in caught.value.message and fragment in caught.value.message
-    proc = subprocess.run([*CLI, "run-dataset", "--scenario", str(DEMO), "--output-dir", str(tmp_path / "o"),
-                           *[arg for h in hosts for arg in ("--host", h)], "--dry-run"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            *CLI,
+            "run-dataset",
+            "--scenario",
+            str(DEMO),
+            "--output-dir",
+            str(tmp_path / "o"),
+            *[arg for h in hosts for arg in ("--host", h)],
+            "--dry-run",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert proc.stderr.startswith("error: --host") and fragment in proc.stderr
 
 
 def test_a_toml_hosts_value_of_the_wrong_type(tmp_path):
     config_file = tmp_path / "x.toml"
-    config_file.write_text(f'[target]\nscenario = "{DEMO}"\n[run]\noutput_dir = "out"\nhosts = "unix:///a.sock"\n')
+    config_file.write_text(
+        f'[target]\nscenario = "{DEMO}"\n[run]\noutput_dir = "out"\nhosts = "unix:///a.sock"\n'
+    )
     with pytest.raises(Gaia2Error, match=r"x.toml:5 \[run\] hosts: expected a list of engine API URLs"):
         load_config(config_file)
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import random
 import signal
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from typer.testing import CliRunner
@@ -33,6 +33,7 @@ def _bytes_file(name: str, data: bytes) -> Callable[[Path], Path]:
     def make(d: Path) -> Path:
         (d / name).write_bytes(data)
         return d / name
+
     return make
 
 
@@ -81,10 +82,26 @@ def scenario_cases(rng: random.Random) -> list[Case]:
     cases: list[Case] = []
     for name, data in bad_json_documents(rng):
         make = _bytes_file(f"{name}.json", data)
-        cases.append((f"run scenario {name}", lambda d, m=make: ["run", "--scenario", str(m(d)), "--image", "img",
-                                                                  "--output-dir", str(d / "out")]))
-        cases.append((f"run-dataset scenario {name}", lambda d, m=make: [
-            "run-dataset", "--scenario", str(m(d)), "--output-dir", str(d / "out")]))
+        cases.append(
+            (
+                f"run scenario {name}",
+                lambda d, m=make: [
+                    "run",
+                    "--scenario",
+                    str(m(d)),
+                    "--image",
+                    "img",
+                    "--output-dir",
+                    str(d / "out"),
+                ],
+            )
+        )
+        cases.append(
+            (
+                f"run-dataset scenario {name}",
+                lambda d, m=make: ["run-dataset", "--scenario", str(m(d)), "--output-dir", str(d / "out")],
+            )
+        )
     return cases
 
 
@@ -94,28 +111,59 @@ def flag_cases() -> list[Case]:
         return str(d / "ok.json")
 
     bad_flags = [
-        ["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "-inf"], ["--timeout", "-1"], ["--timeout", "0"],
-        ["--timeout", "1e300"], ["--health-timeout", "nan"], ["--health-timeout", "0"], ["--health-timeout", "1e9"],
-        ["--pass-at", "10000000"], ["--pass-at", "0"], ["--pass-at", "-3"], ["--concurrency", "0"],
-        ["--concurrency", "-5"], ["--concurrency", "100000"], ["--log-level", "LOUD"], ["--provider", "mystery"],
-        ["--provider", "openai"], ["--judge-provider", "oracle", "--judge-model", "j"],
-        ["--judge-provider", "openai"], ["--base-url", "https://bob:hunter2@llm.example/v1"],
-        ["--judge-base-url", "https://bob:hunter2@llm.example/v1"], ["--env", "NOEQUALS"], ["--env", "=value"],
+        ["--timeout", "nan"],
+        ["--timeout", "inf"],
+        ["--timeout", "-inf"],
+        ["--timeout", "-1"],
+        ["--timeout", "0"],
+        ["--timeout", "1e300"],
+        ["--health-timeout", "nan"],
+        ["--health-timeout", "0"],
+        ["--health-timeout", "1e9"],
+        ["--pass-at", "10000000"],
+        ["--pass-at", "0"],
+        ["--pass-at", "-3"],
+        ["--concurrency", "0"],
+        ["--concurrency", "-5"],
+        ["--concurrency", "100000"],
+        ["--log-level", "LOUD"],
+        ["--provider", "mystery"],
+        ["--provider", "openai"],
+        ["--judge-provider", "oracle", "--judge-model", "j"],
+        ["--judge-provider", "openai"],
+        ["--base-url", "https://bob:hunter2@llm.example/v1"],
+        ["--judge-base-url", "https://bob:hunter2@llm.example/v1"],
+        ["--env", "NOEQUALS"],
+        ["--env", "=value"],
         ["--api-key-env", "G2_FUZZ_UNSET_VAR", "--provider", "openai", "--model", "m", "--judge-model", "j"],
-        ["--output-dir", "FILE"], ["--output-dir", ""], ["--output-dir", "with\0nul"], ["--env-file", "MISSING"],
-        ["--env-file", "DIR"], ["--env-file", "BINARY"], ["--env-file", "UTF16"], ["--env-file", "with\0nul"],
-        ["--time-speed", "0.5"], ["--time-speed", "nan"], ["--time-speed", "1e9"],
+        ["--output-dir", "FILE"],
+        ["--output-dir", ""],
+        ["--output-dir", "with\0nul"],
+        ["--env-file", "MISSING"],
+        ["--env-file", "DIR"],
+        ["--env-file", "BINARY"],
+        ["--env-file", "UTF16"],
+        ["--env-file", "with\0nul"],
+        ["--time-speed", "0.5"],
+        ["--time-speed", "nan"],
+        ["--time-speed", "1e9"],
     ]
     cases: list[Case] = []
     for flags in bad_flags:
         for command in ("run", "run-dataset"):
+
             def argv(d: Path, flags=flags, command=command) -> list[str]:
                 (d / "a_file").write_text("not a directory")
                 (d / "a_dir").mkdir(exist_ok=True)
                 (d / "binary.env").write_bytes(b"\0\xff\xfeKEY=\x00")
                 (d / "utf16.env").write_bytes("KEY=value\n".encode("utf-16"))
-                subst = {"FILE": str(d / "a_file"), "MISSING": str(d / "missing.env"), "DIR": str(d / "a_dir"),
-                         "BINARY": str(d / "binary.env"), "UTF16": str(d / "utf16.env")}
+                subst = {
+                    "FILE": str(d / "a_file"),
+                    "MISSING": str(d / "missing.env"),
+                    "DIR": str(d / "a_dir"),
+                    "BINARY": str(d / "binary.env"),
+                    "UTF16": str(d / "utf16.env"),
+                }
                 flags = [subst.get(f, f) for f in flags]
                 base = ["--scenario", scenario(d)]
                 if "--output-dir" not in flags:
@@ -123,6 +171,7 @@ def flag_cases() -> list[Case]:
                 if command == "run":
                     base += ["--image", "img"]
                 return [command, *base, *flags]
+
             cases.append((f"{command} {' '.join(flags)!r}", argv))
     return cases
 
@@ -135,30 +184,134 @@ def target_cases(rng: random.Random) -> list[Case]:
         (d / "data" / "search" / "ok.json").write_text(GOOD)
         return d / "data"
 
-    subsets = {name: data for name, data in bad_json_documents(rng) if name in
-               ("binary", "utf16", "nul", "deep", "deep_obj", "huge_int", "nan", "truncated", "string")}
+    subsets = {
+        name: data
+        for name, data in bad_json_documents(rng)
+        if name in ("binary", "utf16", "nul", "deep", "deep_obj", "huge_int", "nan", "truncated", "string")
+    }
     for name, data in subsets.items():
-        cases.append((f"subset {name}", lambda d, data=data: [
-            "run-dataset", "--dataset-root", str(dataset(d)), "--subset", str(_bytes_file("s.json", data)(d)),
-            "--output-dir", str(d / "out")]))
-    cases.append(("subset is a directory", lambda d: [
-        "run-dataset", "--dataset-root", str(dataset(d)), "--subset", str(d / "data"), "--output-dir", str(d / "out")]))
-    cases.append(("subset unknown id", lambda d: [
-        "run-dataset", "--dataset-root", str(dataset(d)), "--subset", str(_bytes_file("s.txt", b"nope\n")(d)),
-        "--output-dir", str(d / "out")]))
-    cases.append(("unknown split", lambda d: [
-        "run-dataset", "--dataset-root", str(dataset(d)), "--splits", "time", "--output-dir", str(d / "out")]))
-    cases.append(("no splits", lambda d: [
-        "run-dataset", "--dataset-root", str(dataset(d)), "--splits", ",", "--output-dir", str(d / "out")]))
-    cases.append(("dataset root is a file", lambda d: [
-        "run-dataset", "--dataset-root", str(_bytes_file("f.json", GOOD.encode())(d)), "--output-dir", str(d / "out")]))
-    cases.append(("empty dataset", lambda d: [
-        "run-dataset", "--dataset-root", str((d / "empty").mkdir() or d / "empty"), "--output-dir", str(d / "out")]))
-    cases.append(("limit zero", lambda d: [
-        "run-dataset", "--dataset-root", str(dataset(d)), "--limit", "0", "--output-dir", str(d / "out")]))
-    cases.append(("two targets", lambda d: [
-        "run-dataset", "--dataset-root", str(dataset(d)), "--scenario", str(_bytes_file("x.json", GOOD.encode())(d)),
-        "--output-dir", str(d / "out")]))
+        cases.append(
+            (
+                f"subset {name}",
+                lambda d, data=data: [
+                    "run-dataset",
+                    "--dataset-root",
+                    str(dataset(d)),
+                    "--subset",
+                    str(_bytes_file("s.json", data)(d)),
+                    "--output-dir",
+                    str(d / "out"),
+                ],
+            )
+        )
+    cases.append(
+        (
+            "subset is a directory",
+            lambda d: [
+                "run-dataset",
+                "--dataset-root",
+                str(dataset(d)),
+                "--subset",
+                str(d / "data"),
+                "--output-dir",
+                str(d / "out"),
+            ],
+        )
+    )
+    cases.append(
+        (
+            "subset unknown id",
+            lambda d: [
+                "run-dataset",
+                "--dataset-root",
+                str(dataset(d)),
+                "--subset",
+                str(_bytes_file("s.txt", b"nope\n")(d)),
+                "--output-dir",
+                str(d / "out"),
+            ],
+        )
+    )
+    cases.append(
+        (
+            "unknown split",
+            lambda d: [
+                "run-dataset",
+                "--dataset-root",
+                str(dataset(d)),
+                "--splits",
+                "time",
+                "--output-dir",
+                str(d / "out"),
+            ],
+        )
+    )
+    cases.append(
+        (
+            "no splits",
+            lambda d: [
+                "run-dataset",
+                "--dataset-root",
+                str(dataset(d)),
+                "--splits",
+                ",",
+                "--output-dir",
+                str(d / "out"),
+            ],
+        )
+    )
+    cases.append(
+        (
+            "dataset root is a file",
+            lambda d: [
+                "run-dataset",
+                "--dataset-root",
+                str(_bytes_file("f.json", GOOD.encode())(d)),
+                "--output-dir",
+                str(d / "out"),
+            ],
+        )
+    )
+    cases.append(
+        (
+            "empty dataset",
+            lambda d: [
+                "run-dataset",
+                "--dataset-root",
+                str((d / "empty").mkdir() or d / "empty"),
+                "--output-dir",
+                str(d / "out"),
+            ],
+        )
+    )
+    cases.append(
+        (
+            "limit zero",
+            lambda d: [
+                "run-dataset",
+                "--dataset-root",
+                str(dataset(d)),
+                "--limit",
+                "0",
+                "--output-dir",
+                str(d / "out"),
+            ],
+        )
+    )
+    cases.append(
+        (
+            "two targets",
+            lambda d: [
+                "run-dataset",
+                "--dataset-root",
+                str(dataset(d)),
+                "--scenario",
+                str(_bytes_file("x.json", GOOD.encode())(d)),
+                "--output-dir",
+                str(d / "out"),
+            ],
+        )
+    )
     return cases
 
 
@@ -190,11 +343,20 @@ def toml_cases(rng: random.Random) -> list[Case]:
         ("env_nul", (good.replace("[run]", '[agent]\nenv = { A = "x" }\nprovider = "nope"\n[run]')).encode()),
         ("undefined_var", good.replace('"out"', '"${G2_FUZZ_UNDEFINED}/o"').encode()),
         ("empty_config", b""),
-        ("creds", (good.replace("[run]", '[agent]\nprovider = "openai-compat"\nmodel = "m"\n'
-                                'base_url = "http://u:p@h/v1"\n[judge]\nmodel = "j"\n[run]')).encode()),
+        (
+            "creds",
+            (
+                good.replace(
+                    "[run]",
+                    '[agent]\nprovider = "openai-compat"\nmodel = "m"\n'
+                    'base_url = "http://u:p@h/v1"\n[judge]\nmodel = "j"\n[run]',
+                )
+            ).encode(),
+        ),
     ]
     cases: list[Case] = []
     for name, body in bodies:
+
         def argv(d: Path, body=body) -> list[str]:
             (d / "ok.json").write_text(GOOD)
             (d / "a_file").write_text("x")
@@ -202,6 +364,7 @@ def toml_cases(rng: random.Random) -> list[Case]:
             (d / "d" / "s" / "ok.json").write_text(GOOD)
             (d / "run.toml").write_bytes(body)
             return ["run-config", "--config", str(d / "run.toml")]
+
         cases.append((f"toml {name}", argv))
         cases.append((f"toml {name} dry-run", lambda d, a=argv: [*a(d), "--dry-run"]))
     cases.append(("config is a directory", lambda d: ["run-config", "--config", str(d)]))
@@ -238,8 +401,9 @@ def _alarm(_signum, _frame):  # noqa: ANN001
 
 
 @pytest.mark.parametrize("name,build", CASES, ids=[name for name, _ in CASES])
-def test_bad_input_is_one_error_line(name: str, build: Callable[[Path], list[str]], tmp_path: Path,
-                                     monkeypatch, no_containers) -> None:
+def test_bad_input_is_one_error_line(
+    name: str, build: Callable[[Path], list[str]], tmp_path: Path, monkeypatch, no_containers
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("G2_FUZZ_UNSET_VAR", raising=False)
     argv = build(tmp_path)
@@ -252,8 +416,12 @@ def test_bad_input_is_one_error_line(name: str, build: Callable[[Path], list[str
         signal.signal(signal.SIGALRM, previous)
     output = result.output
     assert not isinstance(result.exception, TimeoutError), f"{name}: hung"
-    assert "Traceback" not in output and result.exit_code == 2, (name, result.exit_code, output[-2000:],
-                                                                 repr(result.exception))
+    assert "Traceback" not in output and result.exit_code == 2, (
+        name,
+        result.exit_code,
+        output[-2000:],
+        repr(result.exception),
+    )
     lines = [line for line in output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: "), (name, output[-2000:])
     assert not no_containers

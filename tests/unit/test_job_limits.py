@@ -37,8 +37,10 @@ def throttle(maximum: int = 8) -> tuple[AdaptiveConcurrency, Clock]:
 def test_concurrency_halves_under_pressure_once_per_cooldown_and_never_below_one() -> None:
     limit, clock = throttle(8)
     assert limit.pressure(0) is None and limit.limit == 8
-    assert limit.pressure(3) == ("the provider is pushing back (rate limits, server errors or no answer): "
-                                 "concurrency lowered from 8 to 4 of 8")
+    assert limit.pressure(3) == (
+        "the provider is pushing back (rate limits, server errors or no answer): "
+        "concurrency lowered from 8 to 4 of 8"
+    )
     assert limit.pressure(5) is None and limit.limit == 4  # the same storm, seen by other runs
     clock.now += 10
     limit.pressure(1)
@@ -78,8 +80,14 @@ def test_new_pressure_during_recovery_restarts_the_quiet_spell() -> None:
 
 
 def account(rate_limit: int = 0, burst: int = 0, server: int = 0, unanswered: int = 0, **extra) -> dict:
-    return {"calls": 10, "rate_limit": rate_limit, "rate_limit_burst": burst, "server_error": server,
-            "unanswered": unanswered, **extra}
+    return {
+        "calls": 10,
+        "rate_limit": rate_limit,
+        "rate_limit_burst": burst,
+        "server_error": server,
+        "unanswered": unanswered,
+        **extra,
+    }
 
 
 def test_only_the_providers_pushback_counts_never_the_agents_flood() -> None:
@@ -100,33 +108,57 @@ def test_live_statuses_feed_the_throttle_by_their_increase() -> None:
     assert limits.status_seen("job-a", {"provider": confirmed}) is None  # nothing new
     assert limits.status_seen("job-b", {"provider": account(burst=40)}) is None  # a flood
     assert limits.status_seen("job-c", {"provider": account(server=9)}) is None  # only the agent's requests
-    assert "lowered from 2 to 1" in (limits.status_seen("job-d", {"a2a_provider": confirmed}) or "")  # experts'
+    assert "lowered from 2 to 1" in (
+        limits.status_seen("job-d", {"a2a_provider": confirmed}) or ""
+    )  # experts'
     assert limits.throttle.limit == 1
 
 
 def faulted(reason: str = "the provider does not know the model 'x'") -> dict:
-    return {"success": None, "status": "error",
-            "provider": sanitize({"calls": 1, "configuration": 1, "fault": {"kind": "configuration", "reason": reason}})}
+    return {
+        "success": None,
+        "status": "error",
+        "provider": sanitize(
+            {"calls": 1, "configuration": 1, "fault": {"kind": "configuration", "reason": reason}}
+        ),
+    }
 
 
 def test_a_configuration_fault_stops_the_job_once() -> None:
     limits = JobLimits(2)
     assert limits.run_finished("a", {"success": False, "provider": sanitize(account())}) is None
     stop = limits.run_finished("b", faulted())
-    assert stop is not None and stop.kind == CONFIGURATION_FAULT and "does not know the model 'x'" in stop.reason
+    assert (
+        stop is not None and stop.kind == CONFIGURATION_FAULT and "does not know the model 'x'" in stop.reason
+    )
     assert limits.halted and not limits.admits(0)
     assert limits.run_finished("c", faulted("other")) is None  # told once
     assert limits.summary()["stopped"]["kind"] == CONFIGURATION_FAULT
 
 
 def test_the_expert_agents_and_the_judges_configuration_faults_stop_the_job_too() -> None:
-    experts = {"success": None, "status": "error", "provider": sanitize(account()),
-               "a2a_provider": faulted("the provider refused the configured API key")["provider"]}
+    experts = {
+        "success": None,
+        "status": "error",
+        "provider": sanitize(account()),
+        "a2a_provider": faulted("the provider refused the configured API key")["provider"],
+    }
     stop = JobLimits(2).run_finished("a", experts)
-    assert stop is not None and "the expert agents' provider: the provider refused the configured API key" in stop.reason
-    judge = {"success": None, "status": "error", "judge_fault": {"kind": "configuration", "reason": "key refused"}}
+    assert (
+        stop is not None
+        and "the expert agents' provider: the provider refused the configured API key" in stop.reason
+    )
+    judge = {
+        "success": None,
+        "status": "error",
+        "judge_fault": {"kind": "configuration", "reason": "key refused"},
+    }
     stop = JobLimits(2).run_finished("b", judge)
-    assert stop is not None and stop.kind == CONFIGURATION_FAULT and "the judge's provider: key refused" in stop.reason
+    assert (
+        stop is not None
+        and stop.kind == CONFIGURATION_FAULT
+        and "the judge's provider: key refused" in stop.reason
+    )
 
 
 def test_a_fault_in_a_judged_run_stops_nothing() -> None:
@@ -136,8 +168,12 @@ def test_a_fault_in_a_judged_run_stops_nothing() -> None:
 
 
 def priced(model: str = "gpt-4o", tokens_in: int = 1_000_000, tokens_out: int = 0) -> dict:
-    return {"success": False, "provider": sanitize({"by_model": {model: {"calls": 1, "input": tokens_in,
-                                                                          "output": tokens_out, "cached": 0}}})}
+    return {
+        "success": False,
+        "provider": sanitize(
+            {"by_model": {model: {"calls": 1, "input": tokens_in, "output": tokens_out, "cached": 0}}}
+        ),
+    }
 
 
 def test_cost_of_a_run_from_the_relays_tokens() -> None:
@@ -160,8 +196,17 @@ def test_the_cost_limit_stops_launching_and_counts_earlier_runs() -> None:
 
 
 def test_sanitize_keeps_only_sane_values() -> None:
-    doc = sanitize({"calls": 3, "rate_limit": "x", "tokens": {"input": 5, "output": -1}, "by_model": {"m": {"input": 2}},
-                    "fault": {"kind": "other", "reason": "r"}, "token_budget": 0, "budget_exhausted": 1})
+    doc = sanitize(
+        {
+            "calls": 3,
+            "rate_limit": "x",
+            "tokens": {"input": 5, "output": -1},
+            "by_model": {"m": {"input": 2}},
+            "fault": {"kind": "other", "reason": "r"},
+            "token_budget": 0,
+            "budget_exhausted": 1,
+        }
+    )
     assert doc is not None and doc["calls"] == 3 and doc["rate_limit"] == 0
     assert doc["tokens"] == {"input": 5, "output": 0, "cached": 0}
     assert doc["by_model"] == {"m": {"input": 2, "output": 0, "cached": 0, "calls": 0}}
@@ -172,8 +217,14 @@ def test_sanitize_keeps_only_sane_values() -> None:
 def config(tmp_path, **overrides):
     scenario = tmp_path / "s.json"
     scenario.write_text("{}")
-    base = {"scenario": str(scenario), "output_dir": str(tmp_path / "out"), "provider": "openai",
-            "model": "gpt-4o", "judge_provider": "openai", "judge_model": "gpt-4o"}
+    base = {
+        "scenario": str(scenario),
+        "output_dir": str(tmp_path / "out"),
+        "provider": "openai",
+        "model": "gpt-4o",
+        "judge_provider": "openai",
+        "judge_model": "gpt-4o",
+    }
     return apply_overrides(load_config(None), {**base, **overrides})
 
 
@@ -181,17 +232,31 @@ def test_budget_settings_are_checked(tmp_path) -> None:
     assert config(tmp_path, max_tokens=5000, cost_limit=2.5).run.max_tokens == 5000
     # Dated and provider-qualified names are priced; the judge's calls are not counted, so its
     # model needs no price.
-    assert config(tmp_path, cost_limit=1.0, model="anthropic/claude-sonnet-4-5-20250929",
-                  a2a_model="gpt-4o-mini-2024-07-18", judge_model="judge-without-a-price").run.cost_limit == 1.0
-    for overrides, words in (({"max_tokens": 0}, "max_tokens must be 1 to"),
-                             ({"cost_limit": -1.0}, "cost_limit must be a positive number"),
-                             ({"cost_limit": float("inf")}, "cost_limit must be a positive number"),
-                             ({"cost_limit": 1.0, "model": "unpriced-model-xyz"},
-                              "--model: cost_limit needs a price for the model 'unpriced-model-xyz'"),
-                             ({"cost_limit": 1.0, "model": "gpt-5-pro"}, "price for the model 'gpt-5-pro'"),
-                             ({"cost_limit": 1.0, "a2a_model": "o1-pro"},
-                              "--a2a-model: cost_limit needs a price for the expert agents' model 'o1-pro'"),
-                             ({"max_tokens": 10, "provider": "oracle"}, "the oracle makes none")):
+    assert (
+        config(
+            tmp_path,
+            cost_limit=1.0,
+            model="anthropic/claude-sonnet-4-5-20250929",
+            a2a_model="gpt-4o-mini-2024-07-18",
+            judge_model="judge-without-a-price",
+        ).run.cost_limit
+        == 1.0
+    )
+    for overrides, words in (
+        ({"max_tokens": 0}, "max_tokens must be 1 to"),
+        ({"cost_limit": -1.0}, "cost_limit must be a positive number"),
+        ({"cost_limit": float("inf")}, "cost_limit must be a positive number"),
+        (
+            {"cost_limit": 1.0, "model": "unpriced-model-xyz"},
+            "--model: cost_limit needs a price for the model 'unpriced-model-xyz'",
+        ),
+        ({"cost_limit": 1.0, "model": "gpt-5-pro"}, "price for the model 'gpt-5-pro'"),
+        (
+            {"cost_limit": 1.0, "a2a_model": "o1-pro"},
+            "--a2a-model: cost_limit needs a price for the expert agents' model 'o1-pro'",
+        ),
+        ({"max_tokens": 10, "provider": "oracle"}, "the oracle makes none"),
+    ):
         with pytest.raises(Gaia2Error, match=words) as caught:
             config(tmp_path, **overrides)
         assert "\n" not in caught.value.message
@@ -201,12 +266,15 @@ def test_unpriced_models_are_refused_where_the_config_file_names_them(tmp_path) 
     scenario = tmp_path / "s.json"
     scenario.write_text("{}")
     path = tmp_path / "job.toml"
-    path.write_text(f'[target]\nscenario = "{scenario}"\n[agent]\nprovider = "openai"\nmodel = "gpt-4o-mini"\n'
-                    f'a2a_model = "o1-pro"\n[run]\noutput_dir = "{tmp_path / "out"}"\ncost_limit = 0.0002\n')
+    path.write_text(
+        f'[target]\nscenario = "{scenario}"\n[agent]\nprovider = "openai"\nmodel = "gpt-4o-mini"\n'
+        f'a2a_model = "o1-pro"\n[run]\noutput_dir = "{tmp_path / "out"}"\ncost_limit = 0.0002\n'
+    )
     with pytest.raises(Gaia2Error) as caught:
         apply_overrides(load_config(path), {})
-    assert caught.value.message.startswith(f"{path}:6 [agent] a2a_model: cost_limit needs a price for the expert "
-                                           "agents' model 'o1-pro'")
+    assert caught.value.message.startswith(
+        f"{path}:6 [agent] a2a_model: cost_limit needs a price for the expert agents' model 'o1-pro'"
+    )
     with pytest.raises(Gaia2Error, match="no model is set"):
         config(tmp_path, cost_limit=1.0, model=None, provider="openai")
 
@@ -222,8 +290,16 @@ def test_the_index_says_how_the_job_stopped() -> None:
 
 def called(*models: str, tokens: int = 1000, account: str = "provider", **extra) -> dict:
     by_model = {model: {"calls": 1, "input": tokens, "output": tokens, "cached": 0} for model in models}
-    return {"success": False, account: sanitize({"tokens": {"input": tokens * len(models), "output": tokens * len(models)},
-                                                 "by_model": by_model, **extra})}
+    return {
+        "success": False,
+        account: sanitize(
+            {
+                "tokens": {"input": tokens * len(models), "output": tokens * len(models)},
+                "by_model": by_model,
+                **extra,
+            }
+        ),
+    }
 
 
 def test_calls_to_an_unpriced_model_make_the_cost_unknown_never_zero() -> None:
@@ -257,7 +333,10 @@ def test_an_unpriced_model_stops_a_job_under_a_cost_limit() -> None:
     assert limits.run_finished("a", called("gpt-4o-mini", tokens=10)) is None
     stop = limits.run_finished("b", called("o1-pro", "gpt-4o-mini", tokens=10))
     assert stop is not None and stop.kind == COST_LIMIT and not limits.admits(0) and not limits.halted
-    assert stop.reason.startswith("stopped at cost limit: the job's cost is unknown") and "'o1-pro'" in stop.reason
+    assert (
+        stop.reason.startswith("stopped at cost limit: the job's cost is unknown")
+        and "'o1-pro'" in stop.reason
+    )
     assert "GAIA2_PRICES" in stop.reason and "\n" not in stop.reason
     summary = limits.summary()
     assert summary["cost_usd"] is None and summary["cost_unpriced_models"] == ["o1-pro"]

@@ -12,15 +12,21 @@ import pytest
 
 from cli_support import assert_one_error_line, invoke
 from gaia2_contract.constants import NO_ORACLE_EVENTS_ERROR
-from gaia2_runner.output.staged_dir import EXPORT_MARKER
 from gaia2_runner.analysis import leaderboard_export
-from gaia2_runner.analysis.leaderboard_stats import StatRow, calculate
 from gaia2_runner.analysis.leaderboard_complete import count_phases
+from gaia2_runner.analysis.leaderboard_stats import StatRow, calculate
+from gaia2_runner.output.staged_dir import EXPORT_MARKER
 from leaderboard_synth import VERDICTS, leaderboard_root
 
-ROWS = [StatRow("standard", "execution", "s1", k, True) for k in (1, 2, 3)] + [
-    StatRow("standard", "execution", "s2", 1, False), StatRow("standard", "execution", "s2", 2, True),
-    StatRow("standard", "execution", "s2", 3, None)] + [StatRow("noise", "mini", "s3", k, False) for k in (1, 2, 3)]
+ROWS = (
+    [StatRow("standard", "execution", "s1", k, True) for k in (1, 2, 3)]
+    + [
+        StatRow("standard", "execution", "s2", 1, False),
+        StatRow("standard", "execution", "s2", 2, True),
+        StatRow("standard", "execution", "s2", 3, None),
+    ]
+    + [StatRow("noise", "mini", "s3", k, False) for k in (1, 2, 3)]
+)
 
 
 def test_statistics_in_ares_terms_by_hand():
@@ -47,23 +53,43 @@ def test_bundle_of_a_leaderboard_root(tmp_path: Path, monkeypatch):
     result = invoke(["export", str(root), "--format", "leaderboard"])
     assert result.exit_code == 0, result.output
     dest = root / "export_leaderboard"
-    assert sorted(p.name for p in dest.iterdir()) == [EXPORT_MARKER, "README.md", "computed_stats.json",
-                                                      "execution", "mini_a2a", "mini_noise"]
-    tables = {name: pq.read_table(dest / name / "validation-00000-of-00001.parquet")
-              for name in ("execution", "mini_a2a", "mini_noise")}
+    assert sorted(p.name for p in dest.iterdir()) == [
+        EXPORT_MARKER,
+        "README.md",
+        "computed_stats.json",
+        "execution",
+        "mini_a2a",
+        "mini_noise",
+    ]
+    tables = {
+        name: pq.read_table(dest / name / "validation-00000-of-00001.parquet")
+        for name in ("execution", "mini_a2a", "mini_noise")
+    }
     assert [f.name for f in tables["execution"].schema] == list(leaderboard_export.HF_FIELDS)
     assert "run_type" in leaderboard_export.HF_FIELDS
-    phase_columns = {name: {(r["phase_name"], r["config"], r["a2a_app_prop"], r["has_app_noise"], r["has_env_noise"])
-                            for r in t.to_pylist()} for name, t in tables.items()}
-    assert phase_columns == {"execution": {("standard", "execution", 0.0, False, False)},
-                             "mini_a2a": {("agent2agent", "mini", 1.0, False, False)},
-                             "mini_noise": {("noise", "mini", 0.0, True, True)}}
+    phase_columns = {
+        name: {
+            (r["phase_name"], r["config"], r["a2a_app_prop"], r["has_app_noise"], r["has_env_noise"])
+            for r in t.to_pylist()
+        }
+        for name, t in tables.items()
+    }
+    assert phase_columns == {
+        "execution": {("standard", "execution", 0.0, False, False)},
+        "mini_a2a": {("agent2agent", "mini", 1.0, False, False)},
+        "mini_noise": {("noise", "mini", 0.0, True, True)},
+    }
     rows = tables["execution"].to_pylist()
     infra = [r for r in rows if r["scenario_id"] == "s2" and r["run_number"] == 3][0]
     assert (infra["score"], infra["status"], infra["has_exception"], infra["exception_type"]) == (
-        None, "exception", True, "InfrastructureError")
-    assert sorted((r["scenario_id"], r["run_number"], r["score"]) for r in rows if r["score"] is not None)[:2] == [
-        ("s1", 1, 1.0), ("s1", 2, 1.0)]
+        None,
+        "exception",
+        True,
+        "InfrastructureError",
+    )
+    assert sorted((r["scenario_id"], r["run_number"], r["score"]) for r in rows if r["score"] is not None)[
+        :2
+    ] == [("s1", 1, 1.0), ("s1", 2, 1.0)]
     stats = json.loads((dest / "computed_stats.json").read_text())
     assert set(stats["statistics"]["per_capability"]) == {"execution", "mini_noise", "mini_agent2agent"}
     assert stats["statistics"]["per_capability"]["mini_agent2agent"]["success_rate"] == pytest.approx(200 / 3)
@@ -86,10 +112,13 @@ def test_report_fits_80_columns(tmp_path: Path, monkeypatch):
     assert (root / "export_leaderboard" / "computed_stats.json").is_file()
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["--pass-at", "2"], "No such option"),
-    (["--noise"], "No such option"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--pass-at", "2"], "No such option"),
+        (["--noise"], "No such option"),
+    ],
+)
 def test_phase_settings_are_not_options(tmp_path: Path, args, fragment):
     result = invoke(["leaderboard", "--output-dir", str(tmp_path), *args])
     assert result.exit_code == 2 and fragment in result.output
@@ -97,31 +126,42 @@ def test_phase_settings_are_not_options(tmp_path: Path, args, fragment):
 
 def test_phase_settings_in_a_toml_are_refused(tmp_path: Path):
     toml = tmp_path / "lb.toml"
-    toml.write_text('[target]\ndataset = "meta-agents-research-environments/gaia2"\n'
-                    f'[run]\nnoise = true\noutput_dir = "{tmp_path / "out"}"\n')
+    toml.write_text(
+        '[target]\ndataset = "meta-agents-research-environments/gaia2"\n'
+        f'[run]\nnoise = true\noutput_dir = "{tmp_path / "out"}"\n'
+    )
     assert_one_error_line(invoke(["leaderboard", "--toml", str(toml)]), "leaderboard sets it for each phase")
 
 
 def test_leaderboard_needs_the_hub_dataset_and_an_output_dir(tmp_path: Path):
     assert_one_error_line(invoke(["leaderboard", "--output-dir", str(tmp_path)]), "choose exactly one target")
-    assert_one_error_line(invoke(["leaderboard", "--output-dir", str(tmp_path), "--dataset-root", str(tmp_path)]),
-                          "No such option")
-    assert_one_error_line(invoke(["leaderboard", "--dataset", "meta-agents-research-environments/gaia2"]),
-                          "no output directory")
+    assert_one_error_line(
+        invoke(["leaderboard", "--output-dir", str(tmp_path), "--dataset-root", str(tmp_path)]),
+        "No such option",
+    )
+    assert_one_error_line(
+        invoke(["leaderboard", "--dataset", "meta-agents-research-environments/gaia2"]), "no output directory"
+    )
     toml = tmp_path / "lb.toml"
     toml.write_text(f'[target]\ndataset_root = "{tmp_path}"\n[run]\noutput_dir = "{tmp_path / "out"}"\n')
     assert_one_error_line(invoke(["leaderboard", "--toml", str(toml)]), "runs the hub dataset's configs")
-    assert_one_error_line(invoke(["leaderboard", "--report", "--output-dir", str(tmp_path)]),
-                          "holds no leaderboard phase directory")
+    assert_one_error_line(
+        invoke(["leaderboard", "--report", "--output-dir", str(tmp_path)]),
+        "holds no leaderboard phase directory",
+    )
 
 
 def test_one_run_directory_exports_its_own_phase(tmp_path: Path, monkeypatch):
     root = leaderboard_root(tmp_path / "lb", monkeypatch)
-    result = invoke(["export", str(root / "agent2agent"), "--format", "leaderboard", "--out", str(tmp_path / "b")])
+    result = invoke(
+        ["export", str(root / "agent2agent"), "--format", "leaderboard", "--out", str(tmp_path / "b")]
+    )
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in (tmp_path / "b").iterdir() if p.is_dir()) == ["mini_a2a"]
     rows = pq.read_table(tmp_path / "b" / "mini_a2a" / "validation-00000-of-00001.parquet").to_pylist()
-    assert {(r["phase_name"], r["a2a_app_prop"], r["has_app_noise"]) for r in rows} == {("agent2agent", 1.0, False)}
+    assert {(r["phase_name"], r["a2a_app_prop"], r["has_app_noise"]) for r in rows} == {
+        ("agent2agent", 1.0, False)
+    }
     assert sorted((r["run_number"], r["score"]) for r in rows) == [(1, 1.0), (2, 0.0), (3, 1.0)]
 
 
@@ -133,32 +173,51 @@ def test_each_phase_runs_with_its_settings_from_a_toml(tmp_path: Path, monkeypat
     monkeypatch.setenv("GAIA2_CACHE_DIR", str(tmp_path / "cache"))
     hub = make_hub_dataset(tmp_path / "hub")
     toml = tmp_path / "lb.toml"
-    toml.write_text(f'[target]\ndataset = "{hub}"\n[agent]\nharness = "oracle"\n'
-                    f'[run]\noutput_dir = "{tmp_path / "out"}"\nconcurrency = 2\n')
+    toml.write_text(
+        f'[target]\ndataset = "{hub}"\n[agent]\nharness = "oracle"\n'
+        f'[run]\noutput_dir = "{tmp_path / "out"}"\nconcurrency = 2\n'
+    )
     jobs = plan_phases(build_config(toml, {}, None), split="validation", runs=3)
-    got = {job.phase.name: (job.config.value("hub_config"), job.config.value("hub_split"), job.config.run.noise,
-                            job.config.value("a2a_app_prop"), job.plan.pass_at, job.plan.output_dir.name,
-                            sorted({ref.split for ref in job.plan.refs}), len(job.plan.refs)) for job in jobs}
+    got = {
+        job.phase.name: (
+            job.config.value("hub_config"),
+            job.config.value("hub_split"),
+            job.config.run.noise,
+            job.config.value("a2a_app_prop"),
+            job.plan.pass_at,
+            job.plan.output_dir.name,
+            sorted({ref.split for ref in job.plan.refs}),
+            len(job.plan.refs),
+        )
+        for job in jobs
+    }
     capabilities = ["execution", "search", "adaptability", "time", "ambiguity"]
     assert got == {
         "standard": (capabilities, "validation", False, None, 3, "standard", sorted(capabilities), 5),
         "agent2agent": (["mini"], "validation", False, 1.0, 3, "agent2agent", ["mini"], 2),
-        "noise": (["mini"], "validation", True, None, 3, "noise", ["mini"], 2)}
+        "noise": (["mini"], "validation", True, None, 3, "noise", ["mini"], 2),
+    }
     result = invoke(["leaderboard", "--toml", str(toml), "--dry-run"])
     assert result.exit_code == 0, result.output
     assert "noise (mini): 2 scenarios × 3 runs, 6 of 6 to run" in result.output
     assert not (tmp_path / "out").exists()  # a dry run writes nothing
 
 
-WHOLE = {key: {sid: [v if v is not None else True for v in runs] for sid, runs in scenarios.items()}
-         for key, scenarios in VERDICTS.items()}
+WHOLE = {
+    key: {sid: [v if v is not None else True for v in runs] for sid, runs in scenarios.items()}
+    for key, scenarios in VERDICTS.items()
+}
 
 
 def test_an_entry_with_a_run_without_a_verdict_is_incomplete_and_not_uploaded(tmp_path: Path, monkeypatch):
     root = leaderboard_root(tmp_path / "lb", monkeypatch)
     counts = {c.phase: c for c in count_phases(root)}
-    assert (counts["standard"].expected, counts["standard"].verdicted, counts["standard"].no_verdict,
-            counts["standard"].missing) == (6, 5, 1, 0)
+    assert (
+        counts["standard"].expected,
+        counts["standard"].verdicted,
+        counts["standard"].no_verdict,
+        counts["standard"].missing,
+    ) == (6, 5, 1, 0)
     assert counts["noise"].whole and counts["agent2agent"].whole
     monkeypatch.setenv("COLUMNS", "80")
     report = invoke(["leaderboard", "--report", "--output-dir", str(root)])
@@ -172,7 +231,9 @@ def test_an_entry_with_a_run_without_a_verdict_is_incomplete_and_not_uploaded(tm
     assert "--retry" in refused.output and "standard" in refused.output and uploads == []
     monkeypatch.setattr("gaia2_runner.cli.commands.export.upload", lambda *a: uploads.append(a))
     exported = invoke(["export", str(root), "--format", "leaderboard", "--hf-upload", "me/entry"])
-    assert_one_error_line(exported, "1 runs without a verdict, 0 missing")  # export uploads no part entry either
+    assert_one_error_line(
+        exported, "1 runs without a verdict, 0 missing"
+    )  # export uploads no part entry either
     assert uploads == []
 
 
@@ -180,9 +241,14 @@ def test_an_entry_with_a_missing_run_or_phase_is_incomplete(tmp_path: Path, monk
     root = leaderboard_root(tmp_path / "lb", monkeypatch, WHOLE)
     assert all(c.whole for c in count_phases(root))
     import shutil
+
     shutil.rmtree(root / "standard" / "run_2" / "execution" / "s1")  # never ran (or still going)
     counts = {c.phase: c for c in count_phases(root)}
-    assert (counts["standard"].expected, counts["standard"].verdicted, counts["standard"].missing) == (6, 5, 1)
+    assert (counts["standard"].expected, counts["standard"].verdicted, counts["standard"].missing) == (
+        6,
+        5,
+        1,
+    )
     shutil.rmtree(root / "standard" / "run_3")  # the third run never started: its runs are still expected
     assert {c.phase: c for c in count_phases(root)}["standard"].missing == 3
     shutil.rmtree(root / "noise")
@@ -200,8 +266,10 @@ def test_a_whole_entry_is_uploaded_and_its_report_names_the_generation_time(tmp_
         doc["config"]["run"]["sim_generation_time"] = "measured"
         run_config.write_text(json.dumps(doc))
     uploads: list = []
-    monkeypatch.setattr("gaia2_runner.cli.commands.leaderboard.upload",
-                        lambda dest, repo: uploads.append(repo) or f"https://hf.example/{repo}")
+    monkeypatch.setattr(
+        "gaia2_runner.cli.commands.leaderboard.upload",
+        lambda dest, repo: uploads.append(repo) or f"https://hf.example/{repo}",
+    )
     monkeypatch.setenv("COLUMNS", "80")
     result = invoke(["leaderboard", "--report", "--output-dir", str(root), "--hf-upload", "me/entry"])
     assert result.exit_code == 0, result.output
@@ -235,7 +303,11 @@ def test_a_scenario_without_oracle_events_is_no_validation_not_an_exception(tmp_
     rows = pq.read_table(dest / "execution" / "validation-00000-of-00001.parquet").to_pylist()
     unjudged = next(r for r in rows if (r["scenario_id"], r["run_number"]) == ("s2", 3))
     assert (unjudged["score"], unjudged["status"], unjudged["has_exception"], unjudged["exception_type"]) == (
-        None, "no_validation", False, None)
+        None,
+        "no_validation",
+        False,
+        None,
+    )
     configurations = json.loads((dest / "computed_stats.json").read_text())["run_configurations"]
     execution = next(c for c in configurations if c["config"] == "execution")
     assert (execution["no_validation_runs"], execution["exception_runs"]) == (1, 0)

@@ -46,8 +46,12 @@ class FakeLlamaServer(BaseHTTPRequestHandler):
             self._send({"tokens": list(range(len(body["content"].split())))})
         else:
             words = sum(len(m["content"].split()) for m in body["messages"])
-            self._send({"choices": [{"message": {"content": "ok"}}],
-                        "usage": {"prompt_tokens": words, "completion_tokens": body["max_tokens"]}})
+            self._send(
+                {
+                    "choices": [{"message": {"content": "ok"}}],
+                    "usage": {"prompt_tokens": words, "completion_tokens": body["max_tokens"]},
+                }
+            )
 
 
 @pytest.fixture
@@ -67,11 +71,19 @@ def test_the_run_line_puts_agent_and_judge_on_the_server_one_at_a_time_with_the_
     flags = dict(zip(words[2::2], words[3::2]))
     url = "http://host.containers.internal:8123/v1"
     assert words[:2] == [".venv/bin/gaia2-runner", "run-dataset"]
-    assert flags == {"--dataset-root": "examples/scenarios", "--agent": "are-default",
-                     "--provider": "openai-compat", "--model": "qwen2.5-coder-0.5b", "--base-url": url,
-                     "--judge-provider": "openai-compat", "--judge-model": "qwen2.5-coder-0.5b",
-                     "--judge-base-url": url, "--concurrency": "1", "--timeout": "540",
-                     "--output-dir": "out/qwen2.5-coder-0.5b-are-default-demo"}
+    assert flags == {
+        "--dataset-root": "examples/scenarios",
+        "--agent": "are-default",
+        "--provider": "openai-compat",
+        "--model": "qwen2.5-coder-0.5b",
+        "--base-url": url,
+        "--judge-provider": "openai-compat",
+        "--judge-model": "qwen2.5-coder-0.5b",
+        "--judge-base-url": url,
+        "--concurrency": "1",
+        "--timeout": "540",
+        "--output-dir": "out/qwen2.5-coder-0.5b-are-default-demo",
+    }
     assert all(len(row) <= 100 for row in line.splitlines())
 
 
@@ -84,8 +96,14 @@ def test_a_first_call_of_realistic_size_is_timed_and_fits_the_printed_timeout(fa
     assert speed.reply_tokens == model_server.REPLY_TOKENS and speed.seconds >= 0
 
     (tmp_path / "log").write_text("loaded\n")
-    out = model_server.report(fake_server, "m", pid=os.getpid(), log=tmp_path / "log", agent="llm",
-                              stop_command="bash scripts/setup-model-server.sh --stop --port 1")
+    out = model_server.report(
+        fake_server,
+        "m",
+        pid=os.getpid(),
+        log=tmp_path / "log",
+        agent="llm",
+        stop_command="bash scripts/setup-model-server.sh --stop --port 1",
+    )
     words = model_server.run_words(out)
     assert words[1] == "run-dataset" and words[words.index("--agent") + 1] == "llm"
     assert words[words.index("--timeout") + 1] == str(fitting_limit(speed.seconds))
@@ -107,12 +125,15 @@ def test_a_taken_port_is_not_free():
         assert not model_server.free_port(sock.getsockname()[1])
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--port", "0"], "error: --port 0: give a port number from 1 to 65535"),
-    (["--serve", "--port"], "error: --port needs a number"),
-    (["--agent", "codex"], "error: --agent codex: use are-default or llm"),
-    (["--frobnicate"], "error: unknown argument '--frobnicate'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--port", "0"], "error: --port 0: give a port number from 1 to 65535"),
+        (["--serve", "--port"], "error: --port needs a number"),
+        (["--agent", "codex"], "error: --agent codex: use are-default or llm"),
+        (["--frobnicate"], "error: unknown argument '--frobnicate'"),
+    ],
+)
 def test_bad_arguments_get_one_error_line_before_any_build(args, message):
     proc = subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2 and proc.stdout == ""
@@ -120,8 +141,12 @@ def test_bad_arguments_get_one_error_line_before_any_build(args, message):
 
 
 def test_stopping_a_port_with_no_server_says_so(tmp_path):
-    proc = subprocess.run(["bash", str(SCRIPT), "--stop", "--port", "8131"], capture_output=True, text=True,
-                          timeout=30, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
-                                           "GAIA2_MODEL_CACHE": str(tmp_path)})
+    proc = subprocess.run(
+        ["bash", str(SCRIPT), "--stop", "--port", "8131"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GAIA2_MODEL_CACHE": str(tmp_path)},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "no server started by this script runs on port 8131" in proc.stderr

@@ -44,14 +44,22 @@ def test_a_directory_without_a_run_is_one_error_line(tmp_path: Path, name: str) 
     assert not (empty / "index.html").exists() and not list(empty.glob("export*"))
 
 
-@pytest.mark.parametrize("name", ["compare A", "compare B", "export csv", "export are", "export leaderboard",
-                                  "judge"])
+@pytest.mark.parametrize(
+    "name", ["compare A", "compare B", "export csv", "export are", "export leaderboard", "judge"]
+)
 def test_a_run_where_nothing_finished_is_one_error_line(tmp_path: Path, name: str) -> None:
     started, other = tmp_path / "started", run_tree(tmp_path / "other", {"s1": "pass"})
     started.mkdir()
-    (started / "run_config.json").write_text(json.dumps({
-        "command": "run-dataset", "pass_at": 1, "config": {"agent": {"provider": "oracle"}},
-        "scenarios": [{"scenario_id": "s1", "split": "search"}]}))
+    (started / "run_config.json").write_text(
+        json.dumps(
+            {
+                "command": "run-dataset",
+                "pass_at": 1,
+                "config": {"agent": {"provider": "oracle"}},
+                "scenarios": [{"scenario_id": "s1", "split": "search"}],
+            }
+        )
+    )
     fragment = "no finished scenario in common" if name.startswith("compare") else "no run in it has finished"
     assert_one_error_line(invoke(_args(name, started, other)), fragment)
 
@@ -64,12 +72,14 @@ def test_two_runs_with_nothing_in_common_is_one_error_line(tmp_path: Path) -> No
 
 def test_are_export_of_runs_without_ares_trace_is_an_error_not_zero_runs(tmp_path: Path) -> None:
     a = run_tree(tmp_path / "a", {"s1": "pass"})  # synthetic runs saved no are_trace.json.gz
-    assert_one_error_line(invoke(["export", str(a), "--format", "are", "--out", str(tmp_path / "x")]),
-                          "has ARE's trace")
+    assert_one_error_line(
+        invoke(["export", str(a), "--format", "are", "--out", str(tmp_path / "x")]), "has ARE's trace"
+    )
 
 
-def test_relative_absolute_and_linked_paths_give_the_same_answers(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_relative_absolute_and_linked_paths_give_the_same_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run_tree(tmp_path / "out" / "a", {"s1": "pass", "s2": "fail"})
     run_tree(tmp_path / "out" / "b", {"s1": "fail", "s2": "fail"})
     (tmp_path / "link").symlink_to(tmp_path / "out" / "b", target_is_directory=True)
@@ -86,7 +96,9 @@ def test_relative_absolute_and_linked_paths_give_the_same_answers(tmp_path: Path
     assert answers[1] == answers[3] == answers[5] and len(answers[1]) == 2
 
 
-def test_a_tilde_path_reads_the_same_run_in_ls_and_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_tilde_path_reads_the_same_run_in_ls_and_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`~` as the shell would not expand it (quoted, or from a script): ls found no directory and
     export's default file went to a literal `~/…` directory that does not exist."""
     run_tree(tmp_path / "out" / "a", {"s1": "pass", "s2": "fail"})

@@ -14,6 +14,7 @@ import ast
 from pathlib import Path
 
 import pytest
+
 from gaia2_runner.config import defaults
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,32 +36,48 @@ OWNED = {
 
 # (path relative to the root, name the number is given to): why it is not the owned default.
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("gaia2_contract/constants.py", "DEFAULT_IDLE_TIMEOUT_S"):
-        "the container watchdog's silence before it takes its runner for gone: 60 s like the health "
-        "wait by chance; the shared contract owns it for both sides",
-    ("gaia2_contract/constants.py", "DEFAULT_DEADLINE_GRACE_S"):
-        "the container's own deadline when the runner sends none (contract, both sides); 600 s like an "
-        "unknown duration's timeout by chance",
-    ("containers/gaia2_container/runtimes/tools_client.py", "timeout"):
-        "one HTTP request of an agent runtime to the tool API, inside the container",
-    ("containers/gaia2_container/budget.py", "MIN_REQUEST_TIMEOUT_S"):
-        "the shortest model request the retry budget allows (slow local models)",
-    ("containers/gaia2_container/budget.py", "ARE_CLIENT_TIMEOUT_S"):
-        "ARE 1.2.0's LiteLLM client's wait for one model answer (the built-in agent's attempt and the "
-        "relay's wait without a limit follow it): 600 s like an unknown duration's timeout by chance",
-    ("containers/gaia2_container/runtimes/oracle.py", "timeout"):
-        "one /oracle/advance request of the oracle runtime (simulated time may jump far)",
-    ("containers/harnesses/node/fetch_npm.py", "timeout"):
-        "one npm download while an image builds",
-    ("gaia2_runner/engine/rejudge.py", "JUDGE_TIMEOUT_S"):
-        "one re-judging container's wait, an LLM judge included",
-    ("gaia2_runner/engine/slurm.py", "timeout"):
-        "sbatch's own answer when a job is submitted",
+    (
+        "gaia2_contract/constants.py",
+        "DEFAULT_IDLE_TIMEOUT_S",
+    ): "the container watchdog's silence before it takes its runner for gone: 60 s like the health "
+    "wait by chance; the shared contract owns it for both sides",
+    (
+        "gaia2_contract/constants.py",
+        "DEFAULT_DEADLINE_GRACE_S",
+    ): "the container's own deadline when the runner sends none (contract, both sides); 600 s like an "
+    "unknown duration's timeout by chance",
+    (
+        "containers/gaia2_container/runtimes/tools_client.py",
+        "timeout",
+    ): "one HTTP request of an agent runtime to the tool API, inside the container",
+    (
+        "containers/gaia2_container/budget.py",
+        "MIN_REQUEST_TIMEOUT_S",
+    ): "the shortest model request the retry budget allows (slow local models)",
+    (
+        "containers/gaia2_container/budget.py",
+        "ARE_CLIENT_TIMEOUT_S",
+    ): "ARE 1.2.0's LiteLLM client's wait for one model answer (the built-in agent's attempt and the "
+    "relay's wait without a limit follow it): 600 s like an unknown duration's timeout by chance",
+    (
+        "containers/gaia2_container/runtimes/oracle.py",
+        "timeout",
+    ): "one /oracle/advance request of the oracle runtime (simulated time may jump far)",
+    ("containers/harnesses/node/fetch_npm.py", "timeout"): "one npm download while an image builds",
+    (
+        "gaia2_runner/engine/rejudge.py",
+        "JUDGE_TIMEOUT_S",
+    ): "one re-judging container's wait, an LLM judge included",
+    ("gaia2_runner/engine/slurm.py", "timeout"): "sbatch's own answer when a job is submitted",
 }
 
 
 def _number(node: ast.AST | None) -> float | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
         return float(node.value)
     if isinstance(node, ast.Call) and node.args:  # typer.Option(60.0, "--health-timeout", ...)
         return _number(node.args[0])
@@ -99,7 +116,7 @@ def timed_literals(source: str) -> list[tuple[int, str, float]]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             args = node.args
             positional = [*args.posonlyargs, *args.args]
-            for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+            for arg, default in zip(positional[len(positional) - len(args.defaults) :], args.defaults):
                 add(default.lineno, arg.arg, default)
             for arg, default in zip(args.kwonlyargs, args.kw_defaults):
                 if default is not None:
@@ -112,8 +129,12 @@ def timed_literals(source: str) -> list[tuple[int, str, float]]:
 
 
 def _sources() -> list[Path]:
-    return sorted(p for top in SCANNED for p in (ROOT / top).rglob("*.py")
-                  if p != OWNER and "__pycache__" not in p.parts)
+    return sorted(
+        p
+        for top in SCANNED
+        for p in (ROOT / top).rglob("*.py")
+        if p != OWNER and "__pycache__" not in p.parts
+    )
 
 
 def test_every_owned_default_is_stated_once():
@@ -132,20 +153,27 @@ def test_exceptions_still_exist():
     stale = []
     for rel, name in EXCEPTIONS:
         path = ROOT / rel
-        names = {found for _, found, _ in timed_literals(path.read_text(encoding="utf-8"))} if path.is_file() else set()
+        names = (
+            {found for _, found, _ in timed_literals(path.read_text(encoding="utf-8"))}
+            if path.is_file()
+            else set()
+        )
         if name not in names:
             stale.append(f"{rel} {name}")
     assert not stale, f"exceptions no longer in the source: {stale}"
 
 
-@pytest.mark.parametrize("source, name", [
-    ("health_timeout = 60.0\n", "health_timeout"),
-    ("def run(podman_wait: float = 300): ...\n", "podman_wait"),
-    ("x = f(timeout=180)\n", "timeout"),
-    ('def cmd(health_timeout: float = typer.Option(60.0, "--health-timeout")): ...\n', "health_timeout"),
-    ("timeout = scenario.duration + 120\n", "duration grace"),
-    ("class S:\n    judging_grace_s: float = 300.0\n", "judging_grace_s"),
-])
+@pytest.mark.parametrize(
+    "source, name",
+    [
+        ("health_timeout = 60.0\n", "health_timeout"),
+        ("def run(podman_wait: float = 300): ...\n", "podman_wait"),
+        ("x = f(timeout=180)\n", "timeout"),
+        ('def cmd(health_timeout: float = typer.Option(60.0, "--health-timeout")): ...\n', "health_timeout"),
+        ("timeout = scenario.duration + 120\n", "duration grace"),
+        ("class S:\n    judging_grace_s: float = 300.0\n", "judging_grace_s"),
+    ],
+)
 def test_the_scanner_sees_a_second_literal(source, name):
     found = [(n, v) for _, n, v in timed_literals(source) if v in set(OWNED.values())]
     assert found and found[0][0] == name

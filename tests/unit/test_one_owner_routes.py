@@ -20,8 +20,11 @@ CONTRACT = REPO / "gaia2_contract"
 PORTS = (constants.ADAPTER_PORT, constants.TOOLS_PORT, constants.RELAY_PORT)
 # Same text, other API: Anthropic's Messages endpoint below the provider's base URL.
 NOT_OURS = {("containers/gaia2_container/runtimes/llm/providers/anthropic.py", "/messages")}
-FILE_NAMES = tuple(value for name, value in vars(constants).items()
-                   if name.endswith(("_FILE", "_FILE_NAME")) and isinstance(value, str))
+FILE_NAMES = tuple(
+    value
+    for name, value in vars(constants).items()
+    if name.endswith(("_FILE", "_FILE_NAME")) and isinstance(value, str)
+)
 
 
 def _python_files() -> list[Path]:
@@ -35,13 +38,19 @@ def _literals(path: Path) -> list[tuple[int, object]]:
 
 
 def _is_route(value: object) -> bool:
-    return isinstance(value, str) and any(value == path or value.startswith(path + "?") for path in routes.ALL_PATHS)
+    return isinstance(value, str) and any(
+        value == path or value.startswith(path + "?") for path in routes.ALL_PATHS
+    )
 
 
 def _copies(owner: Path, found) -> list[str]:
-    return [f"{path.relative_to(REPO)}:{line}: {value!r}" for path in _python_files() if path != owner
-            for line, value in _literals(path)
-            if found(value) and (path.relative_to(REPO).as_posix(), value) not in NOT_OURS]
+    return [
+        f"{path.relative_to(REPO)}:{line}: {value!r}"
+        for path in _python_files()
+        if path != owner
+        for line, value in _literals(path)
+        if found(value) and (path.relative_to(REPO).as_posix(), value) not in NOT_OURS
+    ]
 
 
 def test_the_contract_lists_the_routes_the_daemon_serves():
@@ -58,8 +67,9 @@ def test_no_route_path_is_written_twice():
 
 def test_no_port_is_written_twice():
     def is_port(value: object) -> bool:
-        return (isinstance(value, int) and not isinstance(value, bool) and value in PORTS) or \
-            value in {str(port) for port in PORTS}
+        return (isinstance(value, int) and not isinstance(value, bool) and value in PORTS) or value in {
+            str(port) for port in PORTS
+        }
 
     assert _copies(CONTRACT / "constants.py", is_port) == []
 

@@ -14,8 +14,9 @@ from viewer_synth import dataset_tree
 PACKAGE = Path(__file__).resolve().parents[2] / "gaia2_runner"
 
 
-def test_relative_absolute_linked_and_home_paths_give_the_same_rows(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_relative_absolute_linked_and_home_paths_give_the_same_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "out"
     dataset_tree(out, 6, pass_at=2)
     (tmp_path / "link").symlink_to(out, target_is_directory=True)
@@ -50,13 +51,19 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize(("package", "forbidden"), [
-    ("output", ("viewer", "analysis", "engine", "cli")),
-    ("analysis", ("viewer", "engine", "cli")),
-    ("viewer", ("analysis", "engine", "cli")),
-])
+@pytest.mark.parametrize(
+    ("package", "forbidden"),
+    [
+        ("output", ("viewer", "analysis", "engine", "cli")),
+        ("analysis", ("viewer", "engine", "cli")),
+        ("viewer", ("analysis", "engine", "cli")),
+    ],
+)
 def test_layers_import_only_downward(package: str, forbidden: tuple[str, ...]) -> None:
-    bad = [f"{path.relative_to(PACKAGE)} imports {name}" for path in sorted((PACKAGE / package).rglob("*.py"))
-           for name in _imports(path)
-           if any(name == f"gaia2_runner.{f}" or name.startswith(f"gaia2_runner.{f}.") for f in forbidden)]
+    bad = [
+        f"{path.relative_to(PACKAGE)} imports {name}"
+        for path in sorted((PACKAGE / package).rglob("*.py"))
+        for name in _imports(path)
+        if any(name == f"gaia2_runner.{f}" or name.startswith(f"gaia2_runner.{f}.") for f in forbidden)
+    ]
     assert not bad

@@ -42,9 +42,19 @@ def test_exact_names_and_declared_snapshots_are_priced() -> None:
 
 def test_a_bare_prefix_prices_nothing() -> None:
     assert price_of("gpt-5") is not None
-    for name in ("gpt-5-pro", "gpt-5-pro-2025-10-06", "o3-pro", "o1-pro", "gpt-4o-audio-preview",
-                 "claude-sonnet-4-5-thinking", "gpt-5-2025-08", "gpt-5-20250807x", "gemini-2.5-flash-preview-09-2025",
-                 "gpt-4o-2024-05-13-2024-08-06", "claude-opus-4-1-latest"):
+    for name in (
+        "gpt-5-pro",
+        "gpt-5-pro-2025-10-06",
+        "o3-pro",
+        "o1-pro",
+        "gpt-4o-audio-preview",
+        "claude-sonnet-4-5-thinking",
+        "gpt-5-2025-08",
+        "gpt-5-20250807x",
+        "gemini-2.5-flash-preview-09-2025",
+        "gpt-4o-2024-05-13-2024-08-06",
+        "claude-opus-4-1-latest",
+    ):
         assert price_of(name) is None, name
     assert call_cost("gpt-5-pro", 1_000_000, 1_000_000) is None
 
@@ -67,9 +77,15 @@ def test_every_shipped_snapshot_rule_is_sound() -> None:
     assert TABLE.read_text().startswith("# USD per million tokens")
 
 
-def test_an_override_file_adds_and_replaces_entries_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    override(tmp_path, monkeypatch, '[models."gpt-5"]\ninput = 2.0\noutput = 20.0\n\n'
-             '[models."o1-pro"]\ninput = 150.0\noutput = 600.0\naliases = ["o1-pro-latest"]\ndated = true\n')
+def test_an_override_file_adds_and_replaces_entries_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    override(
+        tmp_path,
+        monkeypatch,
+        '[models."gpt-5"]\ninput = 2.0\noutput = 20.0\n\n'
+        '[models."o1-pro"]\ninput = 150.0\noutput = 600.0\naliases = ["o1-pro-latest"]\ndated = true\n',
+    )
     assert price_of("gpt-5") == Price(2.0, 20.0, 2.0)
     assert price_of("gpt-5-2025-08-07") is None  # the shipped entry's `dated` went with it
     assert price_of("o1-pro-2025-03-19") == price_of("o1-pro-latest") == Price(150.0, 600.0, 150.0)
@@ -77,20 +93,26 @@ def test_an_override_file_adds_and_replaces_entries_whole(tmp_path: Path, monkey
     assert price_of("claude-sonnet-4-5-20250929") == Price(3.0, 15.0, 0.3)  # the rest stays
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ('[models."m"]\ninput = -1\noutput = 1\n', "non-negative"),
-    ('[models."m"]\ninput = 1\noutput = 1\nprefix = true\n', "unknown key 'prefix'"),
-    ('[models."m"]\ninput = 1\noutput = 1\ndated = "yes"\n', "dated must be true or false"),
-    ('[models."m"]\ninput = 1\noutput = 1\naliases = "m-2"\n', "aliases must be a list"),
-    ('[models."m"]\ninput = 1\noutput = 1\naliases = ["x/m-2"]\n', "aliases must be a list"),
-    ('[models."m"]\ninput = 1\noutput = 1\naliases = ["n"]\n[models."n"]\ninput = 1\noutput = 1\n',
-     "alias 'n' also names"),
-    ('[models."m"]\ninput = 1\noutput = 1\naliases = ["gpt-5"]\n', "alias 'gpt-5' is an entry of"),
-    ('[models."m"\n', "cannot read the price table"),
-    ('x = 1\n', "no \\[models"),
-])
-def test_a_bad_override_file_is_one_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               text: str, words: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('[models."m"]\ninput = -1\noutput = 1\n', "non-negative"),
+        ('[models."m"]\ninput = 1\noutput = 1\nprefix = true\n', "unknown key 'prefix'"),
+        ('[models."m"]\ninput = 1\noutput = 1\ndated = "yes"\n', "dated must be true or false"),
+        ('[models."m"]\ninput = 1\noutput = 1\naliases = "m-2"\n', "aliases must be a list"),
+        ('[models."m"]\ninput = 1\noutput = 1\naliases = ["x/m-2"]\n', "aliases must be a list"),
+        (
+            '[models."m"]\ninput = 1\noutput = 1\naliases = ["n"]\n[models."n"]\ninput = 1\noutput = 1\n',
+            "alias 'n' also names",
+        ),
+        ('[models."m"]\ninput = 1\noutput = 1\naliases = ["gpt-5"]\n', "alias 'gpt-5' is an entry of"),
+        ('[models."m"\n', "cannot read the price table"),
+        ("x = 1\n", "no \\[models"),
+    ],
+)
+def test_a_bad_override_file_is_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, words: str
+) -> None:
     path = override(tmp_path, monkeypatch, text)
     with pytest.raises(Gaia2Error, match=words) as caught:
         price_of("gpt-5")

@@ -17,13 +17,22 @@ def row(lines: list[str], label: str) -> list[str]:
     """The cells after a table row's label."""
     found = [line for line in lines if line.startswith(label)]
     assert len(found) == 1, (label, lines)
-    return found[0][len(label):].split()
+    return found[0][len(label) :].split()
 
 
 def test_quick_run_sends_no_probe_for_honest_calls_and_a_bounded_few_for_refusals():
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(REPO / p) for p in ("containers", "tests/support"))}
-    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_probe.py"), "--quick"], cwd=REPO,
-                          env=env, capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(str(REPO / p) for p in ("containers", "tests/support")),
+    }
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_probe.py"), "--quick"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80, done.stdout
@@ -45,7 +54,8 @@ def test_quick_run_sends_no_probe_for_honest_calls_and_a_bounded_few_for_refusal
     verdict = " ".join(verdict.split())  # wrapped to 80 columns
     assert verdict.startswith("verdict: ok: honest run 0 probes;") and "timing not judged" in verdict
 
-def hostile(probes: int, bound: int | None = 3, fault: str | None = None) -> "bench.Hostile":
+
+def hostile(probes: int, bound: int | None = 3, fault: str | None = None) -> bench.Hostile:
     return bench.Hostile(bench.NEW if bound else bench.OLD, 12, 12, probes, bound, [0.004, 0.005], fault)
 
 

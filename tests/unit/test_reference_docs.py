@@ -24,7 +24,9 @@ _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 _HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
 _DOC_MENTION = re.compile(r"(?<![\w/.-])((?:docs/[\w./-]+|TRACE_FORMAT)\.md)")
 # A repository path the docs name in backticks (`gaia2_runner/engine/plan.py`); placeholders skipped.
-_REPO_PATH = re.compile(r"`((?:gaia2_runner|gaia2_contract|containers|scripts|benchmarks|tests|examples|\.ci)/[^`\s]*)`")
+_REPO_PATH = re.compile(
+    r"`((?:gaia2_runner|gaia2_contract|containers|scripts|benchmarks|tests|examples|\.ci)/[^`\s]*)`"
+)
 
 
 def _links(page: Path) -> list[str]:
@@ -63,7 +65,9 @@ def test_generated_reference_is_current(rel: Path, rendered: dict[Path, str]) ->
 
 def test_readme_is_short() -> None:
     lines = README.read_text(encoding="utf-8").count("\n")
-    assert lines <= README_MAX_LINES, f"README.md has {lines} lines (at most {README_MAX_LINES}): move detail into docs/"
+    assert lines <= README_MAX_LINES, (
+        f"README.md has {lines} lines (at most {README_MAX_LINES}): move detail into docs/"
+    )
 
 
 def test_readme_links_every_docs_page() -> None:
@@ -98,7 +102,9 @@ def test_docs_pages_named_in_code_exist() -> None:
     missing = []
     for folder in CODE_DIRS:
         for source in sorted((REPO / folder).rglob("*")):
-            code = source.suffix in (".py", ".sh", ".toml", ".c", ".j2", "") or source.name.startswith("Containerfile")
+            code = source.suffix in (".py", ".sh", ".toml", ".c", ".j2", "") or source.name.startswith(
+                "Containerfile"
+            )
             if not source.is_file() or not code or "__pycache__" in source.parts:
                 continue
             try:

@@ -29,15 +29,23 @@ PATTERN = {
 
 
 def record(split, scenario_id, run_index, success, total_s):
-    return {"scenario_id": scenario_id, "split": split, "run_index": run_index, "success": success,
-            "status": "error" if success is None else "completed", "timings": {"total_s": total_s}}
+    return {
+        "scenario_id": scenario_id,
+        "split": split,
+        "run_index": run_index,
+        "success": success,
+        "status": "error" if success is None else "completed",
+        "timings": {"total_s": total_s},
+    }
 
 
 @pytest.fixture
 def summary():
-    records = [record(split, sid, i, success, dur)
-               for (split, sid), runs in PATTERN.items()
-               for i, (success, dur) in enumerate(runs, start=1)]
+    records = [
+        record(split, sid, i, success, dur)
+        for (split, sid), runs in PATTERN.items()
+        for i, (success, dur) in enumerate(runs, start=1)
+    ]
     return summarize(records, pass_at=2, job_duration_s=123.4, expected_runs=8)
 
 
@@ -108,8 +116,11 @@ def test_one_solved_two_gave_up_is_33_percent():
     """An agent that solves 1 of 3 scenarios and gives up on the others scores 1/3, whatever way it
     gives up: an agent exit is judged (a failure), and even an infra error counts as a failure."""
     for give_up in (False, None):
-        records = [record(None, "a", 1, True, 1.0), record(None, "b", 1, give_up, 1.0),
-                   record(None, "c", 1, give_up, 1.0)]
+        records = [
+            record(None, "a", 1, True, 1.0),
+            record(None, "b", 1, give_up, 1.0),
+            record(None, "c", 1, give_up, 1.0),
+        ]
         assert round(100 * summarize(records).overall.success_rate.value, 1) == 33.3
 
 
@@ -117,8 +128,11 @@ def test_matches_are_published_example():
     """ARE's docs: 10 scenarios, 3 runs, 'Success rate: 53.3% ± 6.7% (STD: 11.5%)', i.e. per-run
     rates 0.4, 0.6, 0.6; 'Pass@3: 6 scenarios', 'Pass^3: 4 scenarios'."""
     pattern = [[True] * 3] * 4 + [[False, True, True]] * 2 + [[False] * 3] * 4
-    records = [record("execution", f"s{n}", i, ok, 1.0)
-               for n, runs in enumerate(pattern) for i, ok in enumerate(runs, start=1)]
+    records = [
+        record("execution", f"s{n}", i, ok, 1.0)
+        for n, runs in enumerate(pattern)
+        for i, ok in enumerate(runs, start=1)
+    ]
     s = summarize(records, pass_at=3).splits["execution"]
     assert round(100 * s.success_rate.value, 1) == 53.3
     assert round(100 * s.success_rate.se, 1) == 6.7
@@ -160,9 +174,15 @@ def test_render(summary):
         if cells and cells[0] in ("search", "time", "overall"):
             rows.setdefault(cells[0], []).append(cells[1:])
     # runs table: runs, infra, success rate, ± SE, STD, avg s, STD s; then scenarios, pass@2, pass^2
-    assert rows["search"] == [["4", "0", "75.0%", "25.0%", "35.4%", "25.0", "12.9"],
-                              ["2", "2", "(100.0%)", "1", "(50.0%)"]]
-    assert rows["time"] == [["4", "1", "25.0%", "25.0%", "35.4%", "60.0", "10.0"],
-                            ["2", "1", "(50.0%)", "0", "(0.0%)"]]
-    assert rows["overall"] == [["8", "1", "50.0%", "0.0%", "0.0%", "40.0", "21.6"],
-                               ["4", "3", "(75.0%)", "1", "(25.0%)"]]
+    assert rows["search"] == [
+        ["4", "0", "75.0%", "25.0%", "35.4%", "25.0", "12.9"],
+        ["2", "2", "(100.0%)", "1", "(50.0%)"],
+    ]
+    assert rows["time"] == [
+        ["4", "1", "25.0%", "25.0%", "35.4%", "60.0", "10.0"],
+        ["2", "1", "(50.0%)", "0", "(0.0%)"],
+    ]
+    assert rows["overall"] == [
+        ["8", "1", "50.0%", "0.0%", "0.0%", "40.0", "21.6"],
+        ["4", "3", "(75.0%)", "1", "(25.0%)"],
+    ]

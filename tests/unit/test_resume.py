@@ -6,9 +6,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from gaia2_runner.output.results_log import RESULTS_FILE, ResultsLog, read_records, rewrite
 from gaia2_runner.engine.jobs import all_jobs, collect_records, select
 from gaia2_runner.output.layout import run_dirs
+from gaia2_runner.output.results_log import RESULTS_FILE, ResultsLog, read_records, rewrite
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,17 @@ def test_layout(tmp_path: Path):
 
 
 def populate(tmp_path):
-    names = ["passed", "failed", "errored", "timed_out", "interrupted", "missing", "other_id",
-             "corrupt", "bad_success"]
+    names = [
+        "passed",
+        "failed",
+        "errored",
+        "timed_out",
+        "interrupted",
+        "missing",
+        "other_id",
+        "corrupt",
+        "bad_success",
+    ]
     jobs = {job.ref.scenario_id: job for job in make_jobs(tmp_path, names)}
     write_result(jobs["passed"], success=True, status="completed")
     write_result(jobs["failed"], success=False, status="failed")
@@ -107,5 +116,8 @@ def test_after_kill_9_only_unverified_runs_again_and_jsonl_is_rebuilt(tmp_path: 
     rewrite(results, collect_records(jobs))
     lines = read_records(results)
     assert [(r["scenario_id"], r["success"], r["split"], r["run_index"]) for r in lines] == [
-        ("s1", True, "search", 1), ("s2", False, "search", 1), ("s3", None, "search", 1),
-        ("s4", True, "search", 1)]
+        ("s1", True, "search", 1),
+        ("s2", False, "search", 1),
+        ("s3", None, "search", 1),
+        ("s4", True, "search", 1),
+    ]

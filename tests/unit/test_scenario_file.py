@@ -1,12 +1,11 @@
 import json
 
 import pytest
+from conftest import scenario_doc
 
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.targets.scenario_file import load_scenario
 from gaia2_runner.text import safe_name
-
-from conftest import scenario_doc
 
 
 def test_valid_file(write_scenario):
@@ -32,7 +31,7 @@ def test_directory(tmp_path):
 
 def test_bad_json_reports_line_and_column(write_scenario):
     with pytest.raises(Gaia2Error, match=r"not valid JSON.*line 2, column 5"):
-        load_scenario(write_scenario(text='{\n    oops}'))
+        load_scenario(write_scenario(text="{\n    oops}"))
 
 
 def test_not_an_object(write_scenario):

@@ -40,7 +40,7 @@ def test_secrets_split_across_reads_are_still_replaced(chunk_size):
 def test_every_split_position_of_a_secret_is_caught():
     scrub = Scrubber([KEY_A])
     for cut in range(len(KEY_A) + 1):
-        data = (b"a" * 30 + KEY_A.encode() + b"b" * 30)
+        data = b"a" * 30 + KEY_A.encode() + b"b" * 30
         for size in (cut or 1, 30 + cut):
             assert stream(scrub, data, size) == b"a" * 30 + REDACTED.encode() + b"b" * 30
 
@@ -56,7 +56,7 @@ def test_json_escaped_forms_and_structures():
     tricky = 'pa"ss\\wörd-123'
     scrub = Scrubber([tricky])
     line = json.dumps({"args": {"v": tricky}}).encode()
-    assert b"[REDACTED]" in stream(scrub, line, 4) and b"pa\\\"ss" not in stream(scrub, line, 4)
+    assert b"[REDACTED]" in stream(scrub, line, 4) and b'pa\\"ss' not in stream(scrub, line, 4)
     assert b"[REDACTED]" in scrub.data(json.dumps({"v": tricky}, ensure_ascii=False).encode())
     doc = {"error": f"boom {tricky}", tricky: [1, True, None, f"<{tricky}>"]}
     assert scrub.value(doc) == {"error": "boom [REDACTED]", REDACTED: [1, True, None, "<[REDACTED]>"]}
@@ -73,8 +73,13 @@ def test_extracted_artifacts_container_log_and_result_are_scrubbed(tmp_path):
     scrub = Scrubber([KEY_A, KEY_J])
     extract_output(buf.getvalue(), tmp_path, scrub=scrub)
     write_text(tmp_path, "container.log", f"env {KEY_J}", scrub)
-    result = ScenarioResult("s1", error=f"agent said {KEY_A}", failure_reasons=[KEY_J],
-                            judgment={"rationale": KEY_A}, turns=[{"rationale": KEY_J}])
+    result = ScenarioResult(
+        "s1",
+        error=f"agent said {KEY_A}",
+        failure_reasons=[KEY_J],
+        judgment={"rationale": KEY_A},
+        turns=[{"rationale": KEY_J}],
+    )
     result.redact(scrub)
     write_result(result, tmp_path)
     for path in tmp_path.iterdir():
@@ -85,12 +90,22 @@ def test_extracted_artifacts_container_log_and_result_are_scrubbed(tmp_path):
 
 
 def test_secret_values_of_a_config(tmp_path):
-    config = apply_overrides(load_config(None), {
-        "dataset_root": DEMO, "output_dir": tmp_path, "provider": "openai", "model": "gpt",
-        "judge_provider": "openai", "judge_model": "judge", "api_key_env": "MY_KEY",
-        "env": ["EXTRA_TOKEN=tok-1234567890", "FLAG=1"]})  # (credentials in base URLs are refused up front)
-    env = container_env(config, {"MY_KEY": KEY_A, "OPENAI_API_KEY": KEY_J,
-                                 "https_proxy": "http://user:proxy-pass-99@p:3128"})
+    config = apply_overrides(
+        load_config(None),
+        {
+            "dataset_root": DEMO,
+            "output_dir": tmp_path,
+            "provider": "openai",
+            "model": "gpt",
+            "judge_provider": "openai",
+            "judge_model": "judge",
+            "api_key_env": "MY_KEY",
+            "env": ["EXTRA_TOKEN=tok-1234567890", "FLAG=1"],
+        },
+    )  # (credentials in base URLs are refused up front)
+    env = container_env(
+        config, {"MY_KEY": KEY_A, "OPENAI_API_KEY": KEY_J, "https_proxy": "http://user:proxy-pass-99@p:3128"}
+    )
     env["GAIA2_AGENT_BASE_URL"] = "https://bob:hunter2-long@llm.example/v1"  # had one slipped through
     values = set(secret_values(config, env))
     assert {KEY_A, KEY_J, "tok-1234567890", "1", "hunter2-long", "proxy-pass-99"} <= values

@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from dataset_support import CLI, DEMO, two_splits
 from gaia2_runner.config import apply_overrides, load_config
 from gaia2_runner.engine.aggregate import aggregate
 from gaia2_runner.engine.plan import plan_run
@@ -20,8 +22,6 @@ from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.run_record import run_record, write_run_record
 from gaia2_runner.output.summary import summarize, write_summary
 from gaia2_runner.targets import ScenarioRef
-
-from dataset_support import CLI, DEMO, two_splits
 
 
 def refs_named(names: list[tuple[str, str]]) -> list[ScenarioRef]:
@@ -39,7 +39,8 @@ def test_partition_is_balanced_disjoint_complete_and_order_free():
         # The same plan listed in another order gives the same slices.
         again = [shard_refs(list(reversed(refs)), (i, count)) for i in range(1, count + 1)]
         assert [{(r.split, r.scenario_id) for r in s} for s in again] == [
-            {(r.split, r.scenario_id) for r in s} for s in slices]
+            {(r.split, r.scenario_id) for r in s} for s in slices
+        ]
     # Round-robin over sorted (split, id): each shard gets both splits.
     assert {r.split for r in shard_refs(refs, (2, 3))} == {"a", "b"}
 
@@ -47,23 +48,39 @@ def test_partition_is_balanced_disjoint_complete_and_order_free():
 @pytest.mark.parametrize("value", ["0/3", "4/3", "3", "a/b", "1/0", "1/10001", "-1/2", "1/2/3", " ", "1.5/2"])
 def test_bad_shard_is_one_line_naming_the_key(tmp_path, value):
     config_file = tmp_path / "x.toml"
-    config_file.write_text(f'[target]\nscenario = "{DEMO[0]}"\n[run]\noutput_dir = "out"\nshard = "{value}"\n')
+    config_file.write_text(
+        f'[target]\nscenario = "{DEMO[0]}"\n[run]\noutput_dir = "out"\nshard = "{value}"\n'
+    )
     with pytest.raises(Gaia2Error) as caught:
         apply_overrides(load_config(config_file), {})
     message = caught.value.message
     assert "[run] shard" in message and "I/N" in message and "\n" not in message
-    proc = subprocess.run([*CLI, "run-config", "--config", str(config_file), "--dry-run"], capture_output=True,
-                          text=True, cwd=tmp_path)
-    assert proc.returncode == 2 and proc.stderr.strip().startswith("error:") and len(proc.stderr.splitlines()) == 1
-    proc = subprocess.run([*CLI, "run-dataset", "--scenario", str(DEMO[0]), "--output-dir", "o", "--shard", value],
-                          capture_output=True, text=True, cwd=tmp_path)
+    proc = subprocess.run(
+        [*CLI, "run-config", "--config", str(config_file), "--dry-run"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert (
+        proc.returncode == 2
+        and proc.stderr.strip().startswith("error:")
+        and len(proc.stderr.splitlines()) == 1
+    )
+    proc = subprocess.run(
+        [*CLI, "run-dataset", "--scenario", str(DEMO[0]), "--output-dir", "o", "--shard", value],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 2 and "--shard" in proc.stderr and len(proc.stderr.splitlines()) == 1
 
 
 def test_a_plan_keeps_scenarios_where_an_unsharded_run_puts_them(tmp_path):
     root = two_splits(tmp_path / "data")
-    config = apply_overrides(load_config(None), {"dataset_root": str(root), "output_dir": str(tmp_path / "out"),
-                                                 "pass_at": 2, "shard": "2/3"})
+    config = apply_overrides(
+        load_config(None),
+        {"dataset_root": str(root), "output_dir": str(tmp_path / "out"), "pass_at": 2, "shard": "2/3"},
+    )
     plan = plan_run(config)
     full = plan_run(apply_overrides(config, {"shard": "1/1"}))
     assert len(plan.refs) == 3 and len(full.refs) == 9
@@ -72,14 +89,21 @@ def test_a_plan_keeps_scenarios_where_an_unsharded_run_puts_them(tmp_path):
     assert plan.record_dirs == [plan.state_dir / "run_1", plan.state_dir / "run_2"]
     # Both runs of each of its scenarios are in this shard.
     assert sorted((j.ref.scenario_id, j.run_index) for j in plan.jobs()) == sorted(
-        (r.scenario_id, k) for r in plan.refs for k in (1, 2))
+        (r.scenario_id, k) for r in plan.refs for k in (1, 2)
+    )
 
 
-def write_shard(root: Path, data: Path, index: int, count: int, pass_at: int = 1, timeout: float = 600,
-                skip: int = 0) -> None:
+def write_shard(
+    root: Path, data: Path, index: int, count: int, pass_at: int = 1, timeout: float = 600, skip: int = 0
+) -> None:
     """What a finished shard leaves (dataset_run.py's writers), every run a pass but the last `skip`."""
-    overrides = {"dataset_root": str(data), "output_dir": str(root), "pass_at": pass_at,
-                 "shard": f"{index}/{count}", "timeout": timeout}
+    overrides = {
+        "dataset_root": str(data),
+        "output_dir": str(root),
+        "pass_at": pass_at,
+        "shard": f"{index}/{count}",
+        "timeout": timeout,
+    }
     plan = plan_run(apply_overrides(load_config(None), overrides))
     jobs = plan.jobs()
     for job in jobs[: len(jobs) - skip]:
@@ -88,12 +112,32 @@ def write_shard(root: Path, data: Path, index: int, count: int, pass_at: int = 1
         write_result(result, job.result_dir)
     for run_index, (run_dir, record_dir) in enumerate(zip(plan.run_dirs, plan.record_dirs), 1):
         listed = [(j.ref.scenario_id, j.ref.split, j.ref.path) for j in jobs if j.run_dir == run_dir]
-        write_run_record(record_dir, run_record(plan.config, command="run-config", run_index=run_index,
-                                                pass_at=pass_at, retry=False, started_at="s", finished_at="f",
-                                                scenarios=listed, shard=plan.shard_info))
-    write_fingerprint(plan.state_dir, fingerprint(plan.config, image_id="sha256:abc", runtime=None,
-                                                  scenarios=[(r.split, r.scenario_id, r.sha256) for r in plan.refs]))
-    write_summary(summarize([], pass_at, 1.0), plan.state_dir / "summary.json", {"image": plan.config.agent.image})
+        write_run_record(
+            record_dir,
+            run_record(
+                plan.config,
+                command="run-config",
+                run_index=run_index,
+                pass_at=pass_at,
+                retry=False,
+                started_at="s",
+                finished_at="f",
+                scenarios=listed,
+                shard=plan.shard_info,
+            ),
+        )
+    write_fingerprint(
+        plan.state_dir,
+        fingerprint(
+            plan.config,
+            image_id="sha256:abc",
+            runtime=None,
+            scenarios=[(r.split, r.scenario_id, r.sha256) for r in plan.refs],
+        ),
+    )
+    write_summary(
+        summarize([], pass_at, 1.0), plan.state_dir / "summary.json", {"image": plan.config.agent.image}
+    )
 
 
 def test_aggregate_merges_into_the_unsharded_layout(tmp_path):
@@ -129,7 +173,9 @@ def test_aggregate_refuses_gaps_duplicates_and_other_setups(tmp_path):
     proc = subprocess.run([*CLI, "aggregate", str(out), "--allow-partial"], capture_output=True, text=True)
     assert proc.returncode == 1, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["complete"] is False and summary["missing_runs"] == 3 and summary["missing_shards"] == ["2/3"]
+    assert (
+        summary["complete"] is False and summary["missing_runs"] == 3 and summary["missing_shards"] == ["2/3"]
+    )
 
     out = tmp_path / "gap"
     for index in (1, 2, 3):

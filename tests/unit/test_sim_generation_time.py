@@ -18,8 +18,14 @@ from gaia2_runner.output.run_record import run_record
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 VAR = "GAIA2_SIM_GENERATION_TIME"
-AGENT = {"provider": "openai", "model": "m", "api_key": "k", "judge_provider": "openai", "judge_model": "j",
-         "judge_api_key": "k"}
+AGENT = {
+    "provider": "openai",
+    "model": "m",
+    "api_key": "k",
+    "judge_provider": "openai",
+    "judge_model": "j",
+    "judge_api_key": "k",
+}
 
 
 def configured(tmp_path: Path, toml: str = "", **overrides):
@@ -32,9 +38,20 @@ def test_default_is_measured_and_sends_nothing(tmp_path):
     config = configured(tmp_path)
     assert config.run.sim_generation_time == "measured"
     assert VAR not in container_env(config, {})  # the daemon's default is ARE's too
-    assert fingerprint(config, image_id="i", runtime="agent", scenarios=[])["settings"]["sim_generation_time"] == "measured"
-    record = run_record(config, command="run", run_index=1, pass_at=1, retry=False, started_at="t",
-                        finished_at=None, scenarios=[])
+    assert (
+        fingerprint(config, image_id="i", runtime="agent", scenarios=[])["settings"]["sim_generation_time"]
+        == "measured"
+    )
+    record = run_record(
+        config,
+        command="run",
+        run_index=1,
+        pass_at=1,
+        retry=False,
+        started_at="t",
+        finished_at=None,
+        scenarios=[],
+    )
     assert record["config"]["run"]["sim_generation_time"] == "measured"
 
 
@@ -51,27 +68,53 @@ def test_fingerprint_tells_modes_apart_and_matches_directories_from_before_the_s
     prints = [fingerprint(c, image_id="i", runtime="agent", scenarios=[]) for c in (off, measured)]
     assert "sim_generation_time" not in prints[0]["settings"]  # what the runner did before: the clock ran on
     assert differences(prints[0], prints[1]) == [
-        "sim_generation_time null -> measured (it ran as --sim-generation-time off: pass that to resume it)"]
-    assert differences(prints[1], {**prints[1], "settings": {**prints[1]["settings"], "sim_generation_time": "fixed:1"}}
-                       ) == ["sim_generation_time measured -> fixed:1"]  # the hint is for old directories only
+        "sim_generation_time null -> measured (it ran as --sim-generation-time off: pass that to resume it)"
+    ]
+    assert differences(
+        prints[1], {**prints[1], "settings": {**prints[1]["settings"], "sim_generation_time": "fixed:1"}}
+    ) == ["sim_generation_time measured -> fixed:1"]  # the hint is for old directories only
     oracle = apply_overrides(load_config(None), {"dataset_root": DEMO, "output_dir": tmp_path})
-    assert "sim_generation_time" not in fingerprint(oracle, image_id="i", runtime="oracle", scenarios=[])["settings"]
+    assert (
+        "sim_generation_time"
+        not in fingerprint(oracle, image_id="i", runtime="oracle", scenarios=[])["settings"]
+    )
 
 
 @pytest.mark.parametrize("value", ["fixed", "fixed:-1", "fixed:nan", "fixed:99999", "random", "sometimes"])
 def test_a_bad_value_is_one_error_naming_the_place_and_the_syntax(tmp_path, value):
-    with pytest.raises(Gaia2Error, match=r"c\.toml:\d+ \[run\] sim_generation_time: sim_generation_time must be "
-                                         r"measured, off or fixed:N"):
+    with pytest.raises(
+        Gaia2Error,
+        match=r"c\.toml:\d+ \[run\] sim_generation_time: sim_generation_time must be "
+        r"measured, off or fixed:N",
+    ):
         configured(tmp_path, f'sim_generation_time = "{value}"\n')
-    with pytest.raises(Gaia2Error, match=r"--sim-generation-time: sim_generation_time must be measured, off or fixed:N"):
+    with pytest.raises(
+        Gaia2Error, match=r"--sim-generation-time: sim_generation_time must be measured, off or fixed:N"
+    ):
         configured(tmp_path, sim_generation_time=value)
 
 
 def test_result_keeps_the_daemons_account_and_drops_anything_else():
     result = ScenarioResult("s")
-    result.apply_status({"status": "completed", "judgment": {"success": True}, "sim_generation_time": {
-        "mode": "measured", "calls_held": 3, "held_s": 4.5, "advanced_s": "lots", "extra": [1]}})
-    assert result.sim_generation_time == {"mode": "measured", "calls_held": 3, "held_s": 4.5, "advanced_s": None}
+    result.apply_status(
+        {
+            "status": "completed",
+            "judgment": {"success": True},
+            "sim_generation_time": {
+                "mode": "measured",
+                "calls_held": 3,
+                "held_s": 4.5,
+                "advanced_s": "lots",
+                "extra": [1],
+            },
+        }
+    )
+    assert result.sim_generation_time == {
+        "mode": "measured",
+        "calls_held": 3,
+        "held_s": 4.5,
+        "advanced_s": None,
+    }
     assert result.to_dict()["sim_generation_time"]["mode"] == "measured"
     result.apply_status({"status": "completed", "judgment": {"success": True}, "sim_generation_time": "x"})
     assert result.sim_generation_time is None

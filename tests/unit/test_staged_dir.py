@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.staged_dir import EXPORT_MARKER, staged_dir
 
@@ -22,7 +23,10 @@ def test_a_second_export_replaces_the_first_whole(tmp_path: Path) -> None:
     export_files(dest, ["old_config/validation.parquet", "README.md"])
     export_files(dest, ["mini/validation.parquet", "README.md"])
     assert sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file()) == [
-        EXPORT_MARKER, "README.md", "mini/validation.parquet"]
+        EXPORT_MARKER,
+        "README.md",
+        "mini/validation.parquet",
+    ]
     assert [p.name for p in tmp_path.iterdir()] == [dest.name]  # no staging or old copy left
 
 
@@ -70,10 +74,14 @@ def test_the_default_place_of_an_export_made_before_the_marker_is_replaced(tmp_p
     (dest / "README.md").write_text("an export from an earlier version: no marker")
     export_files(dest, ["mini/validation.parquet"], named=False)
     assert sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file()) == [
-        EXPORT_MARKER, "mini/validation.parquet"]
+        EXPORT_MARKER,
+        "mini/validation.parquet",
+    ]
 
 
-def test_when_the_new_export_cannot_be_put_in_place_the_old_one_goes_back(tmp_path: Path, monkeypatch) -> None:
+def test_when_the_new_export_cannot_be_put_in_place_the_old_one_goes_back(
+    tmp_path: Path, monkeypatch
+) -> None:
     dest = tmp_path / "export_are"
     export_files(dest, ["hf/a.json"])
     real_rename = Path.rename
@@ -84,6 +92,8 @@ def test_when_the_new_export_cannot_be_put_in_place_the_old_one_goes_back(tmp_pa
         return real_rename(self, target)
 
     monkeypatch.setattr(Path, "rename", failing)
-    with pytest.raises(Gaia2Error, match="could not put the new export in place .*the previous one is unchanged"):
+    with pytest.raises(
+        Gaia2Error, match="could not put the new export in place .*the previous one is unchanged"
+    ):
         export_files(dest, ["hf/b.json"])
     assert (dest / "hf" / "a.json").is_file() and [p.name for p in tmp_path.iterdir()] == [dest.name]

@@ -22,8 +22,13 @@ from viewer_synth import dataset_tree, run_tree
 
 
 def _record(sid: str, success: bool, run_index: int = 1) -> dict:
-    return {"scenario_id": sid, "split": "search", "run_index": run_index, "success": success,
-            "timings": {"total_s": 1.0}}
+    return {
+        "scenario_id": sid,
+        "split": "search",
+        "run_index": run_index,
+        "success": success,
+        "timings": {"total_s": 1.0},
+    }
 
 
 def test_t_quantiles_match_the_tables_and_approach_the_normal() -> None:
@@ -50,8 +55,9 @@ def _render(summary) -> str:
 
 
 def test_the_report_of_one_repetition_prints_no_plus_minus() -> None:
-    text = _render(summarize([_record("a", True), _record("b", False), _record("c", True)], pass_at=1,
-                             expected_runs=3))
+    text = _render(
+        summarize([_record("a", True), _record("b", False), _record("c", True)], pass_at=1, expected_runs=3)
+    )
     assert "±" not in text and "STD 0.0%" not in text
     assert f"micro success rate: 66.7% ({NO_SPREAD})" in text and NO_SPREAD in text.split("micro")[0]
     two = _render(summarize([_record("a", True, 1), _record("a", False, 2)], pass_at=2, expected_runs=2))
@@ -107,8 +113,8 @@ def _index_summary_table(root: Path, summary: dict) -> str:
     (root / SUMMARY_FILE).write_text(json.dumps(summary))
     Site(root).refresh()
     page = (root / "index.html").read_text()
-    table = page[page.index("<h3>summary.json"):]
-    return table[:table.index("</table>")]
+    table = page[page.index("<h3>summary.json") :]
+    return table[: table.index("</table>")]
 
 
 def test_the_index_prints_no_plus_minus_for_one_repetition(tmp_path: Path) -> None:
@@ -116,12 +122,13 @@ def test_the_index_prints_no_plus_minus_for_one_repetition(tmp_path: Path) -> No
     one = summarize([_record("a", True), _record("b", False)], pass_at=1).to_dict()
     assert one["overall"]["success_rate"]["se"] == 0.0  # summary.json holds a 0 that measures nothing
     table = _index_summary_table(tmp_path / "k1", one)
-    assert f"50.0% <span class=\"dim small\">({NO_SPREAD})</span>" in table and "±" not in table
+    assert f'50.0% <span class="dim small">({NO_SPREAD})</span>' in table and "±" not in table
     older = json.loads(json.dumps(one))  # a summary.json written before per_run: its pass_at decides
     del older["splits"]["search"]["success_rate"]["per_run"]
     assert [(r["se"], r["no_spread"]) for r in summary_rows(older)] == [(None, NO_SPREAD)]
     dataset_tree(tmp_path / "k2", 2, splits=("search",), pass_at=2)
-    two = summarize([_record("a", True), _record("b", True), _record("a", True, 2), _record("b", False, 2)],
-                    pass_at=2).to_dict()
+    two = summarize(
+        [_record("a", True), _record("b", True), _record("a", True, 2), _record("b", False, 2)], pass_at=2
+    ).to_dict()
     table = _index_summary_table(tmp_path / "k2", two)
     assert "success rate ± SE</th>" in table and "75.0% ± 25.0%" in table and NO_SPREAD not in table

@@ -10,8 +10,10 @@ import time
 from gaia2_runner.sandbox.processes import stop_process
 
 POLITE = "import time; print('up', flush=True); time.sleep(600)"
-STUBBORN = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('up', flush=True); "
-            "time.sleep(600)")
+STUBBORN = (
+    "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('up', flush=True); "
+    "time.sleep(600)"
+)
 
 
 def started(script: str) -> subprocess.Popen:

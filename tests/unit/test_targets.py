@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from gaia2_runner.config import TargetConfig
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.targets.resolve import load_subset, resolve_targets
@@ -37,9 +38,14 @@ def test_single_file():
 def test_split_directories(dataset):
     refs = resolve_targets(TargetConfig(dataset_root=dataset))
     assert ids(refs) == [("search", p.stem) for p in DEMOS[:3]] + [("time", p.stem) for p in DEMOS[3:5]]
-    assert ids(resolve_targets(TargetConfig(dataset_root=dataset, splits=["time"]))) == [("time", p.stem) for p in DEMOS[3:5]]
+    assert ids(resolve_targets(TargetConfig(dataset_root=dataset, splits=["time"]))) == [
+        ("time", p.stem) for p in DEMOS[3:5]
+    ]
     assert len(resolve_targets(TargetConfig(dataset_root=dataset, splits=["all"]))) == 5
-    assert ids(resolve_targets(TargetConfig(dataset_root=dataset, limit=1))) == [("search", DEMOS[0].stem), ("time", DEMOS[3].stem)]
+    assert ids(resolve_targets(TargetConfig(dataset_root=dataset, limit=1))) == [
+        ("search", DEMOS[0].stem),
+        ("time", DEMOS[3].stem),
+    ]
 
 
 def test_flat_directory_is_one_split():
@@ -58,11 +64,14 @@ def test_empty_dataset(tmp_path):
         resolve_targets(TargetConfig(dataset_root=tmp_path / "empty"))
 
 
-@pytest.mark.parametrize("text", [
-    json.dumps(["demo_cab_order", "demo_email_reply"]),
-    json.dumps({"scenario_ids": ["demo_cab_order", "demo_email_reply"]}),
-    "# chosen\ndemo_cab_order\n\ndemo_email_reply  # the email one\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(["demo_cab_order", "demo_email_reply"]),
+        json.dumps({"scenario_ids": ["demo_cab_order", "demo_email_reply"]}),
+        "# chosen\ndemo_cab_order\n\ndemo_email_reply  # the email one\n",
+    ],
+)
 def test_subset_formats(tmp_path, text):
     manifest = tmp_path / "subset.txt"
     manifest.write_text(text)

@@ -33,20 +33,45 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "examples" / "scenarios"
 DEMO_IDS = sorted(p.stem for p in DEMO.glob("*.json"))
 # ARE's wording for a missed oracle call, as long as real ones get.
-ORACLE_MISS = ("Agent did not perform the following oracle tool call: tool name: EmailClientV2__send_email "
-               "tool args: -recipients: ['maria.garcia@example.com'] -subject: Re: Quarterly planning "
-               "meeting -content: Hi Maria, thanks for the note. Thursday at 10 works for me; I will bring "
-               "the draft budget, the hiring plan and the notes from the offsite. -attachment_paths: [] "
-               "-cc: ['john.smith@example.com', 'li.wei@example.com'] (compared by the LLM judge)")
+ORACLE_MISS = (
+    "Agent did not perform the following oracle tool call: tool name: EmailClientV2__send_email "
+    "tool args: -recipients: ['maria.garcia@example.com'] -subject: Re: Quarterly planning "
+    "meeting -content: Hi Maria, thanks for the note. Thursday at 10 works for me; I will bring "
+    "the draft budget, the hiring plan and the notes from the offsite. -attachment_paths: [] "
+    "-cc: ['john.smith@example.com', 'li.wei@example.com'] (compared by the LLM judge)"
+)
 assert len(ORACLE_MISS) >= 400
 
 
-def record(scenario_id, success=True, *, split=None, run_index=1, status="completed", total_s=4.1,
-           reasons=(), error=None, actions=3):
-    return {"scenario_id": scenario_id, "split": split, "run_index": run_index, "success": success,
-            "status": status, "error": error, "failure_reasons": list(reasons), "agent_actions": actions,
-            "timings": {"start_s": 0.5, "ready_s": 1.2, "run_s": total_s - 2.0, "collect_s": 0.3,
-                        "total_s": total_s}}
+def record(
+    scenario_id,
+    success=True,
+    *,
+    split=None,
+    run_index=1,
+    status="completed",
+    total_s=4.1,
+    reasons=(),
+    error=None,
+    actions=3,
+):
+    return {
+        "scenario_id": scenario_id,
+        "split": split,
+        "run_index": run_index,
+        "success": success,
+        "status": status,
+        "error": error,
+        "failure_reasons": list(reasons),
+        "agent_actions": actions,
+        "timings": {
+            "start_s": 0.5,
+            "ready_s": 1.2,
+            "run_s": total_s - 2.0,
+            "collect_s": 0.3,
+            "total_s": total_s,
+        },
+    }
 
 
 def demo_records():
@@ -64,8 +89,15 @@ def pass_at_3_records():
         for n in range(5):
             for k in (1, 2, 3):
                 ok = (n + k) % 3 != 0
-                rows.append(record(f"scenario_universe_{n}_{split[:3]}", ok, split=split, run_index=k,
-                                   total_s=120.0 + 37.5 * n))
+                rows.append(
+                    record(
+                        f"scenario_universe_{n}_{split[:3]}",
+                        ok,
+                        split=split,
+                        run_index=k,
+                        total_s=120.0 + 37.5 * n,
+                    )
+                )
     rows[4].update(success=None, status="error", error="podman API unreachable: " + ORACLE_MISS)
     rows[20].update(success=None, status="crashed", error="container exited 137 (out of memory)")
     return rows
@@ -147,8 +179,21 @@ def test_report_fits_80_columns(case):
     text = render(render_summary(summary))
     assert_fits(text)
     spread = ["± SE", "STD"] if k > 1 else []  # with k = 1 there is none to show (issue 23)
-    assert_headers_whole(text, ["split", "runs", "infra", "success", *spread, "avg s", "STD s",
-                                "scenarios", f"pass@{k}", f"pass^{k}"])
+    assert_headers_whole(
+        text,
+        [
+            "split",
+            "runs",
+            "infra",
+            "success",
+            *spread,
+            "avg s",
+            "STD s",
+            "scenarios",
+            f"pass@{k}",
+            f"pass^{k}",
+        ],
+    )
     assert ("k = 1: no spread" in text) == (k == 1) and ("± 0.0%" not in text or k > 1)
     assert "INCOMPLETE" in text  # both cases have runs without a verdict
     if case == "pass_at_3":
@@ -173,19 +218,32 @@ def test_report_numbers_sit_under_their_headers():
 
 def test_dry_run_plan_fits_80_columns(tmp_path):
     out = tmp_path / ("a-rather-long-output-directory-name-" * 3)
-    config = apply_overrides(load_config(None), {
-        "dataset_root": DEMO, "output_dir": out, "provider": "openai-compat", "model": "Qwen/Qwen3-8B",
-        "base_url": "http://host.containers.internal:8000/v1", "judge_provider": "openai-compat",
-        "judge_model": "Qwen/Qwen3-8B", "judge_base_url": "http://host.containers.internal:8000/v1",
-        "pass_at": 3, "concurrency": 4})
+    config = apply_overrides(
+        load_config(None),
+        {
+            "dataset_root": DEMO,
+            "output_dir": out,
+            "provider": "openai-compat",
+            "model": "Qwen/Qwen3-8B",
+            "base_url": "http://host.containers.internal:8000/v1",
+            "judge_provider": "openai-compat",
+            "judge_model": "Qwen/Qwen3-8B",
+            "judge_base_url": "http://host.containers.internal:8000/v1",
+            "pass_at": 3,
+            "concurrency": 4,
+        },
+    )
     text = render(describe_plan(config, resolve_targets(config.target)))
     assert_fits(text)
-    assert_headers_whole(text, ["config", "target", "selection", "image", "agent", "judge", "runs", "output",
-                                "split", "scenarios"])
+    assert_headers_whole(
+        text,
+        ["config", "target", "selection", "image", "agent", "judge", "runs", "output", "split", "scenarios"],
+    )
     assert str(out) in "".join(line.strip(" │") for line in text.splitlines())  # folded, not cut
 
 
 # ---- progress lines, summary line, runner.log ------------------------------------------------------
+
 
 def jobs(tmp_path, ids, split=None):
     return [Job(ScenarioRef(sid, split, tmp_path / f"{sid}.json"), 1, tmp_path) for sid in ids]
@@ -193,7 +251,9 @@ def jobs(tmp_path, ids, split=None):
 
 def outcome_for(tmp_path, rows, pass_at=1, interrupted=False, expected=None):
     summary = summarize(rows, pass_at, 23.2, expected if expected is not None else len(rows))
-    return DatasetOutcome(tmp_path, [tmp_path], rows, summary, ran=len(rows), reused=0, interrupted=interrupted)
+    return DatasetOutcome(
+        tmp_path, [tmp_path], rows, summary, ran=len(rows), reused=0, interrupted=interrupted
+    )
 
 
 class Lines(io.StringIO):
@@ -256,8 +316,9 @@ def test_on_a_terminal_the_lines_go_above_the_bar_and_fit_it(tmp_path):
 def test_summary_line():
     rows = [record(sid) for sid in DEMO_IDS]
     outcome = outcome_for(Path("out/demo"), rows)
-    assert summary_line(outcome) == ("9 runs: 9 pass, 0 fail, 0 error · success 100.0% · complete · 23.2 s · "
-                                     "results: out/demo")
+    assert summary_line(outcome) == (
+        "9 runs: 9 pass, 0 fail, 0 error · success 100.0% · complete · 23.2 s · results: out/demo"
+    )
     rows = demo_records()[:8]
     line = summary_line(outcome_for(Path("out/demo"), rows, interrupted=True, expected=9))
     assert line.startswith("8 of 9 runs: 6 pass, 1 fail, 1 error · success 75.0% · interrupted ·")
@@ -292,8 +353,9 @@ def test_runner_log(tmp_path):
     stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00 "
     assert all(re.match(stamp, line) for line in lines)
     body = [line.split(" ", 1)[1] for line in lines]
-    assert re.fullmatch(r"run started: gaia2-runner \S+ demo, 4 runs to start, 2 already done \(pid \d+\)",
-                        body[0])
+    assert re.fullmatch(
+        r"run started: gaia2-runner \S+ demo, 4 runs to start, 2 already done \(pid \d+\)", body[0]
+    )
     assert body[1] == f"start demo/{DEMO_IDS[0]}"
     assert body[2] == f"PASS demo/{DEMO_IDS[0]} 4.1s [status completed]"
     assert body[8] == f"FAIL demo/{DEMO_IDS[3]} 7.1s [status completed]: {ORACLE_MISS}"  # the full reason
@@ -312,7 +374,9 @@ def test_runner_log_that_cannot_be_written_warns_once(tmp_path):
     observer.run_started(2, 0)
     for job in jobs(tmp_path, ["a", "b"]):
         observer.scenario_finished(job, record(job.ref.scenario_id))
-    assert len(warnings) == 1 and "RunnerLog.run_started failed" in warnings[0] and "runner.log" in warnings[0]
+    assert (
+        len(warnings) == 1 and "RunnerLog.run_started failed" in warnings[0] and "runner.log" in warnings[0]
+    )
 
 
 def test_on_a_terminal_the_failed_runs_are_listed_once_the_bar_is_done(tmp_path):

@@ -8,12 +8,22 @@ import pytest
 from gaia2_runner.output.result import ScenarioResult, failure_reasons
 from gaia2_runner.output.turns import current_turn_number, failed_turn_number, turn_number
 
-NEW = {"status": "failed", "judgment": {"success": False, "rationale": "r", "failed_turn_number": 2},
-       "turns": [{"turn_number": 1, "success": True, "rationale": ""},
-                 {"turn_number": 2, "success": False, "rationale": "r", "reason": "send_email: never called"}]}
-OLD = {"status": "failed", "judgment": {"success": False, "rationale": "r", "failed_turn": 1},
-       "turns": [{"turn": 0, "success": True, "rationale": ""},
-                 {"turn": 1, "success": False, "rationale": "r", "reason": "send_email: never called"}]}
+NEW = {
+    "status": "failed",
+    "judgment": {"success": False, "rationale": "r", "failed_turn_number": 2},
+    "turns": [
+        {"turn_number": 1, "success": True, "rationale": ""},
+        {"turn_number": 2, "success": False, "rationale": "r", "reason": "send_email: never called"},
+    ],
+}
+OLD = {
+    "status": "failed",
+    "judgment": {"success": False, "rationale": "r", "failed_turn": 1},
+    "turns": [
+        {"turn": 0, "success": True, "rationale": ""},
+        {"turn": 1, "success": False, "rationale": "r", "reason": "send_email: never called"},
+    ],
+}
 
 
 @pytest.mark.parametrize("doc", [NEW, OLD], ids=["current", "older runner"])

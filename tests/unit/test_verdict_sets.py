@@ -9,13 +9,13 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_support import assert_one_error_line, invoke
-from viewer_synth import rejudge_tree, run_tree
 
+from cli_support import assert_one_error_line, invoke
 from gaia2_runner.analysis import COLUMNS, compare, describe, load_rows
 from gaia2_runner.output.read.record import RunRecord
 from gaia2_runner.output.read.verdicts import ORIGINAL, REJUDGED, choose, current_of, use
 from gaia2_runner.viewer import Site
+from viewer_synth import rejudge_tree, run_tree
 
 NEW_COLUMNS = ("verdict_set", "verdict_judge", "verdict_at", "original_success", "verdict_note")
 WHEN = "2026-11-26T10:00:00+00:00"
@@ -26,7 +26,9 @@ def out(tmp_path: Path) -> Path:
     """s1 pass → re-judged fail, s2 fail → pass, s3 no verdict (not re-judged), s4 pass whose
     re-judge failed, s5 pass → pass."""
     root = run_tree(tmp_path / "out", {"s1": "pass", "s2": "fail", "s3": "error", "s4": "pass", "s5": "pass"})
-    return rejudge_tree(root, {"s1": False, "s2": True, "s4": "the judge's model refused", "s5": True}, when=WHEN)
+    return rejudge_tree(
+        root, {"s1": False, "s2": True, "s4": "the judge's model refused", "s5": True}, when=WHEN
+    )
 
 
 def _by_id(rows: list[RunRecord]) -> dict[str, RunRecord]:
@@ -65,39 +67,63 @@ def test_a_run_without_a_verdict_of_the_agents_is_never_turned_into_one(tmp_path
 def test_a_run_redone_after_the_re_judge_keeps_its_new_verdict(out: Path) -> None:
     """--retry rewrites result.json; the rejudged.json beside it judged the run before."""
     result = out / "search" / "s1" / "result.json"
-    result.write_text(json.dumps({**json.loads(result.read_text()), "finished_at": "2026-11-27T00:00:00+00:00"}))
+    result.write_text(
+        json.dumps({**json.loads(result.read_text()), "finished_at": "2026-11-27T00:00:00+00:00"})
+    )
     row = _by_id(load_rows(out))["s1"]
     assert (row.status, row.verdict_set) == ("pass", ORIGINAL) and "redone" in row.verdict_note
 
 
 def test_original_asked_for_gives_the_run_s_own_verdicts(out: Path) -> None:
     rows = _by_id(load_rows(out, ORIGINAL))
-    assert {k: r.status for k, r in rows.items()} == {"s1": "pass", "s2": "fail", "s3": "error", "s4": "pass",
-                                                       "s5": "pass"}
-    assert all(r.verdict_set == ORIGINAL and r.original_success is None and not r.verdict_note for r in rows.values())
+    assert {k: r.status for k, r in rows.items()} == {
+        "s1": "pass",
+        "s2": "fail",
+        "s3": "error",
+        "s4": "pass",
+        "s5": "pass",
+    }
+    assert all(
+        r.verdict_set == ORIGINAL and r.original_success is None and not r.verdict_note for r in rows.values()
+    )
 
 
 def test_without_a_re_judge_the_original_is_current_and_rejudged_is_an_error(tmp_path: Path) -> None:
     root = run_tree(tmp_path / "out", {"s1": "pass"})
     assert choose(root.resolve()).name == ORIGINAL and current_of(root.resolve()) == ORIGINAL
     assert load_rows(root)[0].verdict_set == ORIGINAL
-    assert_one_error_line(invoke(["export", str(root), "--format", "csv", "--verdicts", "rejudged"]),
-                          "was never re-judged")
-    assert_one_error_line(invoke(["ls", str(root), "--verdicts", "newest"]), "use one of current, original, rejudged")
+    assert_one_error_line(
+        invoke(["export", str(root), "--format", "csv", "--verdicts", "rejudged"]), "was never re-judged"
+    )
+    assert_one_error_line(
+        invoke(["ls", str(root), "--verdicts", "newest"]), "use one of current, original, rejudged"
+    )
 
 
 def test_ls_shows_the_rate_of_the_chosen_set_and_names_it(out: Path) -> None:
     # original: s1, s4, s5 pass of 5; re-judged: s2, s4 (kept), s5 pass of 5 (same rate, other runs)
     assert describe(out).rate == pytest.approx(0.6) and describe(out).verdicts.name == REJUDGED
-    (out / "search" / "s5" / "rejudged.json").write_text(json.dumps({
-        "success": False, "reason": "x", "rationale": "", "judge_details": [], "error": None, "judged_at": WHEN}))
+    (out / "search" / "s5" / "rejudged.json").write_text(
+        json.dumps(
+            {
+                "success": False,
+                "reason": "x",
+                "rationale": "",
+                "judge_details": [],
+                "error": None,
+                "judged_at": WHEN,
+            }
+        )
+    )
     assert describe(out).rate == pytest.approx(0.4)  # from the rows, not summary.json
     assert describe(out, ORIGINAL).rate == pytest.approx(0.6)
     result = invoke(["ls", str(out)])
     assert result.exit_code == 0 and "40.0%" in result.output and "re-judged verdicts" in result.output
     assert "openai/judge-x, 2026-11-26" in " ".join(result.output.split())
     result = invoke(["ls", str(out), "--verdicts", "original"])
-    assert "60.0%" in result.output and "original verdicts (a re-judge exists)" in " ".join(result.output.split())
+    assert "60.0%" in result.output and "original verdicts (a re-judge exists)" in " ".join(
+        result.output.split()
+    )
 
 
 def test_compare_the_original_set_with_the_re_judge_shows_the_flips(out: Path) -> None:
@@ -108,31 +134,55 @@ def test_compare_the_original_set_with_the_re_judge_shows_the_flips(out: Path) -
     shown = invoke(["compare", str(out), str(out), "--verdicts", "original", "--verdicts", "rejudged"])
     assert shown.exit_code == 0, shown.output
     assert "flips: 1 fixed, 1 broke, 3 unchanged" in shown.output and "search/s1" in shown.output
-    assert_one_error_line(invoke(["compare", str(out), str(out)] + ["--verdicts", "original"] * 3), "give it once")
+    assert_one_error_line(
+        invoke(["compare", str(out), str(out)] + ["--verdicts", "original"] * 3), "give it once"
+    )
 
 
 def test_export_appends_the_verdict_set_columns(out: Path, tmp_path: Path) -> None:
-    assert COLUMNS[-len(NEW_COLUMNS):] == NEW_COLUMNS
+    assert COLUMNS[-len(NEW_COLUMNS) :] == NEW_COLUMNS
     assert invoke(["export", str(out), "--format", "csv", "--out", str(tmp_path / "x.csv")]).exit_code == 0
     rows = {r["scenario_id"]: r for r in csv.DictReader((tmp_path / "x.csv").open())}
-    assert tuple(rows["s1"])[-len(NEW_COLUMNS):] == NEW_COLUMNS
+    assert tuple(rows["s1"])[-len(NEW_COLUMNS) :] == NEW_COLUMNS
     assert (rows["s1"]["success"], rows["s1"]["verdict_set"], rows["s1"]["original_success"]) == (
-        "False", "rejudged", "True")
+        "False",
+        "rejudged",
+        "True",
+    )
     assert rows["s1"]["verdict_judge"] == "openai/judge-x" and rows["s1"]["verdict_at"] == WHEN
     assert rows["s3"]["verdict_set"] == "original" and "not re-judged" in rows["s3"]["verdict_note"]
-    assert invoke(["export", str(out), "--format", "jsonl", "--out", str(tmp_path / "x.jsonl"),
-                   "--verdicts", "original"]).exit_code == 0
+    assert (
+        invoke(
+            [
+                "export",
+                str(out),
+                "--format",
+                "jsonl",
+                "--out",
+                str(tmp_path / "x.jsonl"),
+                "--verdicts",
+                "original",
+            ]
+        ).exit_code
+        == 0
+    )
     lines = {d["scenario_id"]: d for d in map(json.loads, (tmp_path / "x.jsonl").read_text().splitlines())}
     assert (lines["s1"]["success"], lines["s1"]["verdict_set"], lines["s1"]["original_success"]) == (
-        True, "original", None)
+        True,
+        "original",
+        None,
+    )
 
 
 def test_parquet_types_the_original_verdict_as_a_bool(out: Path, tmp_path: Path) -> None:
     pq = pytest.importorskip("pyarrow.parquet")
-    assert invoke(["export", str(out), "--format", "parquet", "--out", str(tmp_path / "x.parquet")]).exit_code == 0
+    assert (
+        invoke(["export", str(out), "--format", "parquet", "--out", str(tmp_path / "x.parquet")]).exit_code
+        == 0
+    )
     table = pq.read_table(tmp_path / "x.parquet")
     assert str(table.schema.field("original_success").type) == "bool"
-    assert table.column_names[-len(NEW_COLUMNS):] == list(NEW_COLUMNS)
+    assert table.column_names[-len(NEW_COLUMNS) :] == list(NEW_COLUMNS)
 
 
 def test_the_index_and_trace_pages_show_the_current_set_and_the_other(out: Path) -> None:

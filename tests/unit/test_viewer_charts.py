@@ -6,18 +6,22 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from viewer_synth import dataset_tree, run_tree
-
 from gaia2_runner.viewer import Site
 from gaia2_runner.viewer.charts import MIN_BAR_PX, PLOT_H, TOP, Bar, bar_chart, bins_of, histogram, rate_bar
 from gaia2_runner.viewer.server import CSP
+from viewer_synth import dataset_tree, run_tree
 
-BAR = re.compile(r'<rect class="bar[^"]*" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"><title>([^<]*)</title>')
+BAR = re.compile(
+    r'<rect class="bar[^"]*" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"><title>([^<]*)</title>'
+)
 
 
 def charts_of(html: str) -> dict[str, str]:
     """data-chart name -> its <svg> markup."""
-    return {m.group(1): m.group(0) for m in re.finditer(r'<svg class="chart" data-chart="([^"]+)".*?</svg>', html, re.S)}
+    return {
+        m.group(1): m.group(0)
+        for m in re.finditer(r'<svg class="chart" data-chart="([^"]+)".*?</svg>', html, re.S)
+    }
 
 
 def bars(svg: str) -> list[tuple[float, float, str]]:
@@ -45,7 +49,9 @@ def test_error_bars_only_where_a_spread_exists() -> None:
     svg = str(bar_chart("t", "T", [with_se, one_run], y_max=1.0))
     assert svg.count('<g class="err">') == 1
     err = re.search(r'<g class="err"><line x1="[\d.]+" x2="[\d.]+" y1="([\d.]+)" y2="([\d.]+)"/>', svg)
-    assert err and float(err.group(2)) - float(err.group(1)) == round(0.2 * PLOT_H, 2)  # ± 0.1 of a 0..1 scale
+    assert err and float(err.group(2)) - float(err.group(1)) == round(
+        0.2 * PLOT_H, 2
+    )  # ± 0.1 of a 0..1 scale
 
 
 def test_histogram_bins_cover_every_value() -> None:
@@ -82,7 +88,9 @@ def test_one_run_has_no_error_bar_and_no_per_run_chart(tmp_path: Path) -> None:
     html = (root / "index.html").read_text()
     charts = charts_of(html)
     assert "success-per-run" not in charts and '<g class="err">' not in charts["success-by-split"]
-    assert bars(charts["success-by-split"]) == [(TOP + PLOT_H / 2, PLOT_H / 2, "search: 50% (k = 1: no spread)")]
+    assert bars(charts["success-by-split"]) == [
+        (TOP + PLOT_H / 2, PLOT_H / 2, "search: 50% (k = 1: no spread)")
+    ]
     assert "k = 1: no spread" in html
 
 
@@ -105,7 +113,7 @@ def test_index_and_trace_pages_say_what_ran(tmp_path: Path) -> None:
     root = run_tree(tmp_path / "a", {"s1": "pass"})
     Site(root).refresh()
     index = (root / "index.html").read_text()
-    labels = index[index.index('id="labels"'):index.index("</dl>", index.index('id="labels"'))]
+    labels = index[index.index('id="labels"') : index.index("</dl>", index.index('id="labels"'))]
     assert "<dt>agent</dt><dd>llm</dd>" in labels and "<dt>model</dt><dd>gpt-x</dd>" in labels
     assert "<dt>provider</dt><dd>openai</dd>" in labels
     page = (root / "search" / "s1" / "trace.html").read_text()

@@ -10,13 +10,13 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from viewer_synth import run_tree
 
 from gaia2_runner.analysis import compare
 from gaia2_runner.viewer import Site
 from gaia2_runner.viewer.charts import PLOT_H
 from gaia2_runner.viewer.compare_page import write_compare_page
 from gaia2_runner.viewer.render import STATIC
+from viewer_synth import run_tree
 
 
 @pytest.fixture
@@ -33,9 +33,14 @@ def page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 def test_the_change_column_is_a_coloured_badge(page: str) -> None:
     """The badge's class used to be `pass`/`fail`, which no rule styles: white text on nothing."""
-    assert re.findall(r'<span class="badge (s-\w+)">(\w+)</span>', page) == [("s-fail", "broke"), ("s-pass", "fixed")]
+    assert re.findall(r'<span class="badge (s-\w+)">(\w+)</span>', page) == [
+        ("s-fail", "broke"),
+        ("s-pass", "fixed"),
+    ]
     css = (STATIC / "viewer.css").read_text()
-    assert re.search(r"\.s-pass \{ background:var\(--pass\)", css) and re.search(r"\.s-fail \{ background:var\(--fail\)", css)
+    assert re.search(r"\.s-pass \{ background:var\(--pass\)", css) and re.search(
+        r"\.s-fail \{ background:var\(--fail\)", css
+    )
     assert page.count('class="broke"') == 1 and page.count('class="fixed"') == 1
 
 
@@ -50,11 +55,17 @@ def test_each_flip_links_both_trace_pages(page: str, tmp_path: Path) -> None:
 
 def test_the_a_vs_b_chart_has_two_bars_per_common_scenario(page: str) -> None:
     svg = re.search(r'<svg class="chart" data-chart="a-vs-b".*?</svg>', page, re.S).group(0)
-    bars = re.findall(r'<rect class="bar ([ab])-side" x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)"><title>([^<]*)</title>', svg)
+    bars = re.findall(
+        r'<rect class="bar ([ab])-side" x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)"><title>([^<]*)</title>',
+        svg,
+    )
     assert len(bars) == 8  # s1..s4, A and B each
-    assert [(side, title.split(",")[0]) for side, _, title in bars[:2]] == [("a", "search/s2"), ("b", "search/s2")]
+    assert [(side, title.split(",")[0]) for side, _, title in bars[:2]] == [
+        ("a", "search/s2"),
+        ("b", "search/s2"),
+    ]
     assert float(bars[0][1]) == PLOT_H and float(bars[1][1]) == 1.0  # broke: 100 % -> 0 % (a 1px stub)
-    assert "<title id=\"chart-a-vs-b-title\">" in svg
+    assert '<title id="chart-a-vs-b-title">' in svg
 
 
 def test_the_page_runs_no_script(page: str) -> None:

@@ -18,39 +18,100 @@ import random
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import unquote_to_bytes, urlsplit
 
 import pytest
-from viewer_hostile import MARK, PASSWD, Case, _crafted_splits, all_cases, make_outside
-from viewer_synth import dataset_tree
 
 from gaia2_runner.cli.commands.view import view_cmd as view_command
 from gaia2_runner.output.layout import SCENARIO_MARKERS
 from gaia2_runner.output.read import safe_io, scan
+from viewer_hostile import MARK, PASSWD, Case, _crafted_splits, all_cases, make_outside
+from viewer_synth import dataset_tree
 
 CASES = all_cases()
 TIME_CAP_S = 60
 MODULES = {"safe_io": safe_io, "scan": scan}
-TAGS = {"html", "head", "meta", "title", "link", "script", "body", "header", "a", "span", "main", "section", "div", "h1",
-        "h2", "h3", "dl", "dt", "dd", "details", "summary", "table", "thead", "tbody", "tr", "th", "td", "p", "pre", "b",
-        "code", "input", "select", "option", "ol", "li", "button", "label", "nav",
-        "figure", "figcaption", "svg", "g", "rect", "line", "text"}  # the charts: inline SVG, no script, no style
+TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "link",
+    "script",
+    "body",
+    "header",
+    "a",
+    "span",
+    "main",
+    "section",
+    "div",
+    "h1",
+    "h2",
+    "h3",
+    "dl",
+    "dt",
+    "dd",
+    "details",
+    "summary",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "p",
+    "pre",
+    "b",
+    "code",
+    "input",
+    "select",
+    "option",
+    "ol",
+    "li",
+    "button",
+    "label",
+    "nav",
+    "figure",
+    "figcaption",
+    "svg",
+    "g",
+    "rect",
+    "line",
+    "text",
+}  # the charts: inline SVG, no script, no style
 
 
 def test_the_catalogue_covers_the_classes() -> None:
     names = " ".join(c.name for c in CASES)
     assert len(CASES) >= 60
-    for needle in ("deep_100k", "int_5000", "nan", "binary", "latin-1", "javascript:alert(1)", "<script>", '"onmouseover=',
-                   "...", "/etc/passwd", "->outside", "crafted-splits", "run_config.scenarios.0.split", "fifo", "rows.json"):
+    for needle in (
+        "deep_100k",
+        "int_5000",
+        "nan",
+        "binary",
+        "latin-1",
+        "javascript:alert(1)",
+        "<script>",
+        '"onmouseover=',
+        "...",
+        "/etc/passwd",
+        "->outside",
+        "crafted-splits",
+        "run_config.scenarios.0.split",
+        "fifo",
+        "rows.json",
+    ):
         assert needle in names, needle
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_hostile_artifact_costs_at_most_its_page(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hostile_artifact_costs_at_most_its_page(
+    case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out, outside = tmp_path / "out", tmp_path / "outside"
     make_outside(outside)
     dataset_tree(out, 2, splits=("search",), n_calls=(1, 2))
@@ -77,8 +138,12 @@ def test_cli_view_survives_every_case_at_once(tmp_path: Path) -> None:
     _crafted_splits(out, outside)
     before = snapshot(tmp_path, out)
     for _ in range(2):  # the second run starts from the first run's row cache, in a fresh process
-        proc = subprocess.run([sys.executable, "-m", "gaia2_runner.cli", "view", "--output-dir", str(out)],
-                              capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(
+            [sys.executable, "-m", "gaia2_runner.cli", "view", "--output-dir", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert "Traceback" not in proc.stderr and proc.stdout.startswith("wrote ")
     pages = audit(out)
@@ -125,7 +190,10 @@ def audit(out: Path) -> list[str]:
         parser.feed(text)
         assert parser.tags <= TAGS, (page, parser.tags - TAGS)
         assert not parser.handlers, (page, parser.handlers)
-        assert len(parser.scripts) == 1 and (parser.scripts[0] or "").endswith("_viewer/viewer.js"), (page, parser.scripts)
+        assert len(parser.scripts) == 1 and (parser.scripts[0] or "").endswith("_viewer/viewer.js"), (
+            page,
+            parser.scripts,
+        )
         for url in parser.urls:
             check_url(out, page, url)
         texts.append(text)
@@ -147,7 +215,9 @@ def check_url(out: Path, page: Path, url: str) -> None:
 def scenario_dirs(root: Path, directory: Path, depth: int) -> Iterator[Path]:
     """What the viewer must give a page: the directories it finds by content, links not followed."""
     entries = list(os.scandir(directory))
-    if any(e.name in SCENARIO_MARKERS and (e.is_symlink() or e.is_file(follow_symlinks=False)) for e in entries):
+    if any(
+        e.name in SCENARIO_MARKERS and (e.is_symlink() or e.is_file(follow_symlinks=False)) for e in entries
+    ):
         yield directory
         return
     if depth < scan.MAX_DEPTH:
@@ -179,6 +249,7 @@ def snapshot(base: Path, skip: Path) -> dict[str, tuple]:
 @contextmanager
 def time_cap(seconds: int, name: str) -> Iterator[None]:
     """A hang fails the case instead of the whole run (generous: a guard, not a timing)."""
+
     def expired(_signum: int, _frame: object) -> None:
         raise TimeoutError(f"{name}: view still running after {seconds}s")
 

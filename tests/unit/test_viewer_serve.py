@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-from viewer_synth import dataset_tree, result_doc, write_scenario
 
 from gaia2_runner.viewer.live import serve
 from gaia2_runner.viewer.server import Broker, make_server
+from viewer_synth import dataset_tree, result_doc, write_scenario
 
 
 @pytest.fixture
@@ -44,8 +44,17 @@ def fetch(port: int, path: str) -> tuple[int, bytes, http.client.HTTPMessage]:
     return response.status, response.read(), response.headers
 
 
-@pytest.mark.parametrize("path", ["/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/..%2f..%2fsecret.txt",
-                                  "/..%5csecret.txt", "/./../secret.txt"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/%2E%2E%2Fsecret.txt",
+        "/sub/..%2f..%2fsecret.txt",
+        "/..%5csecret.txt",
+        "/./../secret.txt",
+    ],
+)
 def test_traversal_is_refused(server, path: str) -> None:
     port, _ = server
     status, body = get(port, path)
@@ -65,7 +74,9 @@ def test_files_inside_are_served(server) -> None:
     assert get(port, "/index.html") == (200, b"hello")
 
 
-@pytest.mark.parametrize("name", ["agent.log", "events.jsonl", "result.json", "notes.txt", "evil.html", "evil.svg", "noext"])
+@pytest.mark.parametrize(
+    "name", ["agent.log", "events.jsonl", "result.json", "notes.txt", "evil.html", "evil.svg", "noext"]
+)
 def test_logs_and_other_files_show_as_text_never_as_a_page(server, name: str) -> None:
     port, root = server
     (root / "s").mkdir()
@@ -123,7 +134,9 @@ def test_serve_regenerates_the_changed_scenario_and_announces_it(tmp_path: Path)
     dirs = dataset_tree(tmp_path, 4)
     lines: list[str] = []
     stop = threading.Event()
-    thread = threading.Thread(target=serve, args=(tmp_path, "127.0.0.1", 0), kwargs={"say": lines.append, "stop": stop}, daemon=True)
+    thread = threading.Thread(
+        target=serve, args=(tmp_path, "127.0.0.1", 0), kwargs={"say": lines.append, "stop": stop}, daemon=True
+    )
     thread.start()
     deadline = time.time() + 20
     while not lines and time.time() < deadline:
@@ -135,7 +148,9 @@ def test_serve_regenerates_the_changed_scenario_and_announces_it(tmp_path: Path)
     stream = conn.getresponse()
     assert stream.headers["Content-Type"] == "text/event-stream"
     stream.readline()  # ": connected"
-    new = write_scenario(tmp_path / "time" / "scenario_live", "scenario_live", random.Random(5), state="running")
+    new = write_scenario(
+        tmp_path / "time" / "scenario_live", "scenario_live", random.Random(5), state="running"
+    )
     (new / "result.json").write_text(json.dumps(result_doc("scenario_live", True)))
     seen: set[str] = set()
     while {"index.html", "time/scenario_live/trace.html"} - seen and time.time() < deadline:
@@ -156,9 +171,18 @@ def test_serve_command_prints_url_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     import sys
 
     dataset_tree(tmp_path, 2)
-    proc = subprocess.Popen([sys.executable, "-c", "import sys; from pathlib import Path; "
-                             "from gaia2_runner.cli.commands.serve import serve_cmd as serve_command; sys.exit(serve_command(Path(sys.argv[1])))",
-                             str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; "
+            "from gaia2_runner.cli.commands.serve import serve_cmd as serve_command; sys.exit(serve_command(Path(sys.argv[1])))",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         first = proc.stdout.readline()
         assert first.startswith("serving ") and "http://127.0.0.1:" in first

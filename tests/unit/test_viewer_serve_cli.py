@@ -14,10 +14,11 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
+
 from viewer_synth import dataset_tree
 
 # Runs serve_command; a Ctrl-C that escapes it is reported with where it was raised, so one that
@@ -65,8 +66,12 @@ def test_ctrl_c_during_start_up_stops_cleanly(tmp_path: Path, point: str, round_
     for attempt in range(3):  # a retry only when the signal beat the harness into serve_command
         root = tmp_path / f"out{attempt}"
         shutil.copytree(template, root)
-        proc = subprocess.Popen([sys.executable, "-c", CHILD, str(root)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(root)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             assert proc.stdout.readline() == "ready\n"
             POINTS[point](root, proc)
@@ -85,7 +90,9 @@ def test_ctrl_c_during_start_up_stops_cleanly(tmp_path: Path, point: str, round_
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gaia2_runner.cli", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "gaia2_runner.cli", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.parametrize("port", ["99999", "-1", "65536"])
@@ -106,7 +113,9 @@ def test_a_port_in_use_is_one_error_line(tmp_path: Path) -> None:
         proc = _cli("serve", "--output-dir", str(tmp_path), "--port", str(port))
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: cannot serve on 127.0.0.1:") and "in use" in lines[0], proc.stderr
+    assert (
+        len(lines) == 1 and lines[0].startswith("error: cannot serve on 127.0.0.1:") and "in use" in lines[0]
+    ), proc.stderr
     assert not (tmp_path / "index.html").exists()  # bound before building, so it failed at once
 
 

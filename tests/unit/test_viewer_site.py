@@ -8,10 +8,9 @@ import random
 import shutil
 from pathlib import Path
 
-from viewer_synth import XSS, dataset_tree, result_doc, write_scenario
-
-from gaia2_runner.viewer import Site, regenerate_index
 from gaia2_runner.cli.commands.view import view_cmd as view_command
+from gaia2_runner.viewer import Site, regenerate_index
+from viewer_synth import XSS, dataset_tree, result_doc, write_scenario
 
 DEMO = Path(__file__).resolve().parents[2] / "examples"
 
@@ -44,7 +43,9 @@ def test_dataset_pass_at_layout_with_running_and_pending(tmp_path: Path) -> None
     shutil.rmtree(tmp_path / "run_3" / "search" / "scenario_00002")
     Site(tmp_path).refresh()
     index = (tmp_path / "index.html").read_text()
-    assert index.count('data-split="search"') == 3 and index.count('data-split="time"') == 3  # once per scenario
+    assert (
+        index.count('data-split="search"') == 3 and index.count('data-split="time"') == 3
+    )  # once per scenario
     assert 'href="./run_2/time/scenario_00001/trace.html"' in index
     assert "s-running" in index and "s-pending" in index
     assert "pass@3" in index
@@ -55,9 +56,25 @@ def test_dataset_pass_at_layout_with_running_and_pending(tmp_path: Path) -> None
 
 def test_summary_json_numbers_shown(tmp_path: Path) -> None:
     dataset_tree(tmp_path, 2, splits=("search",))
-    (tmp_path / "summary.json").write_text(json.dumps({"generated_at": "2026-01-02", "splits": {"search": {
-        "scenarios": 2, "runs": 2, "success_rate": {"value": 0.5, "se": 0.125}, "pass_at_k_rate": 0.5,
-        "pass_hat_k_rate": 0.5, "infra_errors": 0, "avg_run_duration_s": 24.4}}, "overall": {}}))
+    (tmp_path / "summary.json").write_text(
+        json.dumps(
+            {
+                "generated_at": "2026-01-02",
+                "splits": {
+                    "search": {
+                        "scenarios": 2,
+                        "runs": 2,
+                        "success_rate": {"value": 0.5, "se": 0.125},
+                        "pass_at_k_rate": 0.5,
+                        "pass_hat_k_rate": 0.5,
+                        "infra_errors": 0,
+                        "avg_run_duration_s": 24.4,
+                    }
+                },
+                "overall": {},
+            }
+        )
+    )
     Site(tmp_path).refresh()
     index = (tmp_path / "index.html").read_text()
     assert "summary.json" in index and "50.0% ± 12.5%" in index
@@ -65,9 +82,20 @@ def test_summary_json_numbers_shown(tmp_path: Path) -> None:
 
 def test_agent_text_is_escaped(tmp_path: Path) -> None:
     write_scenario(tmp_path / "evil", "evil", random.Random(3), tool_result=XSS, answer=XSS, task=XSS)
-    (tmp_path / "evil" / "trace.jsonl").write_text(json.dumps({"seq": 0, "type": "llm_call", "timestamp": 1.0,
-        "request": {"messages": [{"role": "user", "content": XSS}]},
-        "raw_response": json.dumps({"choices": [{"message": {"content": XSS}, "finish_reason": "stop"}]})}) + "\n")
+    (tmp_path / "evil" / "trace.jsonl").write_text(
+        json.dumps(
+            {
+                "seq": 0,
+                "type": "llm_call",
+                "timestamp": 1.0,
+                "request": {"messages": [{"role": "user", "content": XSS}]},
+                "raw_response": json.dumps(
+                    {"choices": [{"message": {"content": XSS}, "finish_reason": "stop"}]}
+                ),
+            }
+        )
+        + "\n"
+    )
     result = result_doc("evil", False)
     result["failure_reasons"] = [XSS]
     (tmp_path / "evil" / "result.json").write_text(json.dumps(result))
@@ -101,7 +129,9 @@ def test_regenerate_index_from_a_fresh_process_rereads_only_changes(tmp_path: Pa
     dirs = dataset_tree(tmp_path, 5)
     Site(tmp_path).refresh()
     mtimes = {d: (d / "trace.html").stat().st_mtime_ns for d in dirs}
-    new = write_scenario(tmp_path / "search" / "scenario_new", "scenario_new", random.Random(4), state="running")
+    new = write_scenario(
+        tmp_path / "search" / "scenario_new", "scenario_new", random.Random(4), state="running"
+    )
     written = regenerate_index(tmp_path)
     assert set(written) == {"search/scenario_new/trace.html", "index.html"}
     assert all((d / "trace.html").stat().st_mtime_ns == mtimes[d] for d in dirs)

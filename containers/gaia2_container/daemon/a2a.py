@@ -22,9 +22,10 @@ import itertools
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 from gaia2_contract import constants as contract
 from gaia2_contract import providers
@@ -59,7 +60,7 @@ class A2ASettings:
     key: str | None = field(default=None, repr=False)  # a secret: never logged
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str], needs_model: bool = True) -> "A2ASettings | None":
+    def from_env(cls, environ: Mapping[str, str], needs_model: bool = True) -> A2ASettings | None:
         """None when A2A is off. `needs_model`: the sub-agents may be asked (any runtime but the
         built-in oracle, which never calls an expert)."""
         raw = (environ.get(contract.ENV_A2A_APP_PROP) or "").strip()
@@ -74,15 +75,28 @@ class A2ASettings:
         if prop == 0.0:
             return None
         own = bool((environ.get(contract.ENV_A2A_PROVIDER) or "").strip())
-        provider = (environ.get(contract.ENV_A2A_PROVIDER) or environ.get(contract.ENV_AGENT_PROVIDER) or "").strip().lower()
+        provider = (
+            (environ.get(contract.ENV_A2A_PROVIDER) or environ.get(contract.ENV_AGENT_PROVIDER) or "")
+            .strip()
+            .lower()
+        )
         model = (environ.get(contract.ENV_A2A_MODEL) or environ.get(contract.ENV_AGENT_MODEL) or "").strip()
-        base_url = (environ.get(contract.ENV_A2A_BASE_URL)
-                    or (None if own else environ.get(contract.ENV_AGENT_BASE_URL)) or "").strip() or None
-        key = environ.get(contract.ENV_A2A_API_KEY) or (None if own else environ.get(contract.ENV_AGENT_API_KEY)) or None
+        base_url = (
+            environ.get(contract.ENV_A2A_BASE_URL)
+            or (None if own else environ.get(contract.ENV_AGENT_BASE_URL))
+            or ""
+        ).strip() or None
+        key = (
+            environ.get(contract.ENV_A2A_API_KEY)
+            or (None if own else environ.get(contract.ENV_AGENT_API_KEY))
+            or None
+        )
         if needs_model:
             if provider not in providers.CHAT_COMPLETIONS:
-                raise A2AError(f"the expert agents' provider {provider or '(none)'!r}: ARE's app agent runs here on a "
-                               f"chat completions endpoint: use {', '.join(providers.CHAT_COMPLETIONS)} (--a2a-provider)")
+                raise A2AError(
+                    f"the expert agents' provider {provider or '(none)'!r}: ARE's app agent runs here on a "
+                    f"chat completions endpoint: use {', '.join(providers.CHAT_COMPLETIONS)} (--a2a-provider)"
+                )
             if not model:
                 raise A2AError("the expert agents have no model: set --a2a-model (or the agent's --model)")
         return cls(prop, provider, model, base_url, key)
@@ -91,8 +105,14 @@ class A2ASettings:
 class ExpertAgents:
     """Applies ARE's A2A to a scenario and records what its sub-agents do."""
 
-    def __init__(self, settings: A2ASettings, record: Callable[..., int], endpoint: str | None,
-                 placeholder: str | None, keep_app_tools: bool = False) -> None:
+    def __init__(
+        self,
+        settings: A2ASettings,
+        record: Callable[..., int],
+        endpoint: str | None,
+        placeholder: str | None,
+        keep_app_tools: bool = False,
+    ) -> None:
         self.settings = settings
         self._record = record  # EventRecorder.record
         self.endpoint = endpoint  # the expert relay
@@ -120,14 +140,25 @@ class ExpertAgents:
         from ..runtimes.are_default.settings import ARE_PROVIDER, LITELLM_PREFIX
 
         before = list(scenario.apps or [])
-        config = ScenarioRunnerConfig(a2a_app_prop=self.settings.app_prop, a2a_model=LITELLM_PREFIX + self.settings.model,
-                                      a2a_model_provider=ARE_PROVIDER, a2a_endpoint=self.endpoint)
+        config = ScenarioRunnerConfig(
+            a2a_app_prop=self.settings.app_prop,
+            a2a_model=LITELLM_PREFIX + self.settings.model,
+            a2a_model_provider=ARE_PROVIDER,
+            a2a_endpoint=self.endpoint,
+        )
         try:
-            _apply_a2a_config(config, scenario, env, AppAgentConfigBuilder(),
-                              AppAgentBuilder(llm_engine_builder=_relay_engine_builder(self._placeholder)))
+            _apply_a2a_config(
+                config,
+                scenario,
+                env,
+                AppAgentConfigBuilder(),
+                AppAgentBuilder(llm_engine_builder=_relay_engine_builder(self._placeholder)),
+            )
         except ValueError as exc:  # ARE's own refusal (e.g. no app it may replace): the run's one-line error
-            raise A2AError(f"Agent2Agent (--a2a-app-prop {self.settings.app_prop:g}) cannot be applied to this "
-                           f"scenario: {exc}") from exc
+            raise A2AError(
+                f"Agent2Agent (--a2a-app-prop {self.settings.app_prop:g}) cannot be applied to this "
+                f"scenario: {exc}"
+            ) from exc
         kept = {id(app) for app in scenario.apps or []}
         self.replaced = [app for app in before if id(app) not in kept]
         self.experts = [app for app in scenario.apps or [] if isinstance(app, AppAgent)]
@@ -135,8 +166,11 @@ class ExpertAgents:
             for tool in expert.app_agent.tools.values():
                 if hasattr(tool, "app_tool"):  # the app's tools (AppToolAdapter), not final_answer
                     self._observe(expert.name, tool)
-        log.info("Agent2Agent (prop %g): expert agents for %s", self.settings.app_prop,
-                 ", ".join(app.name for app in self.replaced) or "no app")
+        log.info(
+            "Agent2Agent (prop %g): expert agents for %s",
+            self.settings.app_prop,
+            ", ".join(app.name for app in self.replaced) or "no app",
+        )
 
     def extra_tools(self) -> list[Any]:
         """The replaced apps' own tools, for the oracle only (ARE's oracle acts on them)."""
@@ -209,17 +243,35 @@ class ExpertAgents:
 
         def observed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
-            fields: dict[str, Any] = {"app": app_tool.app_name, "function": app_tool.func_name, "tool": tool.name,
-                                      "args": kwargs if not args else {"args": list(args), **kwargs},
-                                      "write": bool(app_tool.write_operation)}
+            fields: dict[str, Any] = {
+                "app": app_tool.app_name,
+                "function": app_tool.func_name,
+                "tool": tool.name,
+                "args": kwargs if not args else {"args": list(args), **kwargs},
+                "write": bool(app_tool.write_operation),
+            }
             try:
                 raw = inner(*args, **kwargs)
             except Exception as exc:
-                self._record("tool_call", None, **self.nesting(), **fields, ok=False, error=f"{type(exc).__name__}: {exc}",
-                             duration_ms=round((time.perf_counter() - started) * 1000, 2))
+                self._record(
+                    "tool_call",
+                    None,
+                    **self.nesting(),
+                    **fields,
+                    ok=False,
+                    error=f"{type(exc).__name__}: {exc}",
+                    duration_ms=round((time.perf_counter() - started) * 1000, 2),
+                )
                 raise
-            self._record("tool_call", None, **self.nesting(), **fields, ok=True, result=to_jsonable(raw),
-                         duration_ms=round((time.perf_counter() - started) * 1000, 2))
+            self._record(
+                "tool_call",
+                None,
+                **self.nesting(),
+                **fields,
+                ok=True,
+                result=to_jsonable(raw),
+                duration_ms=round((time.perf_counter() - started) * 1000, 2),
+            )
             return raw
 
         tool.forward = forward

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from gaia2_contract import constants as contract
 from gaia2_contract import urls
@@ -53,13 +54,27 @@ class SubAgentRelay(Relay):
         assert self.credential is not None
         if self.judging:
             log.info("refused %s %.200r: the final judgment has started", handler.command, handler.path)
-            _send_json(handler, JUDGING_STATUS, {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {SCENARIO_OVER}"}})
+            _send_json(
+                handler,
+                JUDGING_STATUS,
+                {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {SCENARIO_OVER}"}},
+            )
             return
         sent = [v for k, v in handler.headers.items() if k.lower() in CREDENTIAL_HEADERS]
         if not any(self.credential.placeholder in value for value in sent):
-            log.info("refused %s %.200r: not the expert sub-agents' credential", handler.command, handler.path)
-            _send_json(handler, NOT_SUB_AGENT_STATUS, {"error": {
-                "type": REFUSED_TYPE, "message": "gaia2 relay: this relay serves the daemon's expert agents only"}})
+            log.info(
+                "refused %s %.200r: not the expert sub-agents' credential", handler.command, handler.path
+            )
+            _send_json(
+                handler,
+                NOT_SUB_AGENT_STATUS,
+                {
+                    "error": {
+                        "type": REFUSED_TYPE,
+                        "message": "gaia2 relay: this relay serves the daemon's expert agents only",
+                    }
+                },
+            )
             return
         super().forward(handler)
 
@@ -92,24 +107,41 @@ def upstream_of(provider: str, base_url: str | None) -> str:
     return (base_url or urls.API_BASE_URLS.get(provider, "")).strip().rstrip("/")
 
 
-def start(provider: str, model: str | None, base_url: str | None, key: str | None, environ: Any,
-          write: Callable[[dict[str, Any]], None], on_fault: Callable[[str], None],
-          on_change: Callable[[dict[str, Any]], None] | None = None,
-          port: int = contract.A2A_RELAY_PORT, token_budget: int | None = None,
-          on_budget: Callable[[str], None] | None = None) -> tuple[SubAgentRelay, str, str]:
+def start(
+    provider: str,
+    model: str | None,
+    base_url: str | None,
+    key: str | None,
+    environ: Any,
+    write: Callable[[dict[str, Any]], None],
+    on_fault: Callable[[str], None],
+    on_change: Callable[[dict[str, Any]], None] | None = None,
+    port: int = contract.A2A_RELAY_PORT,
+    token_budget: int | None = None,
+    on_budget: Callable[[str], None] | None = None,
+) -> tuple[SubAgentRelay, str, str]:
     """Serve the sub-agents' relay; returns it, the placeholder the sub-agents send as their key and
     the relay's URL (`port` 0: any free port, for tests). `token_budget`: the run's, which the
     daemon has this relay's ledger share with the agent's (ProviderLedger.share_budget)."""
     credential = RunCredential(new_placeholder(), key)
-    setup = RunnerSetup(model=model, agent_key=credential.placeholder, keyless=key is None,
-                        keyless_placeholders=frozenset())
+    setup = RunnerSetup(
+        model=model, agent_key=credential.placeholder, keyless=key is None, keyless_placeholders=frozenset()
+    )
     upstream = upstream_of(provider, base_url)
     probe = experts_probe(provider, model, upstream, key, environ)  # the runner's own request to it
-    ledger = ProviderLedger(setup, token_budget=token_budget, on_change=on_change, on_fault=on_fault,
-                            on_budget=on_budget, paced=True, probe=probe)  # one call at a time
+    ledger = ProviderLedger(
+        setup,
+        token_budget=token_budget,
+        on_change=on_change,
+        on_fault=on_fault,
+        on_budget=on_budget,
+        paced=True,
+        probe=probe,
+    )  # one call at a time
     timeout = budget.relay_timeout(budget.scenario_timeout(environ))
-    relay = SubAgentRelay(upstream, timeout_s=timeout, ledger=ledger,
-                          credential=credential, trace=EventsTrace(provider, write))
+    relay = SubAgentRelay(
+        upstream, timeout_s=timeout, ledger=ledger, credential=credential, trace=EventsTrace(provider, write)
+    )
     try:
         server = serve_relay(relay, "127.0.0.1", port)
     except OSError as exc:  # the port is taken (or loopback unusable): the run's one-line error

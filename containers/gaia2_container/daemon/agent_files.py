@@ -29,9 +29,9 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from .. import places
 from .agent_process import agent_identity
@@ -86,8 +86,9 @@ class Collected:
     refused: str | None = None
 
 
-def collect(name: str, sink: Callable[[bytes], None], cap: int, timeout_s: float = 30.0,
-            home: Path | None = None) -> Collected:
+def collect(
+    name: str, sink: Callable[[bytes], None], cap: int, timeout_s: float = 30.0, home: Path | None = None
+) -> Collected:
     """Feed at most `cap` bytes of `$HOME/<name>` to `sink`, read as the agent (see module doc)."""
     if not name or "/" in name or name in (".", ".."):
         raise ValueError(f"not a bare file name: {name!r}")
@@ -95,8 +96,15 @@ def collect(name: str, sink: Callable[[bytes], None], cap: int, timeout_s: float
     command = [sys.executable, "-I", "-S", "-c", _READER, str(home), name, str(cap + 1)]
     result = Collected()
     try:
-        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, env={}, cwd="/", **agent_identity())
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={},
+            cwd="/",
+            **agent_identity(),
+        )
     except OSError as exc:  # the verdict must still be published: collect nothing, say why
         result.refused = f"cannot start the reader: {exc}"
         log.error("$HOME/%s not collected: %s", name, result.refused)

@@ -9,8 +9,9 @@ import shlex
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from gaia2_contract import constants as contract
 
@@ -45,20 +46,27 @@ def agent_command(runtime: str) -> list[str] | None:
         try:
             return shlex.split(custom)
         except ValueError as exc:  # unbalanced quotes: the run ends with this line, never a traceback
-            raise SystemExit(f"{contract.ENV_AGENT_COMMAND} cannot be split into words with POSIX shell "
-                             f"quoting ({exc}): fix its quotes") from None
+            raise SystemExit(
+                f"{contract.ENV_AGENT_COMMAND} cannot be split into words with POSIX shell "
+                f"quoting ({exc}): fix its quotes"
+            ) from None
     if runtime in BUILTIN_RUNTIMES:
         return [sys.executable, "-m", BUILTIN_RUNTIMES[runtime]]
     if runtime in ("none", ""):
         return None  # an external agent drives the tool API (tests, custom images)
-    raise SystemExit(f"unknown GAIA2_RUNTIME {runtime!r}: use {', '.join(map(repr, BUILTIN_RUNTIMES))}, 'none' or set GAIA2_AGENT_COMMAND")
+    raise SystemExit(
+        f"unknown GAIA2_RUNTIME {runtime!r}: use {', '.join(map(repr, BUILTIN_RUNTIMES))}, 'none' or set GAIA2_AGENT_COMMAND"
+    )
 
 
 def agent_environment(base: dict[str, str] | None = None) -> dict[str, str]:
     """The daemon's environment minus the judge's settings, the adapter token, the provider key and
     the proxy settings, plus where the tool API and app commands are."""
-    env = {k: v for k, v in (base or os.environ).items()
-           if not k.startswith(_PRIVATE_PREFIXES) and k not in _PRIVATE_NAMES}
+    env = {
+        k: v
+        for k, v in (base or os.environ).items()
+        if not k.startswith(_PRIVATE_PREFIXES) and k not in _PRIVATE_NAMES
+    }
     env[contract.ENV_TOOLS_URL] = places.TOOLS_URL
     env["HOME"] = str(places.AGENT_HOME)
     env["TMPDIR"] = AGENT_TMP  # the daemon's own is root's (limit_reasons.use_private_tmp)
@@ -83,8 +91,13 @@ def agent_identity() -> dict[str, Any]:
 class AgentProcess:
     """The runtime's process; `on_exit` reports an exit the daemon did not ask for."""
 
-    def __init__(self, command: list[str], log_path: Path, on_exit: Callable[[int], None],
-                 env_overrides: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        command: list[str],
+        log_path: Path,
+        on_exit: Callable[[int], None],
+        env_overrides: dict[str, str] | None = None,
+    ) -> None:
         self.command = command
         self.env_overrides = env_overrides or {}
         self.log_path = log_path

@@ -7,8 +7,8 @@ names them as Meta's gaia2-cli does); the CLI asks the daemon for the tool list 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..runtimes.gaia2_cli.surface import command_names
 from .toolbox import ToolSpec
@@ -25,8 +25,10 @@ def install_app_commands(specs: Iterable[ToolSpec], bin_dir: Path) -> list[Path]
     written = []
     for name in command_names(s.to_dict() for s in specs):
         path = bin_dir / name
-        path.write_text(f'#!/bin/sh\nPYTHONPATH={SOURCE_ROOT} exec {sys.executable} -m {GAIA2_CLI_MODULE} {name} "$@"\n',
-                        encoding="utf-8")
+        path.write_text(
+            f'#!/bin/sh\nPYTHONPATH={SOURCE_ROOT} exec {sys.executable} -m {GAIA2_CLI_MODULE} {name} "$@"\n',
+            encoding="utf-8",
+        )
         path.chmod(0o755)
         written.append(path)
     return written

@@ -48,11 +48,18 @@ def write_are_trace(session: Any, runtime: str, path: Path) -> bool:
         decision = (ScenarioStatus.Valid if judgment["success"] else ScenarioStatus.Invalid).value
     try:
         text = JsonScenarioExporter().export_to_json(
-            session.env, session.scenario, session.scenario.scenario_id,
-            model_id=os.environ.get(contract.ENV_AGENT_MODEL) or runtime, agent_id=runtime,
-            validation_decision=decision, export_apps=True)
+            session.env,
+            session.scenario,
+            session.scenario.scenario_id,
+            model_id=os.environ.get(contract.ENV_AGENT_MODEL) or runtime,
+            agent_id=runtime,
+            validation_decision=decision,
+            export_apps=True,
+        )
         text = with_source_events(text, session.scenario)
-        with gzip.open(path, "wt", encoding="utf-8", compresslevel=6) as fh:  # ~10x smaller; a universe is 2.5 MB
+        with gzip.open(
+            path, "wt", encoding="utf-8", compresslevel=6
+        ) as fh:  # ~10x smaller; a universe is 2.5 MB
             fh.write(text)
         return True
     except Exception:  # noqa: BLE001 - the run is judged already; a missing dump is only logged

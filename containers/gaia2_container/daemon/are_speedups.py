@@ -36,6 +36,7 @@ def install() -> None:
     except ImportError:  # a different ARE layout: keep ARE's own code
         log.warning("ARE layout changed: judge template caching not installed")
         return
+
     def jinja_format(template: str, skip_validation: bool = True, **kwargs: Any) -> str:
         # Same checks and output as ARE's personalization.utils.jinja_format, minus recompiling.
         if not skip_validation:

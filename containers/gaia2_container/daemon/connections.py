@@ -32,8 +32,9 @@ AGENT_CONNECTIONS_MAX = 128  # open at once, over all the daemon's servers
 TCP_TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
 TIME_WAIT, LISTEN = "06", "0A"  # the `st` column
 TABLE_FRESH_S = 1.0  # the longest one read of the tables answers for the connections it lists
-REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n"
-           b"Retry-After: 1\r\n\r\n")
+REFUSAL = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nRetry-After: 1\r\n\r\n"
+)
 
 Endpoint = tuple[str, int]
 Row = tuple[int, int]  # owner uid, socket inode
@@ -57,9 +58,9 @@ def read_sockets(tables: tuple[Path, ...] = TCP_TABLES) -> dict[tuple[Endpoint, 
 
 
 def _endpoint(text: str) -> Endpoint:
-    """"0100007F:1F9A" (or 32 hex digits for IPv6: 32-bit words in host order) -> ("127.0.0.1", 8090)."""
+    """ "0100007F:1F9A" (or 32 hex digits for IPv6: 32-bit words in host order) -> ("127.0.0.1", 8090)."""
     address, port = text.split(":")
-    raw = b"".join(int(address[i:i + 8], 16).to_bytes(4, sys.byteorder) for i in range(0, len(address), 8))
+    raw = b"".join(int(address[i : i + 8], 16).to_bytes(4, sys.byteorder) for i in range(0, len(address), 8))
     ip = ipaddress.ip_address(raw)
     mapped = getattr(ip, "ipv4_mapped", None)
     return str(mapped or ip), int(port, 16)
@@ -70,8 +71,12 @@ class ConnectionBudget:
     one is looked up and refused when the agent owns it (so the agent never holds more than
     `limit`), while the runner's and the daemon's own always get in."""
 
-    def __init__(self, limit: int = AGENT_CONNECTIONS_MAX, agent_uid: int | None = None,
-                 tables: tuple[Path, ...] = TCP_TABLES) -> None:
+    def __init__(
+        self,
+        limit: int = AGENT_CONNECTIONS_MAX,
+        agent_uid: int | None = None,
+        tables: tuple[Path, ...] = TCP_TABLES,
+    ) -> None:
         self.limit = limit
         self.agent_uid = agent_uid
         self.tables = tables
@@ -112,7 +117,9 @@ class ConnectionBudget:
             if len(self._open) >= self.limit and self.is_agents(conn):
                 self.refused += 1
                 if self.refused in (1, 100, 10000):
-                    log.warning("refused the agent's connection number %d over %d open", self.refused, self.limit)
+                    log.warning(
+                        "refused the agent's connection number %d over %d open", self.refused, self.limit
+                    )
                 return False
             self._open.add(id(conn))
             return True

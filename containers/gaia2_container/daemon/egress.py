@@ -39,14 +39,16 @@ def ruleset(uid: int) -> str:
     Loopback is not enough by itself: Docker's embedded DNS server listens on 127.0.0.11 inside the
     container and resolves names (and so carries data) for whoever asks; podman's slirp4netns DNS
     is off loopback. The daemon and the relay listen on 127.0.0.1."""
-    return (f"table inet {TABLE} {{\n"
-            "  chain output {\n"
-            "    type filter hook output priority 0; policy accept;\n"
-            f"    meta skuid {uid} oifname != \"lo\" counter reject\n"
-            f"    meta skuid {uid} ip daddr != {LOOPBACK_V4} counter reject\n"
-            f"    meta skuid {uid} ip6 daddr != {LOOPBACK_V6} counter reject\n"
-            "  }\n"
-            "}\n")
+    return (
+        f"table inet {TABLE} {{\n"
+        "  chain output {\n"
+        "    type filter hook output priority 0; policy accept;\n"
+        f'    meta skuid {uid} oifname != "lo" counter reject\n'
+        f"    meta skuid {uid} ip daddr != {LOOPBACK_V4} counter reject\n"
+        f"    meta skuid {uid} ip6 daddr != {LOOPBACK_V6} counter reject\n"
+        "  }\n"
+        "}\n"
+    )
 
 
 def close_agent_egress(uid: int | None) -> str:
@@ -59,8 +61,14 @@ def close_agent_egress(uid: int | None) -> str:
     if nft is None:
         return _open("nft is not installed in the image")
     try:
-        proc = subprocess.run([nft, "-f", "-"], input=ruleset(uid), capture_output=True, text=True,
-                              timeout=NFT_TIMEOUT_S, check=False)
+        proc = subprocess.run(
+            [nft, "-f", "-"],
+            input=ruleset(uid),
+            capture_output=True,
+            text=True,
+            timeout=NFT_TIMEOUT_S,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return _open(f"nft failed: {exc}")
     if proc.returncode != 0:

@@ -8,7 +8,8 @@ kept, in the order ARE fired them.
 from __future__ import annotations
 
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .recorder import EventRecorder
 
@@ -30,7 +31,7 @@ class EventMirror:
         """Record `events[seen:]` (ARE's `event_log.list_view()`); the caller serialises calls."""
         from are.simulation.types import EventType
 
-        new = events[self._seen:]
+        new = events[self._seen :]
         self._seen = len(events)
         for event in new:
             with self._lock:
@@ -42,7 +43,9 @@ class EventMirror:
                 "env_event",
                 getattr(event, "event_time", None),
                 event_id=event.event_id,
-                event_type=event.event_type.value if hasattr(event.event_type, "value") else str(event.event_type),
+                event_type=event.event_type.value
+                if hasattr(event.event_type, "value")
+                else str(event.event_type),
                 app=event_app_name(event),
                 function=getattr(action, "function_name", None),
                 args={k: v for k, v in (getattr(action, "args", None) or {}).items() if k != "self"},

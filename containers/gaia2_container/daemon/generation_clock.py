@@ -35,7 +35,8 @@ import contextlib
 import logging
 import threading
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from gaia2_contract import constants as contract
 from gaia2_contract.generation_time import FIXED, MEASURED, OFF, GenerationTime, parse_generation_time
@@ -56,8 +57,9 @@ class CallSpan:
     trace's fields: `sim_started_at` and `sim_duration_s` (simulated seconds from its start to its
     end, after the charge when it ended its busy period)."""
 
-    def __init__(self, clock: "GenerationClock", sim_started: float | None, held: bool,
-                 wall_started: float = 0.0) -> None:
+    def __init__(
+        self, clock: GenerationClock, sim_started: float | None, held: bool, wall_started: float = 0.0
+    ) -> None:
         self.clock, self.sim_started, self.held = clock, sim_started, held
         self.wall_started = wall_started
         self.wall_ended: float | None = None  # set when it ends
@@ -68,7 +70,11 @@ class CallSpan:
         """`charge`: the call answered (2xx); a failed one ends with nothing charged for it."""
         if self._fields is None:
             sim_ended = self.clock._end(self, charge)
-            duration = None if self.sim_started is None or sim_ended is None else round(sim_ended - self.sim_started, 3)
+            duration = (
+                None
+                if self.sim_started is None or sim_ended is None
+                else round(sim_ended - self.sim_started, 3)
+            )
             self._fields = {"sim_started_at": self.sim_started, "sim_duration_s": duration}
         return self._fields
 
@@ -77,8 +83,13 @@ class GenerationClock:
     """Holds ARE's environment `env` while model calls are in flight (see the module docstring).
     `wall`: the wall clock measured generation time is read from (monotonic seconds)."""
 
-    def __init__(self, setting: GenerationTime, env: Any = None, manual: bool = False,
-                 wall: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        setting: GenerationTime,
+        env: Any = None,
+        manual: bool = False,
+        wall: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.setting = setting
         self.env = env
         self.active = setting.holds and env is not None and not manual
@@ -96,7 +107,7 @@ class GenerationClock:
         self.advanced_s = 0.0  # simulated seconds charged for them
 
     @classmethod
-    def off(cls) -> "GenerationClock":
+    def off(cls) -> GenerationClock:
         """One that never holds (a session before the daemon sets the run's)."""
         return cls(GenerationTime(OFF))
 
@@ -173,8 +184,12 @@ class GenerationClock:
     def summary(self) -> dict[str, Any]:
         """For the daemon's status and result.json: the mode and what it did."""
         with self._lock:
-            return {"mode": str(self.setting), "calls_held": self.calls, "held_s": round(self.held_s, 3),
-                    "advanced_s": round(self.advanced_s, 3)}
+            return {
+                "mode": str(self.setting),
+                "calls_held": self.calls,
+                "held_s": round(self.held_s, 3),
+                "advanced_s": round(self.advanced_s, 3),
+            }
 
     # ---- inside ----------------------------------------------------------------------------
     def _pause(self) -> None:
@@ -190,8 +205,11 @@ class GenerationClock:
         """The time owed for the busy period since the last charge (simulated seconds): only the
         spans of calls that answered (or are still in flight) count."""
         now = self.wall()
-        spans = [(s.wall_started, now if s.wall_ended is None else s.wall_ended)
-                 for s in self._period_spans if s.wall_ended is None or s.charged]
+        spans = [
+            (s.wall_started, now if s.wall_ended is None else s.wall_ended)
+            for s in self._period_spans
+            if s.wall_ended is None or s.charged
+        ]
         if self.setting.mode == MEASURED:
             charge, self._charged_until = _union_s(spans, self._charged_until, now), now
         elif self.setting.mode == FIXED and not self._period_charged and spans:

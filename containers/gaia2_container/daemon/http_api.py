@@ -11,8 +11,9 @@ from __future__ import annotations
 import hmac
 import logging
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from ..jsonable import BadAgentJson, json_text, parse_agent_json
@@ -56,8 +57,11 @@ class JsonHandler(BaseHTTPRequestHandler):
         if (method, url.path) not in self.public_routes and not authorized:
             # Checked before the body is read: close the connection rather than resync it.
             self.close_connection = True
-            self._send(401, {"error": "missing or wrong adapter token"},
-                       {"WWW-Authenticate": "Bearer", "Connection": "close"})
+            self._send(
+                401,
+                {"error": "missing or wrong adapter token"},
+                {"WWW-Authenticate": "Bearer", "Connection": "close"},
+            )
             return
         route = self.routes.get((method, url.path))
         if route is None:
@@ -73,9 +77,11 @@ class JsonHandler(BaseHTTPRequestHandler):
                 # The agent can call the tool API: a claimed length must not make the daemon (and
                 # with it the run) run out of memory. Nothing is read: close rather than resync.
                 self.close_connection = True
-                self._send(413 if length > 0 else 400,
-                           {"error": f"body must be 0 to {MAX_BODY_BYTES} bytes with a valid Content-Length"},
-                           {"Connection": "close"})
+                self._send(
+                    413 if length > 0 else 400,
+                    {"error": f"body must be 0 to {MAX_BODY_BYTES} bytes with a valid Content-Length"},
+                    {"Connection": "close"},
+                )
                 return
             raw = self.rfile.read(length) if length else b""
             try:
@@ -153,14 +159,24 @@ class DaemonServer(ThreadingHTTPServer):
 
 
 def serve(
-    host: str, port: int, routes: dict[tuple[str, str], Route], state: Any, name: str,
-    token: str | None = None, public_routes: frozenset[tuple[str, str]] = frozenset(),
+    host: str,
+    port: int,
+    routes: dict[tuple[str, str], Route],
+    state: Any,
+    name: str,
+    token: str | None = None,
+    public_routes: frozenset[tuple[str, str]] = frozenset(),
     on_request: Callable[[], None] | None = None,
 ) -> ThreadingHTTPServer:
     """Serve `routes` in a background thread; with `token`, only `public_routes` answer without it.
     `on_request` hears of every request that carries the token (the runner's, never the agent's)."""
-    attrs = {"routes": routes, "daemon_state": state, "token": token, "public_routes": public_routes,
-             "on_request": staticmethod(on_request) if on_request is not None else None}
+    attrs = {
+        "routes": routes,
+        "daemon_state": state,
+        "token": token,
+        "public_routes": public_routes,
+        "on_request": staticmethod(on_request) if on_request is not None else None,
+    }
     handler = type(f"{name}Handler", (JsonHandler,), attrs)
     server = DaemonServer((host, port), handler)
     threading.Thread(target=server.serve_forever, name=f"http-{name}", daemon=True).start()

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..jsonable import to_jsonable
 from .judge_guard import AGENT_TEXT_CAP
@@ -59,8 +60,13 @@ class JudgeCalls:
 class RecordedJudgeEngine:
     """ARE's judge engine protocol (`engine(messages, **kwargs) -> (text, metadata)`), recorded."""
 
-    def __init__(self, engine: Callable[..., tuple[str, dict | None]], calls: JudgeCalls, model: str | None,
-                 step: Callable[[], str | None] = lambda: None) -> None:
+    def __init__(
+        self,
+        engine: Callable[..., tuple[str, dict | None]],
+        calls: JudgeCalls,
+        model: str | None,
+        step: Callable[[], str | None] = lambda: None,
+    ) -> None:
         self.engine, self.calls, self.model, self.step = engine, calls, model, step
 
     def __call__(self, messages: list[dict[str, Any]], **kwargs: Any) -> tuple[str, dict | None]:
@@ -75,17 +81,35 @@ class RecordedJudgeEngine:
         self._record(messages, text, meta, started, wall, None)
         return text, meta
 
-    def _record(self, messages: list[dict[str, Any]], text: str | None, meta: dict | None, started: float,
-                wall: float, error: str | None) -> None:
+    def _record(
+        self,
+        messages: list[dict[str, Any]],
+        text: str | None,
+        meta: dict | None,
+        started: float,
+        wall: float,
+        error: str | None,
+    ) -> None:
         try:
             usage = meta or {}
-            self.calls.add({
-                "model": usage.get("model") or self.model, "step": self.step(), "started_at": round(wall, 3),
-                "duration_ms": round((time.monotonic() - started) * 1000),
-                "messages": [{"role": str(getattr(m.get("role"), "value", m.get("role"))),
-                              "content": cut(m.get("content", ""))} for m in messages],
-                "response": None if text is None else cut(text),
-                "prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
-                "error": None if error is None else cut(" ".join(error.split()), ERROR_CHARS)})
+            self.calls.add(
+                {
+                    "model": usage.get("model") or self.model,
+                    "step": self.step(),
+                    "started_at": round(wall, 3),
+                    "duration_ms": round((time.monotonic() - started) * 1000),
+                    "messages": [
+                        {
+                            "role": str(getattr(m.get("role"), "value", m.get("role"))),
+                            "content": cut(m.get("content", "")),
+                        }
+                        for m in messages
+                    ],
+                    "response": None if text is None else cut(text),
+                    "prompt_tokens": usage.get("prompt_tokens"),
+                    "completion_tokens": usage.get("completion_tokens"),
+                    "error": None if error is None else cut(" ".join(error.split()), ERROR_CHARS),
+                }
+            )
         except Exception:  # noqa: BLE001 - recording never changes what the judge gets
             pass

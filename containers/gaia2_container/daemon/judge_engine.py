@@ -9,7 +9,8 @@ silent call to ARE's default model.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from gaia2_contract import providers
 from gaia2_contract.constants import JUDGE_ENV_PREFIX
@@ -73,8 +74,15 @@ class LiteLLMJudgeEngine:
     failed check, a refusal of the runner's own judge request an infrastructure error.
     """
 
-    def __init__(self, model: str, provider: str, base_url: str | None, api_key: str | None,
-                 refusals: RefusalCheck | None = None, complete: Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        provider: str,
+        base_url: str | None,
+        api_key: str | None,
+        refusals: RefusalCheck | None = None,
+        complete: Callable[..., Any] | None = None,
+    ) -> None:
         self.model, self.provider, self.base_url, self.api_key = model, provider, base_url, api_key
         self.refusals = refusals
         self.complete = complete  # LiteLLM's `completion` unless given (tests)
@@ -84,7 +92,10 @@ class LiteLLMJudgeEngine:
             import litellm
 
             self.complete = litellm.completion
-        payload = [{"role": str(getattr(m["role"], "value", m["role"])), "content": m.get("content", "")} for m in messages]
+        payload = [
+            {"role": str(getattr(m["role"], "value", m["role"])), "content": m.get("content", "")}
+            for m in messages
+        ]
         try:
             response = self.complete(
                 model=self.model,
@@ -101,8 +112,10 @@ class LiteLLMJudgeEngine:
         if failure is not None:
             said = " ".join(str(failure).split())
             said = said if len(said) <= PROVIDER_ERROR_CHARS else said[:PROVIDER_ERROR_CHARS] + "…"
-            error = JudgeCallError(f"judge provider {self.provider} ({self.base_url or 'default URL'}) failed: "
-                                   f"{type(failure).__name__}: {said}")
+            error = JudgeCallError(
+                f"judge provider {self.provider} ({self.base_url or 'default URL'}) failed: "
+                f"{type(failure).__name__}: {said}"
+            )
             status = getattr(failure, "status_code", None)
             return self._failed(payload, status if isinstance(status, int) else None, said, error), None
         choice = response.choices[0]
@@ -110,12 +123,23 @@ class LiteLLMJudgeEngine:
         if text is None:
             finish = getattr(choice, "finish_reason", None)
             error = JudgeCallError(f"judge provider returned an empty reply (finish_reason: {finish})")
-            return self._failed(payload, None, f"an empty reply (finish_reason: {finish})", error,
-                                filtered=finish == CONTENT_FILTER), _usage(response)
+            return self._failed(
+                payload,
+                None,
+                f"an empty reply (finish_reason: {finish})",
+                error,
+                filtered=finish == CONTENT_FILTER,
+            ), _usage(response)
         return text, _usage(response)  # ARE's judge ignores this metadata; judge_calls.py records it
 
-    def _failed(self, payload: list[dict[str, Any]], status: int | None, said: str, error: JudgeCallError,
-                filtered: bool = False) -> str:
+    def _failed(
+        self,
+        payload: list[dict[str, Any]],
+        status: int | None,
+        said: str,
+        error: JudgeCallError,
+        filtered: bool = False,
+    ) -> str:
         """The refusal's reply (a failed check), else raises (judge_refusal.RefusalCheck decides)."""
         if self.refusals is None:
             raise error
@@ -124,13 +148,18 @@ class LiteLLMJudgeEngine:
 
 def _usage(response: Any) -> dict[str, Any]:
     usage = getattr(response, "usage", None)
-    return {"model": getattr(response, "model", None),
-            "prompt_tokens": getattr(usage, "prompt_tokens", None),
-            "completion_tokens": getattr(usage, "completion_tokens", None)}
+    return {
+        "model": getattr(response, "model", None),
+        "prompt_tokens": getattr(usage, "prompt_tokens", None),
+        "completion_tokens": getattr(usage, "completion_tokens", None),
+    }
 
 
-def build_judge_engine(env: dict[str, str] | None = None, calls: JudgeCalls | None = None,
-                       step: Callable[[], str | None] = lambda: None) -> Any:
+def build_judge_engine(
+    env: dict[str, str] | None = None,
+    calls: JudgeCalls | None = None,
+    step: Callable[[], str | None] = lambda: None,
+) -> Any:
     """The configured judge model, else a stand-in that fails loudly when a soft check is needed;
     with `calls`, every call it makes is recorded there (`step`: which step of ARE's judge asked)."""
     env = dict(os.environ if env is None else env)

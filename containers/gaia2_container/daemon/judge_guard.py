@@ -70,11 +70,15 @@ def _with_fenced_examples(templates: Any) -> Any:
     examples = getattr(templates, "examples", None)
     fenced = templates
     if examples and dataclasses.is_dataclass(templates):
-        fenced = dataclasses.replace(templates, examples=[
-            {**example, "input": {**example["input"], AGENT_ARG: fence(example["input"][AGENT_ARG])}}
-            if isinstance(example.get("input"), dict) and isinstance(example["input"].get(AGENT_ARG), str)
-            else example
-            for example in examples])
+        fenced = dataclasses.replace(
+            templates,
+            examples=[
+                {**example, "input": {**example["input"], AGENT_ARG: fence(example["input"][AGENT_ARG])}}
+                if isinstance(example.get("input"), dict) and isinstance(example["input"].get(AGENT_ARG), str)
+                else example
+                for example in examples
+            ],
+        )
     _fenced_templates[id(templates)] = (templates, fenced)
     return fenced
 

@@ -23,8 +23,9 @@ model, endpoint and key, a prompt of the runner's).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from gaia2_contract.constants import ENV_JUDGE_API_KEY
 
@@ -103,22 +104,39 @@ def fault_of(probe: ProbeResult) -> str | None:
     is the judge being down or busy (an infrastructure error, no fault). Any other refusal of the
     runner's own minimal request is its configuration's (provider_probe.py owns that rule and its
     words, the agent's and the experts' probes use the same)."""
-    if probe.ok or kind_of(probe.status, None if probe.status is not None else "connect", probe.detail) != CONFIGURATION:
+    if (
+        probe.ok
+        or kind_of(probe.status, None if probe.status is not None else "connect", probe.detail)
+        != CONFIGURATION
+    ):
         return None
-    return configuration_words(probe.status or 0, _short(probe.detail), f"HTTP {probe.status}", None,
-                               whose="the judge's provider", key="the configured judge API key",
-                               settings="the judge's base URL and model")
+    return configuration_words(
+        probe.status or 0,
+        _short(probe.detail),
+        f"HTTP {probe.status}",
+        None,
+        whose="the judge's provider",
+        key="the configured judge API key",
+        settings="the judge's base URL and model",
+    )
 
 
 class RefusalCheck:
     """Decides, for one failed judge call, between a refused agent text and a runner fault."""
 
-    def __init__(self, env: Mapping[str, str],
-                 probe: Callable[[Mapping[str, str]], ProbeResult | None] = probe_judge) -> None:
+    def __init__(
+        self, env: Mapping[str, str], probe: Callable[[Mapping[str, str]], ProbeResult | None] = probe_judge
+    ) -> None:
         self.env, self.probe = dict(env), probe
 
-    def after_failure(self, messages: list[dict[str, Any]], status: int | None, words: str,
-                      error: Exception, filtered: bool = False) -> str:
+    def after_failure(
+        self,
+        messages: list[dict[str, Any]],
+        status: int | None,
+        words: str,
+        error: Exception,
+        filtered: bool = False,
+    ) -> str:
         """The reply for a refused agent text; else raises `error` (a JudgeFault when the probe shows
         the configuration at fault). `filtered`: an empty reply the provider marked content_filter."""
         try:
@@ -127,16 +145,23 @@ class RefusalCheck:
             probe = None
         if probe is not None and probe.ok:
             # A context overflow is the judge being too small for the capped text: its own, not the agent's.
-            if (filtered or status in REFUSAL_STATUSES) and carries_agent_text(messages) and not CONTEXT.search(words):
+            if (
+                (filtered or status in REFUSAL_STATUSES)
+                and carries_agent_text(messages)
+                and not CONTEXT.search(words)
+            ):
                 note_refusal(words)
                 return refusal_reply(words)
             raise error
         reason = fault_of(probe) if probe is not None else None
         if reason is not None:
-            raise JudgeFault(f"configuration fault: {reason} (the judge's probe after: {error})", reason) from None
+            raise JudgeFault(
+                f"configuration fault: {reason} (the judge's probe after: {error})", reason
+            ) from None
         if probe is not None:
-            raise type(error)(f"{error}; the judge's probe failed too (HTTP {probe.status or '-'}: "
-                              f"{_short(probe.detail)})") from None
+            raise type(error)(
+                f"{error}; the judge's probe failed too (HTTP {probe.status or '-'}: {_short(probe.detail)})"
+            ) from None
         raise error
 
 

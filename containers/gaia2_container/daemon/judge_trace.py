@@ -16,8 +16,9 @@ never listed as missing agent calls.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import wraps
-from typing import Any, Callable
+from typing import Any
 
 from ..jsonable import to_jsonable
 from .judge_calls import JudgeCalls
@@ -63,8 +64,13 @@ class JudgeTrace:
         self.calls = JudgeCalls()  # the judge model's calls (judge_engine.build_judge_engine records them)
 
     # ---- ARE's tracer protocol ----------------------------------------------------------------
-    def __call__(self, tags: Any = None, trace_type: str | None = None, meta_data: Any = None,
-                 log_input_args: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def __call__(
+        self,
+        tags: Any = None,
+        trace_type: str | None = None,
+        meta_data: Any = None,
+        log_input_args: bool = True,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
             @wraps(func)
             def wrapper(owner: Any, *args: Any, **kwargs: Any) -> Any:
@@ -115,21 +121,34 @@ class JudgeTrace:
             self._local.turn_idx = getattr(owner.state, "turn_idx", None)  # ARE advances it when it judges
         elif kind.startswith("matching_") and self._turn is not None and args:
             oracle = args[0]
-            self._local.match = {"oracle_event_id": oracle.event_id, "tool": getattr(oracle, "tool_name", None),
-                                 "event_type": getattr(getattr(oracle, "event_type", None), "value", None),
-                                 "args": _args(oracle), "matched": None, "agent_event_id": None, "attempts": []}
+            self._local.match = {
+                "oracle_event_id": oracle.event_id,
+                "tool": getattr(oracle, "tool_name", None),
+                "event_type": getattr(getattr(oracle, "event_type", None), "value", None),
+                "args": _args(oracle),
+                "matched": None,
+                "agent_event_id": None,
+                "attempts": [],
+            }
         elif "_vs_" in kind and getattr(self._local, "match", None) is not None and len(args) >= 2:
             match = self._local.match
             agent = args[0]
             if match["event_type"] == "AGENT" and len(match["attempts"]) < MAX_ATTEMPTS:
-                attempt = {"agent_event_id": agent.event_id, "args": _args(agent), "time": _time_of(agent),
-                           "checks": [], "ok": None}
+                attempt = {
+                    "agent_event_id": agent.event_id,
+                    "args": _args(agent),
+                    "time": _time_of(agent),
+                    "checks": [],
+                    "ok": None,
+                }
                 match["attempts"].append(attempt)
                 self._local.attempt = attempt
             else:
                 self._local.attempt = None
 
-    def _exit(self, kind: str, owner: Any, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
+    def _exit(
+        self, kind: str, owner: Any, args: tuple[Any, ...], kwargs: dict[str, Any], result: Any
+    ) -> None:
         turn = self._turn
         if turn is None:
             return
@@ -139,7 +158,9 @@ class JudgeTrace:
             judged = index != getattr(self._local, "turn_idx", None)  # else ARE refused to validate
             number = (index + 1 if judged else index + 2) if isinstance(index, int) else None
             turn.update(turn_number=number, success=bool(getattr(result, "success", False)))
-            turn["reason"] = "" if turn["success"] else reason_line(turn) if judged else stopped_reason(number, nb_turns)
+            turn["reason"] = (
+                "" if turn["success"] else reason_line(turn) if judged else stopped_reason(number, nb_turns)
+            )
             with self._lock:
                 self._turns.append(turn)
             self._local.turn = None
@@ -160,8 +181,12 @@ class JudgeTrace:
         else:
             refused = take_refusal() if not kind.endswith("_judge") else None  # a refusal in this check
             attempt = getattr(self._local, "attempt", None)
-            if (attempt is not None and len(attempt["checks"]) < MAX_CHECKS and isinstance(result, bool)
-                    and not kind.endswith("_judge")):
+            if (
+                attempt is not None
+                and len(attempt["checks"]) < MAX_CHECKS
+                and isinstance(result, bool)
+                and not kind.endswith("_judge")
+            ):
                 attempt["checks"].append(_check(kind, kwargs, args, result, owner, refused))
 
 
@@ -170,18 +195,31 @@ def _time_of(event: Any) -> float | None:
     return round(float(value), 3) if isinstance(value, (int, float)) else None
 
 
-def _check(kind: str, kwargs: dict[str, Any], args: tuple[Any, ...], ok: bool, owner: Any = None,
-           refused: str | None = None) -> dict[str, Any]:
+def _check(
+    kind: str,
+    kwargs: dict[str, Any],
+    args: tuple[Any, ...],
+    ok: bool,
+    owner: Any = None,
+    refused: str | None = None,
+) -> dict[str, Any]:
     check: dict[str, Any] = {"checker": kind, "ok": ok}
     if kind == EQUALITY_PREFILTER:  # the soft judge's exact comparison; its LLM checkers decide after it
         check["prefilter"] = True
     elif kind == TIME_CHECKER:
-        check.update(agent=kwargs.get("agent_event_time"), oracle=kwargs.get("oracle_event_time"),
-                     before=kwargs.get("pre_event_tolerance_seconds"), after=kwargs.get("post_event_tolerance_seconds"),
-                     comparator=kwargs.get("event_time_comparator"))
+        check.update(
+            agent=kwargs.get("agent_event_time"),
+            oracle=kwargs.get("oracle_event_time"),
+            before=kwargs.get("pre_event_tolerance_seconds"),
+            after=kwargs.get("post_event_tolerance_seconds"),
+            comparator=kwargs.get("event_time_comparator"),
+        )
     elif "x_agent" in kwargs or len(args) >= 2:
-        check.update(arg=kwargs.get("arg_name"), agent=_value(kwargs.get("x_agent", args[0] if args else None)),
-                     oracle=_value(kwargs.get("x_oracle", kwargs.get("targets", args[1] if len(args) > 1 else None))))
+        check.update(
+            arg=kwargs.get("arg_name"),
+            agent=_value(kwargs.get("x_agent", args[0] if args else None)),
+            oracle=_value(kwargs.get("x_oracle", kwargs.get("targets", args[1] if len(args) > 1 else None))),
+        )
     else:
         check["soft"] = True
         chars = None if ok else oversized_agent_text(owner, kwargs)
@@ -215,16 +253,29 @@ def _not_agent_tools(judge: Any) -> dict[str, str]:
     return {tool: who for tool, who in found.items() if tool not in agent_tools}
 
 
-def _counts(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any,
-            not_agent: dict[str, str] | None = None) -> dict[str, Any] | None:
+def _counts(
+    args: tuple[Any, ...], kwargs: dict[str, Any], result: Any, not_agent: dict[str, str] | None = None
+) -> dict[str, Any] | None:
     names = ("agent_counter", "agent_aui_count", "oracle_counter", "oracle_aui_count")
     values = dict(zip(names, args)) | {k: v for k, v in kwargs.items() if k in names}
     agent, oracle = dict(values.get("agent_counter") or {}), dict(values.get("oracle_counter") or {})
-    differing = {tool: {"expected": oracle.get(tool, 0), "made": agent.get(tool, 0),
-                        **({"by": (not_agent or {})[tool]} if tool in (not_agent or {}) else {})}
-                 for tool in sorted(set(agent) | set(oracle)) if agent.get(tool, 0) != oracle.get(tool, 0)}
-    return {"ok": bool(getattr(result, "success", False)), "differing": differing,
-            "messages_to_user": {"expected": values.get("oracle_aui_count"), "made": values.get("agent_aui_count")}}
+    differing = {
+        tool: {
+            "expected": oracle.get(tool, 0),
+            "made": agent.get(tool, 0),
+            **({"by": (not_agent or {})[tool]} if tool in (not_agent or {}) else {}),
+        }
+        for tool in sorted(set(agent) | set(oracle))
+        if agent.get(tool, 0) != oracle.get(tool, 0)
+    }
+    return {
+        "ok": bool(getattr(result, "success", False)),
+        "differing": differing,
+        "messages_to_user": {
+            "expected": values.get("oracle_aui_count"),
+            "made": values.get("agent_aui_count"),
+        },
+    }
 
 
 def _short(tool: str | None) -> str:
@@ -247,10 +298,15 @@ def reason_line(turn: dict[str, Any]) -> str:
         if not parts and users.get("made") != users.get("expected"):
             parts = [f"send_message_to_user ×{users.get('made')} (expected ×{users.get('expected')})"]
         if not parts:  # only events the agent does not make: its turn did not line up with the oracle's
-            others = [f"{c['by']}'s {_short(tool)} ×{c['made']} (expected ×{c['expected']})"
-                      for tool, c in counts["differing"].items()]
-            return "events not made by the agent differ in this turn: " + ", ".join(others[:3]) + \
-                ("…" if len(others) > 3 else "")
+            others = [
+                f"{c['by']}'s {_short(tool)} ×{c['made']} (expected ×{c['expected']})"
+                for tool, c in counts["differing"].items()
+            ]
+            return (
+                "events not made by the agent differ in this turn: "
+                + ", ".join(others[:3])
+                + ("…" if len(others) > 3 else "")
+            )
         return "tool calls differ: " + ", ".join(parts[:3]) + ("…" if len(parts) > 3 else "")
     failed = next((m for m in turn.get("oracle_events", []) if m.get("matched") is False), None)
     if failed is None:
@@ -264,11 +320,15 @@ def reason_line(turn: dict[str, Any]) -> str:
     if bad is None:
         return f"{name}: called, but an earlier step it depends on was not matched first"
     if bad["checker"] == TIME_CHECKER:
-        return f"{name}: at {_secs(bad.get('agent'))}, expected {_secs(bad.get('oracle'))} " \
-               f"(-{bad.get('before')}s/+{bad.get('after')}s)"
+        return (
+            f"{name}: at {_secs(bad.get('agent'))}, expected {_secs(bad.get('oracle'))} "
+            f"(-{bad.get('before')}s/+{bad.get('after')}s)"
+        )
     if bad.get("soft") and bad.get("agent_chars"):
-        return f"{name}: the agent's text is {bad['agent_chars']:,} characters, over the judge's limit of " \
-               f"{bad.get('limit', AGENT_TEXT_CAP):,} (not sent to the judge)"
+        return (
+            f"{name}: the agent's text is {bad['agent_chars']:,} characters, over the judge's limit of "
+            f"{bad.get('limit', AGENT_TEXT_CAP):,} (not sent to the judge)"
+        )
     if bad.get("soft") and bad.get("refused"):
         return f"{name}: {REFUSED}: {bad['refused']}"
     if bad.get("soft"):
@@ -280,8 +340,10 @@ def stopped_reason(number: int | None, nb_turns: Any) -> str:
     """Why ARE refused to validate: the scenario's last turn never began (ARE's own words, e.g.
     "Validation called at turn -1 but nb_turns is 2", stay in the rationale)."""
     total = f" of {nb_turns}" if isinstance(nb_turns, int) else ""
-    return f"the agent stopped in turn {number if number is not None else '?'}{total}: ARE judges a " \
-           "scenario only after its last turn, which never began"
+    return (
+        f"the agent stopped in turn {number if number is not None else '?'}{total}: ARE judges a "
+        "scenario only after its last turn, which never began"
+    )
 
 
 def _secs(value: Any) -> str:

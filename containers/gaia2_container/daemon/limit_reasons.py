@@ -17,8 +17,8 @@ import contextlib
 import logging
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 log = logging.getLogger("gaia2.agent")
 
@@ -52,7 +52,9 @@ def agent_oom_score() -> Iterator[None]:
         before = OOM_SCORE_ADJ.read_text().strip()
         OOM_SCORE_ADJ.write_text(str(AGENT_OOM_SCORE_ADJ))
     except OSError as exc:
-        log.warning("cannot set the agent's OOM score (%s): the kernel may pick the daemon under memory pressure", exc)
+        log.warning(
+            "cannot set the agent's OOM score (%s): the kernel may pick the daemon under memory pressure", exc
+        )
         yield
         return
     try:
@@ -119,8 +121,10 @@ def stop_reason(oom_kills_before: int, places: dict[str, Path]) -> str | None:
     killed = oom_kills() - oom_kills_before
     if killed > 0:
         limit = memory_limit()
-        reasons.append(f"the agent exceeded the memory limit ({size_text(limit) if limit else 'unknown'}): "
-                       f"the kernel killed {killed} of its processes")
+        reasons.append(
+            f"the agent exceeded the memory limit ({size_text(limit) if limit else 'unknown'}): "
+            f"the kernel killed {killed} of its processes"
+        )
     full = full_places(places)
     if full:
         reasons.append(f"the agent filled its writable space: {', '.join(full)} full")

@@ -16,7 +16,6 @@ from . import are_speedups, judge_guard
 from .judge_engine import build_judge_engine
 from .judge_trace import JudgeTrace
 
-
 TRACE_VERSION = "are_simulation_v1"  # ARE's data_handler.models.TRACE_V1_VERSION
 
 
@@ -37,11 +36,15 @@ def read_scenario_text(path: Path) -> str:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ScenarioLoadError(f"{path}: scenario file missing (the runner copies it in before start)") from None
+        raise ScenarioLoadError(
+            f"{path}: scenario file missing (the runner copies it in before start)"
+        ) from None
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ScenarioLoadError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
+        raise ScenarioLoadError(
+            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
+        ) from None
     return text
 
 
@@ -56,9 +59,11 @@ def check_format(path: Path, doc: Any) -> None:
         raise ScenarioLoadError(f"{path}: a scenario is a JSON object, got {type(doc).__name__}")
     version = doc.get("version")
     if version is None:
-        raise ScenarioLoadError(f"{path}: no `version` field: ARE's importer requires \"{TRACE_VERSION}\"")
+        raise ScenarioLoadError(f'{path}: no `version` field: ARE\'s importer requires "{TRACE_VERSION}"')
     if version != TRACE_VERSION:
-        raise ScenarioLoadError(f"{path}: unsupported version {str(version)[:60]!r}: ARE 1.2.0 reads only \"{TRACE_VERSION}\"")
+        raise ScenarioLoadError(
+            f'{path}: unsupported version {str(version)[:60]!r}: ARE 1.2.0 reads only "{TRACE_VERSION}"'
+        )
 
 
 def check_files_data(path: Path, doc: dict[str, Any], root: Path) -> None:
@@ -95,13 +100,17 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
     from are.simulation.benchmark.scenario_loader import APPS_TO_SKIP
     from are.simulation.data_handler.importer import JsonScenarioImporter
     from are.simulation.scenarios.config import MAX_SCENARIO_DURATION, MAX_TIME_SCENARIO_DURATION
-    from are.simulation.scenarios.scenario_imported_from_json.utils import get_scenario_duration, preprocess_scenario
+    from are.simulation.scenarios.scenario_imported_from_json.utils import (
+        get_scenario_duration,
+        preprocess_scenario,
+    )
     from are.simulation.validation.configs import GraphPerEventJudgeConfig
 
     _check_demo_fs_path(root)
     try:
         scenario, _, _ = JsonScenarioImporter().import_from_json_to_benchmark(
-            text, apps_to_skip=APPS_TO_SKIP, load_completed_events=False)
+            text, apps_to_skip=APPS_TO_SKIP, load_completed_events=False
+        )
     except Exception as exc:  # noqa: BLE001 - ARE raises many kinds; the user needs one line
         raise ScenarioLoadError(f"{path}: ARE could not import the scenario: {_one_line(exc)}") from None
     tool_augmentation, env_events = noise_configs() if noise_enabled() else (None, None)
@@ -109,9 +118,12 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
     try:
         preprocess_scenario(
             scenario,
-            judge_config=GraphPerEventJudgeConfig(engine=build_judge_engine(calls=trace.calls, step=trace.step),
-                                                  tracer=trace),
-            max_scenario_duration=get_scenario_duration(scenario, MAX_TIME_SCENARIO_DURATION, MAX_SCENARIO_DURATION),
+            judge_config=GraphPerEventJudgeConfig(
+                engine=build_judge_engine(calls=trace.calls, step=trace.step), tracer=trace
+            ),
+            max_scenario_duration=get_scenario_duration(
+                scenario, MAX_TIME_SCENARIO_DURATION, MAX_SCENARIO_DURATION
+            ),
             tool_augmentation_config=tool_augmentation,
             env_events_config=env_events,
         )
@@ -143,8 +155,10 @@ def _check_demo_fs_path(root: Path) -> None:
     from are.simulation.apps import sandbox_file_system
 
     if str(sandbox_file_system.DEMO_FS_PATH) != str(root / files_tree.DEMO_FS_DIR):
-        raise ScenarioLoadError(f"internal: ARE was imported before DEMO_FS_PATH was set "
-                                f"({sandbox_file_system.DEMO_FS_PATH}): the Files app would not read {root}")
+        raise ScenarioLoadError(
+            f"internal: ARE was imported before DEMO_FS_PATH was set "
+            f"({sandbox_file_system.DEMO_FS_PATH}): the Files app would not read {root}"
+        )
 
 
 def build_oracle_plan(scenario: Any) -> list[dict[str, Any]]:

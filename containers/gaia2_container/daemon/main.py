@@ -25,16 +25,16 @@ from .are_dump import write_are_trace
 from .egress import close_agent_egress
 from .generation_clock import GenerationClock, setting_from_env
 from .http_api import serve
+from .limit_reasons import use_private_tmp
 from .loader import ScenarioLoadError, load_scenario
-from .recorder import EventRecorder
+from .output_caps import LogBudget
+from .process_clock import ProcessClock, fakes_agent
 from .provider_faults import RunnerSetup
 from .provider_ledger import ProviderLedger
 from .provider_probe import agent_probe
+from .recorder import EventRecorder
 from .relay import Relay, run_credential, runner_setup, start_for_agent
 from .routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
-from .process_clock import ProcessClock, fakes_agent
-from .limit_reasons import use_private_tmp
-from .output_caps import LogBudget
 from .session import Session
 from .sim_clock import SimClock, parse_speed
 from .status import StatusBoard
@@ -54,7 +54,9 @@ def _setup_logging() -> None:
     for handler in handlers:
         handler.addFilter(budget)
     level = os.environ.get("GAIA2_LOG_LEVEL", "INFO").upper()
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", handlers=handlers)
+    logging.basicConfig(
+        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", handlers=handlers
+    )
     # ARE logs every tick at INFO; keep its chatter out of the daemon log unless asked for.
     logging.getLogger("are").setLevel(os.environ.get("GAIA2_ARE_LOG_LEVEL", "WARNING").upper())
 
@@ -72,8 +74,9 @@ def _adapter_token() -> str:
     """
     token = os.environ.pop(contract.ENV_ADAPTER_TOKEN, "").strip()
     if not token:
-        log.warning("%s is not set: the adapter API refuses every request but GET /health",
-                    contract.ENV_ADAPTER_TOKEN)
+        log.warning(
+            "%s is not set: the adapter API refuses every request but GET /health", contract.ENV_ADAPTER_TOKEN
+        )
         token = secrets.token_urlsafe(32)
     return token
 
@@ -87,15 +90,27 @@ def main() -> int:
     timeout_s = float(os.environ.get(contract.ENV_SCENARIO_TIMEOUT) or 0) or None
     status = StatusBoard(places.OUTPUT_PATH / contract.STATUS_FILE, None, runtime)
     recorder = EventRecorder(places.OUTPUT_PATH / contract.EVENTS_FILE)
-    state = DaemonState(runtime=runtime, status=status, recorder=recorder,
-                        serves_oracle=runtime == "oracle" and not os.environ.get(contract.ENV_AGENT_COMMAND))
+    state = DaemonState(
+        runtime=runtime,
+        status=status,
+        recorder=recorder,
+        serves_oracle=runtime == "oracle" and not os.environ.get(contract.ENV_AGENT_COMMAND),
+    )
     watchdog = Watchdog(Limits.from_env(os.environ, timeout_s))
     finished = threading.Event()  # set once the final files are written
     log.info("lifetime: idle timeout %s s, deadline %s s", watchdog.limits.idle_s, watchdog.limits.deadline_s)
     # Only the runner's requests (those with the adapter token) feed the watchdog: the agent can
     # reach the adapter port, and must not keep an abandoned container alive.
-    serve("0.0.0.0", places.LISTEN_ADAPTER_PORT, ADAPTER_ROUTES, state, "adapter",
-          token=_adapter_token(), public_routes=ADAPTER_PUBLIC_ROUTES, on_request=watchdog.touch)
+    serve(
+        "0.0.0.0",
+        places.LISTEN_ADAPTER_PORT,
+        ADAPTER_ROUTES,
+        state,
+        "adapter",
+        token=_adapter_token(),
+        public_routes=ADAPTER_PUBLIC_ROUTES,
+        on_request=watchdog.touch,
+    )
     serve(contract.TOOLS_HOST, places.LISTEN_TOOLS_PORT, TOOL_ROUTES, state, "tools")
     watchdog.start(lambda final, reason: _cut_short(state, final, reason), finished)
 
@@ -143,12 +158,26 @@ def main() -> int:
         custom = bool(os.environ.get(contract.ENV_AGENT_COMMAND))
         harness = runtime == "harness" and not custom
         credential = run_credential(os.environ)  # the agent gets its placeholder, never the key
-        relay, relay_env = start_for_agent(os.environ, credential, record=lambda o, sim: recorder.record(
-            "provider_call", session.sim_time(), url=o.url, http_status=o.status, error=o.error,
-            duration_ms=round(o.duration_s * 1000, 1), burst=o.bursting, outcome=o.kind, **sim),
-            defaults=urls.SDK_BASE_URLS if harness else None, trace_path=_relay_trace_path(runtime),
-            ledger=_provider_ledger(session, status, runner_setup(os.environ, credential),
-                                    paced=runtime == "agent" and not custom))
+        relay, relay_env = start_for_agent(
+            os.environ,
+            credential,
+            record=lambda o, sim: recorder.record(
+                "provider_call",
+                session.sim_time(),
+                url=o.url,
+                http_status=o.status,
+                error=o.error,
+                duration_ms=round(o.duration_s * 1000, 1),
+                burst=o.bursting,
+                outcome=o.kind,
+                **sim,
+            ),
+            defaults=urls.SDK_BASE_URLS if harness else None,
+            trace_path=_relay_trace_path(runtime),
+            ledger=_provider_ledger(
+                session, status, runner_setup(os.environ, credential), paced=runtime == "agent" and not custom
+            ),
+        )
         if relay is not None:  # the agent's model calls hold the clock
             # The expert sub-agents' do not: ARE's AppAgentBuilder gives app agents no pause/resume
             # nor generation-time config, so their generation runs on the clock there too.
@@ -159,16 +188,21 @@ def main() -> int:
         if expert_relay is not None and relay is not None:  # one --max-tokens for the agent and its experts
             relay.ledger.share_budget(expert_relay.ledger)
         if expert_relay is not None:  # the expert agents' provider failing is no model's failure either
-            witnesses = [w for w in (session.provider_witness, expert_relay.provider_unavailable) if w is not None]
+            witnesses = [
+                w for w in (session.provider_witness, expert_relay.provider_unavailable) if w is not None
+            ]
             session.provider_witness = lambda: next((down for w in witnesses if (down := w())), None)
         if fakes_agent(custom or harness, os.environ):
             process_clock = ProcessClock(session.sim_time)
             process_clock.prepare()
             session.on_time = process_clock.update
             relay_env = {**relay_env, **process_clock.agent_env()}
-        agent = AgentProcess(command, places.OUTPUT_PATH / contract.AGENT_LOG_FILE,
-                             on_exit=lambda code: session.agent_exited(code, agent.limit_reason()),
-                             env_overrides=relay_env)
+        agent = AgentProcess(
+            command,
+            places.OUTPUT_PATH / contract.AGENT_LOG_FILE,
+            on_exit=lambda code: session.agent_exited(code, agent.limit_reason()),
+            env_overrides=relay_env,
+        )
         session.make_room = agent.kill_all
         # Loopback only for the agent's uid (the relay, the tool API), before it runs: daemon/egress.py.
         status.update(egress=close_agent_egress(agent_identity().get("user")))
@@ -187,18 +221,25 @@ def main() -> int:
     if judge_fault and verdict.get("status") == "error":  # the job stops, as for the agent's provider
         verdict["judge_fault"] = {"kind": "configuration", "reason": judge_fault}
     _finish_trace(relay)
-    (places.OUTPUT_PATH / contract.AGENT_RESPONSE_FILE).write_text(encodable(verdict.get("agent_response") or ""),
-                                                                      encoding="utf-8")
+    (places.OUTPUT_PATH / contract.AGENT_RESPONSE_FILE).write_text(
+        encodable(verdict.get("agent_response") or ""), encoding="utf-8"
+    )
     write_are_trace(session, runtime, places.OUTPUT_PATH / contract.ARE_TRACE_FILE)
     recorder.close()
     # Published last: a final status tells the runner every artifact is complete.
     status.update(**verdict)
-    log.info("finished: status=%s judgment=%s error=%s", verdict["status"], verdict.get("judgment"), verdict.get("error"))
+    log.info(
+        "finished: status=%s judgment=%s error=%s",
+        verdict["status"],
+        verdict.get("judgment"),
+        verdict.get("error"),
+    )
     return _linger(state, watchdog, finished)
 
 
-def _expert_agents(serves_oracle: bool, recorder: EventRecorder, session: Session,
-                   status: StatusBoard) -> tuple[ExpertAgents | None, Relay | None]:
+def _expert_agents(
+    serves_oracle: bool, recorder: EventRecorder, session: Session, status: StatusBoard
+) -> tuple[ExpertAgents | None, Relay | None]:
     """Agent2Agent (GAIA2_A2A_*), or (None, None) when off; A2AError for unusable settings. The
     expert relay is started unless the built-in oracle runs (it never asks an expert)."""
     settings = A2ASettings.from_env(os.environ, needs_model=not serves_oracle)
@@ -207,28 +248,42 @@ def _expert_agents(serves_oracle: bool, recorder: EventRecorder, session: Sessio
     relay = placeholder = endpoint = None
     if not serves_oracle:
         relay, placeholder, endpoint = a2a_relay.start(
-            settings.provider, settings.model, settings.base_url, settings.key, os.environ,
+            settings.provider,
+            settings.model,
+            settings.base_url,
+            settings.key,
+            os.environ,
             write=lambda fields: experts.record_llm_call(fields),
             on_fault=lambda reason: session.provider_fault(
-                f"configuration fault of the expert agents' provider: {reason} (seen by the model relay)"),
+                f"configuration fault of the expert agents' provider: {reason} (seen by the model relay)"
+            ),
             on_change=lambda summary: status.update(a2a_provider=summary),
-            token_budget=_token_budget(), on_budget=session.out_of_budget)
-    experts = ExpertAgents(settings, recorder.record, endpoint, placeholder,
-                           keep_app_tools=serves_oracle)
+            token_budget=_token_budget(),
+            on_budget=session.out_of_budget,
+        )
+    experts = ExpertAgents(settings, recorder.record, endpoint, placeholder, keep_app_tools=serves_oracle)
     if relay is not None:  # once the final judgment starts, no sub-agent model call leaves
         experts.on_stop = relay.refuse_all
     return experts, relay
 
 
-def _provider_ledger(session: Session, status: StatusBoard, setup: RunnerSetup, paced: bool) -> ProviderLedger:
+def _provider_ledger(
+    session: Session, status: StatusBoard, setup: RunnerSetup, paced: bool
+) -> ProviderLedger:
     """The relay's ledger, acting on the run: a configuration fault ends it at once as an
     infrastructure error, a call refused past the token budget has it judged, and its counts go
     into the status (`provider`), where the runner reads rate limits, tokens and the fault."""
     return ProviderLedger(
-        setup, token_budget=_token_budget(),
+        setup,
+        token_budget=_token_budget(),
         on_change=lambda summary: status.update(provider=summary),
-        on_fault=lambda reason: session.provider_fault(f"configuration fault: {reason} (seen by the model relay)"),
-        on_budget=session.out_of_budget, paced=paced, probe=agent_probe(os.environ, setup.model))
+        on_fault=lambda reason: session.provider_fault(
+            f"configuration fault: {reason} (seen by the model relay)"
+        ),
+        on_budget=session.out_of_budget,
+        paced=paced,
+        probe=agent_probe(os.environ, setup.model),
+    )
 
 
 def _judge_fault(loaded: Any) -> str | None:
@@ -257,8 +312,11 @@ def _finish_trace(relay: Relay | None) -> None:
     Otherwise (the built-in LLM runtime, no relay, a relay never used) the agent's file is copied,
     read as the agent, never through its links (agent_files), capped."""
     if relay is not None and relay.trace is not None and relay.trace.close():
-        log.info("trace.jsonl: %d calls recorded by the model relay; $HOME/%s not collected",
-                 relay.trace.lines, contract.TRACE_FILE)
+        log.info(
+            "trace.jsonl: %d calls recorded by the model relay; $HOME/%s not collected",
+            relay.trace.lines,
+            contract.TRACE_FILE,
+        )
         return
     copy_agent_file(contract.TRACE_FILE, places.OUTPUT_PATH / contract.TRACE_FILE, TRACE_CAP_BYTES)
 

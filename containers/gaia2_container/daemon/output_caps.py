@@ -46,8 +46,10 @@ class CappedAgentLog:
                     self.kept += min(room, len(chunk))
                 if len(chunk) > room:
                     if not self.dropped:
-                        out.write(f"\n{MARKER_PREFIX} at {self.cap} bytes: the rest of the agent's output "
-                                  "is discarded\n".encode())
+                        out.write(
+                            f"\n{MARKER_PREFIX} at {self.cap} bytes: the rest of the agent's output "
+                            "is discarded\n".encode()
+                        )
                         out.flush()
                     self.dropped += len(chunk) - max(room, 0)
             if self.dropped:

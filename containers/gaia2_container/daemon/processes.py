@@ -15,8 +15,8 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 log = logging.getLogger("gaia2.agent")
 
@@ -33,7 +33,9 @@ def processes_of(uid: int, proc: Path = PROC) -> dict[int, tuple[str, int]]:
         if not entry.name.isdigit():
             continue
         try:
-            fields = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
+            fields = dict(
+                line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line
+            )
             if int(fields["Uid"].split()[0]) == uid:
                 found[int(entry.name)] = (fields["State"].split()[0], int(fields["PPid"]))
         except (OSError, KeyError, ValueError):
@@ -60,8 +62,11 @@ def kill_user_processes(uid: int) -> int:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         # Zombies of the daemon's own children stay for their Popen to reap.
-        left = {pid: entry for pid, entry in processes_of(uid).items()
-                if not (pid in OWN_CHILDREN and entry[0] in "ZX")}
+        left = {
+            pid: entry
+            for pid, entry in processes_of(uid).items()
+            if not (pid in OWN_CHILDREN and entry[0] in "ZX")
+        }
         seen |= set(left)
         for pid, (state, ppid) in left.items():
             if state not in "ZX":

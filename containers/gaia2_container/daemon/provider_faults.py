@@ -53,13 +53,18 @@ NOT_FOUND = 404
 MODEL_NOT_FOUND = re.compile(
     r"model_not_found|(?:unknown|invalid|no such)[ _]model|not a valid model"
     r"|\bmodels?\b[^.\n]{0,80}?\b(?:not found|does not exist|doesn't exist|is not available|not supported)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 ANTHROPIC_NOT_FOUND = re.compile(r"not_found_error.{0,80}model", re.IGNORECASE | re.DOTALL)
-QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|credit balance is too low|insufficient credits",
-                   re.IGNORECASE)
+QUOTA = re.compile(
+    r"insufficient_quota|exceeded your current quota|credit balance is too low|insufficient credits",
+    re.IGNORECASE,
+)
 CONTEXT = re.compile(
     r"context_length_exceeded|context[ _-]?(?:length|window|size)|maximum context|prompt is too long"
-    r"|too many (?:input )?tokens|input is too long|reduce the length of the messages", re.IGNORECASE)
+    r"|too many (?:input )?tokens|input is too long|reduce the length of the messages",
+    re.IGNORECASE,
+)
 MESSAGE_CHARS = 300
 
 
@@ -101,8 +106,9 @@ class Verdict:
     reason: str | None = None  # for configuration faults and context overflows: what to tell the user
 
 
-def classify(setup: RunnerSetup, request: Request, status: int | None, body: str, answered_before: bool,
-             url: str = "") -> Verdict:
+def classify(
+    setup: RunnerSetup, request: Request, status: int | None, body: str, answered_before: bool, url: str = ""
+) -> Verdict:
     """The kind of one outcome. `status` None: no HTTP answer; `body` the (start of the) answer;
     `answered_before`: the provider already answered a request of this run with success."""
     if status is not None and 200 <= status < 300:
@@ -122,15 +128,22 @@ def classify(setup: RunnerSetup, request: Request, status: int | None, body: str
     if call and (status in UNAVAILABLE_STATUSES or status >= 500):
         return Verdict(RATE_LIMIT if status in RATE_LIMITED else SERVER_ERROR)
     if CONTEXT.search(body):
-        return Verdict(CONTEXT_OVERFLOW, f"the conversation no longer fits the model's context ({where}: {message})")
+        return Verdict(
+            CONTEXT_OVERFLOW, f"the conversation no longer fits the model's context ({where}: {message})"
+        )
     # Only a 404 says "no such model": a 400 may echo whatever the agent put in its request
     # ("Unrecognized request argument supplied: model_not_found"), so its text proves nothing. A
     # refused parameter of the runner's is the preflight's to find, before the job starts.
     if ours and status == NOT_FOUND and (MODEL_NOT_FOUND.search(body) or ANTHROPIC_NOT_FOUND.search(body)):
-        return Verdict(CONFIGURATION, f"the provider does not know the model {setup.model!r} ({where}: {message})")
+        return Verdict(
+            CONFIGURATION, f"the provider does not know the model {setup.model!r} ({where}: {message})"
+        )
     if ours and status == NOT_FOUND and not answered_before:
-        return Verdict(CONFIGURATION, f"the endpoint answered 404 to the run's first request: check the base "
-                                      f"URL and the model {setup.model!r} ({where}: {message})")
+        return Verdict(
+            CONFIGURATION,
+            f"the endpoint answered 404 to the run's first request: check the base "
+            f"URL and the model {setup.model!r} ({where}: {message})",
+        )
     return Verdict(AGENT)
 
 
@@ -168,8 +181,11 @@ def error_message(body: str) -> str:
         doc = None
     if isinstance(doc, dict):
         error = doc.get("error")
-        for candidate in ((error or {}).get("message") if isinstance(error, dict) else error, doc.get("message"),
-                          doc.get("detail")):
+        for candidate in (
+            (error or {}).get("message") if isinstance(error, dict) else error,
+            doc.get("message"),
+            doc.get("detail"),
+        ):
             if isinstance(candidate, str) and candidate.strip():
                 text = candidate
                 break

@@ -17,8 +17,9 @@ import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .. import budget
 from .processes import start_thread
@@ -91,12 +92,18 @@ class Call:
 
 
 class ProviderLedger:
-    def __init__(self, setup: RunnerSetup | None = None, token_budget: int | None = None,
-                 on_change: Callable[[dict[str, Any]], None] | None = None,
-                 on_fault: Callable[[str], None] | None = None,
-                 on_budget: Callable[[str], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic, paced: bool = False,
-                 slow_wait_s: float = SLOW_WAIT_S, probe: ProviderProbe | None = None) -> None:
+    def __init__(
+        self,
+        setup: RunnerSetup | None = None,
+        token_budget: int | None = None,
+        on_change: Callable[[dict[str, Any]], None] | None = None,
+        on_fault: Callable[[str], None] | None = None,
+        on_budget: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        paced: bool = False,
+        slow_wait_s: float = SLOW_WAIT_S,
+        probe: ProviderProbe | None = None,
+    ) -> None:
         """`paced`: the agent is the runner's own built-in runtime, which sends one request at a
         time and honours Retry-After: it cannot flood, so the flood rule never applies to it (its
         real rate limits stay evidence of an outage, and slow the job down). `probe`: the
@@ -108,7 +115,9 @@ class ProviderLedger:
         self._probing = False
         self._idle = threading.Event()  # no probe running on the ledger's own thread
         self._idle.set()
-        self._cleared: dict[str, str] = {}  # suspicions the probe cleared, by kind (the first each): the run's note
+        self._cleared: dict[
+            str, str
+        ] = {}  # suspicions the probe cleared, by kind (the first each): the run's note
         self.paced = paced
         self.slow_wait_s = slow_wait_s
         self.token_budget = token_budget
@@ -123,9 +132,21 @@ class ProviderLedger:
         self._last_failure = 0.0  # when a model call last failed for availability
         self._answered = False  # any HTTP answer at all
         self._succeeded = False  # any 2xx
-        self.counts = {"calls": 0, OK: 0, RATE_LIMIT: 0, SERVER_ERROR: 0, UNANSWERED: 0, "rate_limit_burst": 0,
-                       CONTEXT_OVERFLOW: 0, "agent": 0, CONFIGURATION: 0, "refused_budget": 0, "refused_model": 0,
-                       "probes": 0, "confirmed_unavailable": 0}
+        self.counts = {
+            "calls": 0,
+            OK: 0,
+            RATE_LIMIT: 0,
+            SERVER_ERROR: 0,
+            UNANSWERED: 0,
+            "rate_limit_burst": 0,
+            CONTEXT_OVERFLOW: 0,
+            "agent": 0,
+            CONFIGURATION: 0,
+            "refused_budget": 0,
+            "refused_model": 0,
+            "probes": 0,
+            "confirmed_unavailable": 0,
+        }
         self.tokens = Tokens()
         self.budget = TokenBudget(token_budget)  # one object for the ledgers that share it (share_budget)
         self.by_model: dict[str, dict[str, int]] = {}
@@ -152,8 +173,16 @@ class ProviderLedger:
         with self._lock:
             self._pending.pop(id(call), None)
 
-    def finish(self, call: Call, url: str, status: int | None, error: str | None, body: bytes = b"",
-               waited_s: float | None = None, hung_up: bool = False) -> Outcome:
+    def finish(
+        self,
+        call: Call,
+        url: str,
+        status: int | None,
+        error: str | None,
+        body: bytes = b"",
+        waited_s: float | None = None,
+        hung_up: bool = False,
+    ) -> Outcome:
         """Classify and account one answer (or its absence); tell the run what follows. `waited_s`:
         how long the provider took to start answering; `hung_up`: the agent had stopped waiting by
         then. A slow answer nobody was left to read is the provider's silence (SLOW_WAIT_S)."""
@@ -162,8 +191,15 @@ class ProviderLedger:
             self._pending.pop(id(call), None)
             duration = self.clock() - call.started
             billed = status is not None and 200 <= status < 300  # the provider generated it: it costs
-            if hung_up and status is not None and (waited_s if waited_s is not None else duration) >= self.slow_wait_s:
-                status, error = None, f"answered only after {waited_s or duration:.0f} s, when the agent had stopped waiting"
+            if (
+                hung_up
+                and status is not None
+                and (waited_s if waited_s is not None else duration) >= self.slow_wait_s
+            ):
+                status, error = (
+                    None,
+                    f"answered only after {waited_s or duration:.0f} s, when the agent had stopped waiting",
+                )
             verdict = classify(self.setup, call.request, status, text, self._succeeded, url)
             outcome = Outcome(url, status, error, duration, call.bursting, verdict.kind)
             counted = "rate_limit_burst" if verdict.kind == RATE_LIMIT and call.bursting else verdict.kind
@@ -237,9 +273,12 @@ class ProviderLedger:
                 fault = self.fault = evidence.words
             elif evidence.kind == OK and self._config_suspect is not None:
                 self.counts[AGENT] += 1
-                self._cleared.setdefault(CONFIGURATION, f"the provider refused the agent's own request "
-                                                        f"({self._config_suspect}); {evidence.words}, so it "
-                                                        f"counts as the agent's")
+                self._cleared.setdefault(
+                    CONFIGURATION,
+                    f"the provider refused the agent's own request "
+                    f"({self._config_suspect}); {evidence.words}, so it "
+                    f"counts as the agent's",
+                )
                 self._config_suspect = None
             elif current and evidence.unavailable:
                 self.counts["confirmed_unavailable"] += 1
@@ -323,7 +362,9 @@ class ProviderLedger:
     def _count_tokens(self, request: Request, used: Tokens) -> None:
         used = self.budget.charge(id(request), used)  # the reservation's floor (token_budget.py)
         self.tokens.add(used)
-        entry = self.by_model.setdefault(request.model() or "unknown", {"calls": 0, "input": 0, "output": 0, "cached": 0})
+        entry = self.by_model.setdefault(
+            request.model() or "unknown", {"calls": 0, "input": 0, "output": 0, "cached": 0}
+        )
         entry["calls"] += 1
         entry["input"] += used.input
         entry["output"] += used.output
@@ -353,8 +394,10 @@ class ProviderLedger:
         if evidence is None or evidence.kind == OK:
             with self._lock:
                 self._cleared["outage"] = f"{seen}; " + (
-                    f"{evidence.words}, so it counts as the agent's" if evidence else
-                    "the runner has no request of its own to check it, so it counts as the agent's")
+                    f"{evidence.words}, so it counts as the agent's"
+                    if evidence
+                    else "the runner has no request of its own to check it, so it counts as the agent's"
+                )
             return None
         if evidence.kind == CONFIGURATION:
             return f"configuration fault: {evidence.words}"
@@ -365,18 +408,32 @@ class ProviderLedger:
         now = self.clock()
         with self._lock:
             # Only model calls: a model list nobody answers says nothing of the model (relay_paths.py).
-            pending = sorted((call for call in self._pending.values() if is_model_call(call.request.path)),
-                             key=lambda c: c.started)
+            pending = sorted(
+                (call for call in self._pending.values() if is_model_call(call.request.path)),
+                key=lambda c: c.started,
+            )
             unanswered = self.counts[UNANSWERED]
             if not self._answered and (unanswered or pending):
                 waits = [(call.started, now - call.started, "still waiting") for call in pending[-1:]]
                 waits += [self._last_unanswered] if self._last_unanswered else []
                 _, waited, why = max(waits, key=lambda wait: wait[0])  # the call started last
-                return (f"the provider never answered ({unanswered + len(pending)} calls, "
-                        f"last after {waited:.0f} s: {why})")
+                return (
+                    f"the provider never answered ({unanswered + len(pending)} calls, "
+                    f"last after {waited:.0f} s: {why})"
+                )
             # Calls still waiting past SLOW_WAIT_S are unanswered too (the agent left before them).
-            waiting = [Outcome(call.request.bare_path, None, "still waiting", now - call.started, call.bursting,
-                               UNANSWERED) for call in pending if now - call.started >= self.slow_wait_s]
+            waiting = [
+                Outcome(
+                    call.request.bare_path,
+                    None,
+                    "still waiting",
+                    now - call.started,
+                    call.bursting,
+                    UNANSWERED,
+                )
+                for call in pending
+                if now - call.started >= self.slow_wait_s
+            ]
             recent = (list(self._outcomes) + waiting)[-UNAVAILABLE_STREAK:]
         if len(recent) == UNAVAILABLE_STREAK and all(o.unavailable for o in recent):
             return recent[-1].describe()
@@ -399,7 +456,11 @@ class ProviderLedger:
         with self._lock:
             return {
                 **self.counts,
-                "tokens": {"input": self.tokens.input, "output": self.tokens.output, "cached": self.tokens.cached},
+                "tokens": {
+                    "input": self.tokens.input,
+                    "output": self.tokens.output,
+                    "cached": self.tokens.cached,
+                },
                 "by_model": {name: dict(entry) for name, entry in self.by_model.items()},
                 "fault": None if self.fault is None else {"kind": CONFIGURATION, "reason": self.fault},
                 "token_budget": self.token_budget,

@@ -20,8 +20,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .provider_faults import (
     AUTH_STATUSES,
@@ -82,8 +83,9 @@ def evidence_of(probe: Any, model: str | None, started: float) -> Evidence:
     where = f"HTTP {status} from {getattr(probe, 'url', '') or 'the endpoint'}"
     kind = kind_of(status, failure, detail)
     words = {
-        OK: f"the runner's own request could not be built ({detail})" if failure == "settings" else
-            f"the runner's own request with the configured key, model and endpoint was answered in {seconds:.1f} s",
+        OK: f"the runner's own request could not be built ({detail})"
+        if failure == "settings"
+        else f"the runner's own request with the configured key, model and endpoint was answered in {seconds:.1f} s",
         UNANSWERED: f"the runner's own request got no answer either ({failure}: {detail})",
         RATE_LIMIT: f"the runner's own request was rate limited too ({where}: {detail})",
         SERVER_ERROR: f"the runner's own request failed too ({where}: {detail})",
@@ -91,8 +93,15 @@ def evidence_of(probe: Any, model: str | None, started: float) -> Evidence:
     return Evidence(kind, words, started, seconds)
 
 
-def configuration_words(status: int, detail: str, where: str, model: str | None, whose: str = "the provider",
-                        key: str = "the configured API key", settings: str = "the base URL and the model") -> str:
+def configuration_words(
+    status: int,
+    detail: str,
+    where: str,
+    model: str | None,
+    whose: str = "the provider",
+    key: str = "the configured API key",
+    settings: str = "the base URL and the model",
+) -> str:
     """Why the runner's own minimal request was refused, as the job's error line says it (`whose`,
     `key`, `settings`: the judge's words for the judge's probe)."""
     if status in AUTH_STATUSES and not QUOTA.search(detail):
@@ -100,7 +109,11 @@ def configuration_words(status: int, detail: str, where: str, model: str | None,
     elif status == PAYMENT_STATUS or QUOTA.search(detail):
         what = f"{whose} refused for payment or quota"
     elif status == NOT_FOUND and MODEL_NOT_FOUND.search(detail):
-        what = f"{whose} does not know the model {model!r}" if model else f"{whose} does not know the configured model"
+        what = (
+            f"{whose} does not know the model {model!r}"
+            if model
+            else f"{whose} does not know the configured model"
+        )
     elif status == NOT_FOUND:
         what = f"{whose} answered 404: check {settings}"
     else:
@@ -114,8 +127,14 @@ class ProviderProbe:
     `send(deadline)` sends the request and returns a preflight Probe (the probe's `url` may be set);
     `clock` is monotonic (tests move it)."""
 
-    def __init__(self, send: Callable[[float], Any], model: str | None, timeout_s: float = PROBE_TIMEOUT_S,
-                 reuse_s: float = PROBE_REUSE_S, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        send: Callable[[float], Any],
+        model: str | None,
+        timeout_s: float = PROBE_TIMEOUT_S,
+        reuse_s: float = PROBE_REUSE_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.send, self.model = send, model
         self.timeout_s, self.reuse_s, self.clock = timeout_s, reuse_s, clock
         self._cond = threading.Condition()
@@ -129,8 +148,11 @@ class ProviderProbe:
         with self._cond:
             while True:
                 last = self.last
-                fresh = last is not None and self.clock() - last.started < self.reuse_s and (
-                    newer_than is None or last.started >= newer_than)
+                fresh = (
+                    last is not None
+                    and self.clock() - last.started < self.reuse_s
+                    and (newer_than is None or last.started >= newer_than)
+                )
                 if fresh and not self._running:
                     assert last is not None
                     return last
@@ -156,7 +178,9 @@ class ProviderProbe:
             probe = self.send(time.monotonic() + self.timeout_s)
         except Exception as exc:  # noqa: BLE001 - a probe that cannot run is no evidence
             log.exception("the provider probe failed to run")
-            return Evidence(OK, f"the runner's own request could not be sent ({type(exc).__name__})", started, 0.0)
+            return Evidence(
+                OK, f"the runner's own request could not be sent ({type(exc).__name__})", started, 0.0
+            )
         return evidence_of(probe, self.model, started)
 
 
@@ -171,13 +195,15 @@ def agent_probe(environ: Mapping[str, str], model: str | None) -> ProviderProbe:
     return ProviderProbe(send, model)
 
 
-def experts_probe(provider: str, model: str | None, base_url: str, key: str | None,
-                  environ: Mapping[str, str]) -> ProviderProbe:
+def experts_probe(
+    provider: str, model: str | None, base_url: str, key: str | None, environ: Mapping[str, str]
+) -> ProviderProbe:
     """The probe of Agent2Agent's expert agents' provider (their own, or the agent's)."""
     from .. import preflight
 
     def send(deadline: float) -> Any:
-        return preflight.experts_text_probe(provider, model or "", base_url, key, deadline,
-                                            preflight.scrub_for(environ))
+        return preflight.experts_text_probe(
+            provider, model or "", base_url, key, deadline, preflight.scrub_for(environ)
+        )
 
     return ProviderProbe(send, model)

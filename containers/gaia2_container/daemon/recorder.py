@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..jsonable import json_text
 
@@ -30,7 +31,13 @@ class EventRecorder:
             self._seq += 1
             if sim_time is None:
                 sim_time = self.sim_clock()
-            line = {"seq": seq, "kind": kind, "wall_time": round(time.time(), 3), "sim_time": sim_time, **fields}
+            line = {
+                "seq": seq,
+                "kind": kind,
+                "wall_time": round(time.time(), 3),
+                "sim_time": sim_time,
+                **fields,
+            }
             self._fh.write(json_text(line) + "\n")  # never fails on the agent's text (jsonable.py)
             self._fh.flush()
             return seq

@@ -22,8 +22,9 @@ import select
 import socket
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qsl
 
 import httpx
@@ -32,20 +33,30 @@ from gaia2_contract import constants as contract
 from gaia2_contract import urls
 
 from .. import budget
-from .http_api import IDLE_CONNECTION_S, DaemonServer
 from ..runtimes.llm.trace import public_url
+from .http_api import IDLE_CONNECTION_S, DaemonServer
 from .provider_faults import Request, RunnerSetup
-from .relay_key import CREDENTIAL_HEADERS, KEY_QUERY_PARAMS, RunCredential, new_placeholder
-from .relay_body import model_refusal, parse, with_stream_usage
-from .relay_paths import is_model_call, refusal
 from .provider_ledger import BURST_LIMIT, BURST_WINDOW_S, UNAVAILABLE_STREAK, Outcome, ProviderLedger  # noqa: F401
+from .relay_body import model_refusal, parse, with_stream_usage
+from .relay_key import CREDENTIAL_HEADERS, KEY_QUERY_PARAMS, RunCredential, new_placeholder
+from .relay_paths import is_model_call, refusal
 from .relay_trace import Capture, RelayTrace
 
 log = logging.getLogger("gaia2.relay")
 
 # Hop-by-hop headers (RFC 9110 7.6.1) and those the relay recomputes.
-_DROP_REQUEST = {"host", "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade",
-                 "transfer-encoding", "content-length", "accept-encoding"}
+_DROP_REQUEST = {
+    "host",
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "upgrade",
+    "transfer-encoding",
+    "content-length",
+    "accept-encoding",
+}
 _DROP_RESPONSE = _DROP_REQUEST - {"accept-encoding"}
 MAX_REQUEST_BYTES = 64 << 20
 USAGE_TAIL_BYTES = 64 << 10  # the end of a long stream, where its usage is reported
@@ -59,10 +70,16 @@ class Relay:
     the `credential` swapped in for the agent's placeholder, and keeps the `ledger` of what the
     provider answered. `paths`: the refusal rule (relay_paths.refusal; tests of the trace widen it)."""
 
-    def __init__(self, upstream: str, record: Callable[[Outcome], None] | None = None,
-                 timeout_s: float = budget.RELAY_TIMEOUT_S, trace: RelayTrace | None = None,
-                 ledger: ProviderLedger | None = None, credential: RunCredential | None = None,
-                 paths: Callable[[str], tuple[int, str] | None] = refusal) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        record: Callable[[Outcome], None] | None = None,
+        timeout_s: float = budget.RELAY_TIMEOUT_S,
+        trace: RelayTrace | None = None,
+        ledger: ProviderLedger | None = None,
+        credential: RunCredential | None = None,
+        paths: Callable[[str], tuple[int, str] | None] = refusal,
+    ) -> None:
         self.upstream = upstream.rstrip("/")
         self.credential = credential
         self.paths = paths
@@ -72,8 +89,9 @@ class Relay:
         # The simulated clock's hook (daemon/generation_clock.py, set by the daemon once the
         # scenario runs): `begin()` as a model call leaves, its span's `end()` when it is over.
         self.generation: Any = None
-        self.client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)),
-                                   follow_redirects=False)
+        self.client = httpx.Client(
+            timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)), follow_redirects=False
+        )
 
     def provider_unavailable(self) -> str | None:
         """The ledger's witness: why the provider counts as unavailable, else None."""
@@ -86,7 +104,7 @@ class Relay:
             except Exception:  # noqa: BLE001 - recording must never break the agent's call
                 log.exception("recording a relay outcome failed")
 
-    def forward(self, handler: "RelayHandler") -> None:
+    def forward(self, handler: RelayHandler) -> None:
         method = handler.command
         length = int(handler.headers.get("Content-Length") or 0)
         if length > MAX_REQUEST_BYTES:
@@ -97,7 +115,11 @@ class Relay:
             # Only API paths below the configured endpoint: "@host/…", "/v1/../x" or "%2e%2e" would
             # reach other pages or hosts, whose answers could fake a provider outage.
             log.info("refused %s %.200r: %s", method, handler.path, refused[1])
-            _send_json(handler, refused[0], {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {refused[1]}"}})
+            _send_json(
+                handler,
+                refused[0],
+                {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {refused[1]}"}},
+            )
             return
         chunked = "chunked" in (handler.headers.get("Transfer-Encoding") or "").lower()
         body = _read_chunked(handler) if chunked else handler.rfile.read(length) if length else b""
@@ -110,13 +132,20 @@ class Relay:
         if refused is not None:  # never forwarded, never traced: counted (`refused_model`) and logged
             log.info("refused %s %.200r: %s", method, handler.path, refused)
             self.ledger.refuse_model()
-            _send_json(handler, MODEL_REFUSAL_STATUS, {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {refused}"}})
+            _send_json(
+                handler,
+                MODEL_REFUSAL_STATUS,
+                {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {refused}"}},
+            )
             return
         body = with_stream_usage(facts, body)
         refused = self.ledger.reserve(facts, len(body))
         if refused is not None:
-            _send_json(handler, BUDGET_REFUSAL_STATUS, {"error": {"type": "gaia2_token_budget_exhausted",
-                                                                  "message": f"gaia2 relay: {refused}"}})
+            _send_json(
+                handler,
+                BUDGET_REFUSAL_STATUS,
+                {"error": {"type": "gaia2_token_budget_exhausted", "message": f"gaia2 relay: {refused}"}},
+            )
             return
         url = public_url(self.upstream + handler.path)  # what records say: no credential in it
         headers = [(k, v) for k, v in handler.headers.items() if k.lower() not in _DROP_REQUEST]
@@ -126,7 +155,9 @@ class Relay:
         headers.append(("Accept-Encoding", "identity"))  # a readable record; httpx would ask for gzip
         # A model call holds the simulated clock until it is over, whichever way it ends; only an
         # answer (2xx) is charged to the model, a provider fault never (the safety net: nothing).
-        span = self.generation.begin() if self.generation is not None and is_model_call(handler.path) else None
+        span = (
+            self.generation.begin() if self.generation is not None and is_model_call(handler.path) else None
+        )
         try:
             self._exchange(handler, method, forward_path, headers, body, url, span, facts)
         finally:
@@ -134,8 +165,17 @@ class Relay:
             if span is not None:
                 span.end(charge=False)
 
-    def _exchange(self, handler: "RelayHandler", method: str, forward_path: str, headers: list[tuple[str, str]],
-                  body: bytes, url: str, span: Any, facts: Request) -> None:
+    def _exchange(
+        self,
+        handler: RelayHandler,
+        method: str,
+        forward_path: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        url: str,
+        span: Any,
+        facts: Request,
+    ) -> None:
         """Send the request upstream and pass the answer back; account, record and trace it."""
         call = self.ledger.begin(facts)
         wall_started = time.time()
@@ -144,10 +184,18 @@ class Relay:
         sent.add(body)
         received = Capture()
         try:
-            request = self.client.build_request(method, self.upstream + forward_path, headers=headers, content=body)
+            request = self.client.build_request(
+                method, self.upstream + forward_path, headers=headers, content=body
+            )
             response = self.client.send(request, stream=True)
             waited = time.monotonic() - started_wait
-        except (httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError, UnicodeError, ValueError) as exc:
+        except (
+            httpx.InvalidURL,
+            httpx.UnsupportedProtocol,
+            httpx.LocalProtocolError,
+            UnicodeError,
+            ValueError,
+        ) as exc:
             # The agent's request was malformed (a header httpx cannot encode, …): its fault, never
             # evidence against the provider, and no call left pending (that would read as "never answered").
             self.ledger.abandon(call)
@@ -187,26 +235,54 @@ class Relay:
             answer = received.data + (b"\n" + tail if received.cut else b"")
             if broke is not None:  # its usage may be partial or missing: charged at least its reservation
                 self.ledger.cut_short(facts)
-            outcome = self.ledger.finish(call, url, response.status_code, None, answer, waited_s=waited,
-                                         hung_up=hung_up)
+            outcome = self.ledger.finish(
+                call, url, response.status_code, None, answer, waited_s=waited, hung_up=hung_up
+            )
             self._remember(outcome, sim)
-        self._trace(handler.path, url, wall_started, outcome, sent, received,
-                    response.headers.get("content-encoding"), broke, sim=sim)
+        self._trace(
+            handler.path,
+            url,
+            wall_started,
+            outcome,
+            sent,
+            received,
+            response.headers.get("content-encoding"),
+            broke,
+            sim=sim,
+        )
 
-    def _trace(self, path: str, url: str, wall_started: float, outcome: Outcome, sent: Capture,
-               received: Capture, content_encoding: str | None, broke: str | None = None,
-               sim: dict[str, Any] | None = None) -> None:
+    def _trace(
+        self,
+        path: str,
+        url: str,
+        wall_started: float,
+        outcome: Outcome,
+        sent: Capture,
+        received: Capture,
+        content_encoding: str | None,
+        broke: str | None = None,
+        sim: dict[str, Any] | None = None,
+    ) -> None:
         if self.trace is None:
             return
         try:
-            self.trace.record(url=url, path=path, started=wall_started, latency_ms=outcome.duration_s * 1000,
-                              http_status=outcome.status, request=sent, response=received,
-                              content_encoding=content_encoding, error=outcome.error or broke, sim=sim)
+            self.trace.record(
+                url=url,
+                path=path,
+                started=wall_started,
+                latency_ms=outcome.duration_s * 1000,
+                http_status=outcome.status,
+                request=sent,
+                response=received,
+                content_encoding=content_encoding,
+                error=outcome.error or broke,
+                sim=sim,
+            )
         except Exception:  # noqa: BLE001 - recording must never break the agent's call
             log.exception("recording a relay call in the trace failed")
 
 
-def _hung_up(handler: "RelayHandler") -> bool:
+def _hung_up(handler: RelayHandler) -> bool:
     """Whether the agent closed its connection (its end reads as EOF) while the relay waited."""
     try:
         readable, _, _ = select.select([handler.connection], [], [], 0)
@@ -215,7 +291,7 @@ def _hung_up(handler: "RelayHandler") -> bool:
         return True
 
 
-def _request_facts(handler: "RelayHandler", parsed: Any) -> Request:
+def _request_facts(handler: RelayHandler, parsed: Any) -> Request:
     """What the ledger needs to know of a request: its path, parsed body and credentials."""
     credentials = [v for k, v in handler.headers.items() if k.lower() in CREDENTIAL_HEADERS]
     query = handler.path.partition("?")[2]
@@ -223,14 +299,14 @@ def _request_facts(handler: "RelayHandler", parsed: Any) -> Request:
     return Request(handler.path, parsed, tuple(credentials))
 
 
-def _send_json(handler: "RelayHandler", status: int, doc: Any) -> None:
+def _send_json(handler: RelayHandler, status: int, doc: Any) -> None:
     handler.send_response(status)
     handler.send_header("Content-Type", "application/json")
     handler.end_headers()
     handler.wfile.write(json.dumps(doc).encode())
 
 
-def _read_chunked(handler: "RelayHandler") -> bytes | None:
+def _read_chunked(handler: RelayHandler) -> bytes | None:
     """A request body sent with `Transfer-Encoding: chunked` (no Content-Length), at most
     MAX_REQUEST_BYTES; None when it is larger or malformed."""
     parts: list[bytes] = []
@@ -283,15 +359,22 @@ def runner_setup(environ: dict[str, str] | Any, credential: RunCredential) -> Ru
     """What the runner configured for the agent's provider, as the ledger checks requests against it."""
     from ..runtimes.harness.driver import NO_KEY
 
-    return RunnerSetup(model=(environ.get(contract.ENV_AGENT_MODEL) or "").strip() or None,
-                       agent_key=credential.placeholder, keyless=credential.key is None,
-                       keyless_placeholders=frozenset({NO_KEY}))
+    return RunnerSetup(
+        model=(environ.get(contract.ENV_AGENT_MODEL) or "").strip() or None,
+        agent_key=credential.placeholder,
+        keyless=credential.key is None,
+        keyless_placeholders=frozenset({NO_KEY}),
+    )
 
 
-def start_for_agent(environ: dict[str, str] | Any, credential: RunCredential,
-                    record: Callable[[Outcome], None] | None = None,
-                    defaults: dict[str, str] | None = None, trace_path: Any = None,
-                    ledger: ProviderLedger | None = None) -> tuple[Relay | None, dict[str, str]]:
+def start_for_agent(
+    environ: dict[str, str] | Any,
+    credential: RunCredential,
+    record: Callable[[Outcome], None] | None = None,
+    defaults: dict[str, str] | None = None,
+    trace_path: Any = None,
+    ledger: ProviderLedger | None = None,
+) -> tuple[Relay | None, dict[str, str]]:
     """Start the relay in front of the agent's configured provider; returns it and the variables
     that point the agent at it, the placeholder for its key included ((None, {}) when the agent
     names no provider: it then holds no key at all). `defaults`: the
@@ -311,5 +394,8 @@ def start_for_agent(environ: dict[str, str] | Any, credential: RunCredential,
     timeout = budget.relay_timeout(budget.scenario_timeout(environ))
     relay = Relay(upstream, record, timeout_s=timeout, trace=trace, ledger=ledger, credential=credential)
     serve_relay(relay, "127.0.0.1", contract.RELAY_PORT)
-    return relay, {contract.ENV_AGENT_BASE_URL: f"http://127.0.0.1:{contract.RELAY_PORT}",
-                   contract.ENV_AGENT_PUBLIC_BASE_URL: upstream, contract.ENV_AGENT_API_KEY: credential.placeholder}
+    return relay, {
+        contract.ENV_AGENT_BASE_URL: f"http://127.0.0.1:{contract.RELAY_PORT}",
+        contract.ENV_AGENT_PUBLIC_BASE_URL: upstream,
+        contract.ENV_AGENT_API_KEY: credential.placeholder,
+    }

@@ -70,7 +70,11 @@ def model_refusal(pinned: str | None, request: Request, repeated: str | None) ->
         named = gemini.group(1)
         if named != pinned.removeprefix(_GEMINI_PREFIX):
             return _other(named, pinned)
-        if isinstance(body, dict) and "model" in body and body["model"] not in (pinned, _GEMINI_PREFIX + named, named):
+        if (
+            isinstance(body, dict)
+            and "model" in body
+            and body["model"] not in (pinned, _GEMINI_PREFIX + named, named)
+        ):
             return _other(body["model"], pinned)
         return None
     if not isinstance(body, dict):
@@ -81,9 +85,13 @@ def model_refusal(pinned: str | None, request: Request, repeated: str | None) ->
 
 
 def _other(named: Any, pinned: str) -> str:
-    shown = repr(named[:200]) if isinstance(named, str) else "no model" if named is None else repr(named)[:200]
-    return (f"this run's model is {pinned!r}; the request names {shown}: the relay forwards calls "
-            f"to the configured model only")
+    shown = (
+        repr(named[:200]) if isinstance(named, str) else "no model" if named is None else repr(named)[:200]
+    )
+    return (
+        f"this run's model is {pinned!r}; the request names {shown}: the relay forwards calls "
+        f"to the configured model only"
+    )
 
 
 def with_stream_usage(request: Request, body: bytes) -> bytes:

@@ -113,15 +113,31 @@ class RelayTrace:
         self._closed = False
         self._lock = threading.Lock()
 
-    def record(self, *, url: str, path: str, started: float, latency_ms: float, http_status: int | None,
-               request: Capture, response: Capture, content_encoding: str | None = None,
-               error: str | None = None, sim: dict[str, Any] | None = None) -> None:
+    def record(
+        self,
+        *,
+        url: str,
+        path: str,
+        started: float,
+        latency_ms: float,
+        http_status: int | None,
+        request: Capture,
+        response: Capture,
+        content_encoding: str | None = None,
+        error: str | None = None,
+        sim: dict[str, Any] | None = None,
+    ) -> None:
         body = _request_field(request.data, request.cut)
         raw, note = decoded(response.data, content_encoding)
         entry: dict[str, Any] = {
-            "type": "llm_call", "timestamp": round(started, 3), "url": public_url(url),
-            "latency_ms": round(latency_ms, 1), "http_status": http_status,
-            "provider": self.provider, "model": model_of(body, path), "request": body,
+            "type": "llm_call",
+            "timestamp": round(started, 3),
+            "url": public_url(url),
+            "latency_ms": round(latency_ms, 1),
+            "http_status": http_status,
+            "provider": self.provider,
+            "model": model_of(body, path),
+            "request": body,
             "raw_response": raw.decode("utf-8", errors="replace"),
         }
         cut = [name for name, c in (("request", request), ("raw_response", response)) if c.cut]
@@ -132,7 +148,9 @@ class RelayTrace:
             entry["response_note"] = note
         if error:
             entry["error"] = error
-        entry.update(sim or {})  # sim_started_at, sim_duration_s: the simulated clock's view (generation_clock.py)
+        entry.update(
+            sim or {}
+        )  # sim_started_at, sim_duration_s: the simulated clock's view (generation_clock.py)
         self._append(entry)
 
     def _append(self, entry: dict[str, Any]) -> None:
@@ -146,8 +164,12 @@ class RelayTrace:
             if admitted is None:
                 return
             if not admitted:
-                marker = {"seq": self._seq, "type": "truncated", "timestamp": round(time.time(), 3),
-                          "message": self.cap_message()}
+                marker = {
+                    "seq": self._seq,
+                    "type": "truncated",
+                    "timestamp": round(time.time(), 3),
+                    "message": self.cap_message(),
+                }
                 data = (json.dumps(marker) + "\n").encode()
             self._seq += 1
             if self._fh is None:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from gaia2_contract import routes
 
@@ -47,8 +48,14 @@ def _health(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     elif not st.ready.is_set():
         code, body = 503, {"status": "starting"}
     else:
-        code, body = 200, {"status": "ok", "scenario_id": st.loaded.scenario_id if st.loaded else None,
-                           "runtime": st.runtime}
+        code, body = (
+            200,
+            {
+                "status": "ok",
+                "scenario_id": st.loaded.scenario_id if st.loaded else None,
+                "runtime": st.runtime,
+            },
+        )
     return code, body if h.token is not None and h.authorized() else {"status": body["status"]}
 
 
@@ -101,7 +108,9 @@ def _call(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
     if not isinstance(args, dict):
         return 400, {"error": "args must be a JSON object"}
     try:
-        return 200, st.session.call_tool(body["tool"], args, ends_turn=body.get(routes.CALL_ENDS_TURN) is True)
+        return 200, st.session.call_tool(
+            body["tool"], args, ends_turn=body.get(routes.CALL_ENDS_TURN) is True
+        )
     except KeyError:
         return 404, {"error": f"unknown tool {body['tool']!r}: GET {routes.TOOLS} lists them"}
 
@@ -117,10 +126,14 @@ def _inbox(h: JsonHandler, query: dict, _b: Any) -> tuple[int, Any]:
 def _time(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     st: DaemonState = h.daemon_state
     clock = st.session.clock if st.session else None
-    return 200, {"sim_time": st.session.sim_time() if st.session else None, "wall_time": time.time(),
-                 # The scenario's own start time (ARE's default agent dates its system prompt by it).
-                 "start_time": getattr(st.session.scenario, "start_time", None) if st.session else None,
-                 "clock": clock.mode if clock else None, "time_speed": clock.speed if clock else None}
+    return 200, {
+        "sim_time": st.session.sim_time() if st.session else None,
+        "wall_time": time.time(),
+        # The scenario's own start time (ARE's default agent dates its system prompt by it).
+        "start_time": getattr(st.session.scenario, "start_time", None) if st.session else None,
+        "clock": clock.mode if clock else None,
+        "time_speed": clock.speed if clock else None,
+    }
 
 
 def _oracle_plan(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
@@ -152,7 +165,9 @@ def _oracle_advance(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
     body = body if isinstance(body, dict) else {}
     until, limit = body.get("until"), body.get("max_seconds", 3600)
     if (until is not None and not _finite(until)) or not _finite(limit) or limit <= 0:
-        return 400, {"error": 'expected {"until": <simulated epoch seconds or null>, "max_seconds": <positive>}'}
+        return 400, {
+            "error": 'expected {"until": <simulated epoch seconds or null>, "max_seconds": <positive>}'
+        }
     return 200, st.session.clock.advance(None if until is None else float(until), float(limit))
 
 

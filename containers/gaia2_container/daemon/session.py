@@ -10,18 +10,25 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from datetime import datetime, timezone
-from typing import Any, Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
 
 from gaia2_contract import constants as contract
 
 from ..jsonable import as_text, to_jsonable
 from .a2a import ExpertAgents
-from .judge_hooks import (agent_error_reason, clean_rationale, listen_to_turns, record_judge_details,
-                          turn_in_progress, with_agent_note)
 from .event_mirror import EventMirror
 from .generation_clock import GenerationClock
+from .judge_hooks import (
+    agent_error_reason,
+    clean_rationale,
+    listen_to_turns,
+    record_judge_details,
+    turn_in_progress,
+    with_agent_note,
+)
 from .processes import start_thread
 from .recorder import EventRecorder
 from .sim_clock import SimClock
@@ -37,8 +44,14 @@ LOCK_POLL_S = 0.05  # how often the judge, waiting for a tool call, checks wheth
 class Session:
     """Owns the Environment; HTTP handlers and the monitor thread call into it."""
 
-    def __init__(self, loaded: Any, recorder: EventRecorder, status: StatusBoard, timeout_s: float | None,
-                 clock: SimClock | None = None) -> None:
+    def __init__(
+        self,
+        loaded: Any,
+        recorder: EventRecorder,
+        status: StatusBoard,
+        timeout_s: float | None,
+        clock: SimClock | None = None,
+    ) -> None:
         self.scenario = loaded.scenario
         self.judge = loaded.judge
         self.judge_trace = getattr(loaded, "judge_trace", None)
@@ -110,14 +123,21 @@ class Session:
         if aui is not None:
             # As ARE's own agent does: user messages arrive as notifications, never block on input.
             aui.wait_for_user_response = False
-        self.toolbox = Toolbox(self.env.get_tools() + (self.a2a.extra_tools() if self.a2a is not None else []))
+        self.toolbox = Toolbox(
+            self.env.get_tools() + (self.a2a.extra_tools() if self.a2a is not None else [])
+        )
         if self.judge is not None:
             listen_to_turns(self.judge, self._on_turn_judged)
         self._started_wall = time.time()
         self.recorder.sim_clock = self.sim_time
-        self.status.update(status="running", nb_turns=self.nb_turns, sim_time=self.sim_time(),
-                           sim_start=round(self.env.time_manager.start_time, 3),
-                           clock=self.clock.mode, time_speed=self.clock.speed)
+        self.status.update(
+            status="running",
+            nb_turns=self.nb_turns,
+            sim_time=self.sim_time(),
+            sim_start=round(self.env.time_manager.start_time, 3),
+            clock=self.clock.mode,
+            time_speed=self.clock.speed,
+        )
         threading.Thread(target=self._monitor, name="monitor", daemon=True).start()
 
     def sim_time(self) -> float | None:
@@ -133,19 +153,28 @@ class Session:
             raise KeyError(name)
         if self.done.is_set():
             return {"ok": False, "error": "the scenario is over: no more tool calls are accepted"}
-        if name == SEND_TO_USER and self.provider_witness is not None and not self._final_started and (
-                down := self.provider_witness()):
+        if (
+            name == SEND_TO_USER
+            and self.provider_witness is not None
+            and not self._final_started
+            and (down := self.provider_witness())
+        ):
             # The model could not have written this: its provider was failing (some harnesses print
             # the provider's error as their answer). No verdict, as for an agent that stops then.
-            self._finish(status="error", error=f"{down} (seen by the model relay); the agent's message "
-                         f"to the user came after it: {str(args.get('content', ''))[:200]!r}")
+            self._finish(
+                status="error",
+                error=f"{down} (seen by the model relay); the agent's message "
+                f"to the user came after it: {str(args.get('content', ''))[:200]!r}",
+            )
             return {"ok": False, "error": "the scenario is over: the model provider was failing"}
         with self._call_lock, self.generation.tool_call():
             if self._final_started:  # being judged: what is judged must not change under the judge
                 return {"ok": False, "error": "the scenario is over: no more tool calls are accepted"}
             started = time.perf_counter()
             sim_before = self.sim_time()
-            expert = self.a2a.expert_call(spec.app_class, spec.app) if self.a2a is not None else nullcontext(None)
+            expert = (
+                self.a2a.expert_call(spec.app_class, spec.app) if self.a2a is not None else nullcontext(None)
+            )
             try:
                 with expert as call_id:  # an expert_agent call: its sub-agent's records nest under call_id
                     raw = self.toolbox.call(name, args)
@@ -220,7 +249,9 @@ class Session:
         if self.done.is_set():
             return
         reason = "; ".join(r for r in (limit, agent_error_reason()) if r)
-        note = f"agent runtime exited with code {code} before the scenario ended" + (f": {reason}" if reason else "")
+        note = f"agent runtime exited with code {code} before the scenario ended" + (
+            f": {reason}" if reason else ""
+        )
         self._start_final_judgment("agent runtime exited", end_reason="agent_exit", note=note)
 
     # ---- internals ----------------------------------------------------------------------
@@ -229,8 +260,16 @@ class Session:
         with self._state_lock:
             index = len(self.inbox)
             now = self.sim_time()
-            self.inbox.append({"index": index, "sender": sender, "content": content, "sim_time": now,
-                               "timestamp": now if timestamp is None else timestamp, "wall_time": time.time()})
+            self.inbox.append(
+                {
+                    "index": index,
+                    "sender": sender,
+                    "content": content,
+                    "sim_time": now,
+                    "timestamp": now if timestamp is None else timestamp,
+                    "wall_time": time.time(),
+                }
+            )
         self.recorder.record("notification", self.sim_time(), sender=sender, content=content, source=kind)
         return index
 
@@ -238,8 +277,15 @@ class Session:
         with self._state_lock:
             index = len(self.outbox)
             number = index + 1  # turns are numbered from 1 in everything we publish
-            self.outbox.append({"index": index, "content": content, "sim_time": self.sim_time(),
-                                "wall_time": time.time(), "turn_number": number})
+            self.outbox.append(
+                {
+                    "index": index,
+                    "content": content,
+                    "sim_time": self.sim_time(),
+                    "wall_time": time.time(),
+                    "turn_number": number,
+                }
+            )
         self.recorder.record("agent_message", self.sim_time(), content=content, turn_number=number)
         self.status.update(turn_number=min(number + 1, self.nb_turns))
         if index + 1 >= self.nb_turns:
@@ -249,11 +295,17 @@ class Session:
         """Record the judge's model calls and comparisons since the last call; the one-line reason."""
         return record_judge_details(self.judge_trace, self.recorder, self.sim_time())
 
-    def _record_turn(self, turn: int, success: bool | None, rationale: str, error: str | None,
-                     reason: str | None = None) -> None:
+    def _record_turn(
+        self, turn: int, success: bool | None, rationale: str, error: str | None, reason: str | None = None
+    ) -> None:
         """`turn` is ARE's index (from 0); what is recorded counts from 1 (`turn_number`)."""
-        entry = {"turn_number": turn + 1, "success": success, "rationale": rationale, "error": error,
-                 "judged_at": time.time()}
+        entry = {
+            "turn_number": turn + 1,
+            "success": success,
+            "rationale": rationale,
+            "error": error,
+            "judged_at": time.time(),
+        }
         reason = self._judge_details() if reason is None else reason
         if reason and success is False:
             entry["reason"] = reason
@@ -325,7 +377,11 @@ class Session:
             if not turns or turns[-1]["turn_number"] != turn + 1:
                 self._record_turn(turn, bool(result.success), rationale, None, reason)
             failed_turn = None if result.success else self._first_failed_turn()
-            judgment = {"success": bool(result.success), "rationale": rationale, "failed_turn_number": failed_turn}
+            judgment = {
+                "success": bool(result.success),
+                "rationale": rationale,
+                "failed_turn_number": failed_turn,
+            }
             if reason and not result.success:
                 judgment["reason"] = reason
             self._finish(
@@ -364,7 +420,12 @@ class Session:
         with self._state_lock:
             if self.verdict is not None:
                 return
-            self.verdict = {"status": status, "judgment": judgment, "error": error, "sim_time": self.sim_time()}
+            self.verdict = {
+                "status": status,
+                "judgment": judgment,
+                "error": error,
+                "sim_time": self.sim_time(),
+            }
             self.verdict["agent_response"] = self.outbox[-1]["content"] if self.outbox else ""
         self.generation.close()
         try:
@@ -403,20 +464,27 @@ class Session:
     def _drain_notifications(self) -> None:
         from are.simulation.notification_system import MessageType
 
-        now = datetime.fromtimestamp(self.env.time_manager.time(), tz=timezone.utc)
+        now = datetime.fromtimestamp(self.env.time_manager.time(), tz=UTC)
         for message in self.env.notification_system.message_queue.get_by_timestamp(now):
             if message.message_type == MessageType.USER_MESSAGE:
-                self._push_inbox("user", message.message, kind="scenario", timestamp=message.timestamp.timestamp())
+                self._push_inbox(
+                    "user", message.message, kind="scenario", timestamp=message.timestamp.timestamp()
+                )
             elif message.message_type == MessageType.ENVIRONMENT_NOTIFICATION:
-                self._push_inbox("system", message.message, kind="scenario", timestamp=message.timestamp.timestamp())
+                self._push_inbox(
+                    "system", message.message, kind="scenario", timestamp=message.timestamp.timestamp()
+                )
 
     def _check_limits(self) -> None:
         if self.done.is_set() or self._final_started:
             return
         if self.timeout_s and time.time() - self._started_wall > self.timeout_s:
             # The agent is still working when its time is up: judged on what it did so far.
-            self._start_final_judgment("time limit", end_reason="timeout",
-                                       note=f"scenario did not finish within {self.timeout_s:.0f}s")
+            self._start_final_judgment(
+                "time limit",
+                end_reason="timeout",
+                note=f"scenario did not finish within {self.timeout_s:.0f}s",
+            )
         elif self.env.thread is not None and not self.env.thread.is_alive():
             # ARE's clock ran out (scenario duration) or a turn was rejected: judge what happened.
             self._start_final_judgment("environment stopped")

@@ -19,9 +19,18 @@ import functools
 import logging
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from gaia2_contract.constants import DEFAULT_TIME_SPEED, MAX_TIME_SPEED as MAX_SPEED, MIN_TIME_SPEED as MIN_SPEED
+from gaia2_contract.constants import (
+    DEFAULT_TIME_SPEED,
+)
+from gaia2_contract.constants import (
+    MAX_TIME_SPEED as MAX_SPEED,
+)
+from gaia2_contract.constants import (
+    MIN_TIME_SPEED as MIN_SPEED,
+)
 
 log = logging.getLogger("gaia2.clock")
 
@@ -42,7 +51,7 @@ def parse_speed(raw: str | None) -> float:
     return speed
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def clocked_time_manager() -> type:
     """ARE's TimeManager, same arithmetic, but reading `self.wall()` instead of time.time().
 
@@ -125,7 +134,9 @@ class SimClock:
     # ---- the loop: ARE's _time_based_loop with the one-second sleep through this clock ----------
     def _time_based_loop(self) -> None:
         env = self.env
-        while (env.duration is None or env.time_manager.time_passed() <= env.duration) and not env.stop_event.is_set():
+        while (
+            env.duration is None or env.time_manager.time_passed() <= env.duration
+        ) and not env.stop_event.is_set():
             if env.exit_when_no_events and env.get_event_queue_length() == 0:
                 break
             while env.pause_event.is_set() and not env.stop_event.is_set():

@@ -73,8 +73,10 @@ class TokenBudget:
         """The run's note when a call is refused past the budget."""
         whose = "the agent's and its expert agents'" if self.shared else "the agent's"
         flight = f" (and calls in flight hold {held} more)" if held else ""
-        return (f"token budget exhausted: {whose} model calls used {spent} tokens{flight} "
-                f"of the {self.limit} allowed per scenario (--max-tokens)")
+        return (
+            f"token budget exhausted: {whose} model calls used {spent} tokens{flight} "
+            f"of the {self.limit} allowed per scenario (--max-tokens)"
+        )
 
     def state(self) -> tuple[int, int]:
         """(spent, held) right now."""

@@ -17,8 +17,9 @@ otherwise an agent could spend past --max-tokens with answers that do not say wh
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 # (input, output, cached input) key names per format; Anthropic's cached reads come on top of input.
 _OPENAI_CHAT = ("prompt_tokens", "completion_tokens")
@@ -48,14 +49,16 @@ class Tokens:
     def total(self) -> int:
         return self.input + self.output
 
-    def add(self, other: "Tokens") -> None:
+    def add(self, other: Tokens) -> None:
         self.input += other.input
         self.output += other.output
         self.cached += other.cached
 
-    def at_least(self, other: "Tokens") -> "Tokens":
+    def at_least(self, other: Tokens) -> Tokens:
         """Each side the larger of the two (a cut answer's usage, and its reservation)."""
-        return Tokens(max(self.input, other.input), max(self.output, other.output), max(self.cached, other.cached))
+        return Tokens(
+            max(self.input, other.input), max(self.output, other.output), max(self.cached, other.cached)
+        )
 
 
 def reservation(body: Any, size: int) -> Tokens:
@@ -68,7 +71,9 @@ def reservation(body: Any, size: int) -> Tokens:
     limits += [config[key] for config in configs for key in _GEMINI_LIMITS if key in config]
     choices = [doc[key] for key in _CHOICES if key in doc]
     choices += [config[key] for config in configs for key in _GEMINI_CHOICES if key in config]
-    output = max((_number(value) or DEFAULT_MAX_OUTPUT_TOKENS for value in limits), default=DEFAULT_MAX_OUTPUT_TOKENS)
+    output = max(
+        (_number(value) or DEFAULT_MAX_OUTPUT_TOKENS for value in limits), default=DEFAULT_MAX_OUTPUT_TOKENS
+    )
     many = max((_number(value) or 1 for value in choices), default=1)
     return Tokens(input=max(size, 0) // PROMPT_BYTES_PER_TOKEN, output=output * many)
 
@@ -131,7 +136,11 @@ def _merge(found: Tokens, usage: dict[str, Any]) -> None:
             cache = sum(_number(usage.get(k)) for k in _ANTHROPIC_CACHE) if input_key == "input_tokens" else 0
             details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
             cached = _number(details.get("cached_tokens")) if isinstance(details, dict) else 0
-            cached = max(cached, _number(usage.get("cachedContentTokenCount")), _number(usage.get("cache_read_input_tokens")))
+            cached = max(
+                cached,
+                _number(usage.get("cachedContentTokenCount")),
+                _number(usage.get("cache_read_input_tokens")),
+            )
             found.input = max(found.input, _number(usage.get(input_key)) + cache)
             found.output = max(found.output, _number(usage.get(output_key)))
             found.cached = max(found.cached, cached)

@@ -17,8 +17,8 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 from gaia2_contract import constants as contract
 
@@ -36,11 +36,13 @@ class Limits:
     deadline_s: float | None
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str], scenario_timeout_s: float | None) -> "Limits":
+    def from_env(cls, env: Mapping[str, str], scenario_timeout_s: float | None) -> Limits:
         """GAIA2_IDLE_TIMEOUT (default 60 s, 0 = never), GAIA2_DEADLINE (default scenario timeout +
         600 s; none without a scenario timeout)."""
         idle = _seconds(env.get(contract.ENV_IDLE_TIMEOUT), contract.DEFAULT_IDLE_TIMEOUT_S)
-        default_deadline = (scenario_timeout_s + contract.DEFAULT_DEADLINE_GRACE_S) if scenario_timeout_s else 0.0
+        default_deadline = (
+            (scenario_timeout_s + contract.DEFAULT_DEADLINE_GRACE_S) if scenario_timeout_s else 0.0
+        )
         deadline = _seconds(env.get(contract.ENV_DEADLINE), default_deadline)
         return cls(idle_s=idle or None, deadline_s=deadline or None)
 

@@ -136,7 +136,9 @@ class OracleReplay:
 
 
 def main() -> int:
-    logging.basicConfig(level=os.environ.get("GAIA2_LOG_LEVEL", "INFO"), format="%(asctime)s oracle: %(message)s")
+    logging.basicConfig(
+        level=os.environ.get("GAIA2_LOG_LEVEL", "INFO"), format="%(asctime)s oracle: %(message)s"
+    )
     drop = os.environ.get("GAIA2_ORACLE_DROP_ACTION")  # testing aid: replay a deliberately broken oracle
     try:
         _wait_until_ready()
@@ -175,7 +177,9 @@ def _drop_action(plan: list[dict[str, Any]], which: str) -> list[dict[str, Any]]
     kept = [a for a in plan if a is not victim]
     for a in kept:
         if victim["event_id"] in a["dependencies"]:
-            a["dependencies"] = [d for d in a["dependencies"] if d != victim["event_id"]] + victim["dependencies"]
+            a["dependencies"] = [d for d in a["dependencies"] if d != victim["event_id"]] + victim[
+                "dependencies"
+            ]
     return kept
 
 

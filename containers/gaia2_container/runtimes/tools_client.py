@@ -21,8 +21,9 @@ class ToolApiError(Exception):
     pass
 
 
-def request(method: str, path: str, body: Any = None, base_url: str | None = None,
-            timeout: float | None = 60.0) -> Any:
+def request(
+    method: str, path: str, body: Any = None, base_url: str | None = None, timeout: float | None = 60.0
+) -> Any:
     url = (base_url or places.TOOLS_URL).rstrip("/") + path
     data = None if body is None else json.dumps(body).encode("utf-8")
     req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
@@ -43,7 +44,9 @@ def list_tools(base_url: str | None = None) -> list[dict[str, Any]]:
     return request("GET", routes.TOOLS, base_url=base_url)["tools"]
 
 
-def call_tool(tool: str, args: dict[str, Any], base_url: str | None = None, ends_turn: bool = False) -> dict[str, Any]:
+def call_tool(
+    tool: str, args: dict[str, Any], base_url: str | None = None, ends_turn: bool = False
+) -> dict[str, Any]:
     """One tool call; it may last as long as the scenario (without a limit: as long as it takes): an
     `expert_agent` tool (Agent2Agent) answers once its sub-agent is done. `ends_turn`: a final
     message ends the agent's turn even if it raises (routes.CALL_ENDS_TURN)."""
@@ -78,7 +81,9 @@ def give_up(code: int, message: str, who: str) -> int:
     the run's error as a note); returns `code` for the exit."""
     print(f"{who}: {message}", file=sys.stderr, flush=True)
     try:
-        (Path(os.environ.get("HOME", ".")) / contract.AGENT_ERROR_FILE).write_text(message + "\n", encoding="utf-8")
+        (Path(os.environ.get("HOME", ".")) / contract.AGENT_ERROR_FILE).write_text(
+            message + "\n", encoding="utf-8"
+        )
     except OSError:
         pass
     return code

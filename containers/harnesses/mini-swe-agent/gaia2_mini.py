@@ -52,14 +52,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-t", "--task", required=True)
     parser.add_argument("-m", "--model", required=True, help="litellm model name, e.g. openai/gpt-4.1")
     parser.add_argument("-c", "--config", action="append", default=[], help="config specs, merged in order")
-    parser.add_argument("--instructions", type=Path, required=True, help="the instructions file (system prompt)")
-    parser.add_argument("--trajectory", type=Path, required=True, help="mini's trajectory file: saved each step")
+    parser.add_argument(
+        "--instructions", type=Path, required=True, help="the instructions file (system prompt)"
+    )
+    parser.add_argument(
+        "--trajectory", type=Path, required=True, help="mini's trajectory file: saved each step"
+    )
     parser.add_argument("--reply", type=Path, required=True, help="where the submission is written")
     parser.add_argument("--resume", action="store_true", help="continue the conversation in --trajectory")
     args = parser.parse_args(argv)
 
-    config = recursive_merge(*(get_config_from_spec(spec) for spec in args.config or ["mini.yaml"]),
-                             {"agent": {"output_path": str(args.trajectory)}, "model": {"model_name": args.model}})
+    config = recursive_merge(
+        *(get_config_from_spec(spec) for spec in args.config or ["mini.yaml"]),
+        {"agent": {"output_path": str(args.trajectory)}, "model": {"model_name": args.model}},
+    )
     agent_config = {k: v for k, v in config.get("agent", {}).items() if k != "agent_class"}
     history = saved_history(args.trajectory) if args.resume else None
     model = get_model(config=config.get("model", {}))

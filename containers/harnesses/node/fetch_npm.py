@@ -44,7 +44,9 @@ def fetch(package: str, version: str, dest: Path, ca_bundle: str | None) -> None
             if not parts or ".." in parts:
                 continue
             member.name = str(Path(*parts))
-            tar.extract(member, dest, filter="tar") if hasattr(tarfile, "data_filter") else tar.extract(member, dest)
+            tar.extract(member, dest, filter="tar") if hasattr(tarfile, "data_filter") else tar.extract(
+                member, dest
+            )
     print(f"{package}@{version} -> {dest}")
 
 

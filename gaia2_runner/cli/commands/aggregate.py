@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.text import Text
+
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.launch import show_outcome
@@ -12,10 +14,11 @@ from gaia2_runner.engine.aggregate import aggregate
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.text import printable
-from rich.text import Text
 
-ALLOW_PARTIAL_HELP = ("Merge even with missing shards or runs without a result; the summary is then "
-                      "marked incomplete (missing runs count as failures in the headline rate).")
+ALLOW_PARTIAL_HELP = (
+    "Merge even with missing shards or runs without a result; the summary is then "
+    "marked incomplete (missing runs count as failures in the headline rate)."
+)
 
 
 @friendly
@@ -41,8 +44,15 @@ def aggregate_cmd(
         err.print(Text(printable(f"warning: viewer not written: {exc}"), style="yellow"))
     if merged.missing_shards or merged.missing_runs:
         gaps = merged.missing_shards + merged.missing_runs
-        err.print(Text(printable(f"warning: --allow-partial: merged without {len(gaps)} missing shard(s)/run(s): "
-                                 f"{', '.join(gaps[:5])}{' …' if len(gaps) > 5 else ''}"), style="yellow"))
+        err.print(
+            Text(
+                printable(
+                    f"warning: --allow-partial: merged without {len(gaps)} missing shard(s)/run(s): "
+                    f"{', '.join(gaps[:5])}{' …' if len(gaps) > 5 else ''}"
+                ),
+                style="yellow",
+            )
+        )
     out.print(Text(printable(f"merged {len(merged.shards)} shard(s): {', '.join(merged.shards)}")))
     show_outcome(merged.outcome, out)
     raise typer.Exit(EXIT_OK if merged.outcome.summary.complete else EXIT_NO_VERDICT)

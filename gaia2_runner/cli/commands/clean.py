@@ -10,17 +10,18 @@ from __future__ import annotations
 import sys
 
 import typer
+from rich.text import Text
+
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly, print_error
 from gaia2_runner.cli.options import EngineOption
 from gaia2_runner.config.load import parse_hosts
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
-from gaia2_runner.sandbox.leftovers import Leftover, remove_containers, runner_containers
-from gaia2_runner.sandbox.ownership import ALIVE, DEAD, OTHER_BOOT, OTHER_HOST, OTHER_NAMESPACE, UNKNOWN
 from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.engine_select import requested_engine
-from rich.text import Text
+from gaia2_runner.sandbox.leftovers import Leftover, remove_containers, runner_containers
+from gaia2_runner.sandbox.ownership import ALIVE, DEAD, OTHER_BOOT, OTHER_HOST, OTHER_NAMESPACE, UNKNOWN
 
 WHY = {
     DEAD: "runner gone",
@@ -43,12 +44,22 @@ def describe(item: Leftover, action: str) -> str:
 
 @friendly
 def clean_cmd(
-    all_: bool = typer.Option(False, "--all", help="Also remove containers of runners that still run "
-                              "(or whose owner cannot be checked); asks first unless --yes."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask before removing containers of live runners."),
+    all_: bool = typer.Option(
+        False,
+        "--all",
+        help="Also remove containers of runners that still run "
+        "(or whose owner cannot be checked); asks first unless --yes.",
+    ),
+    yes: bool = typer.Option(
+        False, "--yes", "-y", help="Do not ask before removing containers of live runners."
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Only list what would be removed."),
-    host: list[str] = typer.Option([], "--host", help="Engine API URL to clean, as in [run] hosts (repeatable; "
-                                   "default: this machine's, or CONTAINER_HOST/DOCKER_HOST)."),
+    host: list[str] = typer.Option(
+        [],
+        "--host",
+        help="Engine API URL to clean, as in [run] hosts (repeatable; "
+        "default: this machine's, or CONTAINER_HOST/DOCKER_HOST).",
+    ),
     engine: EngineOption = None,
 ) -> None:
     """Remove scenario containers left behind by runners that are gone (killed, crashed, rebooted).
@@ -86,8 +97,13 @@ def _clean_host(url: str | None, engine: str | None, *, all_: bool, yes: bool, d
         for item in kept:
             out.print(Text(describe(item, "keep")), soft_wrap=True)
         if kept:
-            err.print(Text(f"{len(kept)} kept: their runner still runs or cannot be checked from here; "
-                           "--all removes them too", style="dim"))
+            err.print(
+                Text(
+                    f"{len(kept)} kept: their runner still runs or cannot be checked from here; "
+                    "--all removes them too",
+                    style="dim",
+                )
+            )
         if dry_run or not chosen:
             out.print(f"{len(chosen)} container(s) {'would be removed' if dry_run else 'to remove'}")
             return False

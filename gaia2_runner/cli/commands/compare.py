@@ -3,23 +3,31 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
+from rich.table import Table
+from rich.text import Text
+
 from gaia2_runner.analysis import compare, describe
 from gaia2_runner.analysis.compare import Comparison, Delta
 from gaia2_runner.cli.console import out
-from gaia2_runner.cli.display import (add_fixed, add_flexible, add_name, compact_table, name_cell, one_line_cell, pct,
-                                      who_ran)
+from gaia2_runner.cli.display import (
+    add_fixed,
+    add_flexible,
+    add_name,
+    compact_table,
+    name_cell,
+    one_line_cell,
+    pct,
+    who_ran,
+)
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.options import VERDICTS_FLAG, VERDICTS_HELP
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.read.verdicts import CURRENT, VerdictSet
 from gaia2_runner.exit_codes import EXIT_OK
+from gaia2_runner.output.read.verdicts import CURRENT, VerdictSet
 from gaia2_runner.text import printable
 from gaia2_runner.viewer.compare_page import write_compare_page
-from rich.table import Table
-from rich.text import Text
 
 MAX_FLIP_ROWS = 50
 MAX_SPLIT_WIDTH = 16
@@ -41,13 +49,17 @@ def delta_text(delta: Delta) -> str:
 
 
 def _flips(delta: Delta) -> str:
-    return f"{delta.fixed} fixed, {delta.broke} broke, {delta.scenarios - delta.fixed - delta.broke} unchanged"
+    return (
+        f"{delta.fixed} fixed, {delta.broke} broke, {delta.scenarios - delta.fixed - delta.broke} unchanged"
+    )
 
 
 def _side(name: str, path: Path, verdicts: VerdictSet) -> Text:
     text = Text(f"{name}: ", style="bold")
     text.append(printable(str(path)))
-    text.append("".join("\n   " + printable(line) for line in who_ran(describe(path, verdicts.name))), style="dim")
+    text.append(
+        "".join("\n   " + printable(line) for line in who_ran(describe(path, verdicts.name))), style="dim"
+    )
     return text
 
 
@@ -59,8 +71,16 @@ def splits_table(result: Comparison) -> Table:
         add_fixed(table, name)
     for split, d in result.splits.items():
         interval = "no spread" if d.low is None or d.high is None else f"{_points(d.low)} … {_points(d.high)}"
-        table.add_row(name_cell(split), str(d.scenarios), pct(d.a), pct(d.b),
-                      "-" if d.delta is None else _points(d.delta), interval, str(d.fixed), str(d.broke))
+        table.add_row(
+            name_cell(split),
+            str(d.scenarios),
+            pct(d.a),
+            pct(d.b),
+            "-" if d.delta is None else _points(d.delta),
+            interval,
+            str(d.fixed),
+            str(d.broke),
+        )
     return table
 
 
@@ -72,7 +92,9 @@ def print_comparison(result: Comparison) -> None:
     out.print(Text(f"  success {delta_text(overall)}", style="bold"))
     if overall.se is not None:
         out.print(Text(f"  paired standard error {100 * overall.se:.1f} points"))
-    out.print(Text(f"  flips: {_flips(overall)}; {len(result.only_a)} only in A, {len(result.only_b)} only in B"))
+    out.print(
+        Text(f"  flips: {_flips(overall)}; {len(result.only_a)} only in A, {len(result.only_b)} only in B")
+    )
     if len(result.splits) > 1:
         out.print(splits_table(result))
     if not result.flips:
@@ -95,15 +117,24 @@ def print_comparison(result: Comparison) -> None:
 def compare_cmd(
     a: Path = typer.Argument(..., help="The baseline output directory."),
     b: Path = typer.Argument(..., help="The output directory compared with it."),
-    html: Optional[Path] = typer.Option(None, "--html", help="Also write the comparison as an HTML page here."),
-    verdicts: Optional[list[str]] = typer.Option(None, VERDICTS_FLAG, metavar="SET", help=VERDICTS_HELP + (
-        " Twice: A's, then B's (`compare D D --verdicts original --verdicts rejudged`: what a re-judge changed).")),
+    html: Path | None = typer.Option(None, "--html", help="Also write the comparison as an HTML page here."),
+    verdicts: list[str] | None = typer.Option(
+        None,
+        VERDICTS_FLAG,
+        metavar="SET",
+        help=VERDICTS_HELP
+        + (
+            " Twice: A's, then B's (`compare D D --verdicts original --verdicts rejudged`: what a re-judge changed)."
+        ),
+    ),
 ) -> None:
     """Per-scenario flips and the success-rate difference B - A with its paired standard error
     and 95% interval, overall and per split."""
     sets = verdicts or [CURRENT]
     if len(sets) > 2:
-        raise Gaia2Error(f"--verdicts given {len(sets)} times: give it once (both runs) or twice (A's, then B's)")
+        raise Gaia2Error(
+            f"--verdicts given {len(sets)} times: give it once (both runs) or twice (A's, then B's)"
+        )
     result = compare(a, b, (sets[0], sets[-1]))
     print_comparison(result)
     if html is not None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
+from rich.text import Text
+
 from gaia2_runner.cli.build_display import BASE_IMAGE_HELP, build_with_display
 from gaia2_runner.cli.console import out
 from gaia2_runner.cli.display import add_fixed, add_name, compact_table, name_cell
@@ -14,24 +15,27 @@ from gaia2_runner.cli.options import EngineOption
 from gaia2_runner.config import load_env_file
 from gaia2_runner.config.harnesses import all_harnesses, get_harness
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.sandbox.images import default_base_image
 from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.engine_select import requested_engine
-from rich.text import Text
-
+from gaia2_runner.sandbox.images import default_base_image
 
 MAX_PACKAGE_WIDTH = 50
 
 
 @friendly
 def build_cmd(
-    base_image: Optional[str] = typer.Option(None, "--base-image", help=BASE_IMAGE_HELP),
-    ca_bundle: Optional[Path] = typer.Option(
-        None, "--ca-bundle",
-        help="CA bundle pip and npm trust during the build (default: $GAIA2_CA_BUNDLE or the system bundle)."),
+    base_image: str | None = typer.Option(None, "--base-image", help=BASE_IMAGE_HELP),
+    ca_bundle: Path | None = typer.Option(
+        None,
+        "--ca-bundle",
+        help="CA bundle pip and npm trust during the build (default: $GAIA2_CA_BUNDLE or the system bundle).",
+    ),
     force: bool = typer.Option(False, "--force", help="Rebuild every layer (no build cache)."),
-    agents: Optional[List[str]] = typer.Option(
-        None, "--agent", help="Build this agent's image (repeatable; `images list` names them) instead of the default set."),
+    agents: list[str] | None = typer.Option(
+        None,
+        "--agent",
+        help="Build this agent's image (repeatable; `images list` names them) instead of the default set.",
+    ),
     engine: EngineOption = None,
 ) -> None:
     """Build localhost/gaia2-runtime-base, localhost/gaia2-oracle and localhost/gaia2-agent, or
@@ -42,10 +46,21 @@ def build_cmd(
     defaults = not chosen or any(h.builtin for h in chosen)
     # An agent's image: only what is missing or stale (the runtime base takes minutes), unless --force.
     with Sandbox.connect(engine=engine) as backend:
-        built = build_with_display(base_image, ca_bundle, force, only_missing=bool(chosen) and not force,
-                                   backend=backend, harnesses=chosen, defaults=defaults)
-    out.print(Text(f"built: {', '.join(built) or 'nothing (all current)'} (base image {base_image or default_base_image()}"
-                   f", {backend.engine})"))
+        built = build_with_display(
+            base_image,
+            ca_bundle,
+            force,
+            only_missing=bool(chosen) and not force,
+            backend=backend,
+            harnesses=chosen,
+            defaults=defaults,
+        )
+    out.print(
+        Text(
+            f"built: {', '.join(built) or 'nothing (all current)'} (base image {base_image or default_base_image()}"
+            f", {backend.engine})"
+        )
+    )
 
 
 @friendly

@@ -5,12 +5,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
+from rich.text import Text
+
 from gaia2_runner.analysis import describe, load_rows
 from gaia2_runner.cli.console import err, out
-from gaia2_runner.cli.display import add_fixed, add_flexible, add_name, compact_table, name_cell, one_line_cell
+from gaia2_runner.cli.display import (
+    add_fixed,
+    add_flexible,
+    add_name,
+    compact_table,
+    name_cell,
+    one_line_cell,
+)
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.options import EngineOption, settings_named, with_settings
 from gaia2_runner.cli.report_view import render_summary
@@ -25,14 +34,15 @@ from gaia2_runner.output.summary import summarize
 from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.images import ensure_images
 from gaia2_runner.text import printable
-from rich.text import Text
 
 
 def _print_rejudged(run: Rejudged) -> None:
     """One line per run as it is judged: what changed and, for a failure, why."""
     why = run.error or (run.reason if run.new is False else "")
-    err.print(Text(printable(f"{run.change:<8} {run.rel or run.scenario_id}" + (f": {why}" if why else ""))),
-              soft_wrap=True)
+    err.print(
+        Text(printable(f"{run.change:<8} {run.rel or run.scenario_id}" + (f": {why}" if why else ""))),
+        soft_wrap=True,
+    )
 
 
 @friendly
@@ -40,9 +50,15 @@ def _print_rejudged(run: Rejudged) -> None:
 def judge_cmd(
     output_dir: Path = typer.Argument(..., help="A run's output directory."),
     concurrency: int = typer.Option(2, "--concurrency", min=1, max=64, help="Judge containers at a time."),
-    use_set: Optional[str] = typer.Option(None, "--use", metavar="SET", help=(
-        "Judge nothing: make original or rejudged the current verdicts (what ls, compare, export, "
-        "view and the report show) and print the report.")),
+    use_set: str | None = typer.Option(
+        None,
+        "--use",
+        metavar="SET",
+        help=(
+            "Judge nothing: make original or rejudged the current verdicts (what ls, compare, export, "
+            "view and the report show) and print the report."
+        ),
+    ),
     engine: EngineOption = None,
     settings: dict[str, Any] = None,  # type: ignore[assignment]
 ) -> None:
@@ -50,7 +66,9 @@ def judge_cmd(
     no apps run). New verdicts go beside the old ones (rejudged.json) and become the current ones
     (verdicts.json; `--use original` goes back); rejudge_summary.json and the table below say what
     changed, the report what they add up to. Exit 1 when some run could not be judged."""
-    root = require_run(output_dir, finished=True)  # before any image work: a wrong directory is one line at once
+    root = require_run(
+        output_dir, finished=True
+    )  # before any image work: a wrong directory is one line at once
     if use_set is not None:
         if use_set not in VERDICT_SETS:
             raise Gaia2Error(f"--use {use_set}: use one of {', '.join(VERDICT_SETS)}")
@@ -60,9 +78,17 @@ def judge_cmd(
         raise typer.Exit(EXIT_OK)
     config = judge_overrides(settings)
     with Sandbox.connect(engine=engine) as backend:
-        ensure_images(backend)  # builds only what is missing or stale (the rejudge entry point ships with the images)
-        outcome = rejudge_output(output_dir, config, dict(os.environ), concurrency=concurrency, backend=backend,
-                                 on_done=_print_rejudged)
+        ensure_images(
+            backend
+        )  # builds only what is missing or stale (the rejudge entry point ships with the images)
+        outcome = rejudge_output(
+            output_dir,
+            config,
+            dict(os.environ),
+            concurrency=concurrency,
+            backend=backend,
+            on_done=_print_rejudged,
+        )
     table = compact_table(f"re-judged {len(outcome.runs)} runs")
     add_name(table, "scenario")
     add_fixed(table, "before", "left")
@@ -71,14 +97,23 @@ def judge_cmd(
     word = {True: "PASS", False: "FAIL", None: "ERROR"}
     for run in outcome.runs:
         if run.change != "same":
-            table.add_row(name_cell(run.rel or run.scenario_id), word[run.old], word[run.new],
-                          one_line_cell(run.error or run.reason))
+            table.add_row(
+                name_cell(run.rel or run.scenario_id),
+                word[run.old],
+                word[run.new],
+                one_line_cell(run.error or run.reason),
+            )
     if any(run.change != "same" for run in outcome.runs):
         out.print(table)
     counts = outcome.counts()
-    out.print(Text(", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
-                   + (f"; {len(outcome.skipped)} without an ARE trace" if outcome.skipped else "")
-                   + f"; details in {output_dir / REJUDGE_SUMMARY_FILE}"), soft_wrap=True)
+    out.print(
+        Text(
+            ", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
+            + (f"; {len(outcome.skipped)} without an ARE trace" if outcome.skipped else "")
+            + f"; details in {output_dir / REJUDGE_SUMMARY_FILE}"
+        ),
+        soft_wrap=True,
+    )
     _refresh_report(output_dir)
     raise typer.Exit(EXIT_NO_VERDICT if counts.get("error") else EXIT_OK)
 

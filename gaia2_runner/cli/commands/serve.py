@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.options import DEFAULT_VERDICTS, VerdictsOption
 from gaia2_runner.cli.output_dir import OutputDirOption, existing_output_dir
@@ -17,7 +18,9 @@ STOPPED = "stopped"  # the last line when Ctrl-C ends it, start-up included
 @friendly(stop_line=STOPPED)
 def serve_cmd(
     output_dir: OutputDirOption,
-    host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback only).")] = DEFAULT_HOST,
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind (default: loopback only).")
+    ] = DEFAULT_HOST,
     port: Annotated[int, typer.Option("--port", help="Port (0: a free one; the URL is printed).")] = 0,
     verdicts: VerdictsOption = DEFAULT_VERDICTS,
 ) -> int:

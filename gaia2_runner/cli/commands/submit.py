@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import List, Optional
 
 import typer
+from rich.text import Text
+
 from gaia2_runner.cli.console import out
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.launch import build_config
@@ -17,20 +18,32 @@ from gaia2_runner.engine.plan import plan_run
 from gaia2_runner.engine.slurm import SlurmJob, submit, write_scripts
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.text import printable
-from rich.text import Text
 
 
 @friendly
 def submit_cmd(
     config_path: str = typer.Option(..., "--config", help="TOML run configuration (as for run-config)."),
-    slurm: bool = typer.Option(False, "--slurm", help="Submit to SLURM with sbatch (the one scheduler supported)."),
-    shards: int = typer.Option(..., "--shards", help="N: one array task per shard, each running --shard I/N."),
-    partition: Optional[str] = typer.Option(None, "--partition", help="sbatch --partition for every job."),
-    time_limit: Optional[str] = typer.Option(None, "--time", help="sbatch --time per shard task (e.g. 12:00:00)."),
-    sbatch_args: Optional[List[str]] = typer.Option(
-        None, "--sbatch-arg", help="Extra sbatch option for every job, e.g. --sbatch-arg=--cpus-per-task=8 (repeatable)."),
-    max_parallel: Optional[int] = typer.Option(None, "--max-parallel", help="At most this many shards at once (--array %M)."),
-    env_file: Optional[str] = typer.Option(None, "--env-file", help="dotenv file the shards load (default: next to the config)."),
+    slurm: bool = typer.Option(
+        False, "--slurm", help="Submit to SLURM with sbatch (the one scheduler supported)."
+    ),
+    shards: int = typer.Option(
+        ..., "--shards", help="N: one array task per shard, each running --shard I/N."
+    ),
+    partition: str | None = typer.Option(None, "--partition", help="sbatch --partition for every job."),
+    time_limit: str | None = typer.Option(
+        None, "--time", help="sbatch --time per shard task (e.g. 12:00:00)."
+    ),
+    sbatch_args: list[str] | None = typer.Option(
+        None,
+        "--sbatch-arg",
+        help="Extra sbatch option for every job, e.g. --sbatch-arg=--cpus-per-task=8 (repeatable).",
+    ),
+    max_parallel: int | None = typer.Option(
+        None, "--max-parallel", help="At most this many shards at once (--array %M)."
+    ),
+    env_file: str | None = typer.Option(
+        None, "--env-file", help="dotenv file the shards load (default: next to the config)."
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Write and print the scripts; submit nothing."),
     engine: EngineOption = None,
 ) -> None:
@@ -45,17 +58,31 @@ def submit_cmd(
         raise Gaia2Error(f"--shards must be 1 to {MAX_SHARDS}, got {shards}")
     if max_parallel is not None and max_parallel < 1:
         raise Gaia2Error(f"--max-parallel must be at least 1, got {max_parallel}")
-    config = build_config(config_path, {"engine": engine}, env_file)  # a bad --engine: one line, before sbatch
+    config = build_config(
+        config_path, {"engine": engine}, env_file
+    )  # a bad --engine: one line, before sbatch
     if config.run.shard:
-        raise Gaia2Error(f"{config.where('shard')}: remove it: submit gives every task its own --shard I/{shards}")
+        raise Gaia2Error(
+            f"{config.where('shard')}: remove it: submit gives every task its own --shard I/{shards}"
+        )
     plan = plan_run(config, command="submit")  # every check that needs no podman, before sbatch
     scenarios = len(plan.refs)
-    job = SlurmJob(config=Path(config_path).resolve(), output_dir=plan.output_dir.resolve(), shards=shards,
-                   workdir=Path(os.getcwd()), partition=partition, time=time_limit,
-                   sbatch_args=tuple(sbatch_args or ()), max_parallel=max_parallel,
-                   env_file=Path(env_file).resolve() if env_file else None, engine=engine)
+    job = SlurmJob(
+        config=Path(config_path).resolve(),
+        output_dir=plan.output_dir.resolve(),
+        shards=shards,
+        workdir=Path(os.getcwd()),
+        partition=partition,
+        time=time_limit,
+        sbatch_args=tuple(sbatch_args or ()),
+        max_parallel=max_parallel,
+        env_file=Path(env_file).resolve() if env_file else None,
+        engine=engine,
+    )
     if shards > scenarios:
-        out.print(Text(f"note: {shards} shards for {scenarios} scenarios: {shards - scenarios} shard(s) get none"))
+        out.print(
+            Text(f"note: {shards} shards for {scenarios} scenarios: {shards - scenarios} shard(s) get none")
+        )
     if dry_run:
         shards_file, aggregate_file = write_scripts(job)
         for path in (shards_file, aggregate_file):

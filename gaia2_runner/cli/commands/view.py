@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
+
+from rich.text import Text
 
 from gaia2_runner.cli.console import out
 from gaia2_runner.cli.errors import friendly
@@ -11,7 +12,6 @@ from gaia2_runner.cli.options import DEFAULT_VERDICTS, VerdictsOption
 from gaia2_runner.cli.output_dir import OutputDirOption, existing_output_dir
 from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.text import printable
-from rich.text import Text
 
 
 @friendly
@@ -27,8 +27,14 @@ def view_cmd(output_dir: OutputDirOption, verdicts: VerdictsOption = DEFAULT_VER
     started = time.monotonic()
     site = build(path, verdicts)
     notes = len(site.page_problems) + len(site.scan_warnings)
-    out.print(Text(printable(f"wrote {path / 'index.html'} ({len(site.rows)} scenario runs, "
-                             f"{time.monotonic() - started:.1f}s)"
-                             + (f"; {notes} warning(s) shown at the top of the index" if notes else "")),
-                   overflow="fold"))  # a long path folds: no line past the terminal's width
+    out.print(
+        Text(
+            printable(
+                f"wrote {path / 'index.html'} ({len(site.rows)} scenario runs, "
+                f"{time.monotonic() - started:.1f}s)"
+                + (f"; {notes} warning(s) shown at the top of the index" if notes else "")
+            ),
+            overflow="fold",
+        )
+    )  # a long path folds: no line past the terminal's width
     return EXIT_OK

@@ -43,8 +43,11 @@ def labels_from(run_config: dict[str, Any] | None, fingerprint: dict[str, Any] |
     settings = _dict((fingerprint or {}).get("settings"))
     kind = _str(record.get("agent_kind"))
     if kind is None and (agent or settings):  # written before agent_kind was recorded
-        source = agent or {"provider": settings.get("provider"), "runtime": settings.get("runtime"),
-                           "env": settings.get("agent_env")}
+        source = agent or {
+            "provider": settings.get("provider"),
+            "runtime": settings.get("runtime"),
+            "env": settings.get("agent_env"),
+        }
         kind = agent_kind(source, custom_command=command_in_settings(source))
     judge_provider = _str(judge.get("provider")) or _str(settings.get("judge_provider"))
     judge_model = _str(judge.get("model")) or _str(settings.get("judge_model"))

@@ -6,9 +6,10 @@ Built from a ScenarioData (scenario.py), so every value came through the hostile
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from gaia2_contract.constants import SUB_AGENT_CALL_KIND
 from gaia2_runner.output.turns import current_turn_number, failed_turn_number
@@ -42,7 +43,9 @@ class RunRecord:
     turns: int | None = None
     failed_turn: int | None = None
     actions: int | None = None
-    tool_errors: int = 0  # tool calls that raised (the agent saw an error), calls to tools never offered included
+    tool_errors: int = (
+        0  # tool calls that raised (the agent saw an error), calls to tools never offered included
+    )
     llm_calls: int = 0
     tokens_in: int | None = None
     tokens_out: int | None = None
@@ -84,8 +87,13 @@ class RunRecord:
 
     def summary_record(self) -> dict[str, Any]:
         """The results.jsonl fields output/summary.py counts, for a run set without summary.json."""
-        return {"scenario_id": self.scenario_id, "split": self.split, "run_index": self.run,
-                "success": self.success, "timings": {"total_s": self.wall_s}}
+        return {
+            "scenario_id": self.scenario_id,
+            "split": self.split,
+            "run_index": self.run,
+            "success": self.success,
+            "timings": {"total_s": self.wall_s},
+        }
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)  # flat fields only; asdict's deep copy is slow for thousands of rows
@@ -95,17 +103,32 @@ class RunRecord:
         """A cached record, or None when the cache entry is not exactly what to_json wrote."""
         if not isinstance(doc, dict) or set(doc) != set(cls.__dataclass_fields__):
             return None
-        ok = (all(isinstance(doc[k], str) for k in ("dir", "name", "detail", "scenario_id", "reason", "verdict_note"))
-              and doc["status"] in STATUSES and isinstance(doc["has_page"], bool)
-              and doc["success"] in (None, True, False) and isinstance(doc["run"], int)
-              and doc["original_success"] in (None, True, False) and doc["verdict_set"] in VERDICT_SETS
-              and all(doc[k] is None or isinstance(doc[k], str)
-                      for k in ("split", "started_at", "image", "runtime", "verdict_judge", "verdict_at", *LABELS))
-              and all(doc[k] is None or as_int(doc[k]) is not None
-                      for k in ("layout_run", "actions", "tokens_in", "tokens_out", "turns", "failed_turn"))
-              and as_int(doc["llm_calls"]) is not None and as_int(doc["tool_errors"]) is not None
-              and all(doc[k] is None or as_num(doc[k]) is not None
-                      for k in ("wall_s", "cost_usd", "sim_start", "sim_end", "sim_elapsed_s")))
+        ok = (
+            all(
+                isinstance(doc[k], str)
+                for k in ("dir", "name", "detail", "scenario_id", "reason", "verdict_note")
+            )
+            and doc["status"] in STATUSES
+            and isinstance(doc["has_page"], bool)
+            and doc["success"] in (None, True, False)
+            and isinstance(doc["run"], int)
+            and doc["original_success"] in (None, True, False)
+            and doc["verdict_set"] in VERDICT_SETS
+            and all(
+                doc[k] is None or isinstance(doc[k], str)
+                for k in ("split", "started_at", "image", "runtime", "verdict_judge", "verdict_at", *LABELS)
+            )
+            and all(
+                doc[k] is None or as_int(doc[k]) is not None
+                for k in ("layout_run", "actions", "tokens_in", "tokens_out", "turns", "failed_turn")
+            )
+            and as_int(doc["llm_calls"]) is not None
+            and as_int(doc["tool_errors"]) is not None
+            and all(
+                doc[k] is None or as_num(doc[k]) is not None
+                for k in ("wall_s", "cost_usd", "sim_start", "sim_end", "sim_elapsed_s")
+            )
+        )
         return cls(**doc) if ok else None
 
 
@@ -116,18 +139,33 @@ LABELS = tuple(f.name for f in fields(RunLabels))  # the columns that say what r
 
 def placeholder(ref: ScenarioRef, status: str, reason: str = "") -> RunRecord:
     """A run with nothing readable yet (pending), or whose files could not be read (error)."""
-    return RunRecord(scenario_id=ref.name, split=ref.split, run=ref.run or 1, status=status, reason=reason,
-                     dir=ref.rel, name=ref.name, layout_run=ref.run, has_page=ref.exists and status != "pending")
+    return RunRecord(
+        scenario_id=ref.name,
+        split=ref.split,
+        run=ref.run or 1,
+        status=status,
+        reason=reason,
+        dir=ref.rel,
+        name=ref.name,
+        layout_run=ref.run,
+        has_page=ref.exists and status != "pending",
+    )
 
 
 def record_of(data: ScenarioData, verdicts: VerdictSet = VerdictSet()) -> RunRecord:
     """The row of one scenario directory, its verdict from the set `verdicts` (verdicts.choose)."""
     ref, result, doc = data.ref, data.result, data.status_doc or {}
     source = result or doc
-    record = RunRecord(scenario_id=short(text_of(source.get("scenario_id")) or ref.name, 300), split=ref.split,
-                       run=ref.run or _count((result or {}).get("run_index")) or 1,
-                       status=status_of(result, ref.exists), dir=ref.rel, name=ref.name, layout_run=ref.run,
-                       has_page=ref.exists)
+    record = RunRecord(
+        scenario_id=short(text_of(source.get("scenario_id")) or ref.name, 300),
+        split=ref.split,
+        run=ref.run or _count((result or {}).get("run_index")) or 1,
+        status=status_of(result, ref.exists),
+        dir=ref.rel,
+        name=ref.name,
+        layout_run=ref.run,
+        has_page=ref.exists,
+    )
     record.detail = short(text_of(source.get("status")), 80)
     record.actions = as_int(source.get("agent_actions"))
     if result:
@@ -141,8 +179,9 @@ def record_of(data: ScenarioData, verdicts: VerdictSet = VerdictSet()) -> RunRec
     record.verdict_judge = record.judge
     if result:
         apply(record, result, data.rejudge, verdicts)
-    record.tool_errors = (sum(1 for e in data.events if e.get("kind") == "tool_call" and e.get("ok") is False)
-                          + unknown_tool_count(data.calls))
+    record.tool_errors = sum(
+        1 for e in data.events if e.get("kind") == "tool_call" and e.get("ok") is False
+    ) + unknown_tool_count(data.calls)
     sims = [t for t in (as_num(e.get("sim_time")) for e in data.events) if t is not None]
     if sims:
         record.sim_start, record.sim_end = min(sims), max(sims)
@@ -162,7 +201,10 @@ def _from_result(record: RunRecord, result: dict[str, Any]) -> None:
     judgment = result.get("judgment")
     record.failed_turn = failed_turn_number(judgment if isinstance(judgment, dict) else {})
     record.started_at, record.image, record.runtime = (
-        _str(result.get("started_at")), _str(result.get("image")), _str(result.get("runtime")))
+        _str(result.get("started_at")),
+        _str(result.get("image")),
+        _str(result.get("runtime")),
+    )
 
 
 def _label(record: RunRecord, labels: RunLabels, result: dict[str, Any]) -> None:
@@ -193,8 +235,9 @@ def _from_calls(record: RunRecord, data: ScenarioData) -> None:
     record.cost_usd = None if cost is None else round(cost, 6)
 
 
-def load_runs(output_dir: str | Path, verdicts: str | VerdictSet = CURRENT
-              ) -> Iterator[tuple[RunRecord, ScenarioData]]:
+def load_runs(
+    output_dir: str | Path, verdicts: str | VerdictSet = CURRENT
+) -> Iterator[tuple[RunRecord, ScenarioData]]:
     """(record, files) of every finished run under `output_dir` (runs still going or never
     started are left out); the path may be relative, absolute, a link or start with ~.
     `verdicts`: current, original or rejudged (verdicts.VERDICT_CHOICES), or a chosen set."""

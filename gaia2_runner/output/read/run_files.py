@@ -41,8 +41,9 @@ def holds_run(root: Path) -> bool:
     if is_scenario_dir(root):
         return True
     try:
-        return any(is_scenario_dir(child) for child in root.iterdir()
-                   if child.is_dir() and not child.is_symlink())
+        return any(
+            is_scenario_dir(child) for child in root.iterdir() if child.is_dir() and not child.is_symlink()
+        )
     except OSError:
         return False
 
@@ -59,9 +60,13 @@ def require_run(path: str | Path, *, finished: bool = False) -> Path:
     if not root.is_dir():
         raise Gaia2Error(f"output directory {path} does not exist: pass the output directory of a run")
     if not holds_run(root):
-        raise Gaia2Error(f"{path}: not an output directory of a gaia2-runner run (no run_config.json, "
-                         "summary.json or scenario directory in it)")
+        raise Gaia2Error(
+            f"{path}: not an output directory of a gaia2-runner run (no run_config.json, "
+            "summary.json or scenario directory in it)"
+        )
     if finished and not has_finished_run(root):
-        raise Gaia2Error(f"{path}: no run in it has finished yet (no result.json): wait for the run, "
-                         "or pass another output directory")
+        raise Gaia2Error(
+            f"{path}: no run in it has finished yet (no result.json): wait for the run, "
+            "or pass another output directory"
+        )
     return root

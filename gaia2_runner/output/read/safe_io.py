@@ -14,10 +14,11 @@ import errno
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO
 
 from . import safe_json
 
@@ -57,8 +58,11 @@ def output_root(path: str | Path) -> Path:
 def real_dir(root: Path, directory: Path) -> bool:
     """A directory reached from `root` without any symbolic link (root itself is resolved)."""
     try:
-        return stat.S_ISDIR(os.lstat(directory).st_mode) and os.path.realpath(directory) == str(directory) \
+        return (
+            stat.S_ISDIR(os.lstat(directory).st_mode)
+            and os.path.realpath(directory) == str(directory)
             and within(root, str(directory))
+        )
     except OSError:
         return False
 
@@ -107,8 +111,11 @@ def read_text(root: Path, path: Path, cap: int, label: str | None = None) -> Tex
             data += more  # the file grew since fstat
     if len(data) <= cap:
         return Text(data.decode("utf-8", errors="replace"))
-    return Text(data[:cap].decode("utf-8", errors="replace"),
-                f"{label} is {size_text(max(size, len(data)))}: only the first {size_text(cap)} were read (truncated)", True)
+    return Text(
+        data[:cap].decode("utf-8", errors="replace"),
+        f"{label} is {size_text(max(size, len(data)))}: only the first {size_text(cap)} were read (truncated)",
+        True,
+    )
 
 
 @dataclass
@@ -131,12 +138,23 @@ def read_json(root: Path, path: Path, cap: int | None = None, label: str | None 
     except ValueError as exc:
         if not text.text.strip():
             return Doc(warning=f"{label} is empty")
-        return Doc(raw=text.text[:RAW_SHOWN], warning=f"{label} is not valid JSON ({str(exc)[:200]}): shown raw",
-                   unusable=True)
+        return Doc(
+            raw=text.text[:RAW_SHOWN],
+            warning=f"{label} is not valid JSON ({str(exc)[:200]}): shown raw",
+            unusable=True,
+        )
 
 
-def read_lines(root: Path, path: Path, warnings: list[str], *, max_bytes: int, max_lines: int,
-               max_line: int | None = None, label: str | None = None) -> Iterator[tuple[int, str, bool]]:
+def read_lines(
+    root: Path,
+    path: Path,
+    warnings: list[str],
+    *,
+    max_bytes: int,
+    max_lines: int,
+    max_line: int | None = None,
+    label: str | None = None,
+) -> Iterator[tuple[int, str, bool]]:
     """(line number, text, too_long) for each line; a line over `max_line` bytes comes cut to
     RAW_SHOWN with too_long set. Reading stops at `max_bytes` or `max_lines` with a warning."""
     label = label or path.name
@@ -153,7 +171,9 @@ def read_lines(root: Path, path: Path, warnings: list[str], *, max_bytes: int, m
                 if handle.read(1):
                     size = os.fstat(handle.fileno()).st_size
                     limit = f"{max_lines:,} lines" if number >= max_lines else size_text(max_bytes)
-                    warnings.append(f"{label} is {size_text(size)}: only its first {limit} were read (truncated)")
+                    warnings.append(
+                        f"{label} is {size_text(size)}: only its first {limit} were read (truncated)"
+                    )
                 return
             line = handle.readline(max_line + 1)
             if not line:

@@ -16,7 +16,7 @@ from typing import Any
 MAX_DEPTH = 48  # far deeper than any real request or event, shallow enough for every recursion
 MAX_INT_DIGITS = 30  # counts, sizes, nanosecond times fit; longer ones are kept as text
 TOO_DEEP = "[nested too deep to show]"
-_BIG, _PRINTABLE = 10 ** MAX_INT_DIGITS, 10 ** 4000
+_BIG, _PRINTABLE = 10**MAX_INT_DIGITS, 10**4000
 
 
 def _int(text: str) -> int | str:

@@ -11,14 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gaia2_runner.output.layout import RUN_DIR_PATTERN as RUN_DIR
-from gaia2_runner.output.layout import SCENARIO_MARKERS as MARKERS
 from gaia2_runner.output.layout import (
     RUN_CONFIG_FILE,
     TRACE_PAGE_FILE,
     VIEWER_DIR,
     scenario_dir,
 )
+from gaia2_runner.output.layout import RUN_DIR_PATTERN as RUN_DIR
+from gaia2_runner.output.layout import SCENARIO_MARKERS as MARKERS
+
 from .safe_io import RUN_CONFIG_CAP, read_json, real_dir
 
 MAX_DEPTH = 4
@@ -77,13 +78,17 @@ def find_scenarios(root: Path, warnings: list[str] | None = None) -> list[Scenar
             directory = scenario_dir(run_dir, split, scenario_id)
             ref = ref_for(root, directory)
             if ref.rel not in found:
-                found[ref.rel] = ScenarioRef(ref.rel, ref.name, ref.split, ref.run, exists=real_dir(root, directory))
+                found[ref.rel] = ScenarioRef(
+                    ref.rel, ref.name, ref.split, ref.run, exists=real_dir(root, directory)
+                )
     if len(warnings) > MAX_WARNINGS:
         warnings[MAX_WARNINGS:] = [f"… and {len(warnings) - MAX_WARNINGS} more warnings"]
     return sorted(found.values(), key=lambda r: (r.split or "", r.name, r.run or 0))
 
 
-def _walk(root: Path, directory: Path, depth: int, found: dict[str, ScenarioRef], warnings: list[str]) -> None:
+def _walk(
+    root: Path, directory: Path, depth: int, found: dict[str, ScenarioRef], warnings: list[str]
+) -> None:
     try:
         entries = list(os.scandir(directory))
     except OSError:
@@ -100,7 +105,9 @@ def _walk(root: Path, directory: Path, depth: int, found: dict[str, ScenarioRef]
         try:
             if entry.is_symlink():
                 if len(warnings) <= MAX_WARNINGS and entry.is_dir():
-                    warnings.append(f"{Path(entry.path).relative_to(root).as_posix()} is a symbolic link to a directory: not followed")
+                    warnings.append(
+                        f"{Path(entry.path).relative_to(root).as_posix()} is a symbolic link to a directory: not followed"
+                    )
             elif entry.is_dir(follow_symlinks=False):
                 _walk(root, Path(entry.path), depth + 1, found, warnings)
         except OSError:
@@ -111,8 +118,11 @@ def run_dirs_of(root: Path) -> list[Path]:
     """root and its run_<k>/ directories (links excluded), for the per-run files."""
     out = [root]
     try:
-        out += sorted(Path(e.path) for e in os.scandir(root)
-                      if RUN_DIR.match(e.name) and e.is_dir(follow_symlinks=False))
+        out += sorted(
+            Path(e.path)
+            for e in os.scandir(root)
+            if RUN_DIR.match(e.name) and e.is_dir(follow_symlinks=False)
+        )
     except OSError:
         pass
     return out
@@ -122,15 +132,21 @@ def _listed_scenarios(root: Path, warnings: list[str]) -> list[tuple[Path, list[
     """(run dir, [(split, scenario_id)]) from each run_config.json the dataset executor wrote."""
     out = []
     for run_dir in run_dirs_of(root):
-        doc = read_json(root, run_dir / RUN_CONFIG_FILE, RUN_CONFIG_CAP,
-                        label=(run_dir / RUN_CONFIG_FILE).relative_to(root).as_posix())
+        doc = read_json(
+            root,
+            run_dir / RUN_CONFIG_FILE,
+            RUN_CONFIG_CAP,
+            label=(run_dir / RUN_CONFIG_FILE).relative_to(root).as_posix(),
+        )
         if doc.warning:
             warnings.append(doc.warning)
         scenarios = doc.value.get("scenarios") if isinstance(doc.value, dict) else None
         if not isinstance(scenarios, list):
             continue
         if len(scenarios) > MAX_LISTED:
-            warnings.append(f"run_config.json lists {len(scenarios):,} scenarios: only the first {MAX_LISTED:,} are shown")
+            warnings.append(
+                f"run_config.json lists {len(scenarios):,} scenarios: only the first {MAX_LISTED:,} are shown"
+            )
         listed = []
         for entry in scenarios[:MAX_LISTED]:
             scenario_id = entry.get("scenario_id") if isinstance(entry, dict) else None

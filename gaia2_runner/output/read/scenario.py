@@ -20,6 +20,7 @@ from gaia2_runner.output.layout import (
     TRACE_FILE,
 )
 from gaia2_runner.pricing import call_cost
+
 from . import safe_io
 from .labels import RunLabels, run_labels
 from .safe_io import real_dir
@@ -44,7 +45,9 @@ class ScenarioData:
     raw: list[tuple[str, str]] = field(default_factory=list)  # (file, text) of files that could not be parsed
     result_problem: str = ""  # result.json is there but unusable: the run ended, its verdict is unreadable
     labels: RunLabels = field(default_factory=RunLabels)  # what ran: from the run's run_config.json
-    rejudge: dict[str, Any] | None = None  # rejudged.json: the offline re-judge's verdict (verdicts.py applies it)
+    rejudge: dict[str, Any] | None = (
+        None  # rejudged.json: the offline re-judge's verdict (verdicts.py applies it)
+    )
 
 
 def load(root: Path, ref: ScenarioRef) -> ScenarioData:
@@ -64,7 +67,9 @@ def load(root: Path, ref: ScenarioRef) -> ScenarioData:
     text = safe_io.read_text(root, directory / AGENT_RESPONSE_FILE, safe_io.TEXT_CAP)
     if text.warning:
         data.warnings.append(text.warning)
-    data.agent_response = text.text if text.text is not None else text_of((data.status_doc or {}).get("agent_response")) or None
+    data.agent_response = (
+        text.text if text.text is not None else text_of((data.status_doc or {}).get("agent_response")) or None
+    )
     return data
 
 
@@ -80,17 +85,20 @@ def _document(root: Path, path: Path, data: ScenarioData) -> tuple[dict[str, Any
         return doc.value, doc.warning if doc.unusable else ""
     problem = f"{path.name} is JSON but not an object: shown raw"
     data.warnings.append(problem)
-    data.raw.append((path.name, pretty(doc.value)[:safe_io.RAW_SHOWN]))
+    data.raw.append((path.name, pretty(doc.value)[: safe_io.RAW_SHOWN]))
     return None, problem
 
 
 def read_events(root: Path, path: Path, warnings: list[str]) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     problems: list[str] = []
-    for number, line, too_long in safe_io.read_lines(root, path, warnings, max_bytes=safe_io.EVENTS_BYTES,
-                                                      max_lines=safe_io.EVENTS_LINES):
+    for number, line, too_long in safe_io.read_lines(
+        root, path, warnings, max_bytes=safe_io.EVENTS_BYTES, max_lines=safe_io.EVENTS_LINES
+    ):
         if too_long:
-            problems.append(f"events.jsonl line {number} is longer than {safe_io.size_text(safe_io.LINE_CAP)}: skipped")
+            problems.append(
+                f"events.jsonl line {number} is longer than {safe_io.size_text(safe_io.LINE_CAP)}: skipped"
+            )
             continue
         if not line.strip():
             continue
@@ -115,7 +123,7 @@ def text_of(value: Any) -> str:
 
 
 def short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def status_of(result: dict[str, Any] | None, exists: bool) -> str:

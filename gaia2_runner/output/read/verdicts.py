@@ -63,7 +63,9 @@ def _rejudge_info(root: Path) -> tuple[str | None, str | None]:
     when = doc.get("generated_at")
     if not isinstance(when, str) or not when:
         return None, None
-    judge = "/".join(x for x in (doc.get("judge_provider"), doc.get("judge_model")) if isinstance(x, str) and x)
+    judge = "/".join(
+        x for x in (doc.get("judge_provider"), doc.get("judge_model")) if isinstance(x, str) and x
+    )
     return (judge[:200] or None), when[:40]
 
 
@@ -84,8 +86,10 @@ def choose(root: Path, requested: str = CURRENT, *, strict: bool = True) -> Verd
     name = current if requested == CURRENT else requested
     if name == REJUDGED and when is None:
         if strict:
-            raise Gaia2Error(f"--verdicts {REJUDGED}: {root} was never re-judged (no {REJUDGE_SUMMARY_FILE}): "
-                             f"run `gaia2-runner judge {root}` first")
+            raise Gaia2Error(
+                f"--verdicts {REJUDGED}: {root} was never re-judged (no {REJUDGE_SUMMARY_FILE}): "
+                f"run `gaia2-runner judge {root}` first"
+            )
         name = ORIGINAL
     return VerdictSet(name=name, current=current, judge=judge, judged_at=when)
 
@@ -100,7 +104,9 @@ def use(root: Path, name: str) -> VerdictSet:
     return VerdictSet(name=name, current=name, judge=chosen.judge, judged_at=chosen.judged_at)
 
 
-def apply(record: RunRecord, result: dict[str, Any], rejudge: dict[str, Any] | None, verdicts: VerdictSet) -> None:
+def apply(
+    record: RunRecord, result: dict[str, Any], rejudge: dict[str, Any] | None, verdicts: VerdictSet
+) -> None:
     """Set the record's verdict from `verdicts`: the original (result.json's, already in `record`)
     or, where it applies, the re-judge's (rejudged.json), the original kept in `original_success`."""
     record.verdict_set = ORIGINAL
@@ -129,7 +135,9 @@ def _not_applied(result: dict[str, Any], rejudge: dict[str, Any] | None) -> str:
     if rejudge is None:
         return "original kept: not re-judged (no ARE trace, or not in the re-judge)"
     if rejudge.get("error") or not isinstance(rejudge.get("success"), bool):
-        return f"original kept: the re-judge failed: {one_line(str(rejudge.get('error') or 'no verdict'))}"[:MAX_NOTE]
+        return f"original kept: the re-judge failed: {one_line(str(rejudge.get('error') or 'no verdict'))}"[
+            :MAX_NOTE
+        ]
     ended, judged = _when(result.get("finished_at")), _when(rejudge.get("judged_at"))
     if ended is not None and judged is not None and ended > judged:
         return "original kept: the run was redone (--retry) after the re-judge"
@@ -149,24 +157,43 @@ def _str(value: Any) -> str | None:
     return value[:40] if isinstance(value, str) and value else None
 
 
-def sides(record: RunRecord, result: dict[str, Any], rejudge: dict[str, Any] | None,
-          verdicts: VerdictSet) -> list[dict[str, Any]]:
+def sides(
+    record: RunRecord, result: dict[str, Any], rejudge: dict[str, Any] | None, verdicts: VerdictSet
+) -> list[dict[str, Any]]:
     """A trace page's verdicts: the one shown (the record's set) first, the other beside it, each
     with its judge and date; [] for a run no re-judge ever looked at (its page stays as it was)."""
     if rejudge is None and not record.verdict_note:
         return []
-    shown = {"set": record.verdict_set, "success": record.success, "judge": record.verdict_judge,
-             "at": record.verdict_at, "reason": record.reason if record.success is False else "",
-             "note": record.verdict_note}
+    shown = {
+        "set": record.verdict_set,
+        "success": record.success,
+        "judge": record.verdict_judge,
+        "at": record.verdict_at,
+        "reason": record.reason if record.success is False else "",
+        "note": record.verdict_note,
+    }
     if record.verdict_set == REJUDGED:
         shown["rationale"] = one_line(str((rejudge or {}).get("rationale") or ""))[:2000]
-        other = {"set": ORIGINAL, "success": record.original_success, "judge": record.judge,
-                 "at": _str(result.get("finished_at")), "reason": "", "note": ""}
+        other = {
+            "set": ORIGINAL,
+            "success": record.original_success,
+            "judge": record.judge,
+            "at": _str(result.get("finished_at")),
+            "reason": "",
+            "note": "",
+        }
     elif rejudge is not None:
         success = rejudge.get("success") if isinstance(rejudge.get("success"), bool) else None
-        other = {"set": REJUDGED, "success": success, "judge": verdicts.judge, "at": _str(rejudge.get("judged_at")),
-                 "reason": one_line(str(rejudge.get("error") or (rejudge.get("reason") if success is False else "")
-                                        or ""))[:500], "note": ""}
+        other = {
+            "set": REJUDGED,
+            "success": success,
+            "judge": verdicts.judge,
+            "at": _str(rejudge.get("judged_at")),
+            "reason": one_line(
+                str(rejudge.get("error") or (rejudge.get("reason") if success is False else "") or "")
+            )[:500],
+            "note": "",
+        }
     else:
         return [shown]
     return [shown, other]

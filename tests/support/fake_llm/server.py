@@ -104,7 +104,9 @@ class Script:
 class FakeLLM:
     """The server object; `start()` serves in a daemon thread and returns the port."""
 
-    def __init__(self, script: Any = None, log_path: Path | None = None, host: str = "0.0.0.0", port: int = 0) -> None:
+    def __init__(
+        self, script: Any = None, log_path: Path | None = None, host: str = "0.0.0.0", port: int = 0
+    ) -> None:
         self.script = Script(script or {})
         self.log_path = Path(log_path) if log_path else None
         self.requests: list[dict] = []
@@ -117,7 +119,9 @@ class FakeLLM:
         self.port = self.httpd.server_address[1]
 
     def start(self) -> int:
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-llm", daemon=True).start()
+        threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-llm", daemon=True
+        ).start()
         return self.port
 
     def stop(self) -> None:
@@ -170,9 +174,17 @@ class _Handler(BaseHTTPRequestHandler):
         key = self.fake.api_key
         if key is None or key in _credentials(self.headers, self.path):
             return False
-        self.fake.record({"time": time.time(), "method": self.command, "path": self.path, "route": None,
-                          "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body,
-                          "refused": "api_key"})
+        self.fake.record(
+            {
+                "time": time.time(),
+                "method": self.command,
+                "path": self.path,
+                "route": None,
+                "headers": {k.lower(): v for k, v in self.headers.items()},
+                "body": body,
+                "refused": "api_key",
+            }
+        )
         self._send_json(401, wire.error_body(route or "chat", 401, "fake_llm: incorrect API key provided"))
         return True
 
@@ -193,8 +205,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _record_other(self) -> None:
         """Side requests (probes, model lists) are logged too, so tests can see every request."""
-        self.fake.record({"time": time.time(), "method": self.command, "path": self.path, "route": None,
-                          "headers": {k.lower(): v for k, v in self.headers.items()}, "body": None})
+        self.fake.record(
+            {
+                "time": time.time(),
+                "method": self.command,
+                "path": self.path,
+                "route": None,
+                "headers": {k.lower(): v for k, v in self.headers.items()},
+                "body": None,
+            }
+        )
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -210,8 +230,16 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if route is not None and isinstance(body, dict) and PREFLIGHT_MARKER in raw:
             return self._probe(route, body, stream_path)
-        self.fake.record({"time": time.time(), "method": "POST", "path": self.path, "route": route,
-                          "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+        self.fake.record(
+            {
+                "time": time.time(),
+                "method": "POST",
+                "path": self.path,
+                "route": route,
+                "headers": {k.lower(): v for k, v in self.headers.items()},
+                "body": body,
+            }
+        )
         if route is None:
             return self._send_json(404, {"error": f"fake_llm: no route for {self.path}"})
         if not isinstance(body, dict):
@@ -225,7 +253,9 @@ class _Handler(BaseHTTPRequestHandler):
         if reply is not None and reply.get("by_turn"):  # several conversations at once, each on its own path
             reply = reply["by_turn"][min(_model_turns(body), len(reply["by_turn"]) - 1)]
         if reply is None:
-            return self._send_json(400, wire.error_body(route, 400, f"fake_llm: script exhausted for route {route}"))
+            return self._send_json(
+                400, wire.error_body(route, 400, f"fake_llm: script exhausted for route {route}")
+            )
         self._serve(route, reply, body, stream_path)
 
     def _rule(self, route: str, rule: dict, body: dict) -> None:
@@ -252,8 +282,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _probe(self, route: str, body: dict, stream_path: bool) -> None:
         with self.fake._lock:
-            self.fake.probes.append({"time": time.time(), "path": self.path, "route": route, "body": body,
-                                     "headers": {k.lower(): v for k, v in self.headers.items()}})
+            self.fake.probes.append(
+                {
+                    "time": time.time(),
+                    "path": self.path,
+                    "route": route,
+                    "body": body,
+                    "headers": {k.lower(): v for k, v in self.headers.items()},
+                }
+            )
         scripted = self.fake.script.queues.get("preflight")
         with self.fake.script.lock:
             reply = scripted.pop(0) if scripted else None
@@ -265,17 +302,25 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, route: str, reply: dict, body: dict, stream_path: bool) -> None:
         time.sleep(float(reply.get("delay_s", 0)))
         if reply.get("context_chars") is not None and _prompt_chars(body) > int(reply["context_chars"]):
-            message = f"This model's maximum context length is {reply['context_chars']} characters, " \
-                      f"your messages hold {_prompt_chars(body)}"
+            message = (
+                f"This model's maximum context length is {reply['context_chars']} characters, "
+                f"your messages hold {_prompt_chars(body)}"
+            )
             reply = {"status": 400, "message": message}
         elif reply.get("filter_word") and reply["filter_word"] in json.dumps(body.get("messages")):
-            reply = {"status": 400, "code": "content_filter", "message": "The response was filtered due to the "
-                     "prompt triggering Azure OpenAI's content management policy (fake_llm)."}
+            reply = {
+                "status": 400,
+                "code": "content_filter",
+                "message": "The response was filtered due to the "
+                "prompt triggering Azure OpenAI's content management policy (fake_llm).",
+            }
         elif reply.get("echo_prompt"):
             reply = {**reply, "text": f"{_last_user_text(body)}\n{reply.get('text', '')}"}
         if reply.get("status"):
             status = int(reply["status"])
-            headers = {"Retry-After": str(reply["retry_after"])} if reply.get("retry_after") is not None else {}
+            headers = (
+                {"Retry-After": str(reply["retry_after"])} if reply.get("retry_after") is not None else {}
+            )
             error = wire.error_body(route, status, reply.get("message", f"fake HTTP {status}"))
             if reply.get("code") and isinstance(error.get("error"), dict):  # e.g. Azure's "content_filter"
                 error["error"]["code"] = reply["code"]
@@ -285,8 +330,12 @@ class _Handler(BaseHTTPRequestHandler):
         if stream_path or body.get("stream"):
             self._stream(route, reply, model, usage, body)
         else:
-            builder = {"chat": wire.chat_json, "responses": wire.responses_json,
-                       "anthropic": wire.anthropic_json, "gemini": wire.gemini_json}[route]
+            builder = {
+                "chat": wire.chat_json,
+                "responses": wire.responses_json,
+                "anthropic": wire.anthropic_json,
+                "gemini": wire.gemini_json,
+            }[route]
             self._send_json(200, builder(reply, model, usage))
 
     def _stream(self, route: str, reply: dict, model: str, usage: dict, body: dict) -> None:
@@ -294,7 +343,11 @@ class _Handler(BaseHTTPRequestHandler):
             include = bool((body.get("stream_options") or {}).get("include_usage"))
             events = wire.chat_sse(reply, model, usage, include)
         else:
-            events = {"responses": wire.responses_sse, "anthropic": wire.anthropic_sse, "gemini": wire.gemini_sse}[route](reply, model, usage)
+            events = {
+                "responses": wire.responses_sse,
+                "anthropic": wire.anthropic_sse,
+                "gemini": wire.gemini_sse,
+            }[route](reply, model, usage)
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -317,7 +370,9 @@ def _credentials(headers: Any, path: str) -> set[str]:
 
 def _has_null_content(body: dict) -> bool:
     messages = body.get("messages")
-    return isinstance(messages, list) and any(isinstance(m, dict) and m.get("content", "") is None for m in messages)
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and m.get("content", "") is None for m in messages
+    )
 
 
 def _messages_text(body: dict, roles: tuple[str, ...] = ()) -> list[str]:
@@ -353,10 +408,17 @@ def _first_tool(body: dict) -> str | None:
 
 def _model_turns(body: dict) -> int:
     """How many times the model already spoke in the request's conversation, in any wire format."""
-    items = [*(body.get("messages") or []), *(body.get("contents") or []),
-             *(body.get("input") if isinstance(body.get("input"), list) else [])]
-    return sum(1 for item in items if isinstance(item, dict)
-               and (item.get("role") in ("assistant", "model") or item.get("type") == "function_call"))
+    items = [
+        *(body.get("messages") or []),
+        *(body.get("contents") or []),
+        *(body.get("input") if isinstance(body.get("input"), list) else []),
+    ]
+    return sum(
+        1
+        for item in items
+        if isinstance(item, dict)
+        and (item.get("role") in ("assistant", "model") or item.get("type") == "function_call")
+    )
 
 
 def _usage(body: dict, reply: dict) -> dict:
@@ -373,7 +435,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="0.0.0.0")
     parser.add_argument("--script", type=Path, help="JSON script of replies")
     parser.add_argument("--log", type=Path, help="append every request to this JSONL file")
-    parser.add_argument("--reject-null-content", action="store_true", help="answer 500 to a chat message with null content")
+    parser.add_argument(
+        "--reject-null-content", action="store_true", help="answer 500 to a chat message with null content"
+    )
     parser.add_argument("--api-key", help="answer 401 to requests that do not present this key")
     args = parser.parse_args(argv)
     script = json.loads(args.script.read_text()) if args.script else {}

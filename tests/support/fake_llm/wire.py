@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 CHUNK = 7
 
@@ -20,7 +21,11 @@ def pieces(text: str, size: int = CHUNK) -> list[str]:
 
 def _calls(reply: dict[str, Any]) -> list[dict[str, Any]]:
     return [
-        {"id": c.get("id") or f"call_{uuid.uuid4().hex[:12]}", "name": c["name"], "arguments": c.get("arguments") or {}}
+        {
+            "id": c.get("id") or f"call_{uuid.uuid4().hex[:12]}",
+            "name": c["name"],
+            "arguments": c.get("arguments") or {},
+        }
         for c in reply.get("tool_calls") or []
     ]
 
@@ -37,23 +42,39 @@ def chat_json(reply: dict, model: str, usage: dict) -> dict:
     message: dict[str, Any] = {"role": "assistant", "content": reply.get("text") or None}
     if calls:
         message["tool_calls"] = [
-            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+            }
             for c in calls
         ]
     return {
-        "id": f"chatcmpl-{uuid.uuid4().hex[:10]}", "object": "chat.completion", "created": int(time.time()), "model": model,
+        "id": f"chatcmpl-{uuid.uuid4().hex[:10]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
         "usage": _chat_usage(usage),
     }
 
 
 def _chat_usage(u: dict) -> dict:
-    return {"prompt_tokens": u["input"], "completion_tokens": u["output"], "total_tokens": u["input"] + u["output"],
-            "prompt_tokens_details": {"cached_tokens": u["cached"]}}
+    return {
+        "prompt_tokens": u["input"],
+        "completion_tokens": u["output"],
+        "total_tokens": u["input"] + u["output"],
+        "prompt_tokens_details": {"cached_tokens": u["cached"]},
+    }
 
 
 def chat_sse(reply: dict, model: str, usage: dict, include_usage: bool) -> Iterator[bytes]:
-    base = {"id": f"chatcmpl-{uuid.uuid4().hex[:10]}", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
+    base = {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:10]}",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+    }
 
     def chunk(delta: dict, finish: str | None = None) -> bytes:
         return sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
@@ -64,7 +85,18 @@ def chat_sse(reply: dict, model: str, usage: dict, include_usage: bool) -> Itera
             yield chunk({"content": part})
     calls = _calls(reply)
     for i, c in enumerate(calls):
-        yield chunk({"tool_calls": [{"index": i, "id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": ""}}]})
+        yield chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": i,
+                        "id": c["id"],
+                        "type": "function",
+                        "function": {"name": c["name"], "arguments": ""},
+                    }
+                ]
+            }
+        )
         for part in pieces(json.dumps(c["arguments"])):
             yield chunk({"tool_calls": [{"index": i, "function": {"arguments": part}}]})
     yield chunk({}, "tool_calls" if calls else "stop")
@@ -77,21 +109,44 @@ def chat_sse(reply: dict, model: str, usage: dict, include_usage: bool) -> Itera
 def _responses_items(reply: dict) -> list[dict]:
     items: list[dict] = []
     if reply.get("text"):
-        items.append({"type": "message", "id": f"msg_{uuid.uuid4().hex[:10]}", "status": "completed", "role": "assistant",
-                      "content": [{"type": "output_text", "text": reply["text"], "annotations": []}]})
+        items.append(
+            {
+                "type": "message",
+                "id": f"msg_{uuid.uuid4().hex[:10]}",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": reply["text"], "annotations": []}],
+            }
+        )
     for c in _calls(reply):
-        items.append({"type": "function_call", "id": f"fc_{uuid.uuid4().hex[:10]}", "call_id": c["id"], "name": c["name"],
-                      "arguments": json.dumps(c["arguments"]), "status": "completed"})
+        items.append(
+            {
+                "type": "function_call",
+                "id": f"fc_{uuid.uuid4().hex[:10]}",
+                "call_id": c["id"],
+                "name": c["name"],
+                "arguments": json.dumps(c["arguments"]),
+                "status": "completed",
+            }
+        )
     return items
 
 
 def responses_json(reply: dict, model: str, usage: dict, items: list[dict] | None = None) -> dict:
     return {
-        "id": f"resp_{uuid.uuid4().hex[:10]}", "object": "response", "created_at": int(time.time()), "status": "completed",
-        "model": model, "output": items if items is not None else _responses_items(reply),
-        "usage": {"input_tokens": usage["input"], "input_tokens_details": {"cached_tokens": usage["cached"]},
-                  "output_tokens": usage["output"], "output_tokens_details": {"reasoning_tokens": 0},
-                  "total_tokens": usage["input"] + usage["output"]},
+        "id": f"resp_{uuid.uuid4().hex[:10]}",
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": "completed",
+        "model": model,
+        "output": items if items is not None else _responses_items(reply),
+        "usage": {
+            "input_tokens": usage["input"],
+            "input_tokens_details": {"cached_tokens": usage["cached"]},
+            "output_tokens": usage["output"],
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": usage["input"] + usage["output"],
+        },
     }
 
 
@@ -107,18 +162,52 @@ def responses_sse(reply: dict, model: str, usage: dict) -> Iterator[bytes]:
     for i, item in enumerate(items):
         if item["type"] == "message":
             text = item["content"][0]["text"]
-            yield ev("response.output_item.added", output_index=i, item={**item, "status": "in_progress", "content": []})
-            yield ev("response.content_part.added", item_id=item["id"], output_index=i, content_index=0,
-                     part={"type": "output_text", "text": "", "annotations": []})
+            yield ev(
+                "response.output_item.added",
+                output_index=i,
+                item={**item, "status": "in_progress", "content": []},
+            )
+            yield ev(
+                "response.content_part.added",
+                item_id=item["id"],
+                output_index=i,
+                content_index=0,
+                part={"type": "output_text", "text": "", "annotations": []},
+            )
             for part in pieces(text):
-                yield ev("response.output_text.delta", item_id=item["id"], output_index=i, content_index=0, delta=part)
-            yield ev("response.output_text.done", item_id=item["id"], output_index=i, content_index=0, text=text)
-            yield ev("response.content_part.done", item_id=item["id"], output_index=i, content_index=0, part=item["content"][0])
+                yield ev(
+                    "response.output_text.delta",
+                    item_id=item["id"],
+                    output_index=i,
+                    content_index=0,
+                    delta=part,
+                )
+            yield ev(
+                "response.output_text.done", item_id=item["id"], output_index=i, content_index=0, text=text
+            )
+            yield ev(
+                "response.content_part.done",
+                item_id=item["id"],
+                output_index=i,
+                content_index=0,
+                part=item["content"][0],
+            )
         else:
-            yield ev("response.output_item.added", output_index=i, item={**item, "status": "in_progress", "arguments": ""})
+            yield ev(
+                "response.output_item.added",
+                output_index=i,
+                item={**item, "status": "in_progress", "arguments": ""},
+            )
             for part in pieces(item["arguments"]):
-                yield ev("response.function_call_arguments.delta", item_id=item["id"], output_index=i, delta=part)
-            yield ev("response.function_call_arguments.done", item_id=item["id"], output_index=i, arguments=item["arguments"])
+                yield ev(
+                    "response.function_call_arguments.delta", item_id=item["id"], output_index=i, delta=part
+                )
+            yield ev(
+                "response.function_call_arguments.done",
+                item_id=item["id"],
+                output_index=i,
+                arguments=item["arguments"],
+            )
         yield ev("response.output_item.done", output_index=i, item=item)
     yield ev("response.completed", response=final)
 
@@ -126,17 +215,29 @@ def responses_sse(reply: dict, model: str, usage: dict) -> Iterator[bytes]:
 # ---- Anthropic Messages -----------------------------------------------------------------------
 def _anthropic_blocks(reply: dict) -> list[dict]:
     blocks: list[dict] = [{"type": "text", "text": reply["text"]}] if reply.get("text") else []
-    blocks += [{"type": "tool_use", "id": "toolu_" + c["id"][5:], "name": c["name"], "input": c["arguments"]} for c in _calls(reply)]
+    blocks += [
+        {"type": "tool_use", "id": "toolu_" + c["id"][5:], "name": c["name"], "input": c["arguments"]}
+        for c in _calls(reply)
+    ]
     return blocks
 
 
 def anthropic_json(reply: dict, model: str, usage: dict, blocks: list[dict] | None = None) -> dict:
     blocks = blocks if blocks is not None else _anthropic_blocks(reply)
     return {
-        "id": f"msg_{uuid.uuid4().hex[:12]}", "type": "message", "role": "assistant", "model": model, "content": blocks,
-        "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn", "stop_sequence": None,
-        "usage": {"input_tokens": usage["input"], "output_tokens": usage["output"],
-                  "cache_read_input_tokens": usage["cached"], "cache_creation_input_tokens": 0},
+        "id": f"msg_{uuid.uuid4().hex[:12]}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": blocks,
+        "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn",
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": usage["input"],
+            "output_tokens": usage["output"],
+            "cache_read_input_tokens": usage["cached"],
+            "cache_creation_input_tokens": 0,
+        },
     }
 
 
@@ -157,10 +258,15 @@ def anthropic_sse(reply: dict, model: str, usage: dict) -> Iterator[bytes]:
         else:
             yield ev("content_block_start", index=i, content_block={**block, "input": {}})
             for part in pieces(json.dumps(block["input"])):
-                yield ev("content_block_delta", index=i, delta={"type": "input_json_delta", "partial_json": part})
+                yield ev(
+                    "content_block_delta", index=i, delta={"type": "input_json_delta", "partial_json": part}
+                )
         yield ev("content_block_stop", index=i)
-    yield ev("message_delta", delta={"stop_reason": final["stop_reason"], "stop_sequence": None},
-             usage={"output_tokens": usage["output"]})
+    yield ev(
+        "message_delta",
+        delta={"stop_reason": final["stop_reason"], "stop_sequence": None},
+        usage={"output_tokens": usage["output"]},
+    )
     yield ev("message_stop")
 
 
@@ -172,14 +278,22 @@ def _gemini_parts(reply: dict) -> list[dict]:
 
 
 def _gemini_usage(u: dict) -> dict:
-    return {"promptTokenCount": u["input"], "candidatesTokenCount": u["output"], "totalTokenCount": u["input"] + u["output"],
-            "cachedContentTokenCount": u["cached"]}
+    return {
+        "promptTokenCount": u["input"],
+        "candidatesTokenCount": u["output"],
+        "totalTokenCount": u["input"] + u["output"],
+        "cachedContentTokenCount": u["cached"],
+    }
 
 
 def gemini_json(reply: dict, model: str, usage: dict) -> dict:
     return {
-        "candidates": [{"content": {"role": "model", "parts": _gemini_parts(reply)}, "finishReason": "STOP", "index": 0}],
-        "usageMetadata": _gemini_usage(usage), "modelVersion": model, "responseId": uuid.uuid4().hex[:16],
+        "candidates": [
+            {"content": {"role": "model", "parts": _gemini_parts(reply)}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": _gemini_usage(usage),
+        "modelVersion": model,
+        "responseId": uuid.uuid4().hex[:16],
     }
 
 
@@ -193,8 +307,10 @@ def gemini_sse(reply: dict, model: str, usage: dict) -> Iterator[bytes]:
             chunks.append([part])
     for i, chunk in enumerate(chunks):
         last = i == len(chunks) - 1
-        doc: dict[str, Any] = {"candidates": [{"content": {"role": "model", "parts": chunk}, "index": 0}],
-                               "modelVersion": model}
+        doc: dict[str, Any] = {
+            "candidates": [{"content": {"role": "model", "parts": chunk}, "index": 0}],
+            "modelVersion": model,
+        }
         if last:
             doc["candidates"][0]["finishReason"] = "STOP"
         doc["usageMetadata"] = _gemini_usage(usage) if last else {"promptTokenCount": usage["input"]}
@@ -207,5 +323,17 @@ def error_body(route: str, status: int, message: str) -> dict:
         kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
     if route == "gemini":
-        return {"error": {"code": status, "message": message, "status": "RESOURCE_EXHAUSTED" if status == 429 else "UNAVAILABLE"}}
-    return {"error": {"message": message, "type": "rate_limit_exceeded" if status == 429 else "server_error", "code": status}}
+        return {
+            "error": {
+                "code": status,
+                "message": message,
+                "status": "RESOURCE_EXHAUSTED" if status == 429 else "UNAVAILABLE",
+            }
+        }
+    return {
+        "error": {
+            "message": message,
+            "type": "rate_limit_exceeded" if status == 429 else "server_error",
+            "code": status,
+        }
+    }

@@ -15,16 +15,32 @@ from typing import Any
 from gaia2_contract import routes
 
 from ..tools_client import ToolApiError, give_up, request, scenario_over, wait_for_tools
-from .settings import (ARE_AGENT, ARE_PROVIDER, GENERATION_TIME_MODE, KEY_VARIABLE, EngineSettings,
-                       SettingsError)
+from .settings import (
+    ARE_AGENT,
+    ARE_PROVIDER,
+    GENERATION_TIME_MODE,
+    KEY_VARIABLE,
+    EngineSettings,
+    SettingsError,
+)
 
 log = logging.getLogger("gaia2.are_default")
 
 WHO = "are-default"
 EXIT_SETTINGS, EXIT_AGENT, EXIT_DAEMON = 2, 3, 4
 # ARE's agent logs shown in agent.log, shortened; the prompt it sends each step is in trace.jsonl.
-SHOWN_LOGS = frozenset({"task", "llm_output", "tool_call", "observation", "error", "agent_user_interface",
-                        "environment_notifications", "final_answer"})
+SHOWN_LOGS = frozenset(
+    {
+        "task",
+        "llm_output",
+        "tool_call",
+        "observation",
+        "error",
+        "agent_user_interface",
+        "environment_notifications",
+        "final_answer",
+    }
+)
 SHOWN_CHARS = 500
 
 
@@ -48,8 +64,9 @@ def build_agent(settings: EngineSettings) -> Any:
     config = AgentConfigBuilder().build(agent_name=ARE_AGENT)
     base = config.get_base_agent_config()
     base.use_custom_logger = True
-    base.llm_engine_config = LLMEngineConfig(model_name=settings.model, provider=ARE_PROVIDER,
-                                             endpoint=settings.endpoint)
+    base.llm_engine_config = LLMEngineConfig(
+        model_name=settings.model, provider=ARE_PROVIDER, endpoint=settings.endpoint
+    )
     base.simulated_generation_time_config = SimulatedGenerationTimeConfig(mode=GENERATION_TIME_MODE)
     return AgentBuilder().build(agent_config=config, env=environment_standin(show_log))
 
@@ -74,7 +91,9 @@ def run() -> int:
     agent = build_agent(settings)
     log.info("ARE's default agent: model %s via %s, %d tools", settings.model, settings.endpoint, len(specs))
     try:
-        agent.run_scenario(scenario=ScenarioStandIn.from_specs(specs, start_time), notification_system=notifications)
+        agent.run_scenario(
+            scenario=ScenarioStandIn.from_specs(specs, start_time), notification_system=notifications
+        )
     except ToolApiError as exc:
         if scenario_over():
             return 0
@@ -85,5 +104,7 @@ def run() -> int:
 
 
 def main() -> int:
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+    )
     return run()

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from gaia2_contract import constants as contract
 from gaia2_contract import providers
@@ -38,12 +38,14 @@ class EngineSettings:
     api_key: str
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "EngineSettings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> EngineSettings:
         env = os.environ if env is None else env
         provider = (env.get(contract.ENV_AGENT_PROVIDER) or providers.OPENAI_COMPAT).strip().lower()
         if provider not in PROVIDERS:
-            raise SettingsError(f"GAIA2_AGENT_PROVIDER={provider!r}: ARE's default agent runs here on a chat "
-                                f"completions endpoint: use {', '.join(PROVIDERS)}")
+            raise SettingsError(
+                f"GAIA2_AGENT_PROVIDER={provider!r}: ARE's default agent runs here on a chat "
+                f"completions endpoint: use {', '.join(PROVIDERS)}"
+            )
         model = (env.get(contract.ENV_AGENT_MODEL) or "").strip()
         if not model:
             raise SettingsError("GAIA2_AGENT_MODEL is not set: name the model to call")
@@ -52,8 +54,10 @@ class EngineSettings:
             raise SettingsError("GAIA2_AGENT_BASE_URL is not set (the daemon points it at its model relay)")
         options = (env.get(contract.ENV_AGENT_OPTIONS) or "").strip()
         if options and _parsed(options) != {}:
-            raise SettingsError("GAIA2_AGENT_OPTIONS: ARE's default agent takes no options: it runs with "
-                                "gaia2-run's own settings (docs/reference/are-default-agent.md)")
+            raise SettingsError(
+                "GAIA2_AGENT_OPTIONS: ARE's default agent takes no options: it runs with "
+                "gaia2-run's own settings (docs/reference/are-default-agent.md)"
+            )
         return cls(LITELLM_PREFIX + model, endpoint, env.get(contract.ENV_AGENT_API_KEY) or NO_KEY)
 
 

@@ -18,10 +18,11 @@ reaches the daemon only through its tool API.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 from are.simulation.notification_system import Message, MessageQueue, MessageType
 from are.simulation.tool_utils import AppTool, AppToolArg
@@ -34,7 +35,7 @@ from ..tools_client import call_tool, request
 # Inbox senders (daemon/session.py) -> the message types ARE's notification system gives its agent.
 MESSAGE_TYPES = {"user": MessageType.USER_MESSAGE, "system": MessageType.ENVIRONMENT_NOTIFICATION}
 STOP_TEXT = "the scenario is over"
-_EPOCH = datetime.fromtimestamp(0, tz=timezone.utc)  # a stop message is due at once
+_EPOCH = datetime.fromtimestamp(0, tz=UTC)  # a stop message is due at once
 
 
 class DaemonClock:
@@ -61,8 +62,13 @@ class InboxQueue(MessageQueue):
             stamp = item.get("timestamp", item.get("sim_time"))
             if kind is None or not isinstance(stamp, (int, float)):
                 continue
-            self.put(Message(message_type=kind, message=str(item.get("content", "")),
-                             timestamp=datetime.fromtimestamp(float(stamp), tz=timezone.utc)))
+            self.put(
+                Message(
+                    message_type=kind,
+                    message=str(item.get("content", "")),
+                    timestamp=datetime.fromtimestamp(float(stamp), tz=UTC),
+                )
+            )
         self.next_index = max(self.next_index, int(page.get("next", self.next_index)))
         if page.get("done"):
             self.stopped = True
@@ -90,7 +96,9 @@ def app_tool(spec: dict[str, Any], app: Any) -> AppTool:
 
     def call(_app: Any, *args: Any, **kwargs: Any) -> str:
         if len(args) > len(names):
-            raise TypeError(f"{function}() takes {len(names)} positional arguments but {len(args)} were given")
+            raise TypeError(
+                f"{function}() takes {len(names)} positional arguments but {len(args)} were given"
+            )
         outcome = call_tool(public, {**dict(zip(names, args)), **kwargs}, ends_turn=ends_turn)
         if not outcome.get("ok"):
             raise AppCallError(outcome.get("message", outcome.get("error")))
@@ -103,8 +111,16 @@ def app_tool(spec: dict[str, Any], app: Any) -> AppTool:
         app_name=spec["app"],
         name=f"{spec['app']}__{function}",  # the original name; `_public_name` is what the agent sees
         function_description=description,
-        args=[AppToolArg(name=arg["name"], arg_type=arg["type"], description=arg.get("description"),
-                         has_default=bool(arg.get("has_default")), default=arg.get("default")) for arg in spec["args"]],
+        args=[
+            AppToolArg(
+                name=arg["name"],
+                arg_type=arg["type"],
+                description=arg.get("description"),
+                has_default=bool(arg.get("has_default")),
+                default=arg.get("default"),
+            )
+            for arg in spec["args"]
+        ],
         return_type=spec.get("return_type"),
         function=call,
         class_instance=app,
@@ -129,7 +145,7 @@ class ScenarioStandIn:
         return list(self.tools)
 
     @classmethod
-    def from_specs(cls, specs: list[dict[str, Any]], start_time: float | None) -> "ScenarioStandIn":
+    def from_specs(cls, specs: list[dict[str, Any]], start_time: float | None) -> ScenarioStandIn:
         """Apps in the order their tools come (the Environment's order), one stand-in per app
         instance: `name` for the notification prompt, `wait_for_user_response` for the AUI."""
         apps: dict[str, Any] = {}
@@ -142,5 +158,9 @@ def environment_standin(log_callback: Callable[[Any], None]) -> SimpleNamespace:
     """What ARE's AgentBuilder takes from an Environment. Pausing the clock is not offered to the
     agent's process (it could hold back the scenario's events): the daemon's model relay holds it
     during each model call instead, as for every agent (docs/reference/are-default-agent.md)."""
-    return SimpleNamespace(time_manager=DaemonClock(), append_to_world_logs=log_callback,
-                           pause=lambda: None, resume_with_offset=lambda _offset: None)
+    return SimpleNamespace(
+        time_manager=DaemonClock(),
+        append_to_world_logs=log_callback,
+        pause=lambda: None,
+        resume_with_offset=lambda _offset: None,
+    )

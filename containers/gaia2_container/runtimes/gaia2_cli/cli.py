@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -56,9 +57,10 @@ def _option(flag: Flag) -> click.Option:
         return click.Option([decl, flag.arg], is_flag=True, help=help_text)
     kind = {"int": click.INT, "float": click.FLOAT}.get(base, click.STRING)
     if base in ("list", "dict"):
-        help_text = (help_text + " " if help_text else "") + f"(JSON {'list' if base == 'list' else 'object'})"
-    return click.Option([f"--{flag.flag}", flag.arg], type=kind, required=flag.required,
-                        help=help_text)
+        help_text = (
+            help_text + " " if help_text else ""
+        ) + f"(JSON {'list' if base == 'list' else 'object'})"
+    return click.Option([f"--{flag.flag}", flag.arg], type=kind, required=flag.required, help=help_text)
 
 
 def render_output(sub: Subcommand, args: dict[str, Any], result: Any) -> str:
@@ -126,13 +128,20 @@ Action = Callable[[Subcommand, dict[str, Any]], Any]
 
 def build_group(command: AppCommand, action: Action = call_and_print) -> click.Group:
     """The command as a click group; a subcommand's callback hands its ARE arguments to `action`."""
-    group = click.Group(name=command.name, help=f"{command.name} - {command.description}.",
-                        context_settings=_CONTEXT)
+    group = click.Group(
+        name=command.name, help=f"{command.name} - {command.description}.", context_settings=_CONTEXT
+    )
     for sub in command.subcommands.values():
         params = [_option(f) for f in sub.flags]
-        group.add_command(click.Command(
-            name=sub.name, params=params, help=sub.description or None, context_settings=_CONTEXT,
-            callback=lambda _sub=sub, **kw: action(_sub, collect_args(_sub, kw))))
+        group.add_command(
+            click.Command(
+                name=sub.name,
+                params=params,
+                help=sub.description or None,
+                context_settings=_CONTEXT,
+                callback=lambda _sub=sub, **kw: action(_sub, collect_args(_sub, kw)),
+            )
+        )
     return group
 
 
@@ -145,8 +154,10 @@ def parse(command: AppCommand, argv: list[str]) -> tuple[Subcommand, dict[str, A
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:
-        print("usage: python -m gaia2_container.runtimes.gaia2_cli <command> [subcommand] [--flag value ...]",
-              file=sys.stderr)
+        print(
+            "usage: python -m gaia2_container.runtimes.gaia2_cli <command> [subcommand] [--flag value ...]",
+            file=sys.stderr,
+        )
         return 2
     name, rest = argv[0], argv[1:]
     try:

@@ -8,7 +8,8 @@ user, notifications arrive as new messages (never poll), and only this scenario'
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .surface import build_surface
 
@@ -27,8 +28,12 @@ def _clock_line(sim_time: float | None) -> str:
     return f"\nThe user's current date and time is {stamp} (UTC); `date` shows the current time.\n"
 
 
-def render_instructions(tools: Iterable[dict[str, Any]], sim_time: float | None = None,
-                        exec_tool: str = "shell", home: str = "/gaia2/agent") -> str:
+def render_instructions(
+    tools: Iterable[dict[str, Any]],
+    sim_time: float | None = None,
+    exec_tool: str = "shell",
+    home: str = "/gaia2/agent",
+) -> str:
     """The instructions text for one scenario.
 
     tools: the daemon's `GET /tools` list (dicts); sim_time: the scenario's simulated time as a

@@ -8,11 +8,11 @@ gaia2-cli names it (table.APPS); a second instance of a class gets a name derive
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from .table import APPS, COMMANDS, NOT_COMMANDS
-
 
 # ARE documents the file systems' `**kwargs` as a (required) argument; it is no option of Meta's CLIs.
 _NOT_FLAGS = frozenset({"kwargs"})
@@ -77,13 +77,25 @@ def _subcommand(tool: dict[str, Any], table: dict[str, tuple[str, dict[str, str]
         # Not in Meta's CLIs, or renamed by noise mode (Meta's name would give the original away).
         name, flag_names, output = kebab(public), (entry[1] if entry else {}), (entry[2] if entry else None)
     flags = [
-        Flag(flag=flag_names.get(a["name"], kebab(a["name"])), arg=a["name"], type=str(a["type"]),
-             description=a.get("description") or "", required=not a["has_default"], default=a.get("default"))
+        Flag(
+            flag=flag_names.get(a["name"], kebab(a["name"])),
+            arg=a["name"],
+            type=str(a["type"]),
+            description=a.get("description") or "",
+            required=not a["has_default"],
+            default=a.get("default"),
+        )
         for a in tool["args"]
         if a["name"] not in _NOT_FLAGS
     ]
-    return Subcommand(name=name, tool=tool["name"], description=tool.get("description") or "",
-                      write=bool(tool.get("write")), flags=flags, output=output)
+    return Subcommand(
+        name=name,
+        tool=tool["name"],
+        description=tool.get("description") or "",
+        write=bool(tool.get("write")),
+        flags=flags,
+        output=output,
+    )
 
 
 def build_surface(tools: Iterable[dict[str, Any]]) -> dict[str, AppCommand]:
@@ -105,8 +117,12 @@ def build_surface(tools: Iterable[dict[str, Any]]) -> dict[str, AppCommand]:
         while name in surface:
             name += "-2"
         table = COMMANDS.get(classes[app], {})
-        command = AppCommand(name=name, app=app, app_class=classes[app],
-                             description=entry["description"] if entry else f"the {app} app")
+        command = AppCommand(
+            name=name,
+            app=app,
+            app_class=classes[app],
+            description=entry["description"] if entry else f"the {app} app",
+        )
         for tool in sorted(by_app[app], key=lambda t: t["name"]):
             sub = _subcommand(tool, table)
             command.subcommands[sub.name] = sub

@@ -19,27 +19,66 @@ from typing import Any
 
 # ---- the binaries (Meta's agent_cli names) --------------------------------------------------------
 APPS: list[dict[str, Any]] = [
-    {"command": "calendar", "classes": ["CalendarApp"], "instances": ["Calendar"],
-     "description": "the user's calendar: events, tags, search"},
-    {"command": "contacts", "classes": ["ContactsApp"], "instances": ["Contacts"],
-     "description": "the user's address book"},
-    {"command": "emails", "classes": ["EmailClientV2", "EmailClientApp"], "instances": ["Emails", "Mail"],
-     "description": "the user's mailbox: read, search, send, reply, forward, move"},
-    {"command": "messages", "classes": ["MessagingAppV2"], "instances": ["Messages"],
-     "description": "a messaging app: conversations with people and groups"},
-    {"command": "chats", "classes": [], "instances": ["Chats"],
-     "description": "a second messaging app: chat conversations"},
-    {"command": "rent-a-flat", "classes": ["ApartmentListingApp"], "instances": ["RentAFlat"],
-     "description": "apartment listings: search, details, saved favourites"},
-    {"command": "shopping", "classes": ["ShoppingApp"], "instances": ["Shopping"],
-     "description": "an online shop: products, cart, discount codes, orders"},
-    {"command": "cabs", "classes": ["CabApp"], "instances": ["Cabs"],
-     "description": "a ride service: quotations, booking, ride status and history"},
-    {"command": "city", "classes": ["CityApp"], "instances": ["City"],
-     "description": "city information (crime rates by zip code)"},
-    {"command": "cloud-drive", "classes": ["SandboxLocalFileSystem", "VirtualFileSystem", "CloudDriveApp"],
-     "instances": ["Files", "CloudDrive"],
-     "description": "the user's cloud storage (a drive separate from your own working directory)"},
+    {
+        "command": "calendar",
+        "classes": ["CalendarApp"],
+        "instances": ["Calendar"],
+        "description": "the user's calendar: events, tags, search",
+    },
+    {
+        "command": "contacts",
+        "classes": ["ContactsApp"],
+        "instances": ["Contacts"],
+        "description": "the user's address book",
+    },
+    {
+        "command": "emails",
+        "classes": ["EmailClientV2", "EmailClientApp"],
+        "instances": ["Emails", "Mail"],
+        "description": "the user's mailbox: read, search, send, reply, forward, move",
+    },
+    {
+        "command": "messages",
+        "classes": ["MessagingAppV2"],
+        "instances": ["Messages"],
+        "description": "a messaging app: conversations with people and groups",
+    },
+    {
+        "command": "chats",
+        "classes": [],
+        "instances": ["Chats"],
+        "description": "a second messaging app: chat conversations",
+    },
+    {
+        "command": "rent-a-flat",
+        "classes": ["ApartmentListingApp"],
+        "instances": ["RentAFlat"],
+        "description": "apartment listings: search, details, saved favourites",
+    },
+    {
+        "command": "shopping",
+        "classes": ["ShoppingApp"],
+        "instances": ["Shopping"],
+        "description": "an online shop: products, cart, discount codes, orders",
+    },
+    {
+        "command": "cabs",
+        "classes": ["CabApp"],
+        "instances": ["Cabs"],
+        "description": "a ride service: quotations, booking, ride status and history",
+    },
+    {
+        "command": "city",
+        "classes": ["CityApp"],
+        "instances": ["City"],
+        "description": "city information (crime rates by zip code)",
+    },
+    {
+        "command": "cloud-drive",
+        "classes": ["SandboxLocalFileSystem", "VirtualFileSystem", "CloudDriveApp"],
+        "instances": ["Files", "CloudDrive"],
+        "description": "the user's cloud storage (a drive separate from your own working directory)",
+    },
 ]
 
 # Apps the agent never gets as a command: the final reply of a turn is the message to the user,
@@ -58,7 +97,11 @@ _CALENDAR = {
     "add_calendar_event": ("add-event", {}, _wrap(_SUCCESS, event_id="$result")),
     "get_calendar_event": ("get-event", {}, None),
     "delete_calendar_event": ("delete-event", {}, _wrap(_SUCCESS, message="$result")),
-    "get_calendar_events_from_to": ("get-events", {"start_datetime": "start-date", "end_datetime": "end-date"}, None),
+    "get_calendar_events_from_to": (
+        "get-events",
+        {"start_datetime": "start-date", "end_datetime": "end-date"},
+        None,
+    ),
     "read_today_calendar_events": ("today-events", {}, None),
     "get_calendar_events_by_tag": ("get-events-by-tag", {}, None),
 }
@@ -82,8 +125,11 @@ _APARTMENTS = {
     "list_all_apartments": ("list-all-apartments", {}, _wrap(_SUCCESS, data="$result")),
     "get_apartment_details": ("get-apartment-details", {}, _wrap(_SUCCESS, data="$result")),
     "save_apartment": ("save-apartment", {}, _wrap(_SUCCESS, message="Successfully saved apartment")),
-    "remove_saved_apartment": ("remove-saved-apartment", {},
-                               _wrap(_SUCCESS, message="Successfully removed apartment from favorites")),
+    "remove_saved_apartment": (
+        "remove-saved-apartment",
+        {},
+        _wrap(_SUCCESS, message="Successfully removed apartment from favorites"),
+    ),
     "list_saved_apartments": ("list-saved-apartments", {}, _wrap(_SUCCESS, data="$result")),
     "search_apartments": ("search-apartments", {}, _wrap(_SUCCESS, data="$result")),
 }
@@ -96,8 +142,11 @@ _SHOPPING = {
     "remove_from_cart": ("remove-from-cart", {}, _wrap(_SUCCESS, item_id="$result")),
     "list_cart": ("list-cart", {}, _wrap(_SUCCESS, cart="$result")),
     "checkout": ("checkout", {}, _wrap(_SUCCESS, order_id="$result")),
-    "get_discount_code_info": ("get-discount-code-info", {},
-                               _wrap(_SUCCESS, discount_code="$arg:discount_code", info="$result")),
+    "get_discount_code_info": (
+        "get-discount-code-info",
+        {},
+        _wrap(_SUCCESS, discount_code="$arg:discount_code", info="$result"),
+    ),
     "get_all_discount_codes": ("get-all-discount-codes", {}, _wrap(_SUCCESS, discount_codes="$result")),
     "list_orders": ("list-orders", {}, _wrap(_SUCCESS, orders="$result")),
     "get_order_details": ("get-order-details", {}, _wrap(_SUCCESS, order="$result")),
@@ -106,8 +155,15 @@ _SHOPPING = {
 
 _CABS = {
     name: (name.replace("_", "-"), {}, _wrap(_SUCCESS, data="$result"))
-    for name in ("get_quotation", "list_rides", "order_ride", "get_current_ride_status", "get_ride",
-                 "get_ride_history", "get_ride_history_length")
+    for name in (
+        "get_quotation",
+        "list_rides",
+        "order_ride",
+        "get_current_ride_status",
+        "get_ride",
+        "get_ride_history",
+        "get_ride_history_length",
+    )
 }
 _CABS["user_cancel_ride"] = ("user-cancel-ride", {}, _wrap(_SUCCESS, message="$result"))
 
@@ -123,8 +179,11 @@ _FILES_COMMON = {
     "exists": ("exists", {}, None),
     "info": ("info", {}, None),
     "tree": ("tree", {}, "text"),
-    "mv": ("mv", {"path1": "source", "path2": "destination"},
-           _wrap(_SUCCESS, source="$arg:path1", destination="$arg:path2")),
+    "mv": (
+        "mv",
+        {"path1": "source", "path2": "destination"},
+        _wrap(_SUCCESS, source="$arg:path1", destination="$arg:path2"),
+    ),
     "rm": ("rm", {}, _wrap(_SUCCESS, path="$arg:path")),
 }
 _SANDBOX_FS = {

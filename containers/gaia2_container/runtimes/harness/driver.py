@@ -41,8 +41,10 @@ WHO = "harness"
 
 # How ARE's notification system words a user message (what its own agents read); gaia2-cli gives a
 # harness the user's words alone.
-_ARE_USER_MESSAGE = re.compile(r"\AReceived at: [^\n]*\nSender: [^\n]*\nMessage: (.*)\nAlready read: [^\n]*(\nRead at: [^\n]*)?\Z",
-                               re.DOTALL)
+_ARE_USER_MESSAGE = re.compile(
+    r"\AReceived at: [^\n]*\nSender: [^\n]*\nMessage: (.*)\nAlready read: [^\n]*(\nRead at: [^\n]*)?\Z",
+    re.DOTALL,
+)
 
 
 def user_words(content: str) -> str:
@@ -86,9 +88,16 @@ class Turns:
     def run(self, prompt: str) -> tuple[str, str]:
         """Run one turn; (reply, why there is none)."""
         self.count += 1
-        values = {**self.values, "prompt": prompt, "turn": self.count,
-                  "reply_path": str(self.home / ".gaia2" / f"reply-{self.count}.txt")}
-        argv = [render(a, values) for a in (self.profile.first_turn if self.count == 1 else self.profile.next_turn)]
+        values = {
+            **self.values,
+            "prompt": prompt,
+            "turn": self.count,
+            "reply_path": str(self.home / ".gaia2" / f"reply-{self.count}.txt"),
+        }
+        argv = [
+            render(a, values)
+            for a in (self.profile.first_turn if self.count == 1 else self.profile.next_turn)
+        ]
         env = {**os.environ, **{k: render(v, values) for k, v in self.profile.env.items()}}
         reply_file = None
         if self.profile.reply_kind == "file":
@@ -98,22 +107,42 @@ class Turns:
         code, stdout = _run(argv, env, self.home, self.profile.turn_timeout_s)
         reply = read_reply(self.profile, stdout, reply_file)
         if reply and code != 0 and self.profile.reply_on_exit_0:
-            log.info("turn %d: exit %s, so its output is an error report, not a reply: %.300s", self.count, code, reply)
+            log.info(
+                "turn %d: exit %s, so its output is an error report, not a reply: %.300s",
+                self.count,
+                code,
+                reply,
+            )
             reply = ""
-        log.info("turn %d: exit %s after %.1fs, reply of %d characters", self.count, code,
-                 time.monotonic() - started, len(reply))
+        log.info(
+            "turn %d: exit %s after %.1fs, reply of %d characters",
+            self.count,
+            code,
+            time.monotonic() - started,
+            len(reply),
+        )
         if reply:
             return reply, ""
         if code is None:
-            return "", f"{self.profile.name}: turn {self.count} still running after {self.profile.turn_timeout_s:g}s"
+            return (
+                "",
+                f"{self.profile.name}: turn {self.count} still running after {self.profile.turn_timeout_s:g}s",
+            )
         return "", f"{self.profile.name}: turn {self.count} ended (exit code {code}) without a final reply"
 
 
 def _run(argv: list[str], env: dict[str, str], cwd: Path, timeout_s: float) -> tuple[int | None, str]:
     """Run the harness; its stdout is kept (capped) and echoed, stderr goes to our log as is."""
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=sys.stdout,
-                                env=env, cwd=str(cwd), start_new_session=True)
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=sys.stdout,
+            env=env,
+            cwd=str(cwd),
+            start_new_session=True,
+        )
     except OSError as exc:
         print(f"harness: cannot start {argv[0]}: {exc}", flush=True)
         return 127, ""
@@ -192,7 +221,9 @@ def settings_values(home: Path) -> dict[str, Any]:
 
 
 def main() -> int:
-    logging.basicConfig(level=os.environ.get("GAIA2_LOG_LEVEL", "INFO"), format="%(asctime)s harness: %(message)s")
+    logging.basicConfig(
+        level=os.environ.get("GAIA2_LOG_LEVEL", "INFO"), format="%(asctime)s harness: %(message)s"
+    )
     home = Path(os.environ.get("HOME") or contract.AGENT_DIR)
     try:
         profile = load()
@@ -201,7 +232,10 @@ def main() -> int:
         tools = wait_for_tools()
         sim_time = request("GET", routes.TIME).get("sim_time")
         instructions = render_instructions(tools, sim_time, exec_tool=profile.exec_tool, home=str(home))
-        values.update(instructions=instructions, instructions_path=str(home / (profile.instructions_file or "AGENTS.md")))
+        values.update(
+            instructions=instructions,
+            instructions_path=str(home / (profile.instructions_file or "AGENTS.md")),
+        )
         turns.prepare(instructions)
     except ProfileError as exc:
         return give_up(EXIT_SETTINGS, f"profile error: {exc}", WHO)

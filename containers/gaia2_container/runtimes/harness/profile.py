@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 import string
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from gaia2_contract import harness_profile
 from gaia2_contract.harness_profile import Profile, ProfileError

@@ -12,7 +12,9 @@ TRIMMED = "[older tool result removed to save context: {n} characters]"
 
 
 def size(messages: list[Message]) -> int:
-    return sum(len(m.content) + sum(len(str(c.arguments)) + len(c.name) for c in m.tool_calls) for m in messages)
+    return sum(
+        len(m.content) + sum(len(str(c.arguments)) + len(c.name) for c in m.tool_calls) for m in messages
+    )
 
 
 def trim(messages: list[Message], max_chars: int, keep_last: int = 2) -> int:

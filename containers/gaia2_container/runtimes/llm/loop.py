@@ -14,9 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gaia2_contract.constants import AGENT_NOTE_FILE, TRACE_FILE
-
 from gaia2_contract import routes
+from gaia2_contract.constants import AGENT_NOTE_FILE, TRACE_FILE
 
 from ..tools_client import ToolApiError, call_tool, give_up, request, scenario_over, wait_for_tools
 from .context import trim
@@ -35,13 +34,22 @@ EXIT_SETTINGS, EXIT_PROVIDER, EXIT_DAEMON = 2, 3, 4
 POLL_S = 0.2
 STEP_LIMIT_ANSWER = "I could not finish this task within my step limit."
 CONTINUE_PROMPT = "Continue: call a tool, or answer the user."
-NO_TOOL_CALL_NOTE = ("the model never produced a parsable tool call ({replies} replies, none with a tool call the runtime "
-                     "could read): its text was sent to the user as the answer")
+NO_TOOL_CALL_NOTE = (
+    "the model never produced a parsable tool call ({replies} replies, none with a tool call the runtime "
+    "could read): its text was sent to the user as the answer"
+)
 
 
 class Agent:
-    def __init__(self, provider: Provider, tools: list[Tool], max_steps: int, max_context_chars: int,
-                 max_result_chars: int, note_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        provider: Provider,
+        tools: list[Tool],
+        max_steps: int,
+        max_context_chars: int,
+        max_result_chars: int,
+        note_path: Path | None = None,
+    ) -> None:
         self.provider = provider
         self.tools = tools
         self.max_steps = max_steps
@@ -60,7 +68,12 @@ class Agent:
         """Append new inbox messages to the conversation; return (how many, scenario done)."""
         page = request("GET", routes.inbox_after(self.inbox_next - 1))
         for item in page["messages"]:
-            self.messages.append(Message("user", inbox_text(item.get("sender", "user"), item.get("content", ""), item.get("sim_time"))))
+            self.messages.append(
+                Message(
+                    "user",
+                    inbox_text(item.get("sender", "user"), item.get("content", ""), item.get("sim_time")),
+                )
+            )
         self.inbox_next = max(self.inbox_next, int(page.get("next", self.inbox_next)))
         return len(page["messages"]), bool(page.get("done"))
 
@@ -84,8 +97,13 @@ class Agent:
             reply = self.provider.complete(self.messages, self.tools)
             self.replies += 1
             self.messages.append(reply.as_message(self.provider.name))
-            log.info("step %d: %d tool call(s)%s%s", step, len(reply.tool_calls), ", text" if reply.text else "",
-                     f", {len(reply.text_calls.calls)} written as text" if reply.text_calls else "")
+            log.info(
+                "step %d: %d tool call(s)%s%s",
+                step,
+                len(reply.tool_calls),
+                ", text" if reply.text else "",
+                f", {len(reply.text_calls.calls)} written as text" if reply.text_calls else "",
+            )
             if reply.text_calls:
                 if self._run_text_call(reply.text_calls):
                     return True
@@ -109,7 +127,9 @@ class Agent:
         answered = False
         for call in calls:
             if answered:
-                self._tool_result(call, {"ok": False, "error": "not run: your turn ended with the message to the user"})
+                self._tool_result(
+                    call, {"ok": False, "error": "not run: your turn ended with the message to the user"}
+                )
                 continue
             outcome = self._call(call)
             self._tool_result(call, outcome)
@@ -128,8 +148,10 @@ class Agent:
             outcome = {"ok": False, "error": call.error}
         text = f"[Result of your tool call {call.name or '(unreadable)'}]\n{self._result_text(outcome)}"
         if found.ignored:
-            text += (f"\n[{found.ignored} more tool call(s) in your reply were not run: call one tool per reply "
-                     "and wait for its result]")
+            text += (
+                f"\n[{found.ignored} more tool call(s) in your reply were not run: call one tool per reply "
+                "and wait for its result]"
+            )
         self.messages.append(Message("user", text, name=call.name or "?", is_error=not outcome.get("ok")))
         return call.name == SEND_TO_USER and bool(outcome.get("ok"))
 
@@ -152,8 +174,15 @@ class Agent:
             raise
 
     def _tool_result(self, call: ToolCall, outcome: dict[str, Any]) -> None:
-        self.messages.append(Message("tool", self._result_text(outcome), tool_call_id=call.id, name=call.name,
-                                     is_error=not outcome.get("ok")))
+        self.messages.append(
+            Message(
+                "tool",
+                self._result_text(outcome),
+                tool_call_id=call.id,
+                name=call.name,
+                is_error=not outcome.get("ok"),
+            )
+        )
 
     def _result_text(self, outcome: dict[str, Any]) -> str:
         if outcome.get("ok"):
@@ -190,7 +219,9 @@ class Agent:
 
 
 def main() -> int:
-    logging.basicConfig(level=os.environ.get("GAIA2_LOG_LEVEL", "INFO"), format="%(asctime)s agent: %(message)s")
+    logging.basicConfig(
+        level=os.environ.get("GAIA2_LOG_LEVEL", "INFO"), format="%(asctime)s agent: %(message)s"
+    )
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its request lines would only repeat the trace
     try:
         settings = Settings.from_env()
@@ -200,15 +231,27 @@ def main() -> int:
     opts = settings.options
     home = Path(os.environ.get("HOME", "."))
     trace = TraceWriter(home / TRACE_FILE, redact, settings.provider, settings.model)
-    transport = Transport(trace, redact, opts.request_timeout_s, RetryPolicy(opts.max_retries, opts.retry_base_s, opts.retry_max_s),
-                          shown=(settings.base_url, settings.public_base_url), limit_s=settings.limit_s)
+    transport = Transport(
+        trace,
+        redact,
+        opts.request_timeout_s,
+        RetryPolicy(opts.max_retries, opts.retry_base_s, opts.retry_max_s),
+        shown=(settings.base_url, settings.public_base_url),
+        limit_s=settings.limit_s,
+    )
     try:
         specs = wait_for_tools()
         tools = [Tool(t["name"], t.get("description") or "", t["parameters"]) for t in specs]
         sim_time = request("GET", routes.TIME).get("sim_time")
         provider = make_provider(settings, transport)
-        agent = Agent(provider, tools, opts.max_steps_per_turn, opts.max_context_chars, opts.max_tool_result_chars,
-                      note_path=home / AGENT_NOTE_FILE)
+        agent = Agent(
+            provider,
+            tools,
+            opts.max_steps_per_turn,
+            opts.max_context_chars,
+            opts.max_tool_result_chars,
+            note_path=home / AGENT_NOTE_FILE,
+        )
         agent.messages.append(Message("system", system_prompt(sim_time, {t.name for t in tools})))
         log.info("provider %s, model %s, %d tools", settings.provider, settings.model, len(tools))
         agent.run()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 SEND_TO_USER = "AgentUserInterface__send_message_to_user"
 WAIT_TOOL = "SystemApp__wait_for_notification"
@@ -36,7 +36,7 @@ _WAIT = (
 def system_prompt(sim_time: float | None, tool_names: set[str]) -> str:
     now = "unknown"
     if sim_time is not None:
-        now = datetime.fromtimestamp(sim_time, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S (%A)")
+        now = datetime.fromtimestamp(sim_time, tz=UTC).strftime("%Y-%m-%d %H:%M:%S (%A)")
     wait = _WAIT.format(wait=WAIT_TOOL) if WAIT_TOOL in tool_names else ""
     return _TEMPLATE.format(send=SEND_TO_USER, wait=wait, now=now)
 
@@ -47,5 +47,5 @@ def inbox_text(sender: str, content: str, sim_time: float | None) -> str:
         return content
     when = ""
     if sim_time is not None:
-        when = " at " + datetime.fromtimestamp(sim_time, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+        when = " at " + datetime.fromtimestamp(sim_time, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
     return f"[Notification{when}] {content}"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Mapping
+from typing import Any
 
 from gaia2_contract import constants as contract
 from gaia2_contract import providers, urls
@@ -38,7 +39,7 @@ class Options:
     extra_body: dict[str, Any] = field(default_factory=dict)  # merged into every request body
 
     @classmethod
-    def parse(cls, text: str | None) -> "Options":
+    def parse(cls, text: str | None) -> Options:
         if not text or not text.strip():
             return cls()
         try:
@@ -50,7 +51,9 @@ class Options:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(raw) - known)
         if unknown:
-            raise SettingsError(f"GAIA2_AGENT_OPTIONS: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+            raise SettingsError(
+                f"GAIA2_AGENT_OPTIONS: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
         opts = cls(**raw)
         if opts.api not in ("chat", "responses"):
             raise SettingsError(f"GAIA2_AGENT_OPTIONS: api must be 'chat' or 'responses', got {opts.api!r}")
@@ -68,7 +71,7 @@ class Settings:
     limit_s: float | None = None  # the scenario's time limit: one call with its retries fits its window
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
         provider = (env.get(contract.ENV_AGENT_PROVIDER) or providers.DEFAULT).strip().lower()
         if provider not in PROVIDERS:
@@ -76,7 +79,9 @@ class Settings:
         model = (env.get(contract.ENV_AGENT_MODEL) or "").strip()
         if not model:
             raise SettingsError("GAIA2_AGENT_MODEL is not set: name the model to call")
-        base_url = (env.get(contract.ENV_AGENT_BASE_URL) or urls.API_BASE_URLS.get(provider, "")).strip().rstrip("/")
+        base_url = (
+            (env.get(contract.ENV_AGENT_BASE_URL) or urls.API_BASE_URLS.get(provider, "")).strip().rstrip("/")
+        )
         if not base_url:
             raise SettingsError(f"GAIA2_AGENT_BASE_URL is required for provider {provider}")
         api_key = env.get(contract.ENV_AGENT_API_KEY) or None
@@ -91,5 +96,9 @@ def fit_to_scenario(options: Options, env: Mapping[str, str]) -> Options:
     """Request timeout and retries fitted to the scenario's time limit (budget.py owns the arithmetic)."""
     wanted = budget.CallBudget(options.request_timeout_s, options.max_retries, options.retry_max_s)
     fitted = budget.fit_call(wanted, budget.scenario_timeout(env))
-    return replace(options, request_timeout_s=fitted.timeout_s, max_retries=fitted.max_retries,
-                   retry_max_s=fitted.retry_max_s)
+    return replace(
+        options,
+        request_timeout_s=fitted.timeout_s,
+        max_retries=fitted.max_retries,
+        retry_max_s=fitted.retry_max_s,
+    )

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any, Collection
+from typing import Any
 
 TAG, ACTION, FENCED, BARE = "tool_call_tag", "are_action", "fenced_json", "bare_json"
 EXPLICIT = frozenset({TAG, ACTION})  # formats that can only be meant as calls
@@ -52,7 +53,12 @@ class TextCall:
     error: str | None = None
 
     def trace_entry(self, run: bool) -> dict[str, Any]:
-        entry: dict[str, Any] = {"format": self.format, "name": self.name, "arguments": self.arguments, "run": run}
+        entry: dict[str, Any] = {
+            "format": self.format,
+            "name": self.name,
+            "arguments": self.arguments,
+            "run": run,
+        }
         if self.error:
             entry["error"] = self.error
         return entry
@@ -116,7 +122,13 @@ def _candidates(text: str) -> list[tuple[str, Any, str]]:
             start = _skip_space(text, fence.end())
         if start >= len(text) or text[start] not in "{[":
             if fmt == TAG:  # a tag is unmistakable; "Action:" may begin ordinary prose
-                out.append((fmt, _Malformed("no JSON object after " + opener), text[match.start(): match.start() + 200]))
+                out.append(
+                    (
+                        fmt,
+                        _Malformed("no JSON object after " + opener),
+                        text[match.start() : match.start() + 200],
+                    )
+                )
             pos = match.end()
             continue
         value, end = _decode(text, start)
@@ -129,7 +141,7 @@ def _candidates(text: str) -> list[tuple[str, Any, str]]:
         elif isinstance(value, _Malformed):  # resume after the block, whatever it held
             close_at = text.find(closer, start)
             end = close_at + len(closer) if close_at >= 0 else len(text)
-        out.append((fmt, value, text[match.start(): end]))
+        out.append((fmt, value, text[match.start() : end]))
         pos = max(end, match.end())
 
 
@@ -154,8 +166,15 @@ def _skip_space(text: str, pos: int) -> int:
 def _calls_in(fmt: str, value: Any, span: str, names: set[str]) -> list[TextCall]:
     if isinstance(value, _Malformed):
         if fmt in EXPLICIT or any(n in span for n in names):
-            return [TextCall("", {}, fmt, f"your tool call could not be read: {value}. Write one JSON object: "
-                                          '{"name": "<tool>", "arguments": {...}}')]
+            return [
+                TextCall(
+                    "",
+                    {},
+                    fmt,
+                    f"your tool call could not be read: {value}. Write one JSON object: "
+                    '{"name": "<tool>", "arguments": {...}}',
+                )
+            ]
         return []
     items = value if isinstance(value, list) else [value]
     calls: list[TextCall] = []
@@ -163,7 +182,9 @@ def _calls_in(fmt: str, value: Any, span: str, names: set[str]) -> list[TextCall
         shape = _call_shape(item)
         if shape is None:
             if fmt in EXPLICIT:
-                calls.append(TextCall("", {}, fmt, 'not a tool call: write {"name": "<tool>", "arguments": {...}}'))
+                calls.append(
+                    TextCall("", {}, fmt, 'not a tool call: write {"name": "<tool>", "arguments": {...}}')
+                )
             continue
         name, arguments = shape
         call = _resolve(name, _arguments(arguments), fmt, names)
@@ -206,9 +227,16 @@ def _resolve(name: str, arguments: dict[str, Any], fmt: str, names: set[str]) ->
         return TextCall(name, arguments, fmt)
     guess = near_miss(name, names)
     if guess is not None:
-        return TextCall(name, arguments, fmt, f"unknown tool {name!r}: did you mean {guess!r}? Call it by its full name.")
+        return TextCall(
+            name, arguments, fmt, f"unknown tool {name!r}: did you mean {guess!r}? Call it by its full name."
+        )
     if fmt in EXPLICIT:
-        return TextCall(name, arguments, fmt, f"unknown tool {name!r}: call one of the tools you were given, by its full name")
+        return TextCall(
+            name,
+            arguments,
+            fmt,
+            f"unknown tool {name!r}: call one of the tools you were given, by its full name",
+        )
     return None
 
 

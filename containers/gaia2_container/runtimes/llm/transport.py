@@ -13,8 +13,9 @@ import email.utils
 import json
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import httpx
 
@@ -38,7 +39,7 @@ class RetryPolicy:
     def delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(max(retry_after, 0.0), self.max_s)
-        backoff = self.base_s * (2 ** attempt)
+        backoff = self.base_s * (2**attempt)
         return min(backoff * (1 + random.random() * 0.1), self.max_s)
 
 
@@ -57,9 +58,16 @@ def parse_retry_after(value: str | None) -> float | None:
 
 
 class Transport:
-    def __init__(self, trace: TraceWriter, redact: Redactor, timeout_s: float, retry: RetryPolicy,
-                 sleep: Callable[[float], None] = time.sleep, shown: tuple[str, str] | None = None,
-                 limit_s: float | None = None) -> None:
+    def __init__(
+        self,
+        trace: TraceWriter,
+        redact: Redactor,
+        timeout_s: float,
+        retry: RetryPolicy,
+        sleep: Callable[[float], None] = time.sleep,
+        shown: tuple[str, str] | None = None,
+        limit_s: float | None = None,
+    ) -> None:
         """`limit_s`: the scenario's time limit (None: none), which bounds one call with its retries."""
         self.trace = trace
         self.timeout_s = timeout_s
@@ -74,7 +82,9 @@ class Transport:
         self.sleep = sleep
         self.client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0)))
 
-    def post(self, url: str, body: dict[str, Any], headers: dict[str, str], read: Callable[[Any], Reply]) -> Reply:
+    def post(
+        self, url: str, body: dict[str, Any], headers: dict[str, str], read: Callable[[Any], Reply]
+    ) -> Reply:
         """POST `body` as JSON and return `read` of the JSON answer; raise ProviderError when it fails for good.
 
         `read` runs before the trace line is written, so the line carries what was read from the
@@ -95,7 +105,8 @@ class Transport:
                 break
             delay = self.retry.delay(attempt, retry_after)
             if deadline is not None and not budget.retry_fits(
-                    timed_out, deadline - time.perf_counter() - delay, self.timeout_s):
+                timed_out, deadline - time.perf_counter() - delay, self.timeout_s
+            ):
                 break
             self.sleep(delay)
             attempt += 1
@@ -105,10 +116,21 @@ class Transport:
             try:
                 reply = read(json.loads(text))
             except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
-                problem = f"unreadable response from {public_url(self._shown(url))}: {type(exc).__name__}: {exc}"
-        self.trace.record(url=self._shown(url), started=started, latency_ms=latency_ms, http_status=status, request=body,
-                          raw_response=text, usage=reply.usage.to_dict() if reply else None, attempts=attempt + 1,
-                          error=problem, extra=reply.trace_fields() if reply else None)
+                problem = (
+                    f"unreadable response from {public_url(self._shown(url))}: {type(exc).__name__}: {exc}"
+                )
+        self.trace.record(
+            url=self._shown(url),
+            started=started,
+            latency_ms=latency_ms,
+            http_status=status,
+            request=body,
+            raw_response=text,
+            usage=reply.usage.to_dict() if reply else None,
+            attempts=attempt + 1,
+            error=problem,
+            extra=reply.trace_fields() if reply else None,
+        )
         if problem is not None:
             if attempt:  # "HTTP 503 from URL after 3 attempts: body", the detail last
                 head, sep, detail = problem.partition(": ")
@@ -119,28 +141,38 @@ class Transport:
         assert reply is not None
         return reply
 
-    def _attempt(self, url: str, body: dict[str, Any], headers: dict[str, str],
-                 wait_s: float) -> tuple[int | None, str, str | None, float | None, bool]:
+    def _attempt(
+        self, url: str, body: dict[str, Any], headers: dict[str, str], wait_s: float
+    ) -> tuple[int | None, str, str | None, float | None, bool]:
         """One request waiting at most `wait_s`: (status, body text, problem or None, Retry-After
         seconds, whether it timed out)."""
         wait_s = max(wait_s, 0.001)
         try:
-            resp = self.client.post(url, json=body, headers=headers,
-                                    timeout=httpx.Timeout(wait_s, connect=min(wait_s, 30.0)))
+            resp = self.client.post(
+                url, json=body, headers=headers, timeout=httpx.Timeout(wait_s, connect=min(wait_s, 30.0))
+            )
         except httpx.TimeoutException:
             return None, "", f"timeout calling {public_url(self._shown(url))}", None, True
         except httpx.HTTPError as exc:
-            return None, "", f"cannot reach {public_url(self._shown(url))}: {type(exc).__name__}: {exc}", None, False
+            return (
+                None,
+                "",
+                f"cannot reach {public_url(self._shown(url))}: {type(exc).__name__}: {exc}",
+                None,
+                False,
+            )
         text = resp.text
         if 200 <= resp.status_code < 300:
             return resp.status_code, text, None, None, False
         snippet = " ".join(text.split())[:300]
-        problem = f"HTTP {resp.status_code} from {public_url(self._shown(url))}" + (f": {snippet}" if snippet else "")
+        problem = f"HTTP {resp.status_code} from {public_url(self._shown(url))}" + (
+            f": {snippet}" if snippet else ""
+        )
         return resp.status_code, text, problem, parse_retry_after(resp.headers.get("retry-after")), False
 
     def _shown(self, url: str) -> str:
         if self.shown and url.startswith(self.shown[0]):
-            return self.shown[1] + url[len(self.shown[0]):]
+            return self.shown[1] + url[len(self.shown[0]) :]
         return url
 
     def close(self) -> None:

@@ -12,13 +12,24 @@ from .model import LlmCall, Message, ParsedResponse, ToolCall, Usage, as_int, as
 from .offered import unknown_calls
 from .requests import request_messages
 
-__all__ = ["LlmCall", "Message", "ParsedResponse", "ToolCall", "Usage", "parse_body", "parse_document",
-           "parse_entry", "parse_line", "read_trace", "request_messages"]
+__all__ = [
+    "LlmCall",
+    "Message",
+    "ParsedResponse",
+    "ToolCall",
+    "Usage",
+    "parse_body",
+    "parse_document",
+    "parse_entry",
+    "parse_line",
+    "read_trace",
+    "request_messages",
+]
 
 
 def parse_line(line: str) -> LlmCall:
     """One trace line; never raises: what cannot be read is kept as raw text with a warning."""
-    raw = line[:safe_io.RAW_SHOWN]
+    raw = line[: safe_io.RAW_SHOWN]
     try:
         entry = safe_json.loads(line)
     except ValueError as exc:
@@ -34,18 +45,29 @@ def parse_entry(entry: dict[str, Any], raw: str | None = None) -> LlmCall:
     try:
         return tidy(_parse_entry(entry))
     except Exception as exc:  # a parser bug or a wrongly typed field costs one call, not the page
-        return LlmCall(seq=as_int(entry.get("seq")), raw_line=raw, warnings=[f"could not parse this call: {exc!r}"[:300]])
+        return LlmCall(
+            seq=as_int(entry.get("seq")), raw_line=raw, warnings=[f"could not parse this call: {exc!r}"[:300]]
+        )
 
 
 def _parse_entry(entry: dict[str, Any]) -> LlmCall:
     if entry.get("type") == "truncated":  # the relay's marker: the trace reached its size cap
-        return LlmCall(seq=as_int(entry.get("seq")), timestamp=_num(entry.get("timestamp")),
-                       response=ParsedResponse(format="none"),
-                       warnings=[_str(entry.get("message")) or "the trace was cut here: later calls are not recorded"])
+        return LlmCall(
+            seq=as_int(entry.get("seq")),
+            timestamp=_num(entry.get("timestamp")),
+            response=ParsedResponse(format="none"),
+            warnings=[_str(entry.get("message")) or "the trace was cut here: later calls are not recorded"],
+        )
     call = LlmCall(
-        seq=as_int(entry.get("seq")), timestamp=_num(entry.get("timestamp")), url=_str(entry.get("url")),
-        provider=_str(entry.get("provider")), model=_str(entry.get("model")), latency_ms=_num(entry.get("latency_ms")),
-        http_status=as_int(entry.get("http_status")), attempts=as_int(entry.get("attempts")), error=_str(entry.get("error")),
+        seq=as_int(entry.get("seq")),
+        timestamp=_num(entry.get("timestamp")),
+        url=_str(entry.get("url")),
+        provider=_str(entry.get("provider")),
+        model=_str(entry.get("model")),
+        latency_ms=_num(entry.get("latency_ms")),
+        http_status=as_int(entry.get("http_status")),
+        attempts=as_int(entry.get("attempts")),
+        error=_str(entry.get("error")),
     )
     call.messages, call.tool_count = request_messages(entry.get("request"))
     raw, response = entry.get("raw_response"), entry.get("response")
@@ -88,11 +110,19 @@ def read_trace(path: Path, warnings: list[str] | None = None, root: Path | None 
     root = Path(os.path.realpath(path.parent)) if root is None else root
     calls: list[LlmCall] = []
     previous = 0
-    for number, line, too_long in safe_io.read_lines(root, path, warnings, max_bytes=safe_io.TRACE_BYTES,
-                                                      max_lines=safe_io.TRACE_LINES):
+    for number, line, too_long in safe_io.read_lines(
+        root, path, warnings, max_bytes=safe_io.TRACE_BYTES, max_lines=safe_io.TRACE_LINES
+    ):
         if too_long:
-            calls.append(LlmCall(raw_line=line, warnings=[f"line {number} is longer than {safe_io.size_text(safe_io.LINE_CAP)}: "
-                                                          "not parsed, its start is shown"]))
+            calls.append(
+                LlmCall(
+                    raw_line=line,
+                    warnings=[
+                        f"line {number} is longer than {safe_io.size_text(safe_io.LINE_CAP)}: "
+                        "not parsed, its start is shown"
+                    ],
+                )
+            )
             previous = 0
             continue
         if not line.strip():

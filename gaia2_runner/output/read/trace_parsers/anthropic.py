@@ -14,8 +14,12 @@ def usage_of(u: Any) -> Usage:
     if not isinstance(u, dict):
         return Usage()
     read, write = as_int(u.get("cache_read_input_tokens")), as_int(u.get("cache_creation_input_tokens"))
-    return Usage(input=add(as_int(u.get("input_tokens")), read, write), output=as_int(u.get("output_tokens")),
-                 cache_read=read, cache_write=write)
+    return Usage(
+        input=add(as_int(u.get("input_tokens")), read, write),
+        output=as_int(u.get("output_tokens")),
+        cache_read=read,
+        cache_write=write,
+    )
 
 
 def split_blocks(blocks: list[Any]) -> tuple[list[str], list[str], list[ToolCall], list[dict[str, Any]]]:
@@ -50,8 +54,12 @@ def _blocks_into(blocks: list[Any], out: ParsedResponse) -> None:
 
 
 def from_json(doc: dict[str, Any]) -> ParsedResponse:
-    out = ParsedResponse(format=FORMAT, model=doc.get("model"), usage=usage_of(doc.get("usage")),
-                         finish_reason=doc.get("stop_reason"))
+    out = ParsedResponse(
+        format=FORMAT,
+        model=doc.get("model"),
+        usage=usage_of(doc.get("usage")),
+        finish_reason=doc.get("stop_reason"),
+    )
     if doc.get("type") == "error":
         err = doc.get("error") or {}
         out.error = str(err.get("message") if isinstance(err, dict) else err)
@@ -85,7 +93,9 @@ def from_events(events: list[Any]) -> ParsedResponse:
             field = _DELTA_FIELDS.get(delta.get("type"))
             if field:
                 value = delta.get(field)
-                pieces.setdefault(index, {}).setdefault(field, []).append(value if isinstance(value, str) else "")
+                pieces.setdefault(index, {}).setdefault(field, []).append(
+                    value if isinstance(value, str) else ""
+                )
         elif kind == "message_delta":
             out.finish_reason = _dict(data.get("delta")).get("stop_reason") or out.finish_reason
             usage.update({k: v for k, v in _dict(data.get("usage")).items() if v is not None})

@@ -9,7 +9,14 @@ from . import anthropic, gemini, openai_chat, openai_responses
 from .model import ParsedResponse, ToolCall, Usage, as_int, loads_maybe
 from .sse import looks_like_sse, parse_json_stream, parse_sse
 
-_ANTHROPIC_EVENTS = {"message_start", "content_block_start", "content_block_delta", "message_delta", "message_stop", "ping"}
+_ANTHROPIC_EVENTS = {
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "message_delta",
+    "message_stop",
+    "ping",
+}
 
 
 def parse_body(body: str) -> ParsedResponse:
@@ -80,11 +87,18 @@ def _not_an_answer(doc: dict[str, Any]) -> str | None:
     (`GET /v1/models`, Gemini's `models`) and token counts (Anthropic `count_tokens`, Gemini
     `countTokens`). Described in a line, without warning; their counts are not usage."""
     listed = doc.get("data") if isinstance(doc.get("data"), list) else doc.get("models")
-    if isinstance(listed, list) and (doc.get("object") == "list" or set(doc) <= {"data", "models", "has_more", "first_id",
-                                                                                  "last_id", "nextPageToken", "object"}):
+    if isinstance(listed, list) and (
+        doc.get("object") == "list"
+        or set(doc) <= {"data", "models", "has_more", "first_id", "last_id", "nextPageToken", "object"}
+    ):
         return f"[not a model answer: a list of {len(listed)} models]"
     count = as_int(doc.get("input_tokens") if "input_tokens" in doc else doc.get("totalTokens"))
-    if count is not None and set(doc) <= {"input_tokens", "totalTokens", "cachedContentTokenCount", "promptTokensDetails"}:
+    if count is not None and set(doc) <= {
+        "input_tokens",
+        "totalTokens",
+        "cachedContentTokenCount",
+        "promptTokensDetails",
+    }:
         return f"[not a model answer: a token count, {count} tokens]"
     return None
 
@@ -102,11 +116,21 @@ def _normalised(doc: dict[str, Any]) -> ParsedResponse:
     return ParsedResponse(
         format="normalised",
         text=str(doc.get("text") or ""),
-        reasoning=[reasoning] if isinstance(reasoning, str) and reasoning else list(reasoning or []) if isinstance(reasoning, list) else [],
-        tool_calls=[ToolCall(str(c.get("name") or "?"), loads_maybe(c.get("arguments")), c.get("id"))
-                    for c in doc.get("tool_calls") or [] if isinstance(c, dict)],
-        usage=Usage(input=as_int(usage.get("input_tokens")), output=as_int(usage.get("output_tokens")),
-                    cache_read=as_int(usage.get("cache_read_tokens"))),
+        reasoning=[reasoning]
+        if isinstance(reasoning, str) and reasoning
+        else list(reasoning or [])
+        if isinstance(reasoning, list)
+        else [],
+        tool_calls=[
+            ToolCall(str(c.get("name") or "?"), loads_maybe(c.get("arguments")), c.get("id"))
+            for c in doc.get("tool_calls") or []
+            if isinstance(c, dict)
+        ],
+        usage=Usage(
+            input=as_int(usage.get("input_tokens")),
+            output=as_int(usage.get("output_tokens")),
+            cache_read=as_int(usage.get("cache_read_tokens")),
+        ),
         model=doc.get("model"),
         finish_reason=doc.get("finish_reason"),
     )

@@ -14,8 +14,12 @@ def usage_of(u: Any) -> Usage:
     if not isinstance(u, dict):
         return Usage()
     thoughts = as_int(u.get("thoughtsTokenCount"))
-    return Usage(input=as_int(u.get("promptTokenCount")), output=add(as_int(u.get("candidatesTokenCount")), thoughts),
-                 cache_read=as_int(u.get("cachedContentTokenCount")), reasoning=thoughts)
+    return Usage(
+        input=as_int(u.get("promptTokenCount")),
+        output=add(as_int(u.get("candidatesTokenCount")), thoughts),
+        cache_read=as_int(u.get("cachedContentTokenCount")),
+        reasoning=thoughts,
+    )
 
 
 def _chunk_into(doc: dict[str, Any], out: ParsedResponse, reasoning: list[str], texts: list[str]) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from .. import safe_json
 
 MAX_WARNINGS = 20  # per call: a stream of 100,000 broken events must not make 100,000 lines
-MAX_COUNT = 10 ** 15  # larger token counts, latencies or statuses are not real: shown as unknown
+MAX_COUNT = 10**15  # larger token counts, latencies or statuses are not real: shown as unknown
 
 
 @dataclass
@@ -116,7 +116,11 @@ def loads_maybe(text: Any) -> Any:
 
 def as_int(value: Any) -> int | None:
     """An integer that can be counted with; anything else (or absurdly large) is unknown."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and -MAX_COUNT < value < MAX_COUNT else None
+    return (
+        value
+        if isinstance(value, int) and not isinstance(value, bool) and -MAX_COUNT < value < MAX_COUNT
+        else None
+    )
 
 
 def as_num(value: Any) -> float | None:
@@ -153,7 +157,12 @@ def tidy(call: LlmCall) -> LlmCall:
     r.model, r.finish_reason, r.error = opt_str(r.model), opt_str(r.finish_reason), opt_str(r.error)
     u = r.usage
     u.input, u.output, u.cache_read, u.cache_write, u.reasoning = (
-        as_int(u.input), as_int(u.output), as_int(u.cache_read), as_int(u.cache_write), as_int(u.reasoning))
+        as_int(u.input),
+        as_int(u.output),
+        as_int(u.cache_read),
+        as_int(u.cache_write),
+        as_int(u.reasoning),
+    )
     r.warnings = [text_of(w) for w in r.warnings]
     if len(call.warnings) > MAX_WARNINGS:
         call.warnings[MAX_WARNINGS:] = [f"… and {len(call.warnings) - MAX_WARNINGS} more warnings"]

@@ -7,7 +7,8 @@ plus the built-in runtime's `text_tool_calls`, whose `error` says when a name wa
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .model import LlmCall
 
@@ -44,8 +45,13 @@ def unknown_calls(request: Any, called: list[str], text_calls: Any) -> list[str]
     offered = offered_names(request)
     unknown = [name for name in called if offered is not None and name not in offered]
     if isinstance(text_calls, list):
-        unknown += [str(c.get("name") or "?") for c in text_calls
-                    if isinstance(c, dict) and isinstance(c.get("error"), str) and c["error"].startswith(UNKNOWN_PREFIX)]
+        unknown += [
+            str(c.get("name") or "?")
+            for c in text_calls
+            if isinstance(c, dict)
+            and isinstance(c.get("error"), str)
+            and c["error"].startswith(UNKNOWN_PREFIX)
+        ]
     return unknown
 
 

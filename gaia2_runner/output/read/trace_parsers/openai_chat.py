@@ -14,9 +14,12 @@ def usage_of(u: Any) -> Usage:
         return Usage()
     prompt = u.get("prompt_tokens_details") or {}
     completion = u.get("completion_tokens_details") or {}
-    return Usage(input=as_int(u.get("prompt_tokens")), output=as_int(u.get("completion_tokens")),
-                 cache_read=as_int(prompt.get("cached_tokens")) if isinstance(prompt, dict) else None,
-                 reasoning=as_int(completion.get("reasoning_tokens")) if isinstance(completion, dict) else None)
+    return Usage(
+        input=as_int(u.get("prompt_tokens")),
+        output=as_int(u.get("completion_tokens")),
+        cache_read=as_int(prompt.get("cached_tokens")) if isinstance(prompt, dict) else None,
+        reasoning=as_int(completion.get("reasoning_tokens")) if isinstance(completion, dict) else None,
+    )
 
 
 def content_text(content: Any) -> str:
@@ -50,7 +53,9 @@ def from_json(doc: dict[str, Any]) -> ParsedResponse:
         out.reasoning.append(reasoning_of(message))
     for call in message.get("tool_calls") or []:
         fn = call.get("function") or {}
-        out.tool_calls.append(ToolCall(fn.get("name") or "?", loads_maybe(fn.get("arguments")), call.get("id")))
+        out.tool_calls.append(
+            ToolCall(fn.get("name") or "?", loads_maybe(fn.get("arguments")), call.get("id"))
+        )
     out.finish_reason = choice.get("finish_reason")
     return out
 
@@ -65,7 +70,9 @@ def from_events(events: list[Any]) -> ParsedResponse:
         if not isinstance(data, dict):
             continue
         if "error" in data:
-            out.error = str((data["error"] or {}).get("message") if isinstance(data["error"], dict) else data["error"])
+            out.error = str(
+                (data["error"] or {}).get("message") if isinstance(data["error"], dict) else data["error"]
+            )
         out.model = data.get("model") or out.model
         if data.get("usage"):
             out.usage = usage_of(data["usage"])
@@ -83,6 +90,8 @@ def from_events(events: list[Any]) -> ParsedResponse:
     out.text = "".join(text)
     if "".join(reasoning):
         out.reasoning.append("".join(reasoning))
-    out.tool_calls = [ToolCall("".join(c["name"]) or "?", loads_maybe("".join(c["args"])), c["id"])
-                      for _, c in sorted(calls.items())]
+    out.tool_calls = [
+        ToolCall("".join(c["name"]) or "?", loads_maybe("".join(c["args"])), c["id"])
+        for _, c in sorted(calls.items())
+    ]
     return out

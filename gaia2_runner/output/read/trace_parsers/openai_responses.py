@@ -14,8 +14,12 @@ def usage_of(u: Any) -> Usage:
         return Usage()
     details = u.get("input_tokens_details") or {}
     out_details = u.get("output_tokens_details") or {}
-    return Usage(input=as_int(u.get("input_tokens")), output=as_int(u.get("output_tokens")),
-                 cache_read=as_int(details.get("cached_tokens")), reasoning=as_int(out_details.get("reasoning_tokens")))
+    return Usage(
+        input=as_int(u.get("input_tokens")),
+        output=as_int(u.get("output_tokens")),
+        cache_read=as_int(details.get("cached_tokens")),
+        reasoning=as_int(out_details.get("reasoning_tokens")),
+    )
 
 
 def _item_into(item: dict[str, Any], out: ParsedResponse, texts: list[str]) -> None:
@@ -27,15 +31,25 @@ def _item_into(item: dict[str, Any], out: ParsedResponse, texts: list[str]) -> N
             elif part.get("type") == "refusal":
                 texts.append("[refusal] " + (part.get("refusal") or ""))
     elif kind == "reasoning":
-        pieces = [p.get("text") or "" for p in (item.get("summary") or []) + (item.get("content") or [])
-                  if isinstance(p, dict)]
+        pieces = [
+            p.get("text") or ""
+            for p in (item.get("summary") or []) + (item.get("content") or [])
+            if isinstance(p, dict)
+        ]
         text = "\n\n".join(p for p in pieces if p)
         out.reasoning.append(text or "[reasoning not returned in clear text]")
     elif kind == "function_call":
-        out.tool_calls.append(ToolCall(item.get("name") or "?", loads_maybe(item.get("arguments")),
-                                       item.get("call_id") or item.get("id")))
+        out.tool_calls.append(
+            ToolCall(
+                item.get("name") or "?",
+                loads_maybe(item.get("arguments")),
+                item.get("call_id") or item.get("id"),
+            )
+        )
     elif kind:
-        out.tool_calls.append(ToolCall(str(kind), {k: v for k, v in item.items() if k not in ("type", "id")}, item.get("id")))
+        out.tool_calls.append(
+            ToolCall(str(kind), {k: v for k, v in item.items() if k not in ("type", "id")}, item.get("id"))
+        )
 
 
 def from_json(doc: dict[str, Any]) -> ParsedResponse:
@@ -68,7 +82,9 @@ def from_events(events: list[Any]) -> ParsedResponse:
         if not isinstance(data, dict):
             continue
         kind = data.get("type") or ev.event
-        if kind in ("response.completed", "response.failed", "response.incomplete") and isinstance(data.get("response"), dict):
+        if kind in ("response.completed", "response.failed", "response.incomplete") and isinstance(
+            data.get("response"), dict
+        ):
             final = data["response"]
         elif kind == "response.created" and isinstance(data.get("response"), dict):
             partial.model = data["response"].get("model")

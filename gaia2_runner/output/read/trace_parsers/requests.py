@@ -16,8 +16,14 @@ def request_messages(request: Any) -> tuple[list[Message], int]:
     tool_count = len(tools) if isinstance(tools, list) else 0
     if isinstance(request.get("contents"), list):
         if isinstance(tools, list):  # Gemini nests declarations: [{functionDeclarations: [...]}]
-            tool_count = sum(len(t.get("functionDeclarations") or t.get("function_declarations") or [])
-                             for t in tools if isinstance(t, dict)) or tool_count
+            tool_count = (
+                sum(
+                    len(t.get("functionDeclarations") or t.get("function_declarations") or [])
+                    for t in tools
+                    if isinstance(t, dict)
+                )
+                or tool_count
+            )
         return _gemini(request), tool_count
     if "input" in request or "instructions" in request:
         return _responses(request), tool_count
@@ -35,7 +41,14 @@ def _text(content: Any) -> str:
             if isinstance(part, str):
                 texts.append(part)
             elif isinstance(part, dict):
-                texts.append(part.get("text") or (f"[{part.get('type')}]" if part.get("type") not in ("text", "input_text", "output_text") else ""))
+                texts.append(
+                    part.get("text")
+                    or (
+                        f"[{part.get('type')}]"
+                        if part.get("type") not in ("text", "input_text", "output_text")
+                        else ""
+                    )
+                )
         return "\n".join(t for t in texts if t)
     return "" if content is None else pretty(content)
 
@@ -51,7 +64,9 @@ def _chat(messages: Any) -> list[Message]:
             msg.reasoning.append(reasoning)
         for call in m.get("tool_calls") or []:
             fn = call.get("function") or {}
-            msg.tool_calls.append(ToolCall(fn.get("name") or "?", loads_maybe(fn.get("arguments")), call.get("id")))
+            msg.tool_calls.append(
+                ToolCall(fn.get("name") or "?", loads_maybe(fn.get("arguments")), call.get("id"))
+            )
         if m.get("role") == "tool":
             msg.tool_result_for = m.get("tool_call_id") or m.get("name") or "?"
         out.append(msg)
@@ -60,9 +75,14 @@ def _chat(messages: Any) -> list[Message]:
 
 def _has_anthropic_blocks(messages: Any) -> bool:
     return isinstance(messages, list) and any(
-        isinstance(m, dict) and isinstance(m.get("content"), list)
-        and any(isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking") for b in m["content"])
-        for m in messages)
+        isinstance(m, dict)
+        and isinstance(m.get("content"), list)
+        and any(
+            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking")
+            for b in m["content"]
+        )
+        for m in messages
+    )
 
 
 def _anthropic(request: dict[str, Any]) -> list[Message]:
@@ -79,8 +99,14 @@ def _anthropic(request: dict[str, Any]) -> list[Message]:
         texts, reasoning, calls, others = split_blocks(content)
         for block in others:
             if block.get("type") == "tool_result":
-                out.append(Message("tool", _text(block.get("content")), tool_result_for=block.get("tool_use_id") or "?"))
-        msg = Message(role, "".join(t if isinstance(t, str) else str(t) for t in texts), calls, reasoning=reasoning)
+                out.append(
+                    Message(
+                        "tool", _text(block.get("content")), tool_result_for=block.get("tool_use_id") or "?"
+                    )
+                )
+        msg = Message(
+            role, "".join(t if isinstance(t, str) else str(t) for t in texts), calls, reasoning=reasoning
+        )
         if msg.text or msg.tool_calls or msg.reasoning:
             out.append(msg)
     return out
@@ -117,7 +143,12 @@ def _gemini(request: dict[str, Any]) -> list[Message]:
     out: list[Message] = []
     system = request.get("systemInstruction") or request.get("system_instruction")
     if isinstance(system, dict):
-        out.append(Message("system", "\n".join(p.get("text") or "" for p in system.get("parts") or [] if isinstance(p, dict))))
+        out.append(
+            Message(
+                "system",
+                "\n".join(p.get("text") or "" for p in system.get("parts") or [] if isinstance(p, dict)),
+            )
+        )
     for content in request.get("contents") or []:
         if not isinstance(content, dict):
             continue
@@ -131,7 +162,9 @@ def _gemini(request: dict[str, Any]) -> list[Message]:
                 msg.tool_calls.append(ToolCall(call.get("name") or "?", call.get("args"), call.get("id")))
             elif "functionResponse" in part:
                 resp = part["functionResponse"] or {}
-                out.append(Message("tool", pretty(resp.get("response")), tool_result_for=resp.get("name") or "?"))
+                out.append(
+                    Message("tool", pretty(resp.get("response")), tool_result_for=resp.get("name") or "?")
+                )
             elif part.get("thought"):
                 msg.reasoning.append(part.get("text") or "")
             elif isinstance(part.get("text"), str):

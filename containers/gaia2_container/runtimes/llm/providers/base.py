@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from ..messages import Message, Reply, Tool
 from ..settings import Settings
@@ -28,8 +29,14 @@ class ProviderBase:
         self.options = settings.options
         self.transport = transport
 
-    def exchange(self, url: str, body: dict[str, Any], headers: dict[str, str], from_wire: Callable[[Any], Reply],
-                 tools: list[Tool]) -> Reply:
+    def exchange(
+        self,
+        url: str,
+        body: dict[str, Any],
+        headers: dict[str, str],
+        from_wire: Callable[[Any], Reply],
+        tools: list[Tool],
+    ) -> Reply:
         """One request; a reply without native tool calls is searched for calls written as text."""
         names = [t.name for t in tools]
 
@@ -52,8 +59,12 @@ def split_system(messages: list[Message]) -> tuple[str, list[Message]]:
     return system, [m for m in messages if m.role != "system"]
 
 
-def alternating(messages: list[Message], role_of: Callable[[Message], str], parts_of: Callable[[Message], list[Any]],
-                field: str) -> list[dict[str, Any]]:
+def alternating(
+    messages: list[Message],
+    role_of: Callable[[Message], str],
+    parts_of: Callable[[Message], list[Any]],
+    field: str,
+) -> list[dict[str, Any]]:
     """Wire messages whose roles alternate (Anthropic's `content`, Gemini's `parts`): consecutive
     messages of one role become one, and a message with no parts is left out."""
     out: list[dict[str, Any]] = []

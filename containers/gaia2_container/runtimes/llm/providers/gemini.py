@@ -24,9 +24,18 @@ class GeminiProvider(ProviderBase):
         if system:
             body["systemInstruction"] = {"parts": [{"text": system}]}
         if tools:
-            body["tools"] = [{"functionDeclarations": [
-                {"name": t.name, "description": t.description, "parameters": clean_schema(t.parameters)} for t in tools
-            ]}]
+            body["tools"] = [
+                {
+                    "functionDeclarations": [
+                        {
+                            "name": t.name,
+                            "description": t.description,
+                            "parameters": clean_schema(t.parameters),
+                        }
+                        for t in tools
+                    ]
+                }
+            ]
         config: dict[str, Any] = {"maxOutputTokens": self.options.max_tokens}
         if self.options.temperature is not None:
             config["temperature"] = self.options.temperature
@@ -71,8 +80,12 @@ def _parts(m: Message, provider: str) -> list[dict[str, Any]]:
 
 
 def to_wire(messages: list[Message], provider: str) -> list[dict[str, Any]]:
-    return alternating(messages, lambda m: "model" if m.role == "assistant" else "user",
-                       lambda m: _parts(m, provider), "parts")
+    return alternating(
+        messages,
+        lambda m: "model" if m.role == "assistant" else "user",
+        lambda m: _parts(m, provider),
+        "parts",
+    )
 
 
 def from_wire(data: dict[str, Any]) -> Reply:
@@ -80,7 +93,11 @@ def from_wire(data: dict[str, Any]) -> Reply:
     parts = (candidate.get("content") or {}).get("parts") or []
     text = "".join(p.get("text", "") for p in parts if "text" in p and not p.get("thought"))
     calls = [
-        ToolCall(p["functionCall"].get("id") or new_call_id(), p["functionCall"]["name"], p["functionCall"].get("args") or {})
+        ToolCall(
+            p["functionCall"].get("id") or new_call_id(),
+            p["functionCall"]["name"],
+            p["functionCall"].get("args") or {},
+        )
         for p in parts
         if "functionCall" in p
     ]

@@ -36,7 +36,10 @@ class ChatCompletionsProvider(ProviderBase):
         body: dict[str, Any] = {"model": self.settings.model, "messages": [to_wire(m) for m in messages]}
         if tools:
             body["tools"] = [
-                {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                }
                 for t in tools
             ]
         body[self.max_tokens_field] = self.options.max_tokens
@@ -58,7 +61,11 @@ def to_wire(m: Message) -> dict[str, Any]:
         out: dict[str, Any] = {"role": "assistant", "content": m.content or ""}
         if m.tool_calls:
             out["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                }
                 for c in m.tool_calls
             ]
         return out
@@ -72,7 +79,11 @@ def from_wire(data: dict[str, Any]) -> Reply:
     if isinstance(content, list):  # some servers return content parts
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
     calls = [
-        ToolCall(c.get("id") or new_call_id(), c["function"]["name"], parse_arguments(c["function"].get("arguments")))
+        ToolCall(
+            c.get("id") or new_call_id(),
+            c["function"]["name"],
+            parse_arguments(c["function"].get("arguments")),
+        )
         for c in msg.get("tool_calls") or []
         if c.get("function")
     ]

@@ -52,7 +52,14 @@ def to_items(messages: list[Message], provider: str) -> list[dict[str, Any]]:
             if m.content:
                 items.append({"role": "assistant", "content": m.content})
             for c in m.tool_calls:
-                items.append({"type": "function_call", "call_id": c.id, "name": c.name, "arguments": json.dumps(c.arguments)})
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": c.id,
+                        "name": c.name,
+                        "arguments": json.dumps(c.arguments),
+                    }
+                )
         else:
             items.append({"role": "user", "content": m.content})
     return items
@@ -65,9 +72,15 @@ def from_wire(data: dict[str, Any]) -> Reply:
     for item in output:
         kind = item.get("type")
         if kind == "message":
-            texts.extend(p.get("text", "") for p in item.get("content") or [] if p.get("type") == "output_text")
+            texts.extend(
+                p.get("text", "") for p in item.get("content") or [] if p.get("type") == "output_text"
+            )
         elif kind == "function_call":
-            calls.append(ToolCall(item.get("call_id") or new_call_id(), item["name"], parse_arguments(item.get("arguments"))))
+            calls.append(
+                ToolCall(
+                    item.get("call_id") or new_call_id(), item["name"], parse_arguments(item.get("arguments"))
+                )
+            )
     return Reply("".join(texts), calls, usage_of(data), data.get("status"), raw=output)
 
 
