@@ -308,9 +308,9 @@ class Runner:
 
         from gaia2_runner.cli.progress import DatasetProgress
         from gaia2_runner.config import RunConfig, apply_overrides
-        from gaia2_runner.engine.dataset_run import run_plan
-        from gaia2_runner.engine.observer import Observers
-        from gaia2_runner.engine.plan import plan_run
+        from gaia2_runner.execution.dataset_run import run_plan
+        from gaia2_runner.execution.observer import Observers
+        from gaia2_runner.execution.plan import plan_run
         from gaia2_runner.output.runner_log import RunnerLog
         from gaia2_runner.output.scrub import Scrubber
         from gaia2_runner.viewer.refresh import IndexRefresher

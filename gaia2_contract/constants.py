@@ -34,7 +34,7 @@ PROXY_VARS = ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROX
 JUDGED_STATUSES = frozenset({"completed", "failed", "agent_exit", "timeout"})
 FINAL_STATUSES = JUDGED_STATUSES | {"error"}
 # The endpoints the preflight check reports on (its result's keys): the agent's, the judge's and
-# Agent2Agent's expert agents' (gaia2_container/preflight.py writes, engine/preflight.py words them).
+# Agent2Agent's expert agents' (gaia2_container/preflight.py writes, execution/preflight.py words them).
 PREFLIGHT_TARGETS = ("agent", "judge", "experts")
 # events.jsonl kind of an expert sub-agent's model call (Agent2Agent): a trace.jsonl entry's fields.
 SUB_AGENT_CALL_KIND = "llm_call"

@@ -3,7 +3,7 @@ tiny request to the agent's model endpoint, one to the judge's and one to the ex
 Agent2Agent has one of its own), from inside the scenario image with the scenario's own settings
 (network, proxies, CA bundle, GAIA2_AGENT_* / GAIA2_JUDGE_* / GAIA2_A2A_*).
 
-The runner starts it instead of the daemon (gaia2_runner/engine/preflight.py): no scenario, no
+The runner starts it instead of the daemon (gaia2_runner/execution/preflight.py): no scenario, no
 agent code. The agent's request speaks the agent's wire format through the built-in runtime's own
 provider classes (a harness's wire from its profile, as the daemon's relay would forward it); the
 judge's goes through LiteLLM with the judge engine's own settings. It writes facts, not advice:

@@ -14,7 +14,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from gaia2_runner.engine.image_pin import short_id
+from gaia2_runner.execution.image_pin import short_id
 from gaia2_runner.output.runner_log import duration_s, result_reason, verdict_word
 from gaia2_runner.text import printable
 

@@ -2,7 +2,7 @@
 
 Order matters: .env is loaded, the config is built and every check that needs no podman runs
 (targets, scenario files, API keys), then podman is reached, the image checked and the model
-endpoints tried from one short container (engine/preflight.py), and only then does a scenario
+endpoints tried from one short container (execution/preflight.py), and only then does a scenario
 start. A dry run stops after the checks, endpoints included, and prints the plan.
 """
 
@@ -22,14 +22,14 @@ from gaia2_runner.cli.progress import DatasetProgress
 from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import RunConfig, apply_overrides, load_config, load_env_file
 from gaia2_runner.config.schema import BY_NAME
-from gaia2_runner.engine.dataset_run import DatasetOutcome, run_plan
-from gaia2_runner.engine.hosts import connect_first
-from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT
-from gaia2_runner.engine.observer import Observers
-from gaia2_runner.engine.plan import check_image, compare_fingerprint, plan_run
-from gaia2_runner.engine.preflight import PreflightReport, check_endpoints
-from gaia2_runner.engine.scenario_run import env_secrets
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.dataset_run import DatasetOutcome, run_plan
+from gaia2_runner.execution.hosts import connect_first
+from gaia2_runner.execution.job_limits import CONFIGURATION_FAULT
+from gaia2_runner.execution.observer import Observers
+from gaia2_runner.execution.plan import check_image, compare_fingerprint, plan_run
+from gaia2_runner.execution.preflight import PreflightReport, check_endpoints
+from gaia2_runner.execution.scenario_run import env_secrets
 from gaia2_runner.exit_codes import EXIT_OK
 from gaia2_runner.inputs import check_path_text
 from gaia2_runner.output.layout import INDEX_FILE, RESULTS_LOG_FILE, RUNNER_LOG_FILE, SUMMARY_FILE
@@ -44,7 +44,7 @@ from gaia2_runner.text import printable
 from gaia2_runner.viewer.refresh import IndexRefresher
 
 # Options the four doors share, with one help text each.
-RETRY_HELP = BY_NAME["retry"].help  # the setting's own text: what engine/jobs.select reruns
+RETRY_HELP = BY_NAME["retry"].help  # the setting's own text: what execution/jobs.select reruns
 ENV_FILE_HELP = "dotenv file with API keys (default: .env next to the config or in the current directory)."
 DRY_RUN_HELP = (
     "Check everything, the model endpoints too (one short container, unless --no-preflight), "

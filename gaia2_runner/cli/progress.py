@@ -1,4 +1,4 @@
-"""The terminal progress display: a run observer (engine/observer.py).
+"""The terminal progress display: a run observer (execution/observer.py).
 
 On a terminal: a live bar (done/total, pass/fail/error counts, elapsed, ETA) with one verdict line
 per finished scenario printed above it (for `run` and `demo`, or every scenario at DEBUG; a run
@@ -27,8 +27,8 @@ from rich.progress import (
 from rich.text import Text
 
 from gaia2_runner.cli.display import VERDICT_STYLES
-from gaia2_runner.engine.jobs import Job
-from gaia2_runner.engine.observer import RunObserver
+from gaia2_runner.execution.jobs import Job
+from gaia2_runner.execution.observer import RunObserver
 from gaia2_runner.output.runner_log import as_warning, job_label, verdict_line, verdict_word
 from gaia2_runner.text import printable
 

@@ -20,7 +20,7 @@ DURATION_GRACE_S = 120.0  # the default run timeout is the scenario's duration p
 UNKNOWN_DURATION_TIMEOUT_S = 600.0  # the run timeout of a scenario that states no duration
 CHECK_IMAGE_TIMEOUT_S = 180.0  # `check-image`: its scenario's final status is waited for this long
 
-# A scenario container's lifetime around the run timeout (engine/scenario_run.py, container_env.py).
+# A scenario container's lifetime around the run timeout (execution/scenario_run.py, container_env.py).
 RUNNER_GRACE_S = 15.0  # the daemon enforces the timeout; the runner waits this much longer
 JUDGING_GRACE_S = 300.0  # ... or this much while the daemon judges (the judge may call an LLM)
 COLLECT_GRACE_S = 60.0  # the container's hard deadline leaves the runner this long after its own

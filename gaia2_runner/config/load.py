@@ -263,7 +263,7 @@ def check_bounds(config: RunConfig, sections: tuple[str, ...]) -> None:
 
 def validate_budgets(config: RunConfig) -> None:
     """--cost-limit needs prices for every model its sum counts, the agent's and (when set) the
-    expert agents' (else the job's cost is unknown from its first run on: engine/job_limits.py
+    expert agents' (else the job's cost is unknown from its first run on: execution/job_limits.py
     stops it). The judge's calls are not counted (they bypass the relays), so its model needs none.
     Both it and --max-tokens need an agent that calls a model (their ranges: check_bounds)."""
     r, agent = config.run, config.agent

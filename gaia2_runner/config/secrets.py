@@ -1,6 +1,6 @@
 """Secrets and the environment: .env files, API keys, redaction.
 
-Keys live only in memory and in container environments (engine/container_env.py builds those);
+Keys live only in memory and in container environments (execution/container_env.py builds those);
 `redacted` is what may be written.
 """
 

@@ -45,6 +45,6 @@ def command_in_settings(agent: Mapping[str, Any]) -> bool:
 
 def command_given(env: Mapping[str, str], environ: Mapping[str, str]) -> bool:
     """Whether containers get a non-empty GAIA2_AGENT_COMMAND: the run's `--env` wins over the
-    host's GAIA2_AGENT_* variables, which are passed on (engine/container_env.py)."""
+    host's GAIA2_AGENT_* variables, which are passed on (execution/container_env.py)."""
     name = contract.ENV_AGENT_COMMAND
     return bool(env[name]) if name in env else bool(environ.get(name))

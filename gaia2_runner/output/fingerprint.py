@@ -6,7 +6,7 @@ the time limit, ARE's noise mode, the runner and the scenarios (id -> file diges
 or that finds a scenario id whose file changed, is refused before any container starts; new
 scenarios may join (a larger --limit, another split). API keys are not part of it: another key
 for the same model does not change what is measured. The recorded image id is also the run's pin:
-a resumed run keeps executing that image while it exists (engine/image_pin.py).
+a resumed run keeps executing that image while it exists (execution/image_pin.py).
 """
 
 from __future__ import annotations

@@ -35,8 +35,8 @@ def run_record(
     engine: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The document for one run directory; `scenarios` are (scenario_id, split, path) triples;
-    `shard` (engine/shards.py plan_identity) when a shard wrote it; `image_id` the image the run
-    is pinned to (engine/image_pin.py): what its containers run, whatever `image` names now;
+    `shard` (execution/shards.py plan_identity) when a shard wrote it; `image_id` the image the run
+    is pinned to (execution/image_pin.py): what its containers run, whatever `image` names now;
     `engine` the engine they run on (EngineInfo.as_dict(): engine, version, api_version).
     `agent_kind` (output/agent_kind.py) also sees a GAIA2_AGENT_COMMAND the host passes on
     (`environ`, default os.environ), which the settings do not record."""

@@ -2,8 +2,8 @@
 
 The terminal forgets (CI scrollback, a closed window); this file keeps, per line and timestamped,
 each run start, each scenario's start and verdict, warnings, Ctrl-C and the final summary line. It
-is a run observer (engine/observer.py), duck-typed like viewer/refresh.py's IndexRefresher since
-output/ sits below engine/. It writes result fields the engine already scrubbed, never the
+is a run observer (execution/observer.py), duck-typed like viewer/refresh.py's IndexRefresher since
+output/ sits below execution/. It writes result fields execution/ already scrubbed, never the
 container environment, and passes every line through the run's Scrubber as a last guard.
 
 The one-line wording of a verdict and of a whole run lives here too, so the terminal
@@ -24,7 +24,7 @@ from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.text import one_line, printable
 
 VERDICT_WORDS = {True: "PASS", False: "FAIL"}
-# How a job that stopped launching runs is summed up (engine/job_limits.py's stop kinds).
+# How a job that stopped launching runs is summed up (execution/job_limits.py's stop kinds).
 STOP_WORDS = {"cost_limit": "stopped at cost limit", "configuration_fault": "STOPPED: configuration fault"}
 
 

@@ -95,7 +95,7 @@ class Sandbox:
         self.sweep: bool | None = None  # None: $GAIA2_SWEEP decides (leftovers.sweep_wanted)
         self._sweep_lock = threading.Lock()
         self._info: EngineInfo | None = None
-        # Set when the runner gave this host up (engine/hosts.py): waits for it end at once.
+        # Set when the runner gave this host up (execution/hosts.py): waits for it end at once.
         self.lost = threading.Event()
         atexit.register(self.close)
 

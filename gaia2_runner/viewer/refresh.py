@@ -1,4 +1,4 @@
-"""Keep a run's index.html current while results arrive: a run observer (engine/observer.py).
+"""Keep a run's index.html current while results arrive: a run observer (execution/observer.py).
 
 At most every few seconds and one thread at a time, and never at the cost of the run: an error
 is re-raised to the engine's observer fan-out, which turns it into a warning.

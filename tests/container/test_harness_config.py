@@ -10,8 +10,8 @@ from gaia2_runner.config import load_config
 from gaia2_runner.config.defaults import AGENT_IMAGE, ORACLE_IMAGE
 from gaia2_runner.config.harnesses import all_harnesses, get_harness
 from gaia2_runner.config.load import apply_overrides
-from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.container_env import container_env
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIO = REPO / "examples" / "scenarios" / "demo_cab_order.json"

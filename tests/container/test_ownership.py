@@ -22,8 +22,8 @@ import pytest
 from gaia2_container.daemon.agent_process import agent_environment  # noqa: E402
 from gaia2_container.daemon.watchdog import Limits, Watchdog  # noqa: E402
 from gaia2_contract import constants as contract
-from gaia2_runner.engine.container_env import container_env, idle_timeout
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.container_env import container_env, idle_timeout
 from gaia2_runner.sandbox import ownership
 from gaia2_runner.sandbox.leftovers import SWEEP_ENV, sweep_wanted
 from gaia2_runner.sandbox.ownership import (

@@ -13,9 +13,9 @@ from cli_support import assert_one_error_line, invoke
 from fake_llm.server import PREFLIGHT_MARKER, FakeLLM
 from gaia2_runner.config import apply_overrides, load_config
 from gaia2_runner.config.endpoints import HOST_GATEWAY, loopback_host, via_host_gateway
-from gaia2_runner.engine.plan import plan_run
-from gaia2_runner.engine.preflight import PreflightReport, assess
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.plan import plan_run
+from gaia2_runner.execution.preflight import PreflightReport, assess
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "examples" / "scenarios" / "demo_calendar_add_event.json"

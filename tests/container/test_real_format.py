@@ -19,8 +19,8 @@ from gaia2_contract import files_tree
 from gaia2_runner.config import load_config, redacted
 from gaia2_runner.config.load import apply_overrides
 from gaia2_runner.config.schema import BY_KEY, BY_NAME
-from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.container_env import container_env
 from gaia2_runner.output.fingerprint import differences, fingerprint
 from gaia2_runner.targets import filesystem_data as host
 from gaia2_runner.targets import load_scenario

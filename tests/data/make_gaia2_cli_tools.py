@@ -13,7 +13,7 @@ import shlex
 import tempfile
 from pathlib import Path
 
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 HERE = Path(__file__).parent

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gaia2_runner.cli import app
-from gaia2_runner.engine.image_check import check_image
+from gaia2_runner.execution.image_check import check_image
 from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ImageSpec, build_image
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]

@@ -15,7 +15,7 @@ import pytest
 
 from container_probe import exec_in
 from gaia2_contract import constants as contract
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.targets import load_scenario
 

@@ -14,7 +14,7 @@ import pytest
 from test_e2e_agent_paths import ANSWER, CLI_AGENT, SCENARIO
 
 from fake_llm.server import FakeLLM
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]

@@ -11,7 +11,7 @@ import json
 import pytest
 from test_e2e_llm_agent import ANSWER, EVENT, HOST, SCENARIO, run, tool_calls, trace
 
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import AGENT_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from container_probe import daemon_status, exec_in, output_dir_label, running
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.output.read.trace_parsers import parse_line
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.viewer import Site

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]

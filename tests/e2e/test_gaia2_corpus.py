@@ -237,7 +237,7 @@ call("AgentUserInterface__send_message_to_user", content="Sent your message to H
 
 
 def test_time_scenario_rejects_the_right_action_at_the_wrong_time(built, docs, tmp_path):
-    from gaia2_runner.engine.scenario_run import run_scenario
+    from gaia2_runner.execution.scenario_run import run_scenario
 
     name = next(
         n

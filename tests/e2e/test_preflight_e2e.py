@@ -17,7 +17,7 @@ from test_e2e_llm_agent import ADD, SCENARIO, SEND
 
 from fake_llm.server import FakeLLM
 from gaia2_runner.config.endpoints import HOST_GATEWAY
-from gaia2_runner.engine.preflight import PREFLIGHT_ID
+from gaia2_runner.execution.preflight import PREFLIGHT_ID
 from gaia2_runner.sandbox.ownership import LABEL_OUTPUT_DIR, LABEL_RUNNER, LABEL_SCENARIO_ID
 from gaia2_runner.sandbox.ports import free_port
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from calendar_demo import ADD, SCENARIO, SEND, SOLVE
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import AGENT_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]

@@ -20,7 +20,7 @@ import pytest
 
 from fake_llm.server import FakeLLM
 from gaia2_contract.constants import JUDGED_STATUSES
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.config.limits import ContainerLimits, GiB, MiB
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from runner_rss import PRINTER, python_command, run_cli
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from container_probe import running
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.sandbox.adapter import AdapterClient
 from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.sandbox.images import ORACLE_IMAGE

@@ -238,7 +238,7 @@ def test_private_podman_service_dies_with_its_runner():
 
 def test_container_exits_at_its_deadline_even_if_nobody_collects(images, backend):
     """The hard limit: no watchdog on idleness (0), nobody polls or collects, the agent never ends."""
-    from gaia2_runner.engine.container_env import container_env
+    from gaia2_runner.execution.container_env import container_env
 
     env = container_env(
         None,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gaia2_runner.engine.scenario_run import run_scenario
+from gaia2_runner.execution.scenario_run import run_scenario
 
 HOST = "host.containers.internal"  # the host (and its fake provider) as containers see it
 SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios"

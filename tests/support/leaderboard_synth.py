@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.config.setting import Setting
-from gaia2_runner.engine.leaderboard_plan import setting_by_flag
+from gaia2_runner.execution.leaderboard_plan import setting_by_flag
 from gaia2_runner.output import leaderboard_phases as phases
 from viewer_synth import result_doc
 

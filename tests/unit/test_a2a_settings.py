@@ -12,8 +12,8 @@ from gaia2_runner.config import apply_overrides, load_config
 from gaia2_runner.config.load import validate
 from gaia2_runner.config.schema import BY_NAME
 from gaia2_runner.config.secrets import secret_values
-from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.container_env import container_env
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 

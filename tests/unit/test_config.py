@@ -17,8 +17,8 @@ from gaia2_runner.config import (
     redacted,
 )
 from gaia2_runner.config.schema import SETTINGS
-from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.container_env import container_env
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.engine.aggregate import aggregate
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.aggregate import aggregate
 from gaia2_runner.exit_codes import EXIT_USAGE
 from gaia2_runner.output import dir_lock
 from gaia2_runner.output.dir_lock import DirLockHeld, Holder, lock_output_dir, read_holders
@@ -233,7 +233,7 @@ def test_the_command_recorded_is_the_one_typed(monkeypatch) -> None:
 def test_judge_is_refused_while_a_job_writes_there(tmp_path: Path, holders) -> None:
     """`judge` writes beside every result: it takes the directory's lock before any container."""
     from gaia2_runner.config import judge_overrides
-    from gaia2_runner.engine.rejudge import rejudge_output
+    from gaia2_runner.execution.rejudge import rejudge_output
     from gaia2_runner.output.layout import ARE_TRACE_FILE, RESULT_FILE
 
     out = tmp_path / "out"

@@ -17,7 +17,7 @@ from gaia2_runner.cli.launch import show_outcome
 from gaia2_runner.cli.plan_view import describe_plan
 from gaia2_runner.config import SETTINGS, apply_overrides, load_config
 from gaia2_runner.config.setting import PANELS
-from gaia2_runner.engine.dataset_run import DatasetOutcome
+from gaia2_runner.execution.dataset_run import DatasetOutcome
 from gaia2_runner.output.summary import summarize
 from gaia2_runner.targets.resolve import resolve_targets
 from viewer_synth import dataset_tree, run_tree

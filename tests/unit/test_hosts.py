@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.config import apply_overrides, load_config, parse_hosts
-from gaia2_runner.engine.hosts import Host, slot_order
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.hosts import Host, slot_order
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "scenarios" / "demo_cab_order.json"

@@ -1,5 +1,5 @@
-"""The scheduler's limits: adaptive concurrency (engine/throttle.py), the stop on a configuration
-fault and at the cost limit (engine/job_limits.py), and the relay's account on the host
+"""The scheduler's limits: adaptive concurrency (execution/throttle.py), the stop on a configuration
+fault and at the cost limit (execution/job_limits.py), and the relay's account on the host
 (output/provider_account.py). No timing: the throttle's clock is a counter the test moves."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from gaia2_runner.config import apply_overrides, load_config
-from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT, COST_LIMIT, JobLimits
-from gaia2_runner.engine.throttle import AdaptiveConcurrency
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.job_limits import CONFIGURATION_FAULT, COST_LIMIT, JobLimits
+from gaia2_runner.execution.throttle import AdaptiveConcurrency
 from gaia2_runner.output.provider_account import (
     UNLISTED,
     configuration_fault,

@@ -167,7 +167,7 @@ def test_one_run_directory_exports_its_own_phase(tmp_path: Path, monkeypatch):
 
 def test_each_phase_runs_with_its_settings_from_a_toml(tmp_path: Path, monkeypatch):
     from gaia2_runner.cli.launch import build_config
-    from gaia2_runner.engine.leaderboard_plan import plan_phases
+    from gaia2_runner.execution.leaderboard_plan import plan_phases
     from make_hub_dataset import make_hub_dataset
 
     monkeypatch.setenv("GAIA2_CACHE_DIR", str(tmp_path / "cache"))

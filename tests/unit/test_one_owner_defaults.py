@@ -65,10 +65,10 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ): "one /oracle/advance request of the oracle runtime (simulated time may jump far)",
     ("containers/harnesses/node/fetch_npm.py", "timeout"): "one npm download while an image builds",
     (
-        "gaia2_runner/engine/rejudge.py",
+        "gaia2_runner/execution/rejudge.py",
         "JUDGE_TIMEOUT_S",
     ): "one re-judging container's wait, an LLM judge included",
-    ("gaia2_runner/engine/slurm.py", "timeout"): "sbatch's own answer when a job is submitted",
+    ("gaia2_runner/execution/slurm.py", "timeout"): "sbatch's own answer when a job is submitted",
 }
 
 

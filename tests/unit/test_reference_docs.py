@@ -23,7 +23,7 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 _HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
 _DOC_MENTION = re.compile(r"(?<![\w/.-])((?:docs/[\w./-]+|TRACE_FORMAT)\.md)")
-# A repository path the docs name in backticks (`gaia2_runner/engine/plan.py`); placeholders skipped.
+# A repository path the docs name in backticks (`gaia2_runner/execution/plan.py`); placeholders skipped.
 _REPO_PATH = re.compile(
     r"`((?:gaia2_runner|gaia2_contract|containers|scripts|benchmarks|tests|examples|\.ci)/[^`\s]*)`"
 )

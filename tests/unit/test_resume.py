@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from gaia2_runner.engine.jobs import all_jobs, collect_records, select
+from gaia2_runner.execution.jobs import all_jobs, collect_records, select
 from gaia2_runner.output.layout import run_dirs
 from gaia2_runner.output.results_log import RESULTS_FILE, ResultsLog, read_records, rewrite
 

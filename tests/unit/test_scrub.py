@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.config import apply_overrides, load_config, secret_values
-from gaia2_runner.engine.container_env import container_env
+from gaia2_runner.execution.container_env import container_env
 from gaia2_runner.output.artifacts import extract_output, write_text
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.scrub import REDACTED, Scrubber

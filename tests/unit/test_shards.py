@@ -12,10 +12,10 @@ import pytest
 
 from dataset_support import CLI, DEMO, two_splits
 from gaia2_runner.config import apply_overrides, load_config
-from gaia2_runner.engine.aggregate import aggregate
-from gaia2_runner.engine.plan import plan_run
-from gaia2_runner.engine.shards import shard_refs
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.aggregate import aggregate
+from gaia2_runner.execution.plan import plan_run
+from gaia2_runner.execution.shards import shard_refs
 from gaia2_runner.output.fingerprint import fingerprint, write_fingerprint
 from gaia2_runner.output.layout import shard_dir
 from gaia2_runner.output.result import ScenarioResult, write_result

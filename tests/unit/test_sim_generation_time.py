@@ -1,5 +1,5 @@
 """--sim-generation-time: declared once (config/schema.py), normalised once when read (config/load.py),
-sent to the container when not ARE's default (engine/container_env.py), recorded in run_config.json,
+sent to the container when not ARE's default (execution/container_env.py), recorded in run_config.json,
 the fingerprint (not for the oracle, and absent for "off", so directories written before the setting
 match) and result.json."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from gaia2_runner.config import apply_overrides, load_config
-from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.container_env import container_env
 from gaia2_runner.output.fingerprint import differences, fingerprint
 from gaia2_runner.output.result import ScenarioResult
 from gaia2_runner.output.run_record import run_record

@@ -20,9 +20,9 @@ from gaia2_runner.cli.plan_view import describe_plan
 from gaia2_runner.cli.progress import DatasetProgress
 from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import apply_overrides, load_config
-from gaia2_runner.engine.dataset_run import DatasetOutcome
-from gaia2_runner.engine.jobs import Job
-from gaia2_runner.engine.observer import Observers
+from gaia2_runner.execution.dataset_run import DatasetOutcome
+from gaia2_runner.execution.jobs import Job
+from gaia2_runner.execution.observer import Observers
 from gaia2_runner.output.layout import RUNNER_LOG_FILE
 from gaia2_runner.output.runner_log import RunnerLog, summary_line
 from gaia2_runner.output.scrub import Scrubber

@@ -10,8 +10,8 @@ from rich.text import Text
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.launch import show_outcome
-from gaia2_runner.engine.aggregate import aggregate
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.aggregate import aggregate
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.text import printable
 

@@ -14,7 +14,7 @@ from gaia2_runner.cli.launch import examples_dir
 from gaia2_runner.cli.options import EngineOption
 from gaia2_runner.config.defaults import CHECK_IMAGE_TIMEOUT_S, DEFAULT_HEALTH_TIMEOUT_S
 from gaia2_runner.config.load import parse_env
-from gaia2_runner.engine.image_check import check_image
+from gaia2_runner.execution.image_check import check_image
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.sandbox.backend import Sandbox
 

@@ -24,8 +24,8 @@ from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.options import EngineOption, settings_named, with_settings
 from gaia2_runner.cli.report_view import render_summary
 from gaia2_runner.config import judge_overrides
-from gaia2_runner.engine.rejudge import Rejudged, rejudge_output
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.rejudge import Rejudged, rejudge_output
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.output.layout import REJUDGE_SUMMARY_FILE
 from gaia2_runner.output.read.run_files import require_run

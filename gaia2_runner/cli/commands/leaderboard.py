@@ -24,8 +24,14 @@ from gaia2_runner.cli.leaderboard_view import render
 from gaia2_runner.cli.options import settings_named, with_settings
 from gaia2_runner.config import defaults as D
 from gaia2_runner.config.setting import PANELS
-from gaia2_runner.engine.leaderboard_plan import COMMAND, PhaseJob, check_setups, owned_settings, plan_phases
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.leaderboard_plan import (
+    COMMAND,
+    PhaseJob,
+    check_setups,
+    owned_settings,
+    plan_phases,
+)
 from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from gaia2_runner.output.leaderboard_phases import is_leaderboard_root, phase_dirs, run_settings
 from gaia2_runner.output.read.run_files import first_run_config

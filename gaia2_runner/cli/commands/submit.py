@@ -1,5 +1,5 @@
 """`submit --slurm --config x.toml --shards N`: the config's shards as an sbatch array plus a
-dependent `aggregate` job (engine/slurm.py), then how to watch them."""
+dependent `aggregate` job (execution/slurm.py), then how to watch them."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.launch import build_config
 from gaia2_runner.cli.options import EngineOption
 from gaia2_runner.config.load import MAX_SHARDS
-from gaia2_runner.engine.plan import plan_run
-from gaia2_runner.engine.slurm import SlurmJob, submit, write_scripts
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.plan import plan_run
+from gaia2_runner.execution.slurm import SlurmJob, submit, write_scripts
 from gaia2_runner.text import printable
 
 

@@ -3,8 +3,8 @@ one place from the typed config.
 
 A run's settings (`--time-speed`, the agent, the judge, `--env` …) go one way: the command line or
 TOML is parsed into a `RunConfig` (config/), the plan turns it into variables here once, with the
-API keys resolved (engine/plan.py), and each container started gets those plus its own lifetime
-variables, again from here (engine/scenario_run.py, preflight.py, image_check.py), before
+API keys resolved (execution/plan.py), and each container started gets those plus its own lifetime
+variables, again from here (execution/scenario_run.py, preflight.py, image_check.py), before
 sandbox/backend.py adds the per-container adapter token.
 """
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from gaia2_contract import constants as contract
 from gaia2_runner.config import RunConfig
-from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.container_env import container_env
 from gaia2_runner.output.artifacts import extract_output
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.dir_lock import lock_output_dir, this_command

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from gaia2_contract import constants as contract
-from gaia2_runner.engine.dataset_records import rebuild_results, summary_header, write_run_records
-from gaia2_runner.engine.hosts import (
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.dataset_records import rebuild_results, summary_header, write_run_records
+from gaia2_runner.execution.hosts import (
     Host,
     HostWatch,
     connect_first,
@@ -35,14 +36,13 @@ from gaia2_runner.engine.hosts import (
     prepare_images,
     slot_order,
 )
-from gaia2_runner.engine.image_pin import ImagePin
-from gaia2_runner.engine.job_limits import CONFIGURATION_FAULT, JobLimits, mark_stopped, on_stop_message
-from gaia2_runner.engine.jobs import Job, record_for
-from gaia2_runner.engine.observer import RunObserver
-from gaia2_runner.engine.plan import RunPlan, check_image, claim_output_dir
-from gaia2_runner.engine.preflight import check_before_run
-from gaia2_runner.engine.scenario_run import env_secrets, run_scenario
-from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.image_pin import ImagePin
+from gaia2_runner.execution.job_limits import CONFIGURATION_FAULT, JobLimits, mark_stopped, on_stop_message
+from gaia2_runner.execution.jobs import Job, record_for
+from gaia2_runner.execution.observer import RunObserver
+from gaia2_runner.execution.plan import RunPlan, check_image, claim_output_dir
+from gaia2_runner.execution.preflight import check_before_run
+from gaia2_runner.execution.scenario_run import env_secrets, run_scenario
 from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_NO_VERDICT, EXIT_OK, EXIT_USAGE
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.dir_lock import lock_output_dir, this_command
@@ -71,7 +71,7 @@ class DatasetOutcome:
     reused: int
     interrupted: bool = False
     noise: bool = False  # ARE's noise mode was on (the report says so)
-    stopped: dict[str, str] | None = None  # why the job stopped launching runs (engine/job_limits.py)
+    stopped: dict[str, str] | None = None  # why the job stopped launching runs (execution/job_limits.py)
 
     @property
     def exit_code(self) -> int:
@@ -132,7 +132,7 @@ class _DatasetRun:
         self, plan: RunPlan, hosts: list[Host], observer: RunObserver, pin: ImagePin | None = None
     ) -> None:
         self.plan, self.hosts, self.observer = plan, hosts, observer
-        self.pin = pin  # the image by id, as the run started with it (engine/image_pin.py)
+        self.pin = pin  # the image by id, as the run started with it (execution/image_pin.py)
         self.backend = hosts[0].backend
         self.engine = self.backend.info().as_dict()  # run_config.json's `engine`: the planning host's
         self.jobs = plan.jobs()

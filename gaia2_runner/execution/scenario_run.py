@@ -27,8 +27,8 @@ from gaia2_runner.config.defaults import (
     UNKNOWN_DURATION_TIMEOUT_S,
 )
 from gaia2_runner.config.limits import DEFAULT_LIMITS, ContainerLimits
-from gaia2_runner.engine.container_env import ca_bundle_files, container_env
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.container_env import ca_bundle_files, container_env
 from gaia2_runner.output.artifacts import Extraction, extract_output, write_text
 from gaia2_runner.output.layout import CONTAINER_LOG_FILE, scenario_dir_name
 from gaia2_runner.output.result import ScenarioResult, write_result
@@ -84,7 +84,7 @@ def run_scenario(
     """Evaluate one scenario file with `image`; artifacts go to `output_dir/<scenario_id>/`.
 
     `image_name` is what result.json names when `image` is a pinned image id (the tag the run was
-    asked for, engine/image_pin.py).
+    asked for, execution/image_pin.py).
 
     `secrets` are values never to be written (RunPlan.secrets: keys, `--env` values); the
     container's `*_API_KEY` values are always added. Artifacts, container.log, result.json and the

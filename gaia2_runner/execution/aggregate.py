@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gaia2_runner.engine.dataset_run import DatasetOutcome
-from gaia2_runner.engine.jobs import Job, collect_records
-from gaia2_runner.engine.shards import scenario_key
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.dataset_run import DatasetOutcome
+from gaia2_runner.execution.jobs import Job, collect_records
+from gaia2_runner.execution.shards import scenario_key
 from gaia2_runner.output.dir_lock import lock_output_dir
 from gaia2_runner.output.fingerprint import differences, read_fingerprint, write_fingerprint
 from gaia2_runner.output.layout import (

@@ -17,8 +17,8 @@ import httpx
 from gaia2_contract import constants as contract
 from gaia2_contract import routes
 from gaia2_runner.config.defaults import CHECK_IMAGE_TIMEOUT_S, DEFAULT_HEALTH_TIMEOUT_S
-from gaia2_runner.engine.container_env import container_env
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.container_env import container_env
 from gaia2_runner.sandbox.adapter import AdapterClient, AdapterError
 from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.container_handle import ContainerHandle

@@ -8,11 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gaia2_runner import __version__
-from gaia2_runner.engine.hosts import Host
-from gaia2_runner.engine.image_pin import ImagePin
-from gaia2_runner.engine.job_limits import JobLimits
-from gaia2_runner.engine.jobs import Job, collect_records
-from gaia2_runner.engine.plan import RunPlan
+from gaia2_runner.execution.hosts import Host
+from gaia2_runner.execution.image_pin import ImagePin
+from gaia2_runner.execution.job_limits import JobLimits
+from gaia2_runner.execution.jobs import Job, collect_records
+from gaia2_runner.execution.plan import RunPlan
 from gaia2_runner.output.layout import RESULTS_LOG_FILE
 from gaia2_runner.output.results_log import rewrite
 from gaia2_runner.output.run_record import run_record, write_run_record

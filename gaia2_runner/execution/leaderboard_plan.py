@@ -9,9 +9,9 @@ from pathlib import Path
 
 from gaia2_runner.config import RunConfig, apply_overrides
 from gaia2_runner.config.schema import SETTINGS, Setting
-from gaia2_runner.engine.hosts import connect_first
-from gaia2_runner.engine.plan import RunPlan, check_image, plan_run, refuse_other_setup
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.hosts import connect_first
+from gaia2_runner.execution.plan import RunPlan, check_image, plan_run, refuse_other_setup
 from gaia2_runner.output import leaderboard_phases as phases
 from gaia2_runner.output.layout import has_results
 

@@ -24,10 +24,10 @@ from typing import Any
 from gaia2_contract import constants as contract
 from gaia2_runner.config.endpoints import HOST_GATEWAY
 from gaia2_runner.config.schema import DEFAULT_KEY_ENV
-from gaia2_runner.engine.container_env import ca_bundle_files, container_env
-from gaia2_runner.engine.plan import RunPlan
-from gaia2_runner.engine.scenario_run import env_secrets
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.container_env import ca_bundle_files, container_env
+from gaia2_runner.execution.plan import RunPlan
+from gaia2_runner.execution.scenario_run import env_secrets
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.container_logs import exit_text

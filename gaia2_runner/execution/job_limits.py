@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from gaia2_runner.engine.jobs import Job, read_result
-from gaia2_runner.engine.throttle import AdaptiveConcurrency
+from gaia2_runner.execution.jobs import Job, read_result
+from gaia2_runner.execution.throttle import AdaptiveConcurrency
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.provider_account import configuration_fault, pressure, run_cost, unpriced_models
 from gaia2_runner.text import one_line

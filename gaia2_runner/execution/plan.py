@@ -15,11 +15,11 @@ from gaia2_contract import constants as contract
 from gaia2_runner.config import RunConfig, parse_hosts, parse_shard, secret_values
 from gaia2_runner.config.defaults import DEFAULT_HEALTH_TIMEOUT_S
 from gaia2_runner.config.limits import ContainerLimits
-from gaia2_runner.engine.container_env import container_env, idle_timeout
-from gaia2_runner.engine.image_pin import ImagePin, pin_image, short_id
-from gaia2_runner.engine.jobs import Job, Selection, all_jobs, holds_verdicts, select
-from gaia2_runner.engine.shards import plan_identity, shard_refs
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.execution.container_env import container_env, idle_timeout
+from gaia2_runner.execution.image_pin import ImagePin, pin_image, short_id
+from gaia2_runner.execution.jobs import Job, Selection, all_jobs, holds_verdicts, select
+from gaia2_runner.execution.shards import plan_identity, shard_refs
 from gaia2_runner.output.fingerprint import differences, fingerprint, read_fingerprint, write_fingerprint
 from gaia2_runner.output.layout import (
     FINGERPRINT_FILE,
@@ -48,7 +48,7 @@ class RunPlan:
     fresh: bool = False  # run every job again (run, demo) instead of resuming
     overwrite: bool = False  # discard results of another setup found in the output directory
     shard: tuple[int, int] | None = None  # (I, N): `refs` is slice I of the N-way partition
-    shard_info: dict | None = None  # engine/shards.py plan_identity, for run_config.json
+    shard_info: dict | None = None  # execution/shards.py plan_identity, for run_config.json
 
     @property
     def output_dir(self) -> Path:
@@ -168,7 +168,7 @@ class FingerprintCheck:
     old: dict | None
     diffs: list[str]
     unverifiable: bool  # results there, but no fingerprint (an older runner wrote them)
-    pin: ImagePin | None = None  # the image this run executes (engine/image_pin.py)
+    pin: ImagePin | None = None  # the image this run executes (execution/image_pin.py)
 
     @property
     def refused(self) -> bool:
