@@ -1,9 +1,11 @@
-"""Write docs/reference/cli.md and docs/reference/settings.md from the declarations.
+"""Write docs/reference/cli.md, docs/reference/settings.md and the module map in
+docs/design/architecture.md from the declarations.
 
     .venv/bin/python scripts/gen_reference.py          # rewrite both pages
     .venv/bin/python scripts/gen_reference.py --check  # exit 1 when a checked-in page is stale
 
-The rendering lives in gaia2_runner/cli/reference.py, which the unit test uses too.
+The pages are rendered by gaia2_runner/cli/reference.py, the map by scripts/module_map.py; the unit
+tests use both.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
+import module_map
 from gaia2_runner.cli.reference import GENERATOR, render_all, stale_pages
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,12 +26,16 @@ def main() -> int:
     args = parser.parse_args()
     if args.check:
         stale = stale_pages(ROOT)
+        if (ROOT / module_map.DOC).read_text(encoding="utf-8") != module_map.rendered_doc(ROOT):
+            stale.append(module_map.DOC)
         for rel in stale:
             print(f"error: {rel} is stale: run .venv/bin/python {GENERATOR}", file=sys.stderr)
         return 1 if stale else 0
     for rel, text in render_all().items():
         (ROOT / rel).write_text(text, encoding="utf-8")
         print(f"wrote {rel}")
+    (ROOT / module_map.DOC).write_text(module_map.rendered_doc(ROOT), encoding="utf-8")
+    print(f"wrote {module_map.DOC}")
     return 0
 
 
