@@ -12,7 +12,8 @@ the judge on the same server), and prints per scenario:
   and the judge's LLM checks (an upper bound on the runner's own cost). A scenario stopped at its time
   limit ends with a model call in flight that no trace records: its row overstates the runner's share.
 
-    PYTHONPATH=tests/support .venv/bin/python benchmarks/bench_real_model.py [--agent llm|HARNESS] [--scenario NAME ...] [--keep DIR]
+    PYTHONPATH=tests/support .venv/bin/python benchmarks/bench_real_model.py \
+        [--agent llm|HARNESS] [--scenario NAME ...] [--keep DIR]
 """
 
 from __future__ import annotations

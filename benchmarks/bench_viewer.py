@@ -34,7 +34,8 @@ def main() -> int:
         dirs = dataset_tree(root, args.scenarios, splits=("search", "time", "execution"), n_calls=(2, 6))
         trace_mb = sum((d / "trace.jsonl").stat().st_size for d in dirs) / 1e6
         print(
-            f"synthetic tree: {len(dirs)} scenarios, {trace_mb:.1f} MB of trace.jsonl, built in {time.perf_counter() - t0:.1f}s"
+            f"synthetic tree: {len(dirs)} scenarios, {trace_mb:.1f} MB of trace.jsonl, "
+            f"built in {time.perf_counter() - t0:.1f}s"
         )
 
         t0 = time.perf_counter()
@@ -43,7 +44,8 @@ def main() -> int:
         full = time.perf_counter() - t0
         html_mb = sum((d / "trace.html").stat().st_size for d in dirs) / 1e6
         print(
-            f"full view:            {full:6.2f} s  ({1000 * full / len(dirs):.1f} ms/scenario, {html_mb:.1f} MB of trace.html)"
+            f"full view:            {full:6.2f} s  ({1000 * full / len(dirs):.1f} ms/scenario, "
+            f"{html_mb:.1f} MB of trace.html)"
         )
 
         changed = dirs[len(dirs) // 2]
@@ -71,7 +73,8 @@ def main() -> int:
 
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(
-            f"peak memory:          {rss_mb:6.0f} MB RSS (process), {heap_peak / 1e6:.0f} MB Python heap peak during one serve refresh"
+            f"peak memory:          {rss_mb:6.0f} MB RSS (process), "
+            f"{heap_peak / 1e6:.0f} MB Python heap peak during one serve refresh"
         )
     finally:
         if not args.keep:

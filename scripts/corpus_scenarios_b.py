@@ -100,7 +100,10 @@ class AdaptabilityForwardReply(CorpusScenario):
                 mail.reply_to_email_from_user(
                     sender=P.CLARA.email,
                     email_id="{{oracle-email-clara}}",
-                    content="Hi Ines, yes: the venue is confirmed, Le Perchoir, 14 Rue Crespin du Gast, from 19:00. Clara",
+                    content=(
+                        "Hi Ines, yes: the venue is confirmed, Le Perchoir, 14 Rue Crespin du Gast, "
+                        "from 19:00. Clara"
+                    ),
                 ),
                 "env-clara-replies",
                 told,
