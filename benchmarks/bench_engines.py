@@ -115,25 +115,25 @@ def demo_files(quick: bool) -> list[Path]:
 
 def measure_engine(engine: str, work: Path, quick: bool) -> EngineNumbers:
     """Connect to `engine`, build its images when missing, then measure the floor and the runs."""
-    from gaia2_runner.sandbox.backend import Sandbox
     from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ensure_images
+    from gaia2_runner.sandbox.sandbox import Sandbox
     from gaia2_runner.targets.resolve import scenario_ref
 
     demos = demo_files(quick)
-    with Sandbox.connect(None, engine=engine) as backend:
-        info = backend.info()
-        built = ensure_images(backend, log=lambda _line: None)
+    with Sandbox.connect(None, engine=engine) as sandbox:
+        info = sandbox.info()
+        built = ensure_images(sandbox, log=lambda _line: None)
         if built:
             log(f"{engine}: built {', '.join(built)}")
         log(f"{engine}: floor …")
         floor = [
             a + b
             for a, b in measure_floor(
-                backend, RUNTIME_BASE_IMAGE, QUICK_FLOOR_REPS if quick else FULL_FLOOR_REPS
+                sandbox, RUNTIME_BASE_IMAGE, QUICK_FLOOR_REPS if quick else FULL_FLOOR_REPS
             )
         ]
         log(f"{engine}: {len(demos)} demo scenarios …")
-        runner = Runner(backend, work / engine)
+        runner = Runner(sandbox, work / engine)
         records = runner.run(
             [scenario_ref(p, None) for p in demos], 1, QUICK_REPEATS if quick else FULL_REPEATS
         )

@@ -253,14 +253,14 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def measure_floor(backend: Any, image: str, reps: int) -> list[tuple[float, float]]:
+def measure_floor(sandbox: Any, image: str, reps: int) -> list[tuple[float, float]]:
     """(create + start, start -> first HTTP answer) per repetition, after one unmeasured warm-up."""
     from gaia2_contract import constants as contract
 
     samples = []
     for i in range(reps + 1):
         t0 = time.perf_counter()
-        handle = backend.run_scenario_container(
+        handle = sandbox.run_scenario_container(
             image, None, {}, f"bench-floor-{i}", entrypoint=[*FLOOR_COMMAND, str(contract.ADAPTER_PORT)]
         )
         t1 = time.perf_counter()
@@ -299,8 +299,8 @@ class RssSampler:
 class Runner:
     """plan_run + run_plan on one engine connection, each plan into its own output directory."""
 
-    def __init__(self, backend: Any, work: Path) -> None:
-        self.backend, self.work, self.count = backend, work, 0
+    def __init__(self, sandbox: Any, work: Path) -> None:
+        self.sandbox, self.work, self.count = sandbox, work, 0
         self.not_passed: list[str] = []
 
     def run(self, refs: list[Any], concurrency: int, pass_at: int, extra: Any = None) -> list[dict[str, Any]]:
@@ -325,14 +325,14 @@ class Runner:
                 "output_dir": out,
                 "concurrency": concurrency,
                 "pass_at": pass_at,
-                "engine": self.backend.engine,
+                "engine": self.sandbox.engine,
             },
         )
         plan = plan_run(config, command="bench", fresh=True, refs=refs)
         with open(os.devnull, "w") as sink:
             display = DatasetProgress(Console(file=sink, width=WIDTH))
             observer = Observers([display, RunnerLog(out, "bench", Scrubber()), IndexRefresher(out), extra])
-            outcome = run_plan(plan, backend=self.backend, observer=observer)
+            outcome = run_plan(plan, sandbox=self.sandbox, observer=observer)
         self.not_passed += [
             f"{r['scenario_id']}: {r.get('status')}" for r in outcome.records if r.get("success") is not True
         ]
@@ -340,8 +340,8 @@ class Runner:
 
 
 def measure(args: argparse.Namespace, work: Path) -> Measured:
-    from gaia2_runner.sandbox.backend import Sandbox
     from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ensure_images
+    from gaia2_runner.sandbox.sandbox import Sandbox
     from gaia2_runner.targets.resolve import scenario_ref
 
     quick = args.quick
@@ -352,13 +352,13 @@ def measure(args: argparse.Namespace, work: Path) -> Measured:
         universe_path = work / "universe.json"
         universe_path.write_text(json.dumps(pad_universe(json.loads(SMALL.read_text()))))
     small_ref, universe_ref = scenario_ref(SMALL, None), scenario_ref(universe_path, None)
-    with Sandbox.connect() as backend:
-        built = ensure_images(backend, log=lambda _line: None)
+    with Sandbox.connect() as sandbox:
+        built = ensure_images(sandbox, log=lambda _line: None)
         if built:
             log(f"built {', '.join(built)}")
-        runner = Runner(backend, work)
+        runner = Runner(sandbox, work)
         log("floor: bare container …")
-        floor = measure_floor(backend, RUNTIME_BASE_IMAGE, 3 if quick else 7)
+        floor = measure_floor(sandbox, RUNTIME_BASE_IMAGE, 3 if quick else 7)
         reps = 1 if quick else 3
         log(f"phases: {small_ref.scenario_id} and universe-scale, {reps} run(s) each …")
         small = [r["timings"] for r in runner.run([small_ref], 1, reps)]
@@ -388,7 +388,7 @@ def measure(args: argparse.Namespace, work: Path) -> Measured:
 
 def engine_list(text: str) -> list[str]:
     """--engines: a comma-separated list of engine names, each once."""
-    from gaia2_runner.sandbox.engine import ENGINES
+    from gaia2_runner.config.engines import ENGINES
 
     names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
     if not names or any(n not in ENGINES for n in names):

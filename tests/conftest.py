@@ -3,7 +3,7 @@
 Tests marked `both_engines` run once per engine of `--engines` (default $GAIA2_TEST_ENGINES, else
 podman), with ids `[podman]`/`[docker]`; every other test gets podman. For a marked test's duration
 $GAIA2_ENGINE names its engine, so the runners it starts (`-m gaia2_runner ...` with os.environ, or
-run_scenario without a backend) use that engine too.
+run_scenario without a sandbox) use that engine too.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from gaia2_runner.sandbox.engine import ENGINE_ENV, ENGINES, PODMAN
+from gaia2_runner.config.engines import ENGINE_ENV, ENGINES, PODMAN
 
 BOTH_ENGINES = "both_engines"  # the marker
 ENGINES_OPTION = "--engines"
@@ -58,7 +58,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "engine" not in metafunc.fixturenames:
         raise pytest.UsageError(
             f"error: {metafunc.definition.nodeid} is marked {BOTH_ENGINES} but uses no "
-            "engine: request the `engine`, `backend` or `images` fixture"
+            "engine: request the `engine`, `sandbox` or `images` fixture"
         )
     engines = chosen_engines(metafunc.config)
     metafunc.parametrize("engine", engines, indirect=True, scope="session", ids=engines)
@@ -120,7 +120,7 @@ def sandboxes() -> Iterator[Callable[[str], Any]]:
     """`sandboxes("docker")`: that engine's Sandbox, connected once per session and closed at its
     end. Integration tests fail (never skip) when the engine is unusable."""
     from gaia2_runner.errors import Gaia2Error
-    from gaia2_runner.sandbox.backend import Sandbox
+    from gaia2_runner.sandbox.sandbox import Sandbox
 
     opened: dict[str, Any] = {}
 
@@ -160,7 +160,7 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="session")
-def backend(engine: str, sandboxes):
+def sandbox(engine: str, sandboxes):
     """The test's engine as a real Sandbox."""
     return sandboxes(engine)
 

@@ -13,6 +13,7 @@ import gzip
 from pathlib import Path
 from typing import Any
 
+from gaia2_runner.analysis.staged_dir import staged_dir
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.atomic import write_bytes_atomic, write_json_atomic
 from gaia2_runner.output.layout import ARE_TRACE_FILE
@@ -22,7 +23,6 @@ from gaia2_runner.output.read.run_files import first_run_config
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.scenario import ScenarioData
 from gaia2_runner.output.read.verdicts import CURRENT
-from gaia2_runner.output.staged_dir import staged_dir
 
 TRACE_CAP = 64 * safe_io.MB  # one decompressed ARE trace
 

@@ -6,6 +6,7 @@ import csv
 import io
 from pathlib import Path
 
+from gaia2_runner.analysis.staged_dir import EXPORT_MARKER
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.output.atomic import json_bytes, write_bytes_atomic
 from gaia2_runner.output.layout import EXPORT_FILE_STEM
@@ -14,7 +15,6 @@ from gaia2_runner.output.read.record import COLUMNS, RunRecord, load_rows
 from gaia2_runner.output.read.run_files import require_run
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.verdicts import CURRENT, choose
-from gaia2_runner.output.staged_dir import EXPORT_MARKER
 
 from . import are_export, leaderboard_export
 

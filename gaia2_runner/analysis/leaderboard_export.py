@@ -18,6 +18,7 @@ from typing import Any
 from gaia2_runner import __version__
 from gaia2_runner.analysis import leaderboard_stats as stats
 from gaia2_runner.analysis.are_export import trace_text
+from gaia2_runner.analysis.staged_dir import staged_dir
 from gaia2_runner.config.defaults import DEFAULT_HUB_SPLIT
 from gaia2_runner.config.schema import SETTINGS
 from gaia2_runner.output import leaderboard_phases as phases
@@ -26,7 +27,6 @@ from gaia2_runner.output.read.record import load_runs
 from gaia2_runner.output.read.run_files import first_run_config
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.verdicts import CURRENT
-from gaia2_runner.output.staged_dir import staged_dir
 from gaia2_runner.output.summary import NO_SPLIT
 from gaia2_runner.text import now_iso
 

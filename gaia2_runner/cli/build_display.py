@@ -12,8 +12,8 @@ from rich.text import Text
 from gaia2_runner.cli.console import err
 from gaia2_runner.config.defaults import DEFAULT_BASE_IMAGE
 from gaia2_runner.config.harnesses import Harness
-from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.images import build_images, ensure_images
+from gaia2_runner.sandbox.sandbox import Sandbox
 
 BASE_IMAGE_HELP = f"Image the runtime base starts FROM (default: $GAIA2_BASE_IMAGE or {DEFAULT_BASE_IMAGE})."
 
@@ -47,7 +47,7 @@ def build_with_display(
     ca_bundle: Path | None,
     force: bool,
     only_missing: bool,
-    backend: Sandbox | None = None,
+    sandbox: Sandbox | None = None,
     harnesses: Sequence[Harness] = (),
     defaults: bool = True,
 ) -> list[str]:
@@ -55,7 +55,7 @@ def build_with_display(
     display = BuildDisplay()
     with display.progress:
         kwargs: dict[str, Any] = dict(
-            backend=backend,
+            sandbox=sandbox,
             base_image=base_image,
             ca_bundle=ca_bundle,
             log=display.log,

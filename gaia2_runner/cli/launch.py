@@ -36,9 +36,9 @@ from gaia2_runner.output.layout import INDEX_FILE, RESULTS_LOG_FILE, RUNNER_LOG_
 from gaia2_runner.output.runner_log import RESULTS_SEPARATOR, RunnerLog, summary_line
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.resources import checkout_candidates
-from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.engine_select import describe_engine
 from gaia2_runner.sandbox.leftovers import Leftover
+from gaia2_runner.sandbox.sandbox import Sandbox
 from gaia2_runner.targets import ScenarioRef
 from gaia2_runner.text import printable
 from gaia2_runner.viewer.refresh import IndexRefresher
@@ -106,15 +106,15 @@ def launch(
     `fresh` reruns every scenario (run, demo) instead of resuming; `prepare` runs once podman is
     reachable (demo builds missing images there); `refs` replaces resolving the target."""
     plan = plan_run(config, retry=retry, command=command, fresh=fresh, overwrite=overwrite, refs=refs)
-    with connect_first(config) as backend:
+    with connect_first(config) as sandbox:
         if prepare is not None:
-            prepare(backend)
-        check_image(plan, backend)
+            prepare(sandbox)
+        check_image(plan, sandbox)
         if dry_run:
             out.print(
-                describe_plan(config, plan.refs, engine=describe_engine(backend.info(), backend.reason))
+                describe_plan(config, plan.refs, engine=describe_engine(sandbox.info(), sandbox.reason))
             )
-            check = compare_fingerprint(plan, backend)
+            check = compare_fingerprint(plan, sandbox)
             verdict = (
                 " (refused: use a new --output-dir, or --overwrite)"
                 if check.refused and not overwrite
@@ -128,17 +128,17 @@ def launch(
                 f"{len(selection.todo)} of {total} runs would start "
                 f"({len(selection.done)} already have a result)"
             )
-            backend.sweep = False  # a dry run removes nothing, not even dead runners' containers
-            show_preflight(check_endpoints(plan, backend), out)
+            sandbox.sweep = False  # a dry run removes nothing, not even dead runners' containers
+            show_preflight(check_endpoints(plan, sandbox), out)
             return EXIT_OK
-        show_swept(backend.sweep_orphans(), err)
+        show_swept(sandbox.sweep_orphans(), err)
         verbose = str(config.run.log_level or "INFO").upper() == "DEBUG"
         log = RunnerLog(plan.state_dir, command, Scrubber([*plan.secrets, *env_secrets(plan.env)]))
         with DatasetProgress(err, verbose, per_scenario) as display:
             # Shards running at once never share a file: the root index waits for `aggregate`.
             live_index = [] if plan.shard else [IndexRefresher(plan.output_dir)]
             observer = Observers([display, log, *live_index])
-            outcome = run_plan(plan, backend=backend, observer=observer)
+            outcome = run_plan(plan, sandbox=sandbox, observer=observer)
     show_outcome(outcome, out, per_scenario, index=plan.shard is None)
     if (
         outcome.stopped and outcome.stopped.get("kind") == CONFIGURATION_FAULT

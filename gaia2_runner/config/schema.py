@@ -14,8 +14,8 @@ import re
 from gaia2_contract import providers
 from gaia2_contract.constants import MAX_TIME_SPEED, MIN_TIME_SPEED
 from gaia2_runner.config import defaults as D
+from gaia2_runner.config.engines import AUTO, ENGINE_ENV, ENGINES
 from gaia2_runner.config.setting import Setting
-from gaia2_runner.sandbox.engine import AUTO, ENGINE_ENV, ENGINES
 
 SECTIONS = ("target", "agent", "judge", "run")
 SWEEP_ENV = "GAIA2_SWEEP"  # 0/false/no/off: invocations never remove leftovers by themselves
@@ -407,8 +407,6 @@ DEFAULT_KEY_ENV: dict[str, str] = {
     "gemini": "GEMINI_API_KEY",
     "openrouter": "OPENROUTER_API_KEY",
 }
-KNOWN_PROVIDERS = providers.KNOWN
-JUDGE_PROVIDERS = providers.MODELS  # the judge is always a model
 
 
 _HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?")

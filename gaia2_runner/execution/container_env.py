@@ -5,7 +5,7 @@ A run's settings (`--time-speed`, the agent, the judge, `--env` …) go one way:
 TOML is parsed into a `RunConfig` (config/), the plan turns it into variables here once, with the
 API keys resolved (execution/plan.py), and each container started gets those plus its own lifetime
 variables, again from here (execution/scenario_run.py, preflight.py, image_check.py), before
-sandbox/backend.py adds the per-container adapter token.
+sandbox/sandbox.py adds the per-container adapter token.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def container_env(
 
     The lifetime variables make a container end itself once this runner is gone: after
     GAIA2_IDLE_TIMEOUT seconds without a request carrying the adapter token (a fresh secret per
-    container, sandbox/backend.py), and at GAIA2_DEADLINE whatever happens: later than this runner's
+    container, sandbox/sandbox.py), and at GAIA2_DEADLINE whatever happens: later than this runner's
     own deadline (health wait + run timeout + grace) plus time to collect."""
     environ = os.environ if environ is None else environ
     env: dict[str, str] = {}

@@ -51,8 +51,8 @@ from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.results_log import ResultsLog
 from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.output.summary import Summary, summarize, write_summary
-from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.engine import EngineUnavailable
+from gaia2_runner.sandbox.sandbox import Sandbox
 from gaia2_runner.targets import ScenarioFile
 from gaia2_runner.text import now_iso, one_line
 
@@ -85,7 +85,7 @@ class DatasetOutcome:
 
 
 def run_plan(
-    plan: RunPlan, *, backend: Sandbox | None = None, observer: RunObserver | None = None
+    plan: RunPlan, *, sandbox: Sandbox | None = None, observer: RunObserver | None = None
 ) -> DatasetOutcome:
     """Run every job of `plan` that has no result yet; raises Gaia2Error before starting anything
     when another job writes into the output directory, the image is missing or the directory
@@ -94,24 +94,24 @@ def run_plan(
     # First of all: one job per output directory (output/dir_lock.py); a second is refused here.
     command = Scrubber([*plan.secrets, *env_secrets(plan.env)]).text(this_command())
     with lock_output_dir(plan.output_dir, plan.shard, command=command, notice=observer.warning):
-        return _run_locked(plan, backend, observer)
+        return _run_locked(plan, sandbox, observer)
 
 
-def _run_locked(plan: RunPlan, backend: Sandbox | None, observer: RunObserver) -> DatasetOutcome:
-    own_backend = backend is None
-    backend = backend or connect_first(plan.config)
+def _run_locked(plan: RunPlan, sandbox: Sandbox | None, observer: RunObserver) -> DatasetOutcome:
+    own_sandbox = sandbox is None
+    sandbox = sandbox or connect_first(plan.config)
     hosts: list[Host] = []
     try:
-        hosts = connect_hosts(plan.config, backend, observer.warning)
+        hosts = connect_hosts(plan.config, sandbox, observer.warning)
         if len(hosts) > 1:
             plan.state_dir.mkdir(parents=True, exist_ok=True)  # runner.log records the builds below
             hosts = prepare_images(hosts, plan.config.agent.image, observer.warning)
         else:
-            check_image(plan, backend)
+            check_image(plan, sandbox)
         preflight = check_before_run(
-            plan, hosts[0].backend
+            plan, hosts[0].sandbox
         )  # a dead endpoint ends the job here, nothing written
-        pin = claim_output_dir(plan, hosts[0].backend)
+        pin = claim_output_dir(plan, hosts[0].sandbox)
         if pin.note():
             observer.warning(pin.note())
         for warning in preflight.warnings:
@@ -120,9 +120,9 @@ def _run_locked(plan: RunPlan, backend: Sandbox | None, observer: RunObserver) -
     finally:
         for host in hosts:
             if host.own:
-                host.backend.close()
-        if own_backend:
-            backend.close()
+                host.sandbox.close()
+        if own_sandbox:
+            sandbox.close()
 
 
 class _DatasetRun:
@@ -133,8 +133,8 @@ class _DatasetRun:
     ) -> None:
         self.plan, self.hosts, self.observer = plan, hosts, observer
         self.pin = pin  # the image by id, as the run started with it (execution/image_pin.py)
-        self.backend = hosts[0].backend
-        self.engine = self.backend.info().as_dict()  # run_config.json's `engine`: the planning host's
+        self.sandbox = hosts[0].sandbox
+        self.engine = self.sandbox.info().as_dict()  # run_config.json's `engine`: the planning host's
         self.jobs = plan.jobs()
         self.stop = threading.Event()
         self._lock = threading.Lock()
@@ -156,7 +156,7 @@ class _DatasetRun:
         selection = self.plan.selection()
         self._queue = deque(selection.todo)
         write_run_records(self.plan, self.jobs, self.scrub, self.started_at, None, self.pin, self.engine)
-        known = {h.url: h.backend.live_container_ids() for h in self.hosts}  # backstop for Ctrl-C below
+        known = {h.url: h.sandbox.live_container_ids() for h in self.hosts}  # backstop for Ctrl-C below
         interrupted = False
         self.observer.run_started(len(selection.todo), len(selection.done))
         workers = [
@@ -184,7 +184,7 @@ class _DatasetRun:
             self._interrupt_workers()
             self._join()
             for host in self.hosts:
-                host.backend.remove_containers(host.backend.live_container_ids() - known[host.url])
+                host.sandbox.remove_containers(host.sandbox.live_container_ids() - known[host.url])
         finally:
             self.watch.stop()
         records = rebuild_results(self.plan, self.jobs)
@@ -349,7 +349,7 @@ class _DatasetRun:
             try:
                 return self._run_once(job, host)
             except EngineUnavailable as exc:
-                if host.lost or (not host.backend.ping() and self.watch.give_up(host, exc.message)):
+                if host.lost or (not host.sandbox.ping() and self.watch.give_up(host, exc.message)):
                     return None
                 if not self._wait_for_podman(host, exc.message):
                     return self._error_result(
@@ -360,7 +360,7 @@ class _DatasetRun:
         """A podman outage: wait (with backoff, bounded by podman_wait) instead of failing every
         queued run at once. True when it answers again; KeyboardInterrupt when the user stops."""
         self.observer.warning(f"{why}: waiting up to {self.plan.podman_wait:g}s for it to come back")
-        back = host.backend.wait_until_reachable(self.plan.podman_wait, stop=self.stop.is_set)
+        back = host.sandbox.wait_until_reachable(self.plan.podman_wait, stop=self.stop.is_set)
         if self.stop.is_set():
             raise KeyboardInterrupt
         return back
@@ -379,14 +379,14 @@ class _DatasetRun:
             with self._interruptible(host):
                 result = run_scenario(
                     scenario,
-                    self.pin.ref_on(host.backend) if self.pin else plan.config.agent.image,
+                    self.pin.ref_on(host.sandbox) if self.pin else plan.config.agent.image,
                     job.parent_dir,
                     image_name=plan.config.agent.image,
                     timeout=plan.config.run.timeout,
                     health_timeout=plan.health_timeout,
                     runtime=plan.env.get(contract.ENV_RUNTIME),
                     extra_env=plan.env,
-                    backend=host.backend,
+                    sandbox=host.sandbox,
                     progress=self._say,
                     secrets=plan.secrets,
                     podman_wait=plan.podman_wait,

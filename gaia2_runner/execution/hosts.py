@@ -3,7 +3,7 @@
 A run needs a free slot on some host: every slot is a worker thread bound to its host, all
 taking jobs from one queue, so runs spread over hosts by free slots. `HostWatch` pings each
 host's API every HOST_CHECK_S; after HOST_FAILURES failed pings in a row (or when a worker finds
-the API gone) the host is given up, provided another host is still in use: its backend is marked
+the API gone) the host is given up, provided another host is still in use: its sandbox is marked
 `lost` (its waits end at once) and the engine interrupts the runs in flight there, records each
 as an infrastructure error naming the host and queues it again for the other hosts. The last
 host standing is never given up: then the single-host outage handling applies (wait up to
@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from gaia2_runner.config import RunConfig, parse_hosts
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.engine_select import requested_engine
 from gaia2_runner.sandbox.leftovers import sweep_wanted
+from gaia2_runner.sandbox.sandbox import Sandbox
 
 HOST_CHECK_S = 2.0
 HOST_FAILURES = 3  # consecutive failed pings (about 6 s) before a host is given up
@@ -30,14 +30,14 @@ HOST_FAILURES = 3  # consecutive failed pings (about 6 s) before a host is given
 class Host:
     url: str
     slots: int
-    backend: Sandbox
+    sandbox: Sandbox
     own: bool = True  # connected by the engine (closed at the end)
     failures: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def lost(self) -> bool:
-        return self.backend.lost.is_set()
+        return self.sandbox.lost.is_set()
 
 
 def host_specs(config: RunConfig) -> list[tuple[str, int]]:
@@ -64,11 +64,11 @@ def connect_first(config: RunConfig) -> Sandbox:
     raise Gaia2Error(f"{config.where('hosts')}: no engine host answers: {'; '.join(failures)}")
 
 
-def _swept_as_configured(backend: Sandbox, config: RunConfig) -> Sandbox:
+def _swept_as_configured(sandbox: Sandbox, config: RunConfig) -> Sandbox:
     """Whether this run sweeps leftovers before its first container: `[run] sweep`, else
     $GAIA2_SWEEP (a bad value is one error before anything starts)."""
-    backend.sweep = sweep_wanted(config.run.sweep)
-    return backend
+    sandbox.sweep = sweep_wanted(config.run.sweep)
+    return sandbox
 
 
 def connect_hosts(config: RunConfig, first: Sandbox, warn: Callable[[str], None]) -> list[Host]:
@@ -83,18 +83,18 @@ def connect_hosts(config: RunConfig, first: Sandbox, warn: Callable[[str], None]
             hosts.append(Host(url, slots, first, own=False))
             continue
         try:
-            backend = Sandbox.connect(url, engine=config.run.engine)
+            sandbox = Sandbox.connect(url, engine=config.run.engine)
         except Gaia2Error as exc:
             warn(f"host left out: {exc.message}")
             continue
-        if backend.engine != first.engine:  # one run, one engine: its record and fingerprint name it
-            backend.close()
+        if sandbox.engine != first.engine:  # one run, one engine: its record and fingerprint name it
+            sandbox.close()
             warn(
-                f"host left out: {url} is {backend.engine}, this run's engine is {first.engine} "
+                f"host left out: {url} is {sandbox.engine}, this run's engine is {first.engine} "
                 f"(the first host's): give hosts of one engine"
             )
             continue
-        hosts.append(Host(url, slots, _swept_as_configured(backend, config)))
+        hosts.append(Host(url, slots, _swept_as_configured(sandbox, config)))
     return hosts
 
 
@@ -107,10 +107,10 @@ def prepare_images(hosts: list[Host], image: str, warn: Callable[[str], None]) -
     ready: list[Host] = []
     for host in hosts:
         if len(hosts) > 1 and image in (ORACLE_IMAGE, AGENT_IMAGE, RUNTIME_BASE_IMAGE):
-            built = ensure_images(host.backend)  # also rebuilds stale ones: every host runs the same code
+            built = ensure_images(host.sandbox)  # also rebuilds stale ones: every host runs the same code
             if built:
                 warn(f"built {', '.join(built)} on {host.url} (missing or stale there)")
-        if host.backend.image_exists(image):
+        if host.sandbox.image_exists(image):
             ready.append(host)
         else:
             warn(f"host left out: image {image} not found on {host.url}: build or pull it there")
@@ -150,7 +150,7 @@ class HostWatch:
     def _loop(self) -> None:
         while not self._stop.wait(HOST_CHECK_S):
             for host in [h for h in self.hosts if not h.lost]:
-                if host.backend.ping(
+                if host.sandbox.ping(
                     timeout=HOST_CHECK_S
                 ):  # the driver's: podman's /libpod ping 404s on Docker
                     host.failures = 0
@@ -164,6 +164,6 @@ class HostWatch:
         with self._lock:
             if host.lost or not any(not h.lost for h in self.hosts if h is not host):
                 return False
-            host.backend.lost.set()
+            host.sandbox.lost.set()
         self.on_lost(host, why)
         return True

@@ -20,8 +20,8 @@ from gaia2_runner.config.defaults import CHECK_IMAGE_TIMEOUT_S, DEFAULT_HEALTH_T
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.execution.container_env import container_env
 from gaia2_runner.sandbox.adapter import AdapterClient, AdapterError
-from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.container_handle import ContainerHandle
+from gaia2_runner.sandbox.sandbox import Sandbox
 from gaia2_runner.targets import load_scenario
 
 
@@ -37,7 +37,7 @@ class Point:
 def check_image(
     image: str,
     scenario_path: Path,
-    backend: Sandbox,
+    sandbox: Sandbox,
     env: Mapping[str, str] | None = None,
     timeout: float = CHECK_IMAGE_TIMEOUT_S,
     health_timeout: float = DEFAULT_HEALTH_TIMEOUT_S,
@@ -45,12 +45,12 @@ def check_image(
 ) -> list[Point]:
     """Start `image` on the scenario as a run would, probe the adapter, wait for a final status,
     read /gaia2/output; the container is removed afterwards."""
-    if not backend.image_exists(image):
+    if not sandbox.image_exists(image):
         raise Gaia2Error(f"image {image} not found: build or pull it first")
     scenario = load_scenario(scenario_path)
     points: list[Point] = []
     env = container_env(None, scenario_timeout=timeout, health_timeout=health_timeout, extra=env)
-    handle = backend.run_scenario_container(image, scenario.raw, env, scenario.scenario_id)
+    handle = sandbox.run_scenario_container(image, scenario.raw, env, scenario.scenario_id)
     try:
         progress(f"started {image} on {scenario.scenario_id}")
         _probe(handle, scenario.scenario_id, timeout, health_timeout, points, progress)

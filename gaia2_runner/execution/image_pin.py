@@ -22,7 +22,7 @@ ID_SHOWN = 12  # characters of an image id in messages, as podman shows them
 
 
 class ImageLookup(Protocol):
-    engine: str  # PODMAN | DOCKER (sandbox/engine.py)
+    engine: str  # PODMAN | DOCKER (config/engines.py)
 
     def image_id(self, ref: str) -> str | None: ...
 
@@ -57,13 +57,13 @@ class ImagePin:
         """The id this invocation runs (and records): the pinned one while it exists."""
         return self.recorded if self.moved and self.recorded_present else self.current
 
-    def ref_on(self, backend: ImageLookup) -> str:
-        """What containers on `backend` are created from: the pinned id where that image exists
+    def ref_on(self, sandbox: ImageLookup) -> str:
+        """What containers on `sandbox` are created from: the pinned id where that image exists
         (image ids are per engine: another host's build of the tag has its own), else the tag."""
-        key = id(backend)
+        key = id(sandbox)
         if key not in self._refs:
             pinned = self.image_id
-            self._refs[key] = pinned if pinned and backend.image_id(pinned) == pinned else self.tag
+            self._refs[key] = pinned if pinned and sandbox.image_id(pinned) == pinned else self.tag
         return self._refs[key]
 
     def note(self) -> str | None:
@@ -83,19 +83,19 @@ class ImagePin:
         )
 
 
-def pin_image(tag: str, recorded: Iterable[dict[str, Any]], backend: ImageLookup, *, fresh: bool) -> ImagePin:
+def pin_image(tag: str, recorded: Iterable[dict[str, Any]], sandbox: ImageLookup, *, fresh: bool) -> ImagePin:
     """The pin for `tag` given the fingerprints recorded in the output directory; `fresh` (an
     --overwrite, which discards them) pins what the tag names now."""
-    current = backend.image_id(tag)
+    current = sandbox.image_id(tag)
     ids = (
         []
         if fresh
         else [
             (doc.get("settings") or {}).get("image_id")
             for doc in recorded
-            if recorded_engine(doc) == backend.engine
+            if recorded_engine(doc) == sandbox.engine
         ]
     )
     pinned = next((i for i in ids if isinstance(i, str) and i), None)
-    present = bool(pinned) and (pinned == current or backend.image_id(pinned) == pinned)
+    present = bool(pinned) and (pinned == current or sandbox.image_id(pinned) == pinned)
     return ImagePin(tag=tag, recorded=pinned, current=current, recorded_present=present)

@@ -102,10 +102,10 @@ def check_setups(jobs: list[PhaseJob]) -> None:
     held = [job for job in jobs if has_results(job.plan.output_dir)]
     if not held:
         return
-    with connect_first(held[0].config) as backend:
+    with connect_first(held[0].config) as sandbox:
         for job in held:
-            check_image(job.plan, backend)
+            check_image(job.plan, sandbox)
             try:
-                refuse_other_setup(job.plan, backend)
+                refuse_other_setup(job.plan, sandbox)
             except Gaia2Error as exc:
                 raise Gaia2Error(f"phase {job.phase.name}: {exc}") from None

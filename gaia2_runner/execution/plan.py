@@ -30,7 +30,7 @@ from gaia2_runner.output.layout import (
     scenario_dir,
     state_dir,
 )
-from gaia2_runner.sandbox.backend import Sandbox
+from gaia2_runner.sandbox.sandbox import Sandbox
 from gaia2_runner.targets import ScenarioRef, resolve_targets
 
 
@@ -153,9 +153,9 @@ def plan_run(
     )
 
 
-def check_image(plan: RunPlan, backend: Sandbox) -> None:
+def check_image(plan: RunPlan, sandbox: Sandbox) -> None:
     image, harness = plan.config.agent.image, plan.config.agent.harness
-    if not backend.image_exists(image):
+    if not sandbox.image_exists(image):
         how = f"images build --agent {harness}" if harness else "images build"
         raise Gaia2Error(f"image {image} not found: build it (gaia2-runner {how}) or pull it")
 
@@ -195,18 +195,18 @@ class FingerprintCheck:
         return "matches the results there" + kept
 
 
-def compare_fingerprint(plan: RunPlan, backend: Sandbox) -> FingerprintCheck:
+def compare_fingerprint(plan: RunPlan, sandbox: Sandbox) -> FingerprintCheck:
     """The recorded setup against this plan's; the image counts by the id the run pinned when it
     started, as long as that image exists (a rebuilt tag neither blocks nor changes a resumed run)."""
     paths = (plan.state_dir, plan.output_dir) if plan.shard is not None else (plan.output_dir,)
     olds = [doc for doc in map(read_fingerprint, paths) if doc]
-    pin = pin_image(plan.config.agent.image, olds, backend, fresh=plan.overwrite)
+    pin = pin_image(plan.config.agent.image, olds, sandbox, fresh=plan.overwrite)
     new = fingerprint(
         plan.config,
         image_id=pin.image_id,
         runtime=plan.env.get(contract.ENV_RUNTIME),
         scenarios=[(r.split, r.scenario_id, r.sha256) for r in plan.refs],
-        engine=backend.engine,
+        engine=sandbox.engine,
     )
     if plan.shard is not None:
         return _compare_shard(plan, new, olds, pin)
@@ -225,10 +225,10 @@ def _compare_shard(plan: RunPlan, new: dict, olds: list[dict], pin: ImagePin) ->
     return FingerprintCheck(new, olds[0], list(dict.fromkeys(diffs)), unverifiable=False, pin=pin)
 
 
-def refuse_other_setup(plan: RunPlan, backend: Sandbox) -> FingerprintCheck:
+def refuse_other_setup(plan: RunPlan, sandbox: Sandbox) -> FingerprintCheck:
     """The fingerprint check; raises Gaia2Error when the output directory holds results of
     another setup (or its pinned image is gone) and nothing allows mixing or discarding them."""
-    check = compare_fingerprint(plan, backend)
+    check = compare_fingerprint(plan, sandbox)
     assert check.pin is not None
     if check.pin.gone and not plan.overwrite:
         raise Gaia2Error(check.pin.gone_message(plan.output_dir))
@@ -243,10 +243,10 @@ def refuse_other_setup(plan: RunPlan, backend: Sandbox) -> FingerprintCheck:
     return check
 
 
-def claim_output_dir(plan: RunPlan, backend: Sandbox) -> ImagePin:
+def claim_output_dir(plan: RunPlan, sandbox: Sandbox) -> ImagePin:
     """Refuse to mix results of different setups; with `overwrite`, discard the old ones first.
     Returns the image pin the run executes."""
-    check = refuse_other_setup(plan, backend)
+    check = refuse_other_setup(plan, sandbox)
     if plan.overwrite and (check.old is not None or check.unverifiable):
         if plan.shard is None:
             clear_outputs(plan.output_dir)

@@ -29,9 +29,9 @@ from gaia2_runner.execution.container_env import ca_bundle_files, container_env
 from gaia2_runner.execution.plan import RunPlan
 from gaia2_runner.execution.scenario_run import env_secrets
 from gaia2_runner.output.scrub import Scrubber
-from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.container_logs import exit_text
 from gaia2_runner.sandbox.engine import EngineUnavailable
+from gaia2_runner.sandbox.sandbox import Sandbox
 from gaia2_runner.text import one_line
 
 PREFLIGHT_TIMEOUT_S = 30.0  # both requests' budget inside the container
@@ -67,16 +67,16 @@ def skip_reason(plan: RunPlan) -> str | None:
     return None
 
 
-def check_before_run(plan: RunPlan, backend: Sandbox) -> PreflightReport:
+def check_before_run(plan: RunPlan, sandbox: Sandbox) -> PreflightReport:
     """The check a run makes before its first scenario: none when no run is left to start (a
     finished job resumed), which then cannot fail on a server stopped since."""
     if not plan.selection().todo:
         return PreflightReport(skipped="no run left to start")
-    return check_endpoints(plan, backend)
+    return check_endpoints(plan, sandbox)
 
 
-def check_endpoints(plan: RunPlan, backend: Sandbox) -> PreflightReport:
-    """Run the check in a container on `backend`; raises Gaia2Error when an endpoint cannot work."""
+def check_endpoints(plan: RunPlan, sandbox: Sandbox) -> PreflightReport:
+    """Run the check in a container on `sandbox`; raises Gaia2Error when an endpoint cannot work."""
     reason = skip_reason(plan)
     if reason is not None:
         return PreflightReport(skipped=reason)
@@ -91,7 +91,7 @@ def check_endpoints(plan: RunPlan, backend: Sandbox) -> PreflightReport:
     scrub = Scrubber([*plan.secrets, *env_secrets(env)])
     image = plan.config.agent.image
     try:
-        handle = backend.run_scenario_container(
+        handle = sandbox.run_scenario_container(
             image,
             None,
             env,

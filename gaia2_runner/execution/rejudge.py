@@ -30,9 +30,9 @@ from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.scan import find_scenarios
 from gaia2_runner.output.read.verdicts import REJUDGED, use
 from gaia2_runner.output.scrub import Scrubber
-from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.container_logs import exit_text
 from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
+from gaia2_runner.sandbox.sandbox import Sandbox
 from gaia2_runner.text import now_iso, one_line
 
 TRACE_CAP = 256 * safe_io.MB  # one run's ARE trace (a universe-scale scenario is ~2.5 MB)
@@ -94,7 +94,7 @@ def rejudge_output(
     *,
     concurrency: int = 2,
     image: str = RUNTIME_BASE_IMAGE,
-    backend: Sandbox | None = None,
+    sandbox: Sandbox | None = None,
     on_done: Callable[[Rejudged], None] | None = None,
 ) -> RejudgeOutcome:
     """Re-judge every run under `output_dir` that saved an ARE trace; nothing else is changed."""
@@ -111,7 +111,7 @@ def rejudge_output(
     # It writes beside every result: never while a run (or another judge) writes there.
     with lock_output_dir(output_dir, command=scrub.text(this_command()), hint=LOCK_HINT):
         return _rejudge_all(
-            output_dir, config, env, scrub, found, skipped, concurrency, image, backend, on_done
+            output_dir, config, env, scrub, found, skipped, concurrency, image, sandbox, on_done
         )
 
 
@@ -124,16 +124,16 @@ def _rejudge_all(
     skipped: list[str],
     concurrency: int,
     image: str,
-    backend: Sandbox | None,
+    sandbox: Sandbox | None,
     on_done: Callable[[Rejudged], None] | None,
 ) -> RejudgeOutcome:
     outcome = RejudgeOutcome(skipped=skipped)
-    own = backend is None
-    backend = backend or Sandbox.connect()
+    own = sandbox is None
+    sandbox = sandbox or Sandbox.connect()
     try:
 
         def one(item: tuple[str, Path, bool | None, str]) -> Rejudged:
-            done = _rejudge_one(backend, image, env, scrub, *item)
+            done = _rejudge_one(sandbox, image, env, scrub, *item)
             if on_done is not None:
                 on_done(done)
             return done
@@ -142,7 +142,7 @@ def _rejudge_all(
             outcome.runs = list(pool.map(one, found))
     finally:
         if own:
-            backend.close()
+            sandbox.close()
     write_json_atomic(
         output_dir / REJUDGE_SUMMARY_FILE,
         {
@@ -160,7 +160,7 @@ def _rejudge_all(
 
 
 def _rejudge_one(
-    backend: Sandbox,
+    sandbox: Sandbox,
     image: str,
     env: dict[str, str],
     scrub: Scrubber,
@@ -173,7 +173,7 @@ def _rejudge_one(
     data, problem = _read_capped(root, directory / ARE_TRACE_FILE)
     if data is None:
         return _record(directory, Rejudged(rel, scenario_id, old, None, error=problem), {})
-    handle = backend.run_scenario_container(
+    handle = sandbox.run_scenario_container(
         image,
         None,
         env,

@@ -33,7 +33,6 @@ from gaia2_runner.output.artifacts import Extraction, extract_output, write_text
 from gaia2_runner.output.layout import CONTAINER_LOG_FILE, scenario_dir_name
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.scrub import Scrubber
-from gaia2_runner.output.streams import ChunkReader
 from gaia2_runner.sandbox.adapter import (
     AdapterClient,
     AdapterError,
@@ -42,10 +41,11 @@ from gaia2_runner.sandbox.adapter import (
     HealthTimeout,
 )
 from gaia2_runner.sandbox.api_errors import unreachable
-from gaia2_runner.sandbox.backend import Sandbox, deferred_interrupts
 from gaia2_runner.sandbox.container_handle import STOPPED_GRACE_S, ContainerHandle
 from gaia2_runner.sandbox.container_logs import exit_text
 from gaia2_runner.sandbox.engine import EngineUnavailable
+from gaia2_runner.sandbox.sandbox import Sandbox, deferred_interrupts
+from gaia2_runner.sandbox.streams import ChunkReader
 from gaia2_runner.targets.filesystem_data import default_filesystem_dir, ensure_files
 from gaia2_runner.targets.scenario_file import ScenarioFile, load_scenario
 from gaia2_runner.text import now_iso, one_line
@@ -72,7 +72,7 @@ def run_scenario(
     health_timeout: float = DEFAULT_HEALTH_TIMEOUT_S,
     runtime: str | None = None,
     extra_env: Mapping[str, str] | None = None,
-    backend: Sandbox | None = None,
+    sandbox: Sandbox | None = None,
     progress: Progress | None = None,
     secrets: Iterable[str] = (),
     podman_wait: float = DEFAULT_PODMAN_WAIT_S,
@@ -110,10 +110,10 @@ def run_scenario(
         raise Gaia2Error(f"--timeout must be positive, got {timeout:g}")
     if health_timeout <= 0:
         raise Gaia2Error(f"--health-timeout must be positive, got {health_timeout:g}")
-    own_backend = backend is None
-    backend = backend or Sandbox.connect()
+    own_sandbox = sandbox is None
+    sandbox = sandbox or Sandbox.connect()
     try:
-        if not backend.image_exists(image):
+        if not sandbox.image_exists(image):
             raise Gaia2Error(f"image {image} not found: build it with `gaia2-runner images build`")
         run_timeout = timeout if timeout is not None else default_timeout(scenario.duration)
         env = container_env(
@@ -126,7 +126,7 @@ def run_scenario(
         files = ca_bundle_files()
         dest = Path(output_dir) / scenario_dir_name(scenario.scenario_id)
         scrub = Scrubber([*secrets, *env_secrets(env)])
-        run = _Run(scenario, image, dest, env, backend, say, files, scrub, podman_wait)
+        run = _Run(scenario, image, dest, env, sandbox, say, files, scrub, podman_wait)
         run.result.image = image_name or image
         run.on_status = on_status
         run.limits = limits
@@ -139,8 +139,8 @@ def run_scenario(
                 run.preflight_error = exc.message
         return run.execute(run_timeout, health_timeout)
     finally:
-        if own_backend:
-            backend.close()
+        if own_sandbox:
+            sandbox.close()
 
 
 class _Run:
@@ -152,7 +152,7 @@ class _Run:
         image: str,
         dest: Path,
         env: dict[str, str],
-        backend: Sandbox,
+        sandbox: Sandbox,
         say: Progress,
         files: dict[str, bytes] | None = None,
         scrub: Scrubber | None = None,
@@ -162,7 +162,7 @@ class _Run:
         self.podman_wait = podman_wait
         self.files = files or {}
         self.scrub = scrub or Scrubber()
-        self.backend, self.say = backend, say
+        self.sandbox, self.say = sandbox, say
         self.result = ScenarioResult(
             scenario_id=scenario.scenario_id,
             image=image,
@@ -187,7 +187,7 @@ class _Run:
                 return result
             self.say(f"{self.scenario.scenario_id}: starting {self.image}")
             try:
-                self.handle = self.backend.run_scenario_container(
+                self.handle = self.sandbox.run_scenario_container(
                     self.image,
                     self.scenario.raw,
                     self.env,
@@ -300,10 +300,10 @@ class _Run:
             except Exception as exc:  # noqa: BLE001 - a dead container must not lose the result
                 if attempt == 0 and unreachable(exc):
                     self.say(
-                        f"warning: {self.backend.engine} API unreachable while collecting {self.scenario.scenario_id}: "
+                        f"warning: {self.sandbox.engine} API unreachable while collecting {self.scenario.scenario_id}: "
                         f"waiting up to {self.podman_wait:g}s"
                     )
-                    if self.backend.wait_until_reachable(self.podman_wait):
+                    if self.sandbox.wait_until_reachable(self.podman_wait):
                         continue
                 self.result.failure_reasons.append(
                     one_line(f"could not collect {contract.OUTPUT_DIR}: {exc}")

@@ -32,7 +32,7 @@ def extract_output(
 
     `archive` is the tar's bytes or a file to read it from once, front to back (tarfile's stream
     mode: a stream from podman is extracted as it arrives, never held whole). A stream that breaks
-    off or grows past its cap (output/streams.py ChunkReader) keeps what was extracted before.
+    off or grows past its cap (sandbox/streams.py ChunkReader) keeps what was extracted before.
     Podman puts the requested directory itself at the top of the archive (`output/...`); that
     component is dropped so files land directly in `dest`. From a stopped container whose directory
     is a volume it sends the top as an entry named "" and the files as `/x`: after such a first

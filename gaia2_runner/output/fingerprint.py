@@ -22,10 +22,10 @@ from gaia2_contract.generation_time import OFF
 from gaia2_runner import __version__
 from gaia2_runner.config import RunConfig
 from gaia2_runner.config.defaults import DEFAULT_TIME_SPEED
+from gaia2_runner.config.engines import PODMAN
 from gaia2_runner.config.schema import SETTINGS
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.layout import FINGERPRINT_FILE
-from gaia2_runner.sandbox.engine import PODMAN
 
 SCHEMA = 1
 SIM_GENERATION_KEY = "sim_generation_time"

@@ -20,9 +20,8 @@ from gaia2_runner.output.scrub import Scrubber
 from gaia2_runner.output.turns import turn_number
 from gaia2_runner.text import now_iso, one_line
 
-# What result.json may say. The runner decides the last three, all without a verdict: crashed (the
-# container died), interrupted (Ctrl-C), unresponsive (no final status within the time limit).
-RESULT_STATUSES = frozenset(FINAL_STATUSES | {"crashed", "interrupted", "unresponsive"})
+# What result.json may say: FINAL_STATUSES, or one the runner decides, all without a verdict: crashed
+# (the container died), interrupted (Ctrl-C), unresponsive (no final status within the time limit).
 
 
 @dataclass

@@ -2,13 +2,12 @@
 
 Each record goes out in a single `os.write` on an O_APPEND descriptor, under a lock, so lines from
 concurrent workers never interleave and a kill -9 can at worst leave one unterminated last line.
-Readers skip such a line, and the next writer cuts it off before appending. At the end of a run
+Readers should skip such a line; the next writer cuts it off before appending. At the end of a run
 the file is rebuilt from the result.json files, which stay the source of truth.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Iterable
@@ -16,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from gaia2_runner.output.atomic import json_bytes, write_bytes_atomic
-
-RESULTS_FILE = "results.jsonl"
 
 
 def encode(record: dict[str, Any]) -> bytes:
@@ -70,25 +67,6 @@ def drop_partial_tail(path: Path) -> None:
             fh.truncate(0)
     except FileNotFoundError:
         return
-
-
-def read_records(path: str | Path) -> list[dict[str, Any]]:
-    """Every complete record in the file; lines that do not parse (a torn tail) are skipped."""
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        return []
-    records: list[dict[str, Any]] = []
-    for line in data.split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):  # a torn tail, or something not ours
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-    return records
 
 
 def rewrite(path: str | Path, records: Iterable[dict[str, Any]]) -> None:

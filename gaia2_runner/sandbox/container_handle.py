@@ -1,6 +1,6 @@
 """One scenario container the runner started: files in, state, logs and output out, cleanup.
 
-Reads from the container are capped and streamed (output/streams.py): what an agent makes the
+Reads from the container are capped and streamed (sandbox/streams.py): what an agent makes the
 daemon write never sits whole in the runner's memory.
 """
 
@@ -12,22 +12,31 @@ import tarfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.streams import (
+from gaia2_runner.sandbox.container_logs import demux_logs
+from gaia2_runner.sandbox.engine import EngineDriver
+from gaia2_runner.sandbox.ssh_tunnel import SshHost
+from gaia2_runner.sandbox.streams import (
     CONTAINER_LOG_MAX_BYTES,
     SMALL_ARCHIVE_MAX_BYTES,
     read_capped,
     truncation_marker,
 )
-from gaia2_runner.sandbox.container_logs import demux_logs
-
-if TYPE_CHECKING:
-    from gaia2_runner.sandbox.backend import Sandbox
 
 STOPPED_GRACE_S = 10.0  # ContainerHandle.wait_exited: podman's cleanup after the process ends
 EXITED_STATES = ("exited", "dead")  # "dead": Docker's, for a container its removal or cleanup failed on
+
+
+class HandleOwner(Protocol):
+    """What a handle needs of the Sandbox that started it (sandbox/sandbox.py), named here so this
+    module does not import the Sandbox that imports it."""
+
+    driver: EngineDriver
+    tunnel: SshHost | None
+
+    def forget(self, cid: str) -> None: ...
 
 
 @dataclass
@@ -37,7 +46,7 @@ class ContainerHandle:
     cid: str
     name: str
     host_port: int
-    backend: Sandbox
+    sandbox: HandleOwner
     adapter_token: str = field(default="", repr=False)  # a secret: never logged nor saved
     removed: bool = field(default=False)
     remote_port: int | None = None  # ssh:// hosts: the port on the remote loopback host_port forwards to
@@ -63,7 +72,7 @@ class ContainerHandle:
             info.uid = info.gid = 0
             info.uname = info.gname = "root"
             tar.addfile(info, io.BytesIO(data))
-        if not self.backend.driver.put_archive(self.cid, directory, buf.getvalue()[: tar.offset]):
+        if not self.sandbox.driver.put_archive(self.cid, directory, buf.getvalue()[: tar.offset]):
             raise Gaia2Error(
                 f"cannot copy {filename} into {directory} of the container: "
                 "does the image follow docs/reference/container-contract.md?"
@@ -72,7 +81,7 @@ class ContainerHandle:
     def state(self) -> dict[str, Any] | None:
         """The engine's State block ({} when the container is gone; None when the engine does not
         answer or errs: nobody knows, and a container is not taken for dead because its API is down)."""
-        return self.backend.driver.state(self.cid)
+        return self.sandbox.driver.state(self.cid)
 
     def is_running(self) -> bool:
         state = self.state()
@@ -111,7 +120,7 @@ class ContainerHandle:
     def logs(self) -> str:
         """Container stdout+stderr as text (its first CONTAINER_LOG_MAX_BYTES, then a marker line);
         demultiplexed when podman frames it. Streamed: the runner never holds more than the cap."""
-        with self.backend.driver.open_logs(self.cid) as chunks:
+        with self.sandbox.driver.open_logs(self.cid) as chunks:
             data = read_capped(chunks, CONTAINER_LOG_MAX_BYTES)
         text = demux_logs(data.data).decode("utf-8", errors="replace")
         return text + (
@@ -127,27 +136,27 @@ class ContainerHandle:
     @contextlib.contextmanager
     def open_archive(self, path: str) -> Iterator[Iterator[bytes]]:
         """The tar of `path` as a stream of chunks, never joined in memory."""
-        with self.backend.driver.open_archive(self.cid, path) as chunks:
+        with self.sandbox.driver.open_archive(self.cid, path) as chunks:
             yield chunks
 
     def stop(self, timeout: int = 5) -> None:
-        self.backend.driver.stop(self.cid, timeout)
+        self.sandbox.driver.stop(self.cid, timeout)
 
     def remove(self) -> None:
         try:
-            if not self.backend.driver.remove(self.cid):  # and its volumes
+            if not self.sandbox.driver.remove(self.cid):  # and its volumes
                 return  # no answer: still ours, close() and the next invocation's sweep try again
         except Gaia2Error:
             pass  # refused: as before, forgotten here (the sweep and `clean` see it)
         self.removed = True
-        self.backend.forget(self.cid)
+        self.sandbox.forget(self.cid)
 
     def cleanup(self, timeout: int = 5) -> None:
         """Stop then remove; never raises for a container that is already gone."""
         if not self.removed:
             self.stop(timeout)
             self.remove()
-        tunnel = self.backend.tunnel
+        tunnel = self.sandbox.tunnel
         if tunnel is not None and self.remote_port is not None:
             tunnel.cancel(self.host_port, self.remote_port)
             self.remote_port = None

@@ -24,6 +24,7 @@ from docker.constants import DEFAULT_DOCKER_API_VERSION
 from docker.errors import APIError, DockerException, NotFound, TLSParameterError
 from docker.utils import kwargs_from_env, version_lt
 
+from gaia2_runner.config.engines import DOCKER
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.api_errors import unreachable
 from gaia2_runner.sandbox.build_stream import bare_id, follow_build
@@ -36,7 +37,6 @@ from gaia2_runner.sandbox.docker_options import (
 )
 from gaia2_runner.sandbox.driver_common import published_host_port, streamed
 from gaia2_runner.sandbox.engine import (
-    DOCKER,
     BuildResult,
     ContainerRecord,
     ContainerSpec,

@@ -27,9 +27,9 @@ from typing import Any
 from docker.types import HostConfig, LogConfig, Mount, Ulimit
 
 from gaia2_runner.config.endpoints import HOST_GATEWAY
-from gaia2_runner.output.streams import CONTAINER_LOG_MAX_BYTES
 from gaia2_runner.sandbox.container_limits import CAPABILITIES, limit_options
 from gaia2_runner.sandbox.engine import ContainerSpec, Tmpfs
+from gaia2_runner.sandbox.streams import CONTAINER_LOG_MAX_BYTES
 
 # podman 4's default capability set (containers.conf default_capabilities), measured in a
 # container of the runner's: what the daemon and the agent have on podman, and nothing more.

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.streams import STREAM_CHUNK_BYTES
+from gaia2_runner.sandbox.streams import STREAM_CHUNK_BYTES
 
 
 def published_host_port(engine: str, attrs: dict[str, Any], port: int) -> int:

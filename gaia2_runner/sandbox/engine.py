@@ -4,7 +4,7 @@ Everything the runner asks of an engine goes through one `EngineDriver`: create 
 `ContainerSpec`, copy files in before it starts, start it, read its state, logs and output, stop and
 remove it, list the runner's containers, and inspect or build images. The engine-neutral logic
 (the live set, the orphan sweep, deferred interrupts, ssh tunnels, capped streams) lives in
-sandbox/backend.py and is the same for every engine; a driver only translates. Drivers:
+sandbox/sandbox.py and is the same for every engine; a driver only translates. Drivers:
 sandbox/podman_driver.py (podman-py) and sandbox/docker_driver.py (the `docker` package).
 
 Why a spec rather than keyword arguments: the two APIs spell the same policy differently (network
@@ -17,18 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol
 
+from gaia2_runner.config.limits import ContainerLimits
 from gaia2_runner.errors import Gaia2Error
-
-if TYPE_CHECKING:  # config imports these names: a runtime import back would be a cycle
-    from gaia2_runner.config.limits import ContainerLimits
-
-PODMAN = "podman"
-DOCKER = "docker"
-ENGINES = (PODMAN, DOCKER)
-AUTO = "auto"  # the setting's default: whichever engine answers (sandbox/engine_select.py)
-ENGINE_ENV = "GAIA2_ENGINE"  # podman | docker | auto; a setting or --engine wins over it
 
 
 class EngineUnavailable(Gaia2Error):

@@ -20,9 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from gaia2_runner.config.engines import AUTO, DOCKER, ENGINE_ENV, ENGINES, PODMAN
 from gaia2_runner.config.schema import BY_NAME
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.sandbox.engine import AUTO, DOCKER, ENGINE_ENV, ENGINES, PODMAN, EngineInfo
+from gaia2_runner.sandbox.engine import EngineInfo
 
 DEFAULT_ENGINE = AUTO
 ENGINE_SETTING = BY_NAME["engine"]
@@ -114,16 +115,6 @@ def identify(url: str, timeout: float = IDENTIFY_TIMEOUT_S) -> str | None:
     """Which engine answers at `url` (PODMAN or DOCKER); None when none does."""
     doc = version_document(url, timeout)
     return engine_of(doc) if doc is not None else None
-
-
-def info_of(doc: Mapping) -> EngineInfo | None:
-    """What the plan and run_config.json show, from a /version document (drivers may use it)."""
-    engine = engine_of(doc)
-    if engine is None:
-        return None
-    return EngineInfo(
-        engine=engine, version=str(doc.get("Version") or "?"), api_version=str(doc.get("ApiVersion") or "?")
-    )
 
 
 def describe_engine(info: EngineInfo, reason: str | None = None) -> str:

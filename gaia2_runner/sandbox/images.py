@@ -31,8 +31,8 @@ from gaia2_runner.config.defaults import (  # the image names' owner
 from gaia2_runner.config.harnesses import Harness
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.resources import checkout_candidates
-from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.build_context import CONTRACT_SOURCE, context_archive, contract_files
+from gaia2_runner.sandbox.sandbox import Sandbox
 
 HARNESSES_DIR = "harnesses"  # containers/harnesses/<name>/{Containerfile,profile.toml}
 NODE_CONTAINERFILE = f"{HARNESSES_DIR}/node/Containerfile"
@@ -177,8 +177,8 @@ def stale_specs(specs: Sequence[ImageSpec], is_current: Callable[[ImageSpec], bo
     return todo
 
 
-def image_is_current(backend: Sandbox, tag: str, digest: str) -> bool:
-    labels = backend.driver.image_labels(tag)
+def image_is_current(sandbox: Sandbox, tag: str, digest: str) -> bool:
+    labels = sandbox.driver.image_labels(tag)
     return labels is not None and labels.get(SOURCE_LABEL) == digest
 
 
@@ -206,7 +206,7 @@ def write_build_ca(context: Path, ca_bundle: str | Path | None = None) -> Path:
 
 
 def build_image(
-    backend: Sandbox,
+    sandbox: Sandbox,
     spec: ImageSpec,
     context: Path,
     nocache: bool = False,
@@ -235,11 +235,11 @@ def build_image(
     }
     body = context_archive(context)
     try:
-        result = backend.driver.build(body, params, log)
+        result = sandbox.driver.build(body, params, log)
     finally:
         body.close()
     error, image_id, tail = result.error, result.image_id, result.tail
-    if error or not backend.image_exists(spec.tag):
+    if error or not sandbox.image_exists(spec.tag):
         last = " | ".join(tail[-3:])
         raise Gaia2Error(
             f"building {spec.tag} from containers/{spec.containerfile} failed: "
@@ -249,7 +249,7 @@ def build_image(
 
 
 def build_images(
-    backend: Sandbox | None = None,
+    sandbox: Sandbox | None = None,
     base_image: str | None = None,
     ca_bundle: str | Path | None = None,
     nocache: bool = False,
@@ -266,15 +266,15 @@ def build_images(
     source-digest label differs from containers/ now), or when an image it starts from was just
     rebuilt. `on_image(tag, phase)` reports "start"/"done"/"failed" for progress displays.
     """
-    own = backend is None
-    backend = backend or Sandbox.connect()
+    own = sandbox is None
+    sandbox = sandbox or Sandbox.connect()
     try:
         context = containers_dir()
         specs = image_specs(base_image, harnesses, defaults)
         digests = {s.tag: spec_digest(context, s, specs) for s in specs}
         todo = specs
         if only_missing:
-            todo = stale_specs(specs, lambda s: image_is_current(backend, s.tag, digests[s.tag]))
+            todo = stale_specs(specs, lambda s: image_is_current(sandbox, s.tag, digests[s.tag]))
         if not todo:
             return []
         write_build_ca(context, ca_bundle)
@@ -283,7 +283,7 @@ def build_images(
             if on_image:
                 on_image(spec.tag, "start")
             try:
-                build_image(backend, spec, context, nocache=nocache, log=log, digest=digests[spec.tag])
+                build_image(sandbox, spec, context, nocache=nocache, log=log, digest=digests[spec.tag])
             except BaseException:
                 if on_image:
                     on_image(spec.tag, "failed")
@@ -294,11 +294,11 @@ def build_images(
         return built
     finally:
         if own:
-            backend.close()
+            sandbox.close()
 
 
 def ensure_images(
-    backend: Sandbox | None = None,
+    sandbox: Sandbox | None = None,
     base_image: str | None = None,
     ca_bundle: str | Path | None = None,
     log: LogFn | None = None,
@@ -308,7 +308,7 @@ def ensure_images(
 ) -> list[str]:
     """Build only the images that are missing or stale; return the tags built (empty when none)."""
     return build_images(
-        backend,
+        sandbox,
         base_image,
         ca_bundle,
         only_missing=True,

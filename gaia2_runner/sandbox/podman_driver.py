@@ -15,13 +15,13 @@ from typing import Any, BinaryIO
 from podman import PodmanClient
 from podman.errors import APIError, NotFound
 
+from gaia2_runner.config.engines import PODMAN
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.api_errors import api_message, unreachable
 from gaia2_runner.sandbox.build_stream import bare_id, follow_build
 from gaia2_runner.sandbox.container_limits import limit_options, tmpfs_mounts
 from gaia2_runner.sandbox.driver_common import published_host_port, streamed
 from gaia2_runner.sandbox.engine import (
-    PODMAN,
     BuildResult,
     ContainerRecord,
     ContainerSpec,

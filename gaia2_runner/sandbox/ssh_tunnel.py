@@ -2,7 +2,7 @@
 
 The runner must reach two things on a remote host: its podman API socket and, per container, the
 adapter port podman publishes on the remote host's loopback. One `ssh -M -N` master forwards the
-API socket to a local one (the backend then talks `unix://` to it, as to a local service) and
+API socket to a local one (the sandbox then talks `unix://` to it, as to a local service) and
 later adds and cancels one port forward per container over the same connection (`ssh -O
 forward` / `-O cancel`), so a container costs no new ssh login. When the master dies or the
 remote service stops, the local socket stops answering, which is what HostWatch notices.

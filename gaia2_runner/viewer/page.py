@@ -8,8 +8,8 @@ from typing import Any
 from gaia2_runner.output.read.record import RunRecord
 from gaia2_runner.output.read.scenario import ScenarioData, call_cost_of, failure_reasons, text_of
 from gaia2_runner.output.read.trace_parsers import LlmCall
-from gaia2_runner.output.read.trace_parsers.model import as_num, pretty
 from gaia2_runner.output.read.trace_parsers.offered import unknown_tool_count
+from gaia2_runner.output.read.values import as_num, pretty
 from gaia2_runner.output.turns import failed_turn_number, turn_number
 
 from .trace_parts import (

@@ -15,7 +15,7 @@ import jinja2
 
 from gaia2_runner.output.layout import TRACE_PAGE_FILE, VIEWER_DIR
 from gaia2_runner.output.read import safe_io, safe_json
-from gaia2_runner.output.read.trace_parsers.model import as_num, pretty
+from gaia2_runner.output.read.values import as_num, pretty
 
 from .page import clip
 

@@ -35,12 +35,11 @@ from gaia2_runner.output.layout import (
 )
 from gaia2_runner.output.read import safe_io, scan
 from gaia2_runner.output.read.labels import run_labels
-from gaia2_runner.output.read.record import RunRecord, placeholder, record_of
+from gaia2_runner.output.read.record import RunRecord, placeholder, record_of, verdict_sides
 from gaia2_runner.output.read.safe_io import output_root
 from gaia2_runner.output.read.scan import ScenarioRef
 from gaia2_runner.output.read.scenario import ScenarioData, load
 from gaia2_runner.output.read.verdicts import CURRENT, REJUDGED, choose
-from gaia2_runner.output.read.verdicts import sides as verdict_sides
 from gaia2_runner.output.summary import summarize
 
 from . import page, render

@@ -59,8 +59,8 @@ def agent_env(fake, **extra: str) -> dict[str, str]:
     }
 
 
-def run(backend, fake, scenario: str, out: Path, **extra: str):
-    return run_harness(backend, AGENT_IMAGE, scenario, out, agent_env(fake, **extra), runtime=RUNTIME)
+def run(sandbox, fake, scenario: str, out: Path, **extra: str):
+    return run_harness(sandbox, AGENT_IMAGE, scenario, out, agent_env(fake, **extra), runtime=RUNTIME)
 
 
 def prompt_text(request: dict) -> str:
@@ -71,7 +71,7 @@ def trace(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines() if line.strip()]
 
 
-def test_cli_run_solves_the_scenario_with_ares_prompt_and_parser(backend, images, fake, tmp_path):
+def test_cli_run_solves_the_scenario_with_ares_prompt_and_parser(sandbox, images, fake, tmp_path):
     fake.set_script({"chat": [ADD, SEND]})
     run_ = run_cli(RUNTIME, "demo_calendar_add_event", tmp_path / "out", fake, None, "/v1")
     assert run_.proc.returncode == 0 and run_.result.get("success") is True, run_.explain()
@@ -104,7 +104,7 @@ def test_cli_run_solves_the_scenario_with_ares_prompt_and_parser(backend, images
     assert "CalendarApp__add_calendar_event" in page and "Observation:" in page
 
 
-def test_two_turns_continue_the_same_conversation(backend, images, fake, tmp_path):
+def test_two_turns_continue_the_same_conversation(sandbox, images, fake, tmp_path):
     send_email = blob(
         "EmailClientV2__send_email",
         {"recipients": [MARIA], "subject": "Offsite agenda", "content": EMAIL_TEXT},
@@ -119,7 +119,7 @@ def test_two_turns_continue_the_same_conversation(backend, images, fake, tmp_pat
             ]
         }
     )
-    result, out = run(backend, fake, "demo_multi_turn_email", tmp_path)
+    result, out = run(sandbox, fake, "demo_multi_turn_email", tmp_path)
     assert (result.status, result.success) == ("completed", True), (result.error, agent_log_tail(out))
     assert app_functions(out) == [
         "search_contacts",
@@ -138,7 +138,7 @@ def test_two_turns_continue_the_same_conversation(backend, images, fake, tmp_pat
     assert len(trace(out)) == 4
 
 
-def test_a_raised_final_message_ends_the_run_at_once_as_in_ares_runner(backend, images, fake, tmp_path):
+def test_a_raised_final_message_ends_the_run_at_once_as_in_ares_runner(sandbox, images, fake, tmp_path):
     """ARE's termination step ends the turn on a send_message_to_user call whatever its outcome (the
     call is logged before it runs): the final message raising (a wrong argument name) ends the run
     with a verdict at once, as ARE's runner validates then, not at the scenario limit."""
@@ -146,7 +146,7 @@ def test_a_raised_final_message_ends_the_run_at_once_as_in_ares_runner(backend, 
     fake.set_script({"chat": [ADD, bad_send, SEND]})  # SEND: what a run that went on would ask next
     started = time.monotonic()
     result, out = run_harness(
-        backend,
+        sandbox,
         AGENT_IMAGE,
         "demo_calendar_add_event",
         tmp_path,
@@ -179,7 +179,7 @@ PROBE = (
 
 
 @pytest.fixture(scope="module")
-def probed_bad_actions(backend, images, tmp_path_factory):
+def probed_bad_actions(sandbox, images, tmp_path_factory):
     """One run for the two tests below (they read different things of it): the agent process probes
     what it can read, then ARE's agent meets a file name, a hidden tool and no action at all from the
     model before it solves the task."""
@@ -201,7 +201,7 @@ def probed_bad_actions(backend, images, tmp_path_factory):
     fake.start()
     try:
         result, out = run(
-            backend,
+            sandbox,
             fake,
             "demo_calendar_add_event",
             tmp / "out",

@@ -66,7 +66,7 @@ def explain(proc: subprocess.CompletedProcess, out: Path) -> tuple:
 
 @pytest.mark.integration
 @pytest.mark.timeout(900)
-def test_parity_script_runs_both_sides_on_the_same_server(backend, images, fake, tmp_path):
+def test_parity_script_runs_both_sides_on_the_same_server(sandbox, images, fake, tmp_path):
     fake.set_script({"chat": [ADD, SEND, ADD, SEND]})  # are-benchmark's run, then the runner's
     out = tmp_path / "parity"
     proc = parity(

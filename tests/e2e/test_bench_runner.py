@@ -98,7 +98,7 @@ def test_padded_universe_is_large_and_keeps_the_task():
 
 @pytest.mark.integration
 @pytest.mark.timeout(300)
-def test_padded_universe_passes_and_the_bare_container_answers(images, backend, tmp_path: Path):
+def test_padded_universe_passes_and_the_bare_container_answers(images, sandbox, tmp_path: Path):
     """The measuring parts on real containers (the whole `--quick` run takes ~5 minutes on a
     shared 2-core machine, too long for the suite)."""
     from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
@@ -107,7 +107,7 @@ def test_padded_universe_passes_and_the_bare_container_answers(images, backend, 
     demo = json.loads(bench.SMALL.read_text())
     universe = tmp_path / "universe.json"
     universe.write_text(json.dumps(bench.pad_universe(demo)))
-    runner = bench.Runner(backend, tmp_path / "runs")
+    runner = bench.Runner(sandbox, tmp_path / "runs")
     [record] = runner.run([scenario_ref(universe, None)], concurrency=1, pass_at=1)
     assert (record["scenario_id"], record["success"], record["status"]) == (
         "demo_email_reply_universe",
@@ -118,9 +118,9 @@ def test_padded_universe_passes_and_the_bare_container_answers(images, backend, 
     assert runner.not_passed == []
     assert (tmp_path / "runs" / "plan1" / "index.html").is_file()  # the CLI's observers ran
 
-    [(start, answer)] = bench.measure_floor(backend, RUNTIME_BASE_IMAGE, reps=1)
+    [(start, answer)] = bench.measure_floor(sandbox, RUNTIME_BASE_IMAGE, reps=1)
     assert start > 0 and answer > 0
-    assert backend.live_container_ids() == set()  # every container removed, floor ones too
+    assert sandbox.live_container_ids() == set()  # every container removed, floor ones too
 
 
 # ---- --engines: the engines' per-scenario overhead side by side (benchmarks/bench_engines.py) ----

@@ -18,8 +18,8 @@ DEMO = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "demo_ca
 
 
 @pytest.mark.both_engines
-def test_the_oracle_image_honours_every_point(backend, images):
-    points = check_image("localhost/gaia2-oracle:latest", DEMO, backend)
+def test_the_oracle_image_honours_every_point(sandbox, images):
+    points = check_image("localhost/gaia2-oracle:latest", DEMO, sandbox)
     assert [p for p in points if p.ok is not True] == []
     names = " | ".join(p.name for p in points)
     for point in (
@@ -36,12 +36,12 @@ def test_the_oracle_image_honours_every_point(backend, images):
     assert f"{len(points)}/{len(points)} points hold" in result.output
 
 
-def test_an_image_without_the_daemon_fails_its_points(backend, images, tmp_path):
+def test_an_image_without_the_daemon_fails_its_points(sandbox, images, tmp_path):
     """A plain web server on the adapter port: /health never turns ok; what could not be checked says so."""
     (tmp_path / "Containerfile").write_text(
         f'FROM {RUNTIME_BASE_IMAGE}\nENTRYPOINT ["python3", "-m", "http.server", "8090"]\n'
     )
-    build_image(backend, ImageSpec(BAD_IMAGE, "Containerfile", {}), tmp_path)
+    build_image(sandbox, ImageSpec(BAD_IMAGE, "Containerfile", {}), tmp_path)
     result = CliRunner().invoke(app, ["check-image", BAD_IMAGE, "--health-timeout", "8"])
     assert result.exit_code == 1, result.output
     assert "0/3 points hold" in result.output

@@ -127,22 +127,22 @@ def test_resume_runs_only_what_has_no_result(images, tmp_path: Path):
 REALTIME = ("--env", "GAIA2_ORACLE_REALTIME=1")
 
 
-def kill_when_running(backend, scenario_dir: Path, proc: subprocess.Popen, limit_s: float = 120) -> None:
+def kill_when_running(sandbox, scenario_dir: Path, proc: subprocess.Popen, limit_s: float = 120) -> None:
     """Kill the scenario's container once its daemon says it runs (its ENV event is 5 s of real time
     away): an infrastructure failure, not the agent's. Found by its output directory: another run of
     the same scenario may share this host."""
     label = output_dir_label(scenario_dir)
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline and proc.poll() is None:
-        for box in running(backend, label):
-            if daemon_status(backend, box.id) == "running":
-                backend.client.containers.get(box.id).kill()  # podman-only test
+        for box in running(sandbox, label):
+            if daemon_status(sandbox, box.id) == "running":
+                sandbox.driver.client.containers.get(box.id).kill()  # podman-only test
                 return
         time.sleep(0.2)
     raise AssertionError(f"no container for {scenario_dir} appeared")
 
 
-def test_retry_reruns_only_the_infra_error(backend, images, tmp_path: Path):
+def test_retry_reruns_only_the_infra_error(sandbox, images, tmp_path: Path):
     names = ["demo_env_message_pickup", "demo_messaging_send"]  # pickup needs ~10 s
     root = demo_split(tmp_path / "data", names)
     out = tmp_path / "out"
@@ -167,7 +167,7 @@ def test_retry_reruns_only_the_infra_error(backend, images, tmp_path: Path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    kill_when_running(backend, out / "demo" / "demo_env_message_pickup", proc)
+    kill_when_running(sandbox, out / "demo" / "demo_env_message_pickup", proc)
     stdout, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 1, stdout + stderr
     timed_out = result_json(out, "demo_env_message_pickup")
@@ -189,7 +189,7 @@ def test_retry_reruns_only_the_infra_error(backend, images, tmp_path: Path):
     }
 
 
-def test_ctrl_c_keeps_results_and_removes_containers(images, backend, tmp_path: Path):
+def test_ctrl_c_keeps_results_and_removes_containers(images, sandbox, tmp_path: Path):
     root = demo_split(
         tmp_path / "data", ["demo_env_message_pickup", "demo_messaging_send", "demo_calendar_add_event"]
     )
@@ -228,5 +228,5 @@ def test_ctrl_c_keeps_results_and_removes_containers(images, backend, tmp_path: 
     assert any(r["success"] is True for r in done), stderr  # the finished one is kept
     assert len(done) == 2 and any(r["status"] == "interrupted" for r in done)  # third never started
     for r in done:
-        assert r["container_id"] and not backend.container_exists(r["container_id"])
+        assert r["container_id"] and not sandbox.container_exists(r["container_id"])
     assert len(results(out)) == 2

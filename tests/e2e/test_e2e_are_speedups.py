@@ -37,8 +37,8 @@ print("IDENTICAL", len(plain))
 """
 
 
-def test_cached_judge_prompts_are_identical(images, backend):
-    container = backend.client.containers.create(
+def test_cached_judge_prompts_are_identical(images, sandbox):
+    container = sandbox.driver.client.containers.create(
         ORACLE_IMAGE, entrypoint=["/opt/gaia2/venv/bin/python", "-c", CHECK]
     )
     try:

@@ -103,11 +103,11 @@ def test_missing_data_is_an_infrastructure_error_naming_the_file(images, tmp_pat
     assert saved["status"] == "error" and "meeting.txt" in saved["error"]
 
 
-def test_daemon_refuses_missing_data_without_the_runners_check(images, backend, tmp_path: Path):
+def test_daemon_refuses_missing_data_without_the_runners_check(images, sandbox, tmp_path: Path):
     """A runner that does not mount the data (another harness, an old runner): the daemon itself
     says what is missing instead of serving empty files."""
     scenario = load_scenario(SCENARIO)
-    handle = backend.run_scenario_container(
+    handle = sandbox.run_scenario_container(
         ORACLE_IMAGE, scenario.raw, {"GAIA2_RUNTIME": "oracle"}, scenario.scenario_id
     )
     try:
@@ -123,9 +123,9 @@ def test_daemon_refuses_missing_data_without_the_runners_check(images, backend, 
 
 
 @pytest.mark.both_engines
-def test_data_mount_is_read_only(images, backend, tmp_path: Path):
+def test_data_mount_is_read_only(images, sandbox, tmp_path: Path):
     scenario = load_scenario(SCENARIO)
-    handle = backend.run_scenario_container(
+    handle = sandbox.run_scenario_container(
         ORACLE_IMAGE,
         scenario.raw,
         {"GAIA2_RUNTIME": "none"},
@@ -134,9 +134,9 @@ def test_data_mount_is_read_only(images, backend, tmp_path: Path):
     )
     try:
         target = f"{contract.FILESYSTEM_DIR}/demo_filesystem/Documents/report.txt"
-        code, output = exec_in(backend, handle.id, ["sh", "-c", f"echo x >> {target}"], user="root")
+        code, output = exec_in(sandbox, handle.id, ["sh", "-c", f"echo x >> {target}"], user="root")
         assert code != 0 and b"Read-only file system" in output, output
-        code, output = exec_in(backend, handle.id, ["cat", target], user="agent")
+        code, output = exec_in(sandbox, handle.id, ["cat", target], user="agent")
         assert code != 0 and b"Permission denied" in output, output
         assert (FS_DATA / "demo_filesystem" / "Documents" / "report.txt").read_text().startswith("Quarterly")
     finally:

@@ -46,7 +46,7 @@ def agent_image(images):
     return AGENT_IMAGE
 
 
-def run(backend, image, out: Path, provider: str, base_url: str, key: str = "sk-test", options: str = "{}"):
+def run(sandbox, image, out: Path, provider: str, base_url: str, key: str = "sk-test", options: str = "{}"):
     env = {
         "GAIA2_AGENT_PROVIDER": provider,
         "GAIA2_AGENT_MODEL": "fake-model",
@@ -54,7 +54,7 @@ def run(backend, image, out: Path, provider: str, base_url: str, key: str = "sk-
         "GAIA2_AGENT_API_KEY": key,
         "GAIA2_AGENT_OPTIONS": options,
     }
-    result = run_scenario(SCENARIO, image, out, backend=backend, extra_env=env, timeout=120)
+    result = run_scenario(SCENARIO, image, out, sandbox=sandbox, extra_env=env, timeout=120)
     return result, out / result.scenario_id
 
 
@@ -68,10 +68,10 @@ def trace(out: Path) -> list[dict]:
 
 
 @pytest.mark.both_engines
-def test_openai_agent_solves_the_scenario_and_never_leaks_the_key(backend, agent_image, fake, tmp_path):
+def test_openai_agent_solves_the_scenario_and_never_leaks_the_key(sandbox, agent_image, fake, tmp_path):
     fake.set_script({"chat": [ADD, SEND]})
     result, out = run(
-        backend, agent_image, tmp_path / "out", "openai", f"http://{HOST}:{fake.port}/v1", key=SECRET
+        sandbox, agent_image, tmp_path / "out", "openai", f"http://{HOST}:{fake.port}/v1", key=SECRET
     )
     assert (result.status, result.success) == ("completed", True), (
         result.error,
@@ -98,9 +98,9 @@ def test_openai_agent_solves_the_scenario_and_never_leaks_the_key(backend, agent
             assert SECRET not in path.read_text(errors="replace"), path
 
 
-def test_anthropic_agent_plain_text_answer_is_sent(backend, agent_image, fake, tmp_path):
+def test_anthropic_agent_plain_text_answer_is_sent(sandbox, agent_image, fake, tmp_path):
     fake.set_script({"anthropic": [ADD, {"text": ANSWER}]})
-    result, out = run(backend, agent_image, tmp_path, "anthropic", f"http://{HOST}:{fake.port}/v1")
+    result, out = run(sandbox, agent_image, tmp_path, "anthropic", f"http://{HOST}:{fake.port}/v1")
     assert (result.status, result.success) == ("completed", True), (
         result.error,
         (out / "agent.log").read_text(),
@@ -110,10 +110,10 @@ def test_anthropic_agent_plain_text_answer_is_sent(backend, agent_image, fake, t
     assert trace(out)[1]["request"]["messages"][-1]["content"][0]["type"] == "tool_result"
 
 
-def test_gemini_agent_retries_429_then_solves(backend, agent_image, fake, tmp_path):
+def test_gemini_agent_retries_429_then_solves(sandbox, agent_image, fake, tmp_path):
     fake.set_script({"gemini": [{"status": 429, "retry_after": 1}, ADD, SEND]})
     result, out = run(
-        backend, agent_image, tmp_path, "gemini", f"http://{HOST}:{fake.port}/v1beta", options=FAST_RETRIES
+        sandbox, agent_image, tmp_path, "gemini", f"http://{HOST}:{fake.port}/v1beta", options=FAST_RETRIES
     )
     assert (result.status, result.success) == ("completed", True), (
         result.error,
@@ -125,7 +125,7 @@ def test_gemini_agent_retries_429_then_solves(backend, agent_image, fake, tmp_pa
     assert trace(out)[0]["attempts"] == 2
 
 
-def test_wrong_start_time_is_judged_a_failure(backend, agent_image, fake, tmp_path):
+def test_wrong_start_time_is_judged_a_failure(sandbox, agent_image, fake, tmp_path):
     wrong = {
         "tool_calls": [
             {
@@ -135,14 +135,14 @@ def test_wrong_start_time_is_judged_a_failure(backend, agent_image, fake, tmp_pa
         ]
     }
     fake.set_script({"chat": [wrong, SEND]})
-    result, out = run(backend, agent_image, tmp_path, "openai-compat", f"http://{HOST}:{fake.port}/v1")
+    result, out = run(sandbox, agent_image, tmp_path, "openai-compat", f"http://{HOST}:{fake.port}/v1")
     assert result.status in ("completed", "failed") and result.success is False, (result.error, result.status)
 
 
-def test_provider_down_is_an_infrastructure_error(backend, agent_image, fake, tmp_path):
+def test_provider_down_is_an_infrastructure_error(sandbox, agent_image, fake, tmp_path):
     fake.set_script({"chat": [{"status": 503, "repeat": 10}], "preflight": [{"status": 503, "repeat": 10}]})
     result, out = run(
-        backend, agent_image, tmp_path, "openai", f"http://{HOST}:{fake.port}/v1", options=FAST_RETRIES
+        sandbox, agent_image, tmp_path, "openai", f"http://{HOST}:{fake.port}/v1", options=FAST_RETRIES
     )
     assert (result.status, result.success) == ("error", None)
     assert "exited with code 3" in result.error
@@ -150,12 +150,12 @@ def test_provider_down_is_an_infrastructure_error(backend, agent_image, fake, tm
     assert trace(out)[0]["http_status"] == 503
 
 
-def test_unreachable_provider_is_an_infrastructure_error(backend, agent_image, tmp_path):
+def test_unreachable_provider_is_an_infrastructure_error(sandbox, agent_image, tmp_path):
     with socket.socket() as s:
         s.bind(("0.0.0.0", 0))
         port = s.getsockname()[1]
     result, _ = run(
-        backend, agent_image, tmp_path, "anthropic", f"http://{HOST}:{port}/v1", options=FAST_RETRIES
+        sandbox, agent_image, tmp_path, "anthropic", f"http://{HOST}:{port}/v1", options=FAST_RETRIES
     )
     assert (result.status, result.success) == ("error", None)
     assert result.error.startswith("the provider never answered (") and "ConnectError" in result.error
@@ -165,7 +165,7 @@ SLOW_ANSWER_S = 75  # a CPU model's first answer; the default options' attempts 
 
 
 def test_a_slow_model_is_asked_once_and_its_answer_used_under_a_600s_limit(
-    backend, agent_image, fake, tmp_path
+    sandbox, agent_image, fake, tmp_path
 ):
     """Under --timeout 600 one attempt may wait 450 s (budget.py): a model answering in 75 s is
     waited for, never asked the same thing again while it computes (a one-slot server would
@@ -176,7 +176,7 @@ def test_a_slow_model_is_asked_once_and_its_answer_used_under_a_600s_limit(
         "GAIA2_AGENT_MODEL": "fake-model",
         "GAIA2_AGENT_BASE_URL": f"http://{HOST}:{fake.port}/v1",
     }
-    result = run_scenario(SCENARIO, agent_image, tmp_path, backend=backend, extra_env=env, timeout=600)
+    result = run_scenario(SCENARIO, agent_image, tmp_path, sandbox=sandbox, extra_env=env, timeout=600)
     out = tmp_path / result.scenario_id
     assert (result.status, result.success) == ("completed", True), result.error
     assert len(fake.llm_requests()) == 2  # the slow call once, then the final message

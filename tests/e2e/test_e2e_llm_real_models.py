@@ -27,11 +27,11 @@ NOTE_FIRST_LINE = (
 )
 
 
-def test_text_calls_and_an_empty_message_solve_the_scenario(backend, images, fake, tmp_path):
+def test_text_calls_and_an_empty_message_solve_the_scenario(sandbox, images, fake, tmp_path):
     fake.reject_null_content = True  # a null content sent back would be a 500, counted as an outage
     fake.set_script({"chat": [FENCED_ADD, EMPTY, FENCED_SEND]})
     result, out = run(
-        backend, AGENT_IMAGE, tmp_path / "out", "openai-compat", f"http://{HOST}:{fake.port}/v1"
+        sandbox, AGENT_IMAGE, tmp_path / "out", "openai-compat", f"http://{HOST}:{fake.port}/v1"
     )
     assert (result.status, result.success, result.error, result.note) == ("completed", True, None, None), (
         result.error,
@@ -53,10 +53,10 @@ def test_text_calls_and_an_empty_message_solve_the_scenario(backend, images, fak
         assert all(isinstance(m["content"], str) for m in line["request"]["messages"])
 
 
-def test_a_model_that_never_calls_a_tool_gets_a_note(backend, images, fake, tmp_path):
+def test_a_model_that_never_calls_a_tool_gets_a_note(sandbox, images, fake, tmp_path):
     fake.set_script({"chat": [EMPTY, {"text": "Sure, I added the dentist appointment."}]})
     result, out = run(
-        backend, AGENT_IMAGE, tmp_path / "out", "openai-compat", f"http://{HOST}:{fake.port}/v1"
+        sandbox, AGENT_IMAGE, tmp_path / "out", "openai-compat", f"http://{HOST}:{fake.port}/v1"
     )
     assert (result.status, result.success, result.error) == ("completed", False, None), result.error
     assert result.note == (
@@ -91,14 +91,14 @@ COMMAND = (
 
 @pytest.mark.redteam
 @pytest.mark.parametrize("forge", ["text", "symlink"])
-def test_the_agent_note_is_only_ever_a_note(backend, images, tmp_path, forge):
+def test_the_agent_note_is_only_ever_a_note(sandbox, images, tmp_path, forge):
     """An agent that writes a note dressed as a status, an error or a verdict, or links it to the
     scenario's answers: the verdict is ARE's, the run is no infrastructure error, the note one line."""
     result = run_scenario(
         SCENARIO,
         AGENT_IMAGE,
         tmp_path / "out",
-        backend=backend,
+        sandbox=sandbox,
         timeout=120,
         extra_env={"GAIA2_AGENT_COMMAND": COMMAND, "FORGE": forge},
     )

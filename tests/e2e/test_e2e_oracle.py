@@ -112,7 +112,7 @@ def test_broken_oracle_is_judged_a_failure(scenario: str, images, tmp_path: Path
 REALTIME = {"GAIA2_ORACLE_REALTIME": "1"}
 
 
-def test_container_that_dies_is_an_infrastructure_error(images, backend, tmp_path: Path):
+def test_container_that_dies_is_an_infrastructure_error(images, sandbox, tmp_path: Path):
     scenario = DEMO_DIR / "demo_env_message_pickup.json"  # waits for an ENV event: long enough to kill
 
     # Our own container (by its output directory: another run's pickup may share this host), killed
@@ -122,22 +122,22 @@ def test_container_that_dies_is_an_infrastructure_error(images, backend, tmp_pat
     def kill_when_running() -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            for c in running(backend, label):
-                if daemon_status(backend, c.id) == "running":
-                    backend.client.containers.get(c.id).kill(signal="SIGKILL")  # podman-only test
+            for c in running(sandbox, label):
+                if daemon_status(sandbox, c.id) == "running":
+                    sandbox.driver.client.containers.get(c.id).kill(signal="SIGKILL")  # podman-only test
                     return
             time.sleep(0.2)
 
     killer = threading.Thread(target=kill_when_running)
     killer.start()
-    result = run_scenario(scenario, ORACLE_IMAGE, tmp_path, backend=backend, extra_env=REALTIME)
+    result = run_scenario(scenario, ORACLE_IMAGE, tmp_path, sandbox=sandbox, extra_env=REALTIME)
     killer.join()
     assert result.success is None and result.status == "crashed"
     assert "exited with code" in result.error
     out = tmp_path / result.scenario_id
     assert read_json(out / "result.json")["status"] == "crashed"
     assert (out / "container.log").read_text().strip()
-    assert not backend.list_labelled(label)
+    assert not sandbox.list_labelled(label)
 
 
 def test_timeout_is_judged_on_what_was_done(images, tmp_path: Path):
@@ -175,11 +175,11 @@ def test_scenario_are_rejects_is_reported_in_one_line(images, tmp_path: Path):
 
 
 @pytest.mark.both_engines
-def test_agent_cannot_read_the_scenario(images, backend):
+def test_agent_cannot_read_the_scenario(images, sandbox):
     """The agent user must not see the answers: run `cat` as it, next to a real daemon. (On Docker
     the input directory is a volume: its mode must still keep the agent out, and it must not be a
     place the agent can write to.)"""
-    handle = backend.run_scenario_container(
+    handle = sandbox.run_scenario_container(
         ORACLE_IMAGE,
         (DEMO_DIR / "demo_calendar_add_event.json").read_bytes(),
         {"GAIA2_RUNTIME": "none"},
@@ -187,12 +187,12 @@ def test_agent_cannot_read_the_scenario(images, backend):
     )
     try:
         time.sleep(1)
-        code, output = exec_in(backend, handle.id, ["cat", "/gaia2/input/scenario.json"], user="agent")
+        code, output = exec_in(sandbox, handle.id, ["cat", "/gaia2/input/scenario.json"], user="agent")
         assert code != 0 and b"Permission denied" in output, output
-        code, output = exec_in(backend, handle.id, ["ls", "/gaia2/input"], user="agent")
+        code, output = exec_in(sandbox, handle.id, ["ls", "/gaia2/input"], user="agent")
         assert code != 0 and b"Permission denied" in output, output
         for place in ("/gaia2/input/x", "/gaia2/ca/x", "/gaia2/x"):
-            code, output = exec_in(backend, handle.id, ["touch", place], user="agent")
+            code, output = exec_in(sandbox, handle.id, ["touch", place], user="agent")
             assert code != 0, (place, output)
     finally:
         handle.cleanup(timeout=1)

@@ -118,7 +118,7 @@ reply("503 Service Unavailable")
 )
 
 
-def run(backend, fake, tmp_path: Path, agent: str):
+def run(sandbox, fake, tmp_path: Path, agent: str):
     env = {
         "GAIA2_AGENT_COMMAND": f"python3 -c {shlex.quote(agent)}",
         "GAIA2_AGENT_PROVIDER": "openai",
@@ -128,7 +128,7 @@ def run(backend, fake, tmp_path: Path, agent: str):
         "ANSWER": ANSWER,
     }
     result = run_scenario(
-        SCENARIO, ORACLE_IMAGE, tmp_path / "out", backend=backend, extra_env=env, timeout=240
+        SCENARIO, ORACLE_IMAGE, tmp_path / "out", sandbox=sandbox, extra_env=env, timeout=240
     )
     out = tmp_path / "out" / result.scenario_id
     return result, out, (out / "agent.log").read_text()
@@ -147,10 +147,10 @@ def assert_no_key(out: Path, relay_wrote_none: bool = True) -> None:
 
 
 def test_every_request_lands_in_the_trace_with_the_bytes_the_agent_got(
-    backend, images, fake, tmp_path: Path
+    sandbox, images, fake, tmp_path: Path
 ) -> None:
     fake.set_script({route: [REPLY] for route in ("anthropic", "responses", "gemini", "chat")})
-    result, out, log = run(backend, fake, tmp_path, FORMATS)
+    result, out, log = run(sandbox, fake, tmp_path, FORMATS)
     assert (result.status, result.success) == ("completed", True), (result.error, log)
     lines = trace_lines(out)
     assert [line["seq"] for line in lines] == [0, 1, 2, 3, 4]
@@ -204,9 +204,9 @@ def test_every_request_lands_in_the_trace_with_the_bytes_the_agent_got(
 
 
 @pytest.mark.redteam
-def test_the_agent_cannot_alter_delete_or_replace_the_record(backend, images, fake, tmp_path: Path) -> None:
+def test_the_agent_cannot_alter_delete_or_replace_the_record(sandbox, images, fake, tmp_path: Path) -> None:
     fake.set_script({"chat": [REPLY]})
-    result, out, log = run(backend, fake, tmp_path, ATTACKS)
+    result, out, log = run(sandbox, fake, tmp_path, ATTACKS)
     assert (result.status, result.success) == ("completed", True), (result.error, log)
     attacks = [line.split()[1:3] for line in log.splitlines() if line.startswith("ATTACK ")]
     assert attacks == [
@@ -222,10 +222,10 @@ def test_the_agent_cannot_alter_delete_or_replace_the_record(backend, images, fa
 
 @pytest.mark.redteam
 def test_a_flood_is_capped_and_the_run_still_ends_with_a_verdict(
-    backend, images, fake, tmp_path: Path
+    sandbox, images, fake, tmp_path: Path
 ) -> None:
     fake.set_script({"chat": [{"text": "ok", "repeat": 400}]})
-    result, out, log = run(backend, fake, tmp_path, FLOOD)
+    result, out, log = run(sandbox, fake, tmp_path, FLOOD)
     assert (result.status, result.success) == ("completed", True), (result.error, log[-2000:])
     assert (
         sum(line.startswith("CALL ") and " 200 " in line for line in log.splitlines()) == 320
@@ -238,12 +238,12 @@ def test_a_flood_is_capped_and_the_run_still_ends_with_a_verdict(
     assert len(lines) < 320
 
 
-def test_an_answer_sent_while_the_provider_fails_is_no_verdict(backend, images, fake, tmp_path: Path) -> None:
+def test_an_answer_sent_while_the_provider_fails_is_no_verdict(sandbox, images, fake, tmp_path: Path) -> None:
     """The relay saw the provider fail twice in a row, then the agent wrote to the user: that text
     is no model's answer. An infrastructure error (rerun with --retry), never a judged failure."""
     down = {"status": 503, "message": "overloaded", "repeat": 5}
     fake.set_script({"chat": [down], "preflight": [down]})  # down for the runner's own probe too
-    result, out, log = run(backend, fake, tmp_path, ERROR_AS_ANSWER)
+    result, out, log = run(sandbox, fake, tmp_path, ERROR_AS_ANSWER)
     assert (result.status, result.success) == ("error", None), (result.error, log)
     assert f"provider error: HTTP 503 from http://{HOST}:{fake.port}/v1/chat/completions" in result.error
     assert "the agent's message to the user came after it: '503 Service Unavailable'" in result.error

@@ -53,12 +53,12 @@ class Lines:
         return "".join(self.lines)
 
 
-def test_an_engine_api_outage_mid_run_loses_nothing(engine: str, images, backend, tmp_path: Path) -> None:
+def test_an_engine_api_outage_mid_run_loses_nothing(engine: str, images, sandbox, tmp_path: Path) -> None:
     data = tmp_path / "data" / "demo"
     data.mkdir(parents=True)
     for order, name in enumerate((IN_FLIGHT, QUEUED)):  # files run in name order
         (data / f"{order}_{name}.json").write_bytes((DEMO / f"{name}.json").read_bytes())
-    proxy = SocketProxy(tmp_path / "engine.sock", backend.api_url).start()
+    proxy = SocketProxy(tmp_path / "engine.sock", sandbox.api_url).start()
     collecting = proxy.stop_on(COLLECTING)
     out = tmp_path / "out"
     with open(tmp_path / "stdout.txt", "w+") as stdout:
@@ -96,7 +96,7 @@ def test_an_engine_api_outage_mid_run_loses_nothing(engine: str, images, backend
         try:
             # Outage 1: the in-flight run's output collection finds no API. Its container lives on.
             assert seen(collecting.is_set), stderr.text()
-            assert [c for c in backend.list_labelled() if c.labels.get(LABEL_SCENARIO_ID) == IN_FLIGHT]
+            assert [c for c in sandbox.list_labelled() if c.labels.get(LABEL_SCENARIO_ID) == IN_FLIGHT]
             assert seen(lambda: stderr.has(f"API unreachable while collecting {IN_FLIGHT}")), stderr.text()
             creating = proxy.stop_on(CREATING)  # armed before the API is back: the queued run's create
             proxy.start()

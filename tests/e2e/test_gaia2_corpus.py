@@ -42,8 +42,8 @@ MIB = 1024 * 1024
 
 
 @pytest.fixture(scope="module")
-def built(backend, images) -> Path:
-    return build_corpus(backend)
+def built(sandbox, images) -> Path:
+    return build_corpus(sandbox)
 
 
 @pytest.fixture(scope="module")

@@ -74,14 +74,14 @@ def test_second_user_message_resumes_the_same_session(harness_runs):
     assert len({r["headers"]["x-claude-code-session-id"] for r in requests}) == 1
 
 
-def test_provider_down_is_an_infrastructure_error_not_a_reply(backend, harness_image, fake, tmp_path):
+def test_provider_down_is_an_infrastructure_error_not_a_reply(sandbox, harness_image, fake, tmp_path):
     """Claude Code prints "API Error: 503 …" as its result and exits 1: that never reaches the user
     as an answer; the relay saw the provider fail, so the run is an infrastructure error."""
     down = {"status": 503, "message": "overloaded", "repeat": 10}
     fake.set_script({"anthropic": [down], "preflight": [down]})  # down for the runner's own probe too
     env = {**CASE.run_env(fake), "CLAUDE_CODE_MAX_RETRIES": "1"}
     result, out = run_harness(
-        backend, harness_image(CASE.name), CALENDAR, tmp_path, env, timeout=CASE.timeout
+        sandbox, harness_image(CASE.name), CALENDAR, tmp_path, env, timeout=CASE.timeout
     )
     assert (result.status, result.success) == ("error", None), explain(result, out)
     assert f"provider error: HTTP 503 from http://{HOST}:{fake.port}/v1/messages" in result.error

@@ -62,7 +62,7 @@ def test_second_user_message_continues_the_same_session(harness_runs):
     assert app_functions(run.out) == ["send_message_to_user", "send_email", "send_message_to_user"]
 
 
-def test_exec_shell_sees_the_scenario_date(backend, harness_image, fake, tmp_path):
+def test_exec_shell_sees_the_scenario_date(sandbox, harness_image, fake, tmp_path):
     """OpenClaw's exec drops LD_PRELOAD from the shells it spawns; the image's /etc/ld.so.preload keeps
     the simulated clock there (the agent's GAIA2_SIMCLOCK_FILE gets through), so `date` shows the
     scenario's day, as in Meta's VMs, and not the machine's."""
@@ -70,7 +70,7 @@ def test_exec_shell_sees_the_scenario_date(backend, harness_image, fake, tmp_pat
         {"chat": [CASE.shell("echo PRELOAD=${LD_PRELOAD:-none}; date -u +DATE=%F"), {"text": "ok"}]}
     )
     result, run_dir = run_harness(
-        backend, harness_image(CASE.name), CALENDAR, tmp_path, CASE.run_env(fake), timeout=CASE.timeout
+        sandbox, harness_image(CASE.name), CALENDAR, tmp_path, CASE.run_env(fake), timeout=CASE.timeout
     )
     assert result.status in ("completed", "failed"), explain(result, run_dir)
     shown = json.dumps(fake.llm_requests()[1]["body"]["messages"][-1])

@@ -40,7 +40,7 @@ def test_the_calendar_task_is_solved_and_the_key_stays_in_the_model_calls(case: 
 
 
 @pytest.mark.parametrize("case", params())
-def test_a_wrong_start_time_is_judged_a_failure(case: HarnessCase, backend, harness_image, fake, tmp_path):
+def test_a_wrong_start_time_is_judged_a_failure(case: HarnessCase, sandbox, harness_image, fake, tmp_path):
     """Through the CLI as a user runs it: a verdict (exit 0), a failure, the harness recorded, the
     key in no file of the run (a keyless endpoint, as a local vLLM is, sees no credential at all)."""
     harness_image(case.name)

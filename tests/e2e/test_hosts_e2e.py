@@ -230,12 +230,12 @@ def sshd(tmp_path: Path):
 
 @pytest.mark.both_engines
 def test_an_ssh_host_runs_scenarios_through_one_ssh_connection(
-    engine, images, backend, sshd, demo_dataset, tmp_path: Path
+    engine, images, sandbox, sshd, demo_dataset, tmp_path: Path
 ):
     """ssh://root@127.0.0.1:PORT<socket>, podman's or Docker's: the API socket and every adapter port
     come through the ssh master; runs spread over the plain socket and the ssh route to the same engine."""
     port, query = sshd
-    url1 = backend.url  # the engine's own socket (podman: CONTAINER_HOST; Docker: /var/run/docker.sock)
+    url1 = sandbox.url  # the engine's own socket (podman: CONTAINER_HOST; Docker: /var/run/docker.sock)
     ssh_url = f"ssh://root@127.0.0.1:{port}{url1.removeprefix('unix://')}{query}"
     out = tmp_path / "out"
     config = tmp_path / "ssh.toml"
@@ -262,10 +262,10 @@ def test_an_ssh_host_runs_scenarios_through_one_ssh_connection(
 
 
 @pytest.mark.both_engines
-def test_a_plain_tcp_host_reaches_the_engine(engine, images, backend, demo_dataset, tmp_path: Path):
+def test_a_plain_tcp_host_reaches_the_engine(engine, images, sandbox, demo_dataset, tmp_path: Path):
     """--host tcp://127.0.0.1:PORT (no TLS; a relay to the engine's socket stands in for a daemon
     listening on tcp): a scenario runs through it and run_config.json records that engine."""
-    with SocketProxy(tmp_path / "unused", backend.api_url, tcp=True) as relay:
+    with SocketProxy(tmp_path / "unused", sandbox.api_url, tcp=True) as relay:
         out = tmp_path / "out"
         proc = subprocess.run(
             [

@@ -68,7 +68,7 @@ def hub(tmp_path_factory) -> Path:
 
 @pytest.mark.integration
 @pytest.mark.timeout(1200)
-def test_leaderboard_oracle_and_agent_bundles_pass_ares_submission_code(images, backend, fake, hub, tmp_path):
+def test_leaderboard_oracle_and_agent_bundles_pass_ares_submission_code(images, sandbox, fake, hub, tmp_path):
     cache = tmp_path / "cache"
     oracle = tmp_path / "oracle"
     proc = leaderboard(oracle, hub, cache, "--agent", "oracle")
@@ -149,7 +149,7 @@ def test_leaderboard_oracle_and_agent_bundles_pass_ares_submission_code(images, 
         "set -e; cd /check; for b in oracle agent; do mkdir -p out/$b; "
         "/opt/gaia2/venv/bin/python are_submission_check.py $b out/$b m-x prov; done"
     )
-    code, logs, _ = run_in_runtime_image(backend, files, script, "/check/out", limit_s=300)
+    code, logs, _ = run_in_runtime_image(sandbox, files, script, "/check/out", limit_s=300)
     assert code == 0 and logs.count("ARE-ACCEPTS") == 2, logs[-5000:]
     oracle_global = json.loads(logs.split("ARE-ACCEPTS ", 1)[1].splitlines()[0])
     assert oracle_global["macro_success_rate"] == 100.0, oracle_global

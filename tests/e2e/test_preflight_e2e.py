@@ -81,14 +81,14 @@ def url(server: FakeLLM | int) -> str:
     return f"http://{HOST_GATEWAY}:{port}/v1"
 
 
-def containers_created(backend, since: float, out: Path, at_least: int = 0) -> list[str]:
+def containers_created(sandbox, since: float, out: Path, at_least: int = 0) -> list[str]:
     """The gaia2.scenario_id labels of the containers podman created since `since` for runs into
     `out` (from its event log: containers are removed by the time a run ends). Podman's event log
     can trail the API by a moment (CI once read it empty straight after a run), so it is read again
     until it holds `at_least` creations or EVENTS_SETTLE_S has passed."""
     deadline = time.monotonic() + EVENTS_SETTLE_S
     while True:
-        resp = backend.client.api.get(
+        resp = sandbox.driver.client.api.get(
             "/events",
             params={
                 "since": str(int(since) - 1),
@@ -111,7 +111,7 @@ def containers_created(backend, since: float, out: Path, at_least: int = 0) -> l
         time.sleep(0.5)
 
 
-def assert_stopped_before_any_scenario(proc, out: Path, backend, since: float, *fragments: str) -> str:
+def assert_stopped_before_any_scenario(proc, out: Path, sandbox, since: float, *fragments: str) -> str:
     """Exit 2, one `error:` line holding `fragments`, no key, no scenario container, nothing written."""
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), (
@@ -120,20 +120,20 @@ def assert_stopped_before_any_scenario(proc, out: Path, backend, since: float, *
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
     assert KEY not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
-    assert set(containers_created(backend, since, out)) <= {PREFLIGHT_ID}, "a scenario container started"
+    assert set(containers_created(sandbox, since, out)) <= {PREFLIGHT_ID}, "a scenario container started"
     assert not list(out.rglob("result.json")) and not list(out.rglob("results.jsonl"))
     return lines[0]
 
 
-def test_a_stopped_server_ends_the_job_in_seconds_and_so_does_a_dry_run(images, backend, judge, tmp_path):
+def test_a_stopped_server_ends_the_job_in_seconds_and_so_does_a_dry_run(images, sandbox, judge, tmp_path):
     dead = url(free_port())  # nothing listens there
     since = time.time()
     proc, seconds = gaia2_run(tmp_path / "out", dead, url(judge))
     print(f"\nstopped server: the job ended after {seconds:.1f}s (bound {ENDS_WITHIN_S:g}s)")
     line = assert_stopped_before_any_scenario(
-        proc, tmp_path / "out", backend, since, f"--base-url {dead}", "connection refused", "0.0.0.0"
+        proc, tmp_path / "out", sandbox, since, f"--base-url {dead}", "connection refused", "0.0.0.0"
     )
-    assert containers_created(backend, since, tmp_path / "out", at_least=1) == [
+    assert containers_created(sandbox, since, tmp_path / "out", at_least=1) == [
         PREFLIGHT_ID
     ]  # the check ran in one
     assert seconds < ENDS_WITHIN_S
@@ -142,18 +142,18 @@ def test_a_stopped_server_ends_the_job_in_seconds_and_so_does_a_dry_run(images, 
     since = time.time()
     dry, seconds = gaia2_run(tmp_path / "dry", dead, url(judge), "--dry-run")
     print(f"stopped server, --dry-run: {seconds:.1f}s")
-    assert assert_stopped_before_any_scenario(dry, tmp_path / "dry", backend, since) == line
+    assert assert_stopped_before_any_scenario(dry, tmp_path / "dry", sandbox, since) == line
     assert "would start" in dry.stdout  # the plan is printed first
 
 
-def test_a_refused_key_is_one_line_naming_where_the_key_came_from(images, backend, judge, fake, tmp_path):
+def test_a_refused_key_is_one_line_naming_where_the_key_came_from(images, sandbox, judge, fake, tmp_path):
     fake.set_script({"preflight": [{"status": 401, "message": "Incorrect API key provided"}]})
     since = time.time()
     proc, _ = gaia2_run(tmp_path / "out", url(fake), url(judge))
     assert_stopped_before_any_scenario(
         proc,
         tmp_path / "out",
-        backend,
+        sandbox,
         since,
         "--base-url",
         "HTTP 401",
@@ -163,23 +163,23 @@ def test_a_refused_key_is_one_line_naming_where_the_key_came_from(images, backen
     assert fake.probes[0]["headers"]["authorization"] == f"Bearer {KEY}"
 
 
-def test_an_unknown_model_is_one_line(images, backend, judge, fake, tmp_path):
+def test_an_unknown_model_is_one_line(images, sandbox, judge, fake, tmp_path):
     fake.set_script({"preflight": [{"status": 404, "message": "The model `gpt-typo` does not exist."}]})
     since = time.time()
     proc, _ = gaia2_run(tmp_path / "out", url(fake), url(judge), model="gpt-typo")
     assert_stopped_before_any_scenario(
-        proc, tmp_path / "out", backend, since, "HTTP 404 for model 'gpt-typo'", "does not exist", "--model"
+        proc, tmp_path / "out", sandbox, since, "HTTP 404 for model 'gpt-typo'", "does not exist", "--model"
     )
 
 
-def test_a_dead_judge_is_named_as_the_judge(images, backend, fake, tmp_path):
+def test_a_dead_judge_is_named_as_the_judge(images, sandbox, fake, tmp_path):
     dead = url(free_port())
     since = time.time()
     proc, _ = gaia2_run(tmp_path / "out", url(fake), dead)
     assert_stopped_before_any_scenario(
         proc,
         tmp_path / "out",
-        backend,
+        sandbox,
         since,
         f"--judge-base-url {dead} (judge endpoint)",
         "connection refused",
@@ -187,7 +187,7 @@ def test_a_dead_judge_is_named_as_the_judge(images, backend, fake, tmp_path):
     assert "(agent endpoint)" not in proc.stderr and len(fake.probes) == 2  # the agent's were fine
 
 
-def test_a_healthy_server_lets_the_run_proceed_as_before(images, backend, fake, tmp_path):
+def test_a_healthy_server_lets_the_run_proceed_as_before(images, sandbox, fake, tmp_path):
     fake.set_script({"chat": [ADD, SEND]})
     since = time.time()
     proc, _ = gaia2_run(tmp_path / "out", url(fake), url(fake))
@@ -197,12 +197,12 @@ def test_a_healthy_server_lets_the_run_proceed_as_before(images, backend, fake, 
     # Two agent probes (plain, one tool) and the judge's, all outside the scripted conversation.
     assert len(fake.probes) == 3 and [r["route"] for r in fake.llm_requests()] == ["chat", "chat"]
     assert "warning" not in proc.stderr.lower()
-    created = containers_created(backend, since, tmp_path / "out", at_least=2)
+    created = containers_created(sandbox, since, tmp_path / "out", at_least=2)
     assert created == [PREFLIGHT_ID, "demo_calendar_add_event"]
 
 
 def test_a_model_that_answers_tools_with_text_is_a_warning_and_no_preflight_skips_it(
-    images, backend, judge, fake, tmp_path
+    images, sandbox, judge, fake, tmp_path
 ):
     fake.set_script({"preflight": [{"text": "OK"}, {"text": '```json\n{"name": "x"}\n```'}]})
     dry, _ = gaia2_run(tmp_path / "out", url(fake), url(judge), "--dry-run")

@@ -158,7 +158,7 @@ def test_a_429_storm_lowers_concurrency_which_recovers_and_nothing_fails(images,
     assert sum(r["provider"]["rate_limit"] for r in results(out)) == 4
 
 
-def run(backend, out: Path, fake, timeout: float = 120, **env: str):
+def run(sandbox, out: Path, fake, timeout: float = 120, **env: str):
     agent = {
         "GAIA2_AGENT_PROVIDER": "openai-compat",
         "GAIA2_AGENT_MODEL": MODEL,
@@ -166,11 +166,11 @@ def run(backend, out: Path, fake, timeout: float = 120, **env: str):
         "GAIA2_AGENT_OPTIONS": '{"retry_base_s": 0.2}',
         **env,
     }
-    return run_scenario(SCENARIO, AGENT_IMAGE, out, backend=backend, extra_env=agent, timeout=timeout)
+    return run_scenario(SCENARIO, AGENT_IMAGE, out, sandbox=sandbox, extra_env=agent, timeout=timeout)
 
 
 def test_a_provider_that_never_answers_is_an_infrastructure_error_saying_so(
-    backend, images, fake, tmp_path
+    sandbox, images, fake, tmp_path
 ) -> None:
     fake.set_script(
         {
@@ -178,20 +178,20 @@ def test_a_provider_that_never_answers_is_an_infrastructure_error_saying_so(
             "preflight": [{"text": "late", "delay_s": 120, "repeat": 10}],
         }
     )  # the runner's own probe too
-    result = run(backend, tmp_path, fake, timeout=30)  # one call with its retries fits in 22.5 s
+    result = run(sandbox, tmp_path, fake, timeout=30)  # one call with its retries fits in 22.5 s
     assert (result.status, result.success) == ("error", None), result.error
     assert "the provider never answered (" in result.error and "(seen by the model relay)" in result.error
     assert result.provider is not None and result.provider["ok"] == 0
 
 
-def test_a_context_overflow_is_the_agents_failure_with_the_reason(backend, images, fake, tmp_path) -> None:
+def test_a_context_overflow_is_the_agents_failure_with_the_reason(sandbox, images, fake, tmp_path) -> None:
     overflow = {
         "status": 400,
         "message": "This model's maximum context length is 8192 tokens. However, your "
         "messages resulted in 9001 tokens.",
     }
     fake.set_script({"chat": [ADD, overflow]})
-    result = run(backend, tmp_path, fake)
+    result = run(sandbox, tmp_path, fake)
     assert result.success is False and result.status == "agent_exit", (
         result.status,
         result.error,
@@ -202,10 +202,10 @@ def test_a_context_overflow_is_the_agents_failure_with_the_reason(backend, image
 
 
 def test_past_the_token_budget_calls_are_refused_and_the_run_is_judged(
-    backend, images, fake, tmp_path
+    sandbox, images, fake, tmp_path
 ) -> None:
     fake.set_script({"chat": [ADD, SEND]})
-    result = run(backend, tmp_path, fake, GAIA2_TOKEN_BUDGET="50")  # the first answer alone uses more
+    result = run(sandbox, tmp_path, fake, GAIA2_TOKEN_BUDGET="50")  # the first answer alone uses more
     assert result.success is False and result.status == "timeout", (result.status, result.error, result.note)
     assert "token budget exhausted" in result.note and "of the 50 allowed" in result.note
     assert result.provider["refused_budget"] >= 1 and result.provider["budget_exhausted"] is True

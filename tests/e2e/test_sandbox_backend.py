@@ -31,16 +31,16 @@ LATE_COPY_DIRS = {"podman": "/tmp", "docker": UPLOAD_DIR}
 
 
 @pytest.fixture(scope="module", autouse=True)
-def test_image(backend):
-    """The shared `backend` fixture (conftest) plus the plain image these tests start."""
-    if not backend.image_exists(TEST_IMAGE):
+def test_image(sandbox):
+    """The shared `sandbox` fixture (conftest) plus the plain image these tests start."""
+    if not sandbox.image_exists(TEST_IMAGE):
         pytest.fail(f"{TEST_IMAGE} is missing: run scripts/bootstrap.sh (or pull it)")
     return TEST_IMAGE
 
 
 @pytest.mark.both_engines
-def test_container_roundtrip(backend, engine):
-    handle = backend.run_scenario_container(
+def test_container_roundtrip(sandbox, engine):
+    handle = sandbox.run_scenario_container(
         TEST_IMAGE,
         b'{"hello": 1}',
         {"GAIA2_TEST": "yes"},
@@ -50,7 +50,7 @@ def test_container_roundtrip(backend, engine):
     )
     try:
         assert handle.name.startswith("gaia2-it_roundtrip-")
-        attrs = backend.inspect(handle.id)
+        attrs = sandbox.inspect(handle.id)
         labels = attrs["Config"]["Labels"]
         assert labels["gaia2-runner"] == "1" and labels["gaia2.scenario_id"] == "it/roundtrip"
         # A network of its own, and a fresh adapter token only the container and handle know.
@@ -86,12 +86,12 @@ def test_container_roundtrip(backend, engine):
     finally:
         handle.cleanup(timeout=2)
     assert handle.removed
-    assert not backend.container_exists(handle.id)
+    assert not sandbox.container_exists(handle.id)
 
 
 @pytest.mark.both_engines
-def test_crashed_container_reports_exit_code(backend):
-    handle = backend.run_scenario_container(
+def test_crashed_container_reports_exit_code(sandbox):
+    handle = sandbox.run_scenario_container(
         TEST_IMAGE, None, {}, "it-crash", command=["sh", "-c", "echo dying; exit 7"]
     )
     try:
@@ -107,7 +107,7 @@ def test_crashed_container_reports_exit_code(backend):
 
 
 @pytest.mark.both_engines
-def test_what_an_exited_container_wrote_is_always_there(backend, images, tmp_path):
+def test_what_an_exited_container_wrote_is_always_there(sandbox, images, tmp_path):
     """After wait_exited, a file written to the output directory just before the process ended is
     in the archive and the exit is explained. (`judge` read its containers in podman's "stopped"
     state, process gone and cleanup running, and about one time in four found no verdict; this
@@ -119,7 +119,7 @@ def test_what_an_exited_container_wrote_is_always_there(backend, images, tmp_pat
     from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE
 
     for attempt in range(6):
-        handle = backend.run_scenario_container(
+        handle = sandbox.run_scenario_container(
             RUNTIME_BASE_IMAGE,
             None,
             {},

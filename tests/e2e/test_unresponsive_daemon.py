@@ -41,13 +41,13 @@ ThreadingHTTPServer(("0.0.0.0", {contract.ADAPTER_PORT}), Handler).serve_forever
 
 
 @pytest.fixture(scope="module")
-def silent_image(backend, images, tmp_path_factory):
+def silent_image(sandbox, images, tmp_path_factory):
     context = tmp_path_factory.mktemp("silent")
     (context / "silent.py").write_text(SILENT_DAEMON)
     (context / "Containerfile").write_text(
         f'FROM {RUNTIME_BASE_IMAGE}\nCOPY silent.py /silent.py\nENTRYPOINT ["python3", "/silent.py"]\n'
     )
-    build_image(backend, ImageSpec(IMAGE, "Containerfile", {}), context)
+    build_image(sandbox, ImageSpec(IMAGE, "Containerfile", {}), context)
     return IMAGE
 
 

@@ -1,7 +1,7 @@
 """Red team: a hostile agent must not reach other runs nor put "user" messages into any run.
 
 Two oracle victims run at the same time as the attacker: a sibling started by this process
-through the same backend (as pass@k siblings are) and one started by a separate
+through the same sandbox (as pass@k siblings are) and one started by a separate
 `python -m gaia2_runner run`. Their scenario waits for an ENV event, so they are still running
 while the attacker (tests/support/redteam_attacker.py, as GAIA2_AGENT_COMMAND) tries their container names,
 addresses, its whole local subnet, and every host address on their published ports, with their
@@ -66,9 +66,9 @@ def host_ipv4_addresses() -> list[str]:
     )
 
 
-def describe(backend, cid: str, scenario_id: str) -> dict:
+def describe(sandbox, cid: str, scenario_id: str) -> dict:
     """What an attacker would want to know about a victim: name, addresses, published port, token."""
-    attrs = backend.inspect(cid)
+    attrs = sandbox.inspect(cid)
     env = dict(item.split("=", 1) for item in attrs["Config"]["Env"] if "=" in item)
     ports = attrs["NetworkSettings"]["Ports"]["8090/tcp"]
     nets = attrs["NetworkSettings"].get("Networks") or {}
@@ -99,25 +99,25 @@ def result_doc(root: Path, scenario_id: str) -> dict:
 
 
 @pytest.mark.both_engines
-def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, backend, tmp_path, monkeypatch):
+def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, sandbox, tmp_path, monkeypatch):
     handles: dict[str, ContainerHandle] = {}
-    original = backend.run_scenario_container
+    original = sandbox.run_scenario_container
 
     def recording(*args, **kwargs):
         handle = original(*args, **kwargs)
         handles[args[3]] = handle  # scenario_id
         return handle
 
-    monkeypatch.setattr(backend, "run_scenario_container", recording)
+    monkeypatch.setattr(sandbox, "run_scenario_container", recording)
 
-    # Victim 1: a sibling in this process, same backend.
+    # Victim 1: a sibling in this process, same sandbox.
     sibling_out = tmp_path / "sibling"
     sibling_file = victim_scenario(tmp_path, "redteam_victim_sibling")
     # The victims' oracle waits in real time (it fast-forwards otherwise).
     sibling = threading.Thread(
         target=run_scenario,
         args=(sibling_file, ORACLE_IMAGE, sibling_out),
-        kwargs={"backend": backend, "extra_env": {"GAIA2_ORACLE_REALTIME": "1"}},
+        kwargs={"sandbox": sandbox, "extra_env": {"GAIA2_ORACLE_REALTIME": "1"}},
     )
     sibling.start()
     # Victim 2: a separate invocation of the runner, with its own engine connection.
@@ -145,13 +145,13 @@ def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, backend,
     try:
         sib = wait_for(lambda: handles.get("redteam_victim_sibling"), 120, "the sibling victim's container")
         oth = wait_for(
-            lambda: running(backend, f"{LABEL_SCENARIO_ID}=redteam_victim_other"),
+            lambda: running(sandbox, f"{LABEL_SCENARIO_ID}=redteam_victim_other"),
             120,
             "the other victim's container",
         )[0]
         victims = [
-            describe(backend, sib.id, "redteam_victim_sibling"),
-            describe(backend, oth.id, "redteam_victim_other"),
+            describe(sandbox, sib.id, "redteam_victim_sibling"),
+            describe(sandbox, oth.id, "redteam_victim_other"),
         ]
         clients = [AdapterClient(f"http://127.0.0.1:{v['port']}", v["token"]) for v in victims]
         for client in clients:
@@ -162,7 +162,7 @@ def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, backend,
             DEMOS / "demo_calendar_add_event.json",
             ORACLE_IMAGE,
             tmp_path / "attacker",
-            backend=backend,
+            sandbox=sandbox,
             extra_env={
                 "GAIA2_AGENT_COMMAND": f"/opt/gaia2/venv/bin/python3 -c {shlex.quote(ATTACKER)}",
                 "REDTEAM_TARGETS": json.dumps(victims),

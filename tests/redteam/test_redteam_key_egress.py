@@ -107,7 +107,7 @@ def _lines(log: str, tag: str) -> list[str]:
 
 @pytest.mark.both_engines
 def test_the_agent_holds_no_key_and_reaches_nothing_but_the_relay(
-    backend, images, fake, tmp_path: Path
+    sandbox, images, fake, tmp_path: Path
 ) -> None:
     # DNS carries data out: what the host can resolve, the agent must not (on Docker its resolver
     # is on the container's loopback, 127.0.0.11). A name the host cannot resolve proves nothing.
@@ -128,7 +128,7 @@ def test_the_agent_holds_no_key_and_reaches_nothing_but_the_relay(
         "DNS_NAME": DNS_NAME,
     }
     result = run_scenario(
-        SCENARIO, ORACLE_IMAGE, tmp_path / "out", backend=backend, extra_env=env, timeout=240
+        SCENARIO, ORACLE_IMAGE, tmp_path / "out", sandbox=sandbox, extra_env=env, timeout=240
     )
     out = tmp_path / "out" / result.scenario_id
     log = (out / "agent.log").read_text()

@@ -107,50 +107,50 @@ def start_runner(tmp_path: Path, name: str, agent: str, idle: int | None) -> sub
     )
 
 
-def container_of(backend, runner: subprocess.Popen) -> ContainerRecord:
+def container_of(sandbox, runner: subprocess.Popen) -> ContainerRecord:
     """The runner's container once its scenario runs (found by the owner label, as `clean` does)."""
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         assert runner.poll() is None, f"runner exited early with {runner.returncode}"
-        found = running(backend, f"{LABEL_PID}={runner.pid}")
-        if found and daemon_status(backend, found[0].id) == "running":
+        found = running(sandbox, f"{LABEL_PID}={runner.pid}")
+        if found and daemon_status(sandbox, found[0].id) == "running":
             return found[0]
         time.sleep(0.3)
     raise AssertionError(f"runner {runner.pid} never had a running scenario")
 
 
 def kill_and_time_survival(
-    backend, runner: subprocess.Popen, container: ContainerRecord, bound: float
+    sandbox, runner: subprocess.Popen, container: ContainerRecord, bound: float
 ) -> float:
     """kill -9 the runner; seconds until its container stopped by itself."""
     runner.send_signal(signal.SIGKILL)
     killed = time.monotonic()
     runner.wait()
-    while is_running(backend, container.id):
+    while is_running(sandbox, container.id):
         assert time.monotonic() - killed < bound, f"container still running {bound:g}s after kill -9"
         time.sleep(0.1)
     return time.monotonic() - killed
 
 
 def test_killed_runner_leaves_a_stopped_container_that_clean_removes(
-    images, backend, tmp_path, record_property
+    images, sandbox, tmp_path, record_property
 ):
     runner = start_runner(tmp_path, "killed", f"python3 -c {shlex.quote(KEEPALIVE_AGENT)}", idle=SHORT_IDLE_S)
-    container = container_of(backend, runner)
-    labels = backend.inspect(container.id)["Config"]["Labels"]
+    container = container_of(sandbox, runner)
+    labels = sandbox.inspect(container.id)["Config"]["Labels"]
     assert labels["gaia2.output_dir"] == str((tmp_path / "killed" / "demo_env_message_pickup").resolve())
     assert labels["gaia2.scenario_id"] == "demo_env_message_pickup" and labels["gaia2.owner.start_time"]
     time.sleep(SHORT_IDLE_S + 1)  # the agent's polling alone has kept nothing alive; the runner's has
-    assert daemon_status(backend, container.id) == "running"
+    assert daemon_status(sandbox, container.id) == "running"
 
-    survived = kill_and_time_survival(backend, runner, container, SURVIVAL_BOUND_S)
+    survived = kill_and_time_survival(sandbox, runner, container, SURVIVAL_BOUND_S)
     print(f"\ncontainer survived kill -9 of its runner by {survived:.1f}s (idle timeout {SHORT_IDLE_S}s)")
     record_property("survival_after_kill9_s", round(survived, 1))
 
     # It wrote its final files on the way out, and the agent never got the token. Wait until the
     # engine is done with it: read in podman's "stopped" state (process gone, cleanup running), the
     # output directory can come back empty (seen here once in CI).
-    handle = handle_of(backend, container)
+    handle = handle_of(sandbox, container)
     assert handle.wait_exited(60), container.name
     status = json.loads(output_file(handle, contract.STATUS_FILE))
     assert status["status"] == "error" and "runner gone" in status["error"], status
@@ -163,24 +163,24 @@ def test_killed_runner_leaves_a_stopped_container_that_clean_removes(
     assert listed.returncode == 0, listed.stderr
     line = next(ln for ln in listed.stdout.splitlines() if container.name in ln)
     assert line.startswith("would remove") and "runner gone" in line and f"pid {runner.pid}" in line
-    assert exists(backend, container.id)
+    assert exists(sandbox, container.id)
 
     cleaned = cli("clean")
     assert cleaned.returncode == 0, cleaned.stderr
     assert any(ln.startswith("remove") and container.name in ln for ln in cleaned.stdout.splitlines())
-    assert not exists(backend, container.id)
+    assert not exists(sandbox, container.id)
 
 
 @pytest.mark.both_engines  # the cheaper of the two kill -9 tests; its sweep lists and removes per engine
-def test_next_invocation_removes_dead_runners_containers_never_live_ones(images, backend, tmp_path):
+def test_next_invocation_removes_dead_runners_containers_never_live_ones(images, sandbox, tmp_path):
     # The live runner also gets the short idle timeout: its polling must keep its container alive.
     live = start_runner(tmp_path, "live", "sleep 600", idle=SHORT_IDLE_S)
     dead = start_runner(tmp_path, "dead", "sleep 600", idle=None)  # default 60 s: still running below
     try:
-        live_container, dead_container = container_of(backend, live), container_of(backend, dead)
+        live_container, dead_container = container_of(sandbox, live), container_of(sandbox, dead)
         dead.send_signal(signal.SIGKILL)
         dead.wait()
-        assert is_running(backend, dead_container.id)
+        assert is_running(sandbox, dead_container.id)
 
         # Another invocation on the same host, while `live` runs: it removes only the dead one's.
         result = cli(
@@ -195,9 +195,9 @@ def test_next_invocation_removes_dead_runners_containers_never_live_ones(images,
         assert result.returncode == 0, result.stdout + result.stderr
         assert "removed 1 container(s) left by runners that are gone" in result.stderr
         assert dead_container.name in result.stderr
-        assert not exists(backend, dead_container.id)
-        assert live.poll() is None and is_running(backend, live_container.id)
-        assert daemon_status(backend, live_container.id) == "running"
+        assert not exists(sandbox, dead_container.id)
+        assert live.poll() is None and is_running(sandbox, live_container.id)
+        assert daemon_status(sandbox, live_container.id) == "running"
 
         # `clean` keeps it too; `--all` asks first and, without a terminal, wants --yes.
         listed = cli("clean", "--dry-run")
@@ -207,13 +207,13 @@ def test_next_invocation_removes_dead_runners_containers_never_live_ones(images,
         assert refused.returncode == 2
         errors = [ln for ln in refused.stderr.splitlines() if ln.startswith("error:")]
         assert len(errors) == 1 and "--yes" in errors[0] and "Traceback" not in refused.stderr
-        assert is_running(backend, live_container.id)
+        assert is_running(sandbox, live_container.id)
     finally:
         for runner in (live, dead):
             if runner.poll() is None:
                 runner.send_signal(signal.SIGTERM)  # a normal stop: it removes its own container
         assert live.wait(timeout=60) == 130
-    assert not exists(backend, live_container.id)
+    assert not exists(sandbox, live_container.id)
 
 
 def test_private_podman_service_dies_with_its_runner():
@@ -236,7 +236,7 @@ def test_private_podman_service_dies_with_its_runner():
         time.sleep(0.1)
 
 
-def test_container_exits_at_its_deadline_even_if_nobody_collects(images, backend):
+def test_container_exits_at_its_deadline_even_if_nobody_collects(images, sandbox):
     """The hard limit: no watchdog on idleness (0), nobody polls or collects, the agent never ends."""
     from gaia2_runner.execution.container_env import container_env
 
@@ -249,7 +249,7 @@ def test_container_exits_at_its_deadline_even_if_nobody_collects(images, backend
             contract.ENV_DEADLINE: "12",
         },
     )
-    handle = backend.run_scenario_container(ORACLE_IMAGE, LONG_SCENARIO.read_bytes(), env, "redteam-deadline")
+    handle = sandbox.run_scenario_container(ORACLE_IMAGE, LONG_SCENARIO.read_bytes(), env, "redteam-deadline")
     try:
         started = time.monotonic()
         while handle.is_running():

@@ -47,7 +47,7 @@ for t in threads: t.join()
 
 
 def test_a_hostile_agent_cannot_spend_past_the_budget_nor_change_the_model(
-    backend, images, fake, tmp_path: Path
+    sandbox, images, fake, tmp_path: Path
 ) -> None:
     fake.set_script(
         {
@@ -66,7 +66,7 @@ def test_a_hostile_agent_cannot_spend_past_the_budget_nor_change_the_model(
         "GAIA2_TOKEN_BUDGET": str(BUDGET),
     }
     result = run_scenario(
-        SCENARIO, ORACLE_IMAGE, tmp_path / "out", backend=backend, extra_env=env, timeout=240
+        SCENARIO, ORACLE_IMAGE, tmp_path / "out", sandbox=sandbox, extra_env=env, timeout=240
     )
     log = (tmp_path / "out" / result.scenario_id / "agent.log").read_text()
     lines = [line for line in log.splitlines() if line.startswith("HOSTILE ")]

@@ -57,15 +57,15 @@ def start_runner(tmp_path: Path, name: str, prefix: tuple[str, ...] = ()) -> sub
     )
 
 
-def running_container(backend, runner: subprocess.Popen, output_dir: Path):
+def running_container(sandbox, runner: subprocess.Popen, output_dir: Path):
     """The runner's container once its scenario runs, found by its output directory label (a runner
     in its own pid namespace labels it with a pid that means nothing here)."""
     label = f"{LABEL_OUTPUT_DIR}={(output_dir / LONG_SCENARIO.stem).resolve()}"
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         assert runner.poll() is None, f"runner exited early with {runner.returncode}"
-        found = running(backend, label)
-        if found and daemon_status(backend, found[0].id) == "running":
+        found = running(sandbox, label)
+        if found and daemon_status(sandbox, found[0].id) == "running":
             return found[0]
         time.sleep(0.3)
     raise AssertionError(f"no running scenario for {output_dir}")
@@ -97,30 +97,30 @@ def stop(runner: subprocess.Popen) -> None:
             runner.wait()
 
 
-def test_runners_on_one_host_never_remove_each_others_live_containers(images, backend, tmp_path):
+def test_runners_on_one_host_never_remove_each_others_live_containers(images, sandbox, tmp_path):
     a = start_runner(tmp_path, "a", OWN_PID_NAMESPACE)
     runners = [a]
     try:
-        a_box = running_container(backend, a, tmp_path / "a")
-        a_labels = backend.inspect(a_box.id)["Config"]["Labels"]
+        a_box = running_container(sandbox, a, tmp_path / "a")
+        a_labels = sandbox.inspect(a_box.id)["Config"]["Labels"]
         assert a_labels[LABEL_NAMESPACES] != ""
         assert a_labels["gaia2.owner.pid"] != str(a.pid)  # A's pid in its namespace
 
         b = start_runner(tmp_path, "b")  # swept before its container started, while A runs
         runners.append(b)
-        b_box = running_container(backend, b, tmp_path / "b")
-        assert is_running(backend, a_box.id), "B's sweep touched A's container"
+        b_box = running_container(sandbox, b, tmp_path / "b")
+        assert is_running(sandbox, a_box.id), "B's sweep touched A's container"
         assert "removed" not in (tmp_path / "b.log").read_text()
 
         c = start_runner(tmp_path, "c")
         runners.append(c)
-        c_box = running_container(backend, c, tmp_path / "c")
+        c_box = running_container(sandbox, c, tmp_path / "c")
         c.send_signal(signal.SIGKILL)
         c.wait()
 
         # Turned off: C's leftover stays.
         off = quick_run(tmp_path, "off", "--no-sweep")
-        assert "removed" not in off.stderr and exists(backend, c_box.id)
+        assert "removed" not in off.stderr and exists(sandbox, c_box.id)
         # From another pid namespace nothing about C can be proven: `clean` keeps everything.
         elsewhere = subprocess.run(
             [*OWN_PID_NAMESPACE, sys.executable, "-m", "gaia2_runner.cli", "clean"],
@@ -132,14 +132,14 @@ def test_runners_on_one_host_never_remove_each_others_live_containers(images, ba
         assert elsewhere.returncode == 0, elsewhere.stderr
         kept = [line for line in elsewhere.stdout.splitlines() if line.startswith("keep")]
         assert any(c_box.name in line and "another pid namespace" in line for line in kept), elsewhere.stdout
-        assert exists(backend, c_box.id)
+        assert exists(sandbox, c_box.id)
 
         # A later invocation on this host, with A and B still running, removes only C's.
         later = quick_run(tmp_path, "later")
         assert "removed 1 container(s) left by runners that are gone" in later.stderr, later.stderr
         assert c_box.name in later.stderr
-        assert not exists(backend, c_box.id)
-        assert is_running(backend, a_box.id) and is_running(backend, b_box.id)
+        assert not exists(sandbox, c_box.id)
+        assert is_running(sandbox, a_box.id) and is_running(sandbox, b_box.id)
         listed = cli("clean", "--dry-run")
         lines = {
             box.name: next(ln for ln in listed.stdout.splitlines() if box.name in ln)

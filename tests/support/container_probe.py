@@ -24,22 +24,22 @@ def output_dir_label(scenario_dir: Path) -> str:
     return f"{LABEL_OUTPUT_DIR}={scenario_dir.resolve()}"
 
 
-def running(backend: Any, label: str) -> list[ContainerRecord]:
+def running(sandbox: Any, label: str) -> list[ContainerRecord]:
     """The running containers carrying `label` ("key=value")."""
-    return [r for r in backend.list_labelled(label) if r.state == "running"]
+    return [r for r in sandbox.list_labelled(label) if r.state == "running"]
 
 
-def adapter_port(backend: Any, cid: str) -> int | None:
+def adapter_port(sandbox: Any, cid: str) -> int | None:
     """The host port the container's adapter is published on (None: not yet, or gone)."""
-    ports = (backend.inspect(cid).get("NetworkSettings") or {}).get("Ports") or {}
+    ports = (sandbox.inspect(cid).get("NetworkSettings") or {}).get("Ports") or {}
     binding = (ports.get(f"{contract.ADAPTER_PORT}/tcp") or [{}])[0]
     return int(binding["HostPort"]) if str(binding.get("HostPort") or "").isdigit() else None
 
 
-def daemon_status(backend: Any, cid: str) -> str | None:
+def daemon_status(sandbox: Any, cid: str) -> str | None:
     """ "running" once the daemon's bare GET /health says ok (the scenario is loaded and runs). Asked
     without the adapter token, so it feeds no watchdog (and /status would answer 401)."""
-    port = adapter_port(backend, cid)
+    port = adapter_port(sandbox, cid)
     if port is None:
         return None
     try:
@@ -49,18 +49,18 @@ def daemon_status(backend: Any, cid: str) -> str | None:
         return None
 
 
-def is_running(backend: Any, cid: str) -> bool:
+def is_running(sandbox: Any, cid: str) -> bool:
     """Gone or unknown counts as not running."""
-    return (backend.inspect(cid).get("State") or {}).get("Running") is True
+    return (sandbox.inspect(cid).get("State") or {}).get("Running") is True
 
 
-def exists(backend: Any, cid: str) -> bool:
-    return backend.container_exists(cid)
+def exists(sandbox: Any, cid: str) -> bool:
+    return sandbox.container_exists(cid)
 
 
-def handle_of(backend: Any, record: ContainerRecord) -> ContainerHandle:
+def handle_of(sandbox: Any, record: ContainerRecord) -> ContainerHandle:
     """A handle on a container this process did not start (its engine-neutral wait and archive)."""
-    return ContainerHandle(cid=record.id, name=record.name, host_port=0, backend=backend)
+    return ContainerHandle(cid=record.id, name=record.name, host_port=0, sandbox=sandbox)
 
 
 def output_file(handle: ContainerHandle, name: str) -> str:
@@ -71,15 +71,15 @@ def output_file(handle: ContainerHandle, name: str) -> str:
         return member.read().decode()
 
 
-def exec_in(backend: Any, cid: str, command: list[str], user: str = "root") -> tuple[int, bytes]:
+def exec_in(sandbox: Any, cid: str, command: list[str], user: str = "root") -> tuple[int, bytes]:
     """Run `command` in a running container, as a test looks inside (the runner itself never
     execs: images stay black boxes). Exit code and stdout+stderr, on either engine."""
-    from gaia2_runner.sandbox.engine import DOCKER
+    from gaia2_runner.config.engines import DOCKER
 
-    if backend.engine == DOCKER:
-        api = backend.driver.api
+    if sandbox.engine == DOCKER:
+        api = sandbox.driver.api
         exec_id = api.exec_create(cid, command, user=user)["Id"]
         output = api.exec_start(exec_id)
         return int(api.exec_inspect(exec_id)["ExitCode"]), output
-    code, output = backend.client.containers.get(cid).exec_run(command, user=user)
+    code, output = sandbox.driver.client.containers.get(cid).exec_run(command, user=user)
     return int(code), output

@@ -86,11 +86,11 @@ def _tar(files: dict[str, bytes]) -> bytes:
 
 
 def run_in_runtime_image(
-    backend, files: dict[str, bytes], script: str, out_path: str, limit_s: float
+    sandbox, files: dict[str, bytes], script: str, out_path: str, limit_s: float
 ) -> tuple[int | None, str, bytes]:
     """Run `script` (sh) in a fresh runtime-image container holding `files` (paths under /);
     return its exit code (None: over `limit_s`), its output, and the tar of `out_path`."""
-    container = backend.client.containers.create(
+    container = sandbox.driver.client.containers.create(
         RUNTIME_BASE_IMAGE,
         entrypoint=["/bin/sh", "-c"],
         command=[script],
@@ -102,7 +102,7 @@ def run_in_runtime_image(
             raise RuntimeError("cannot copy the generator into the container")
         container.start()
         # "stopped" is not enough: podman's cleanup may still hide what the script wrote.
-        if not ContainerHandle(container.id, container.name, 0, backend).wait_exited(limit_s):
+        if not ContainerHandle(container.id, container.name, 0, sandbox).wait_exited(limit_s):
             return None, "", b""
         container.reload()
         code = int(container.attrs["State"]["ExitCode"])
@@ -113,7 +113,7 @@ def run_in_runtime_image(
         container.remove(force=True, v=True)  # and the output volume (Containerfile.base)
 
 
-def build_corpus(backend, limit_s: float = 1500) -> Path:
+def build_corpus(sandbox, limit_s: float = 1500) -> Path:
     """The cached corpus directory (out/ of SCRIPT: {SPLIT}/, the logs, status.txt); built if absent.
 
     Only a build whose every step succeeded is cached; a failed one raises with its logs."""
@@ -121,7 +121,7 @@ def build_corpus(backend, limit_s: float = 1500) -> Path:
     if (final / "status.txt").is_file():
         return final
     files = {f"work/scripts/{p.name}": p.read_bytes() for p in SOURCES if p.parent == SCRIPTS}
-    code, logs, archive = run_in_runtime_image(backend, files, SCRIPT, "/work/out", limit_s)
+    code, logs, archive = run_in_runtime_image(sandbox, files, SCRIPT, "/work/out", limit_s)
     if code != 0:
         raise RuntimeError(f"corpus build in {RUNTIME_BASE_IMAGE} failed (exit {code}): {logs[-2000:]}")
     final.parent.mkdir(parents=True, exist_ok=True)

@@ -43,11 +43,11 @@ def agent_env(provider: str, fake, key: str, path: str = "", **extra: str) -> di
 
 
 def run_harness(
-    backend, image: str, scenario: str, out: Path, agent_env: dict[str, str], timeout: float = 240, **kwargs
+    sandbox, image: str, scenario: str, out: Path, agent_env: dict[str, str], timeout: float = 240, **kwargs
 ):
     """Run one demo scenario (name, with or without .json) with a harness image; (result, its directory)."""
     path = SCENARIOS / (scenario if scenario.endswith(".json") else f"{scenario}.json")
-    result = run_scenario(path, image, out, backend=backend, extra_env=agent_env, timeout=timeout, **kwargs)
+    result = run_scenario(path, image, out, sandbox=sandbox, extra_env=agent_env, timeout=timeout, **kwargs)
     return result, out / result.scenario_id
 
 

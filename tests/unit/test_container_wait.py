@@ -18,7 +18,7 @@ RUNNING = {"Status": "running", "Running": True}
 def handle_with(states, monkeypatch) -> tuple[ContainerHandle, list]:
     seen = []
     feed = itertools.chain(states, itertools.repeat(states[-1]))
-    handle = ContainerHandle(cid="c", name="c", host_port=0, backend=None)  # type: ignore[arg-type]
+    handle = ContainerHandle(cid="c", name="c", host_port=0, sandbox=None)  # type: ignore[arg-type]
 
     def state():
         seen.append(next(feed))

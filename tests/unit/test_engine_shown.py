@@ -17,12 +17,13 @@ from gaia2_runner import cli
 from gaia2_runner.analysis import describe
 from gaia2_runner.cli.plan_view import describe_plan
 from gaia2_runner.config import apply_overrides, load_config
+from gaia2_runner.config.engines import DOCKER, PODMAN
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.execution.image_pin import pin_image
 from gaia2_runner.execution.plan import claim_output_dir, plan_run, refuse_other_setup
 from gaia2_runner.output.fingerprint import differences, fingerprint, recorded_engine
 from gaia2_runner.output.run_record import run_record
-from gaia2_runner.sandbox.engine import DOCKER, PODMAN, EngineInfo
+from gaia2_runner.sandbox.engine import EngineInfo
 from gaia2_runner.sandbox.engine_select import (
     describe_engine,
 )

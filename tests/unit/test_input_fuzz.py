@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gaia2_runner.cli import app
-from gaia2_runner.sandbox.backend import Sandbox
+from gaia2_runner.sandbox.sandbox import Sandbox
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD = (REPO / "examples" / "scenarios" / "demo_calendar_add_event.json").read_text()

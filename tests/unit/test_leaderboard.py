@@ -15,7 +15,7 @@ from gaia2_contract.constants import NO_ORACLE_EVENTS_ERROR
 from gaia2_runner.analysis import leaderboard_export
 from gaia2_runner.analysis.leaderboard_complete import count_phases
 from gaia2_runner.analysis.leaderboard_stats import StatRow, calculate
-from gaia2_runner.output.staged_dir import EXPORT_MARKER
+from gaia2_runner.analysis.staged_dir import EXPORT_MARKER
 from leaderboard_synth import VERDICTS, leaderboard_root
 
 ROWS = (

@@ -10,7 +10,8 @@ import threading
 import time
 from pathlib import Path
 
-from gaia2_runner.output.results_log import ResultsLog, drop_partial_tail, read_records, rewrite
+from gaia2_runner.output.results_log import ResultsLog, drop_partial_tail, rewrite
+from jsonl_file import read_records
 
 
 def test_partial_trailing_line_is_skipped_then_cut(tmp_path: Path):

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gaia2_runner.execution.jobs import all_jobs, collect_records, select
-from gaia2_runner.output.layout import run_dirs
-from gaia2_runner.output.results_log import RESULTS_FILE, ResultsLog, read_records, rewrite
+from gaia2_runner.output.layout import RESULTS_LOG_FILE, run_dirs
+from gaia2_runner.output.results_log import ResultsLog, rewrite
+from jsonl_file import read_records
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def test_after_kill_9_only_unverified_runs_again_and_jsonl_is_rebuilt(tmp_path: 
     jobs = make_jobs(tmp_path, ["s1", "s2", "s3", "s4"])
     for job, ok in zip(jobs[:3], (True, False, None)):
         write_result(job, success=ok)
-    results = jobs[0].run_dir / RESULTS_FILE
+    results = jobs[0].run_dir / RESULTS_LOG_FILE
     log = ResultsLog(results)
     log.append({"scenario_id": "s1", "success": True, "split": "search", "run_index": 1})
     log.append({"scenario_id": "s1", "success": True, "split": "search", "run_index": 1})

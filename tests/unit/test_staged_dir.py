@@ -1,4 +1,4 @@
-"""Directory exports are replaced whole (output/staged_dir.py): nothing of an earlier export is left
+"""Directory exports are replaced whole (analysis/staged_dir.py): nothing of an earlier export is left
 behind, a failed export leaves the earlier one intact, a directory of other files is never deleted."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from gaia2_runner.analysis.staged_dir import EXPORT_MARKER, staged_dir
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.output.staged_dir import EXPORT_MARKER, staged_dir
 
 
 def export_files(dest: Path, names: list[str], named: bool = True) -> None:

@@ -16,7 +16,7 @@ from gaia2_runner.config.defaults import CHECK_IMAGE_TIMEOUT_S, DEFAULT_HEALTH_T
 from gaia2_runner.config.load import parse_env
 from gaia2_runner.execution.image_check import check_image
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
-from gaia2_runner.sandbox.backend import Sandbox
+from gaia2_runner.sandbox.sandbox import Sandbox
 
 DEFAULT_SCENARIO = "demo_calendar_add_event.json"
 MARKS = {True: "[green]ok[/]", False: "[red]NO[/]", None: "[yellow]--[/]"}
@@ -44,11 +44,11 @@ def check_image_cmd(
     """Run IMAGE on one scenario as a run would and report which points of the container contract
     (docs/reference/container-contract.md) it honours. Exit code 0 when every point holds."""
     path = scenario or examples_dir() / DEFAULT_SCENARIO
-    with Sandbox.connect(engine=engine) as backend:
+    with Sandbox.connect(engine=engine) as sandbox:
         points = check_image(
             image,
             path,
-            backend,
+            sandbox,
             parse_env(env or []),
             timeout,
             health_timeout,

@@ -18,10 +18,10 @@ from gaia2_runner.cli.options import EngineOption
 from gaia2_runner.config.load import parse_hosts
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
-from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.engine_select import requested_engine
 from gaia2_runner.sandbox.leftovers import Leftover, remove_containers, runner_containers
 from gaia2_runner.sandbox.ownership import ALIVE, DEAD, OTHER_BOOT, OTHER_HOST, OTHER_NAMESPACE, UNKNOWN
+from gaia2_runner.sandbox.sandbox import Sandbox
 
 WHY = {
     DEAD: "runner gone",
@@ -87,8 +87,8 @@ def clean_cmd(
 
 def _clean_host(url: str | None, engine: str | None, *, all_: bool, yes: bool, dry_run: bool) -> bool:
     """List and (unless dry_run) remove one host's containers; whether a removal failed."""
-    with Sandbox.connect(url, engine=engine) as backend:
-        items = runner_containers(backend.driver)
+    with Sandbox.connect(url, engine=engine) as sandbox:
+        items = runner_containers(sandbox.driver)
         chosen = [item for item in items if all_ or item.orphaned]
         kept = [item for item in items if item not in chosen]
         verb = "would remove" if dry_run else "remove"
@@ -109,7 +109,7 @@ def _clean_host(url: str | None, engine: str | None, *, all_: bool, yes: bool, d
             return False
         if not _confirm([item for item in chosen if not item.orphaned], yes):
             return True
-        removed, errors = remove_containers(backend.driver, chosen)
+        removed, errors = remove_containers(sandbox.driver, chosen)
     for message in errors:
         print_error(f"cannot remove {message}")
     out.print(f"removed {len(removed)} container(s)")

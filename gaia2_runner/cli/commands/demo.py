@@ -53,7 +53,7 @@ def demo_cmd(
         overwrite=overwrite,
         per_scenario=True,
         refs=refs,
-        prepare=lambda backend: build_with_display(base_image, None, False, True, backend),
+        prepare=lambda sandbox: build_with_display(base_image, None, False, True, sandbox),
     )
     if isinstance(result, int):
         raise typer.Exit(result)

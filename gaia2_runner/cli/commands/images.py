@@ -15,9 +15,9 @@ from gaia2_runner.cli.options import EngineOption
 from gaia2_runner.config import load_env_file
 from gaia2_runner.config.harnesses import all_harnesses, get_harness
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.engine_select import requested_engine
 from gaia2_runner.sandbox.images import default_base_image
+from gaia2_runner.sandbox.sandbox import Sandbox
 
 MAX_PACKAGE_WIDTH = 50
 
@@ -45,20 +45,20 @@ def build_cmd(
     chosen = [get_harness(name) for name in agents or []]
     defaults = not chosen or any(h.builtin for h in chosen)
     # An agent's image: only what is missing or stale (the runtime base takes minutes), unless --force.
-    with Sandbox.connect(engine=engine) as backend:
+    with Sandbox.connect(engine=engine) as sandbox:
         built = build_with_display(
             base_image,
             ca_bundle,
             force,
             only_missing=bool(chosen) and not force,
-            backend=backend,
+            sandbox=sandbox,
             harnesses=chosen,
             defaults=defaults,
         )
     out.print(
         Text(
             f"built: {', '.join(built) or 'nothing (all current)'} (base image {base_image or default_base_image()}"
-            f", {backend.engine})"
+            f", {sandbox.engine})"
         )
     )
 
@@ -69,8 +69,8 @@ def list_cmd(engine: EngineOption = None) -> None:
     harnesses = all_harnesses()
     requested_engine(engine)  # a bad --engine or GAIA2_ENGINE is an error, not "no engine answered"
     try:
-        with Sandbox.connect(engine=engine) as backend:
-            present = {h.name: backend.image_exists(h.image) for h in harnesses.values()}
+        with Sandbox.connect(engine=engine) as sandbox:
+            present = {h.name: sandbox.image_exists(h.image) for h in harnesses.values()}
     except Gaia2Error:
         present = {}
     # Three columns, the package and its image stacked in one: whole names at 80 columns.

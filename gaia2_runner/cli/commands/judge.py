@@ -31,8 +31,8 @@ from gaia2_runner.output.layout import REJUDGE_SUMMARY_FILE
 from gaia2_runner.output.read.run_files import require_run
 from gaia2_runner.output.read.verdicts import VERDICT_SETS, use
 from gaia2_runner.output.summary import summarize
-from gaia2_runner.sandbox.backend import Sandbox
 from gaia2_runner.sandbox.images import ensure_images
+from gaia2_runner.sandbox.sandbox import Sandbox
 from gaia2_runner.text import printable
 
 
@@ -77,16 +77,16 @@ def judge_cmd(
         _refresh_report(output_dir)
         raise typer.Exit(EXIT_OK)
     config = judge_overrides(settings)
-    with Sandbox.connect(engine=engine) as backend:
+    with Sandbox.connect(engine=engine) as sandbox:
         ensure_images(
-            backend
+            sandbox
         )  # builds only what is missing or stale (the rejudge entry point ships with the images)
         outcome = rejudge_output(
             output_dir,
             config,
             dict(os.environ),
             concurrency=concurrency,
-            backend=backend,
+            sandbox=sandbox,
             on_done=_print_rejudged,
         )
     table = compact_table(f"re-judged {len(outcome.runs)} runs")

@@ -8,20 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from gaia2_contract.constants import SUB_AGENT_CALL_KIND
+from gaia2_contract.constants import JUDGED_STATUSES, SUB_AGENT_CALL_KIND
 from gaia2_runner.output.turns import current_turn_number, failed_turn_number
+from gaia2_runner.text import one_line
 
 from .labels import MAX_LABEL, RunLabels
 from .safe_io import output_root
 from .scan import ScenarioRef, find_scenarios
 from .scenario import ScenarioData, call_cost_of, failure_reasons, load, short, status_of, text_of
 from .trace_parsers import parse_entry
-from .trace_parsers.model import as_int, as_num
 from .trace_parsers.offered import unknown_tool_count
-from .verdicts import CURRENT, ORIGINAL, VERDICT_SETS, VerdictSet, apply, choose
+from .values import as_int, as_num
+from .verdicts import CURRENT, MAX_NOTE, ORIGINAL, REJUDGED, VERDICT_SETS, VerdictSet, choose
 
 STATUSES = ("pass", "fail", "error", "running", "pending")
 _NOT_EXPORTED = {"export": False}  # field metadata: where the run lives on disk, for the viewer only
@@ -178,7 +180,7 @@ def record_of(data: ScenarioData, verdicts: VerdictSet = VerdictSet()) -> RunRec
     _label(record, data.labels, result or {})
     record.verdict_judge = record.judge
     if result:
-        apply(record, result, data.rejudge, verdicts)
+        apply_verdicts(record, result, data.rejudge, verdicts)
     record.tool_errors = sum(
         1 for e in data.events if e.get("kind") == "tool_call" and e.get("ok") is False
     ) + unknown_tool_count(data.calls)
@@ -265,3 +267,102 @@ def _count(value: Any) -> int | None:
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+# Applying a verdict set (output/read/verdicts.py) to a record: here, beside RunRecord, so that
+# verdicts.py need not know the record type.
+
+
+def apply_verdicts(
+    record: RunRecord, result: dict[str, Any], rejudge: dict[str, Any] | None, verdicts: VerdictSet
+) -> None:
+    """Set the record's verdict from `verdicts`: the original (result.json's, already in `record`)
+    or, where it applies, the re-judge's (rejudged.json), the original kept in `original_success`."""
+    record.verdict_set = ORIGINAL
+    record.verdict_at = _short_str(result.get("finished_at"))
+    if verdicts.name != REJUDGED:
+        return
+    note = _not_applied(result, rejudge)
+    if note:
+        record.verdict_note = note
+        return
+    assert rejudge is not None
+    record.original_success = record.success
+    record.success = rejudge["success"]
+    record.status = "pass" if record.success else "fail"
+    record.reason = "" if record.success else one_line(str(rejudge.get("reason") or ""))[:500]
+    record.failed_turn = None  # the re-judge's per-turn detail is in rejudged.json, not a turn number
+    record.verdict_set = REJUDGED
+    record.verdict_judge = verdicts.judge
+    record.verdict_at = _short_str(rejudge.get("judged_at")) or verdicts.judged_at
+
+
+def _not_applied(result: dict[str, Any], rejudge: dict[str, Any] | None) -> str:
+    """Why this run keeps its original verdict under the re-judge ("" when the re-judge applies)."""
+    if result.get("status") not in JUDGED_STATUSES:
+        return f"original kept: the run ended {str(result.get('status'))[:40]}, no verdict of the agent's to re-judge"
+    if rejudge is None:
+        return "original kept: not re-judged (no ARE trace, or not in the re-judge)"
+    if rejudge.get("error") or not isinstance(rejudge.get("success"), bool):
+        return f"original kept: the re-judge failed: {one_line(str(rejudge.get('error') or 'no verdict'))}"[
+            :MAX_NOTE
+        ]
+    ended, judged = _when(result.get("finished_at")), _when(rejudge.get("judged_at"))
+    if ended is not None and judged is not None and ended > judged:
+        return "original kept: the run was redone (--retry) after the re-judge"
+    return ""
+
+
+def _when(value: Any) -> datetime | None:
+    """An ISO 8601 time with its zone (now_iso's), else None: the files are not trusted."""
+    try:
+        when = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    return when if when is not None and when.tzinfo is not None else None
+
+
+def _short_str(value: Any) -> str | None:
+    return value[:40] if isinstance(value, str) and value else None
+
+
+def verdict_sides(
+    record: RunRecord, result: dict[str, Any], rejudge: dict[str, Any] | None, verdicts: VerdictSet
+) -> list[dict[str, Any]]:
+    """A trace page's verdicts: the one shown (the record's set) first, the other beside it, each
+    with its judge and date; [] for a run no re-judge ever looked at (its page stays as it was)."""
+    if rejudge is None and not record.verdict_note:
+        return []
+    shown = {
+        "set": record.verdict_set,
+        "success": record.success,
+        "judge": record.verdict_judge,
+        "at": record.verdict_at,
+        "reason": record.reason if record.success is False else "",
+        "note": record.verdict_note,
+    }
+    if record.verdict_set == REJUDGED:
+        shown["rationale"] = one_line(str((rejudge or {}).get("rationale") or ""))[:2000]
+        other = {
+            "set": ORIGINAL,
+            "success": record.original_success,
+            "judge": record.judge,
+            "at": _short_str(result.get("finished_at")),
+            "reason": "",
+            "note": "",
+        }
+    elif rejudge is not None:
+        success = rejudge.get("success") if isinstance(rejudge.get("success"), bool) else None
+        other = {
+            "set": REJUDGED,
+            "success": success,
+            "judge": verdicts.judge,
+            "at": _short_str(rejudge.get("judged_at")),
+            "reason": one_line(
+                str(rejudge.get("error") or (rejudge.get("reason") if success is False else "") or "")
+            )[:500],
+            "note": "",
+        }
+    else:
+        return [shown]
+    return [shown, other]

@@ -27,7 +27,7 @@ from .safe_io import real_dir
 from .safe_json import loads
 from .scan import ScenarioRef
 from .trace_parsers import LlmCall, read_trace
-from .trace_parsers.model import pretty
+from .values import pretty
 
 MAX_WARNINGS = 30  # per file: a broken file must not turn the page into a list of warnings
 

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import safe_io, safe_json
+from ..values import as_int, as_num
 from .detect import parse_body, parse_document
-from .model import LlmCall, Message, ParsedResponse, ToolCall, Usage, as_int, as_num, tidy
+from .model import LlmCall, Message, ParsedResponse, ToolCall, Usage, tidy
 from .offered import unknown_calls
 from .requests import request_messages
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..safe_json import loads
+from ..values import as_int, loads_maybe
 from . import anthropic, gemini, openai_chat, openai_responses
-from .model import ParsedResponse, ToolCall, Usage, as_int, loads_maybe
+from .model import ParsedResponse, ToolCall, Usage
 from .sse import looks_like_sse, parse_json_stream, parse_sse
 
 _ANTHROPIC_EVENTS = {

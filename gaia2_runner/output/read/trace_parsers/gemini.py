@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import ParsedResponse, ToolCall, Usage, add, as_int
+from ..values import add, as_int
+from .model import ParsedResponse, ToolCall, Usage
 
 FORMAT = "gemini"
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import safe_json
+from ..values import as_int, opt_str, pretty, text_of
 
 MAX_WARNINGS = 20  # per call: a stream of 100,000 broken events must not make 100,000 lines
-MAX_COUNT = 10**15  # larger token counts, latencies or statuses are not real: shown as unknown
 
 
 @dataclass
@@ -87,60 +85,6 @@ class LlmCall:
     unknown_tools: list[str] = field(default_factory=list)  # called but never offered (offered.py)
 
 
-def pretty(value: Any) -> str:
-    """JSON for display; strings stay as they are."""
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(safe_json.bounded(value), indent=2, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        return _repr(value)
-
-
-def _repr(value: Any) -> str:
-    try:
-        return repr(value)
-    except (ValueError, RecursionError):
-        return f"[{type(value).__name__} that cannot be shown]"
-
-
-def loads_maybe(text: Any) -> Any:
-    """Tool arguments arrive as JSON strings; keep the string when it is not JSON."""
-    if not isinstance(text, str):
-        return text
-    try:
-        return safe_json.loads(text) if text.strip() else {}
-    except ValueError:
-        return text
-
-
-def as_int(value: Any) -> int | None:
-    """An integer that can be counted with; anything else (or absurdly large) is unknown."""
-    return (
-        value
-        if isinstance(value, int) and not isinstance(value, bool) and -MAX_COUNT < value < MAX_COUNT
-        else None
-    )
-
-
-def as_num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    number = float(value)
-    return number if -MAX_COUNT * 1e3 < number < MAX_COUNT * 1e3 else None
-
-
-def opt_str(value: Any) -> str | None:
-    """Names, ids, models and reasons: a string, or None for anything else that is empty."""
-    if value is None or value == "":
-        return None
-    return value if isinstance(value, str) else pretty(value)
-
-
-def text_of(value: Any) -> str:
-    return value if isinstance(value, str) else "" if value is None else pretty(value)
-
-
 def _tool(call: Any) -> ToolCall:
     if not isinstance(call, ToolCall):
         return ToolCall("?", call)
@@ -173,8 +117,3 @@ def tidy(call: LlmCall) -> LlmCall:
         m.tool_result_for = opt_str(m.tool_result_for)
     call.model = opt_str(call.model)
     return call
-
-
-def add(*values: int | None) -> int | None:
-    known = [v for v in values if isinstance(v, int)]
-    return sum(known) if known else None

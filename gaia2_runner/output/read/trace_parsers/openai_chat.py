@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import ParsedResponse, ToolCall, Usage, as_int, loads_maybe
+from ..values import as_int, loads_maybe
+from .model import ParsedResponse, ToolCall, Usage
 
 FORMAT = "openai-chat"
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..values import loads_maybe, pretty
 from .anthropic import split_blocks
-from .model import Message, ToolCall, loads_maybe, pretty
+from .model import Message, ToolCall
 
 
 def request_messages(request: Any) -> tuple[list[Message], int]:

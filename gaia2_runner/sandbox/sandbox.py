@@ -1,6 +1,6 @@
 """The runner's sandbox: one engine connection plus the scenario containers started through it.
 
-Engine-neutral: the live set (removed on close/exit), the once-per-backend orphan sweep, deferred
+Engine-neutral: the live set (removed on close/exit), the once-per-sandbox orphan sweep, deferred
 interrupts during cleanup, ssh tunnels for remote hosts. What differs between podman and Docker is
 in the driver (sandbox/engine.py, podman_driver.py, docker_driver.py).
 """
@@ -19,20 +19,12 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from gaia2_contract import constants as contract
+from gaia2_runner.config.engines import AUTO, DOCKER, PODMAN
 from gaia2_runner.config.limits import DEFAULT_LIMITS, ContainerLimits
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.sandbox.container_limits import tmpfs_places
-from gaia2_runner.sandbox.engine import (
-    AUTO,
-    DOCKER,
-    PODMAN,
-    Bind,
-    ContainerRecord,
-    ContainerSpec,
-    EngineDriver,
-    EngineInfo,
-)
+from gaia2_runner.sandbox.engine import Bind, ContainerRecord, ContainerSpec, EngineDriver, EngineInfo
 from gaia2_runner.sandbox.engine_select import choose_engine, default_url, identify
 from gaia2_runner.sandbox.leftovers import Leftover, sweep_orphans, sweep_wanted
 from gaia2_runner.sandbox.ownership import RUNNER_FILTER, container_labels
@@ -98,11 +90,6 @@ class Sandbox:
         # Set when the runner gave this host up (execution/hosts.py): waits for it end at once.
         self.lost = threading.Event()
         atexit.register(self.close)
-
-    @property
-    def client(self) -> Any:
-        """The podman-py client (podman only: tests and the podman-specific corners)."""
-        return self.driver.client
 
     @classmethod
     def connect(cls, url: str | None = None, engine: str | None = None) -> Sandbox:
@@ -208,7 +195,7 @@ class Sandbox:
         return False
 
     def live_container_ids(self) -> set[str]:
-        """Ids of the containers started through this backend and not removed yet."""
+        """Ids of the containers started through this sandbox and not removed yet."""
         return set(self._live)
 
     def remove_containers(self, ids: set[str], timeout: int = 2) -> None:
@@ -222,8 +209,8 @@ class Sandbox:
         self._live.pop(cid, None)
 
     def sweep_orphans(self) -> list[Leftover]:
-        """Remove containers of runners that are provably gone, once per backend (later calls
-        return what the first removed). Runs before this backend's first container starts,
+        """Remove containers of runners that are provably gone, once per sandbox (later calls
+        return what the first removed). Runs before this sandbox's first container starts,
         unless the sweep is off (`sweep`, else $GAIA2_SWEEP)."""
         with self._sweep_lock:
             if self._swept is None:
@@ -300,7 +287,7 @@ class Sandbox:
             entrypoint=tuple(entrypoint) if entrypoint is not None else None,
         )
         cid = self.driver.create(spec)
-        handle = ContainerHandle(cid=cid, name=name, host_port=port, backend=self, adapter_token=token)
+        handle = ContainerHandle(cid=cid, name=name, host_port=port, sandbox=self, adapter_token=token)
         self._live[cid] = handle
         try:
             for directory, filename, data, mode in uploads:
