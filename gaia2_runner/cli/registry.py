@@ -36,29 +36,30 @@ from gaia2_runner.cli.commands import (
 from gaia2_runner.cli.console import out
 from gaia2_runner.cli.errors import HANDLED, OneLineErrors
 
-# Top-level commands, in --help order: (name, function).
-COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
-    ("aggregate", aggregate.aggregate_cmd),
-    ("ls", ls.ls_cmd),
-    ("compare", compare.compare_cmd),
-    ("export", export.export_cmd),
-    ("judge", judge.judge_cmd),
-    ("run", run.run_cmd),
-    ("demo", demo.demo_cmd),
-    ("run-dataset", run_dataset.run_dataset_cmd),
-    ("run-config", run_config.run_config_cmd),
-    ("leaderboard", leaderboard.leaderboard_cmd),
-    ("check-image", check_image.check_image_cmd),
-    ("clean", clean.clean_cmd),
-    ("view", view.view_cmd),
-    ("serve", serve.serve_cmd),
-    ("submit", submit.submit_cmd),
+# Top-level commands, in --help order: (name, function, the one line --help lists it with; the
+# docstring's full text stays for `gaia2-runner NAME --help`).
+COMMANDS: tuple[tuple[str, Callable[..., Any], str], ...] = (
+    ("aggregate", aggregate.aggregate_cmd, "Merge the shards of one plan into one output directory."),
+    ("ls", ls.ls_cmd, "List runs: what ran, when, on which engine, how well."),
+    ("compare", compare.compare_cmd, "Compare two runs: per-scenario flips, the rate difference."),
+    ("export", export.export_cmd, "Export runs: csv, jsonl, parquet, ARE dumps, leaderboard rows."),
+    ("judge", judge.judge_cmd, "Re-judge finished runs offline with ARE's judge."),
+    ("run", run.run_cmd, "Run one scenario in a fresh container and print its verdict."),
+    ("demo", demo.demo_cmd, "Run the oracle on every bundled demo scenario."),
+    ("run-dataset", run_dataset.run_dataset_cmd, "Run a scenario, a split or a dataset, k runs each."),
+    ("run-config", run_config.run_config_cmd, "Run what a TOML config describes (resumes)."),
+    ("leaderboard", leaderboard.leaderboard_cmd, "Run a Gaia2 leaderboard entry and bundle it."),
+    ("check-image", check_image.check_image_cmd, "Check an agent image against the container contract."),
+    ("clean", clean.clean_cmd, "Remove containers left behind by runners that are gone."),
+    ("view", view.view_cmd, "Write the static viewer: index.html and one page per run."),
+    ("serve", serve.serve_cmd, "Serve the viewer live while results land."),
+    ("submit", submit.submit_cmd, "Run a config's shards as a SLURM array, then aggregate."),
 )
 # `images SUBCOMMAND`: a group of its own (typer lists groups after the commands).
 IMAGES_HELP = "Build the runner's container images."
-IMAGES_COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
-    ("build", images.build_cmd),
-    ("list", images.list_cmd),
+IMAGES_COMMANDS: tuple[tuple[str, Callable[..., Any], str], ...] = (
+    ("build", images.build_cmd, "Build the runner's images (missing or stale ones)."),
+    ("list", images.list_cmd, "List the runner's images and whether each is present."),
 )
 
 app = typer.Typer(
@@ -72,11 +73,11 @@ app = typer.Typer(
 images_app = typer.Typer(help=IMAGES_HELP, no_args_is_help=True)
 
 
-def register(group: typer.Typer, commands: tuple[tuple[str, Callable[..., Any]], ...]) -> None:
-    for name, fn in commands:
+def register(group: typer.Typer, commands: tuple[tuple[str, Callable[..., Any], str], ...]) -> None:
+    for name, fn, short in commands:
         if not getattr(fn, HANDLED, False):  # a programming error: every command's errors go one way
             raise TypeError(f"command {name}: {fn.__qualname__} is not wrapped in errors.friendly")
-        group.command(name)(fn)
+        group.command(name, short_help=short)(fn)
 
 
 def _version(value: bool) -> None:

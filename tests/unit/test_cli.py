@@ -98,7 +98,9 @@ def test_run_with_a_provider_but_no_key_fails_before_starting(write_scenario, tm
 
 
 def _registered():
-    return [*registry.COMMANDS, *(("images", fn) for _, fn in registry.IMAGES_COMMANDS)]
+    return [(name, fn) for name, fn, _ in registry.COMMANDS] + [
+        ("images", fn) for _, fn, _ in registry.IMAGES_COMMANDS
+    ]
 
 
 def test_every_command_module_is_registered_and_named_after_its_command():
@@ -112,9 +114,9 @@ def test_every_command_module_is_registered_and_named_after_its_command():
 def test_the_app_lists_exactly_the_registry_in_order():
     group = typer.main.get_command(app)
     ctx = group.make_context("gaia2-runner", ["--help"], resilient_parsing=True)
-    assert group.list_commands(ctx) == [name for name, _ in registry.COMMANDS] + ["images"]
+    assert group.list_commands(ctx) == [name for name, _, _ in registry.COMMANDS] + ["images"]
     images = group.get_command(ctx, "images")
-    assert images.list_commands(ctx) == [name for name, _ in registry.IMAGES_COMMANDS]
+    assert images.list_commands(ctx) == [name for name, _, _ in registry.IMAGES_COMMANDS]
 
 
 def test_every_command_goes_through_the_one_error_handler():
@@ -126,7 +128,7 @@ def test_the_registry_refuses_a_command_without_the_handler():
         """Not wrapped in errors.friendly."""
 
     with pytest.raises(TypeError, match="friendly"):
-        registry.register(typer.Typer(), (("bare", bare),))
+        registry.register(typer.Typer(), (("bare", bare, "A command without the handler."),))
 
 
 def test_no_command_module_registers_itself():

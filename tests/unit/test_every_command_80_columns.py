@@ -53,6 +53,17 @@ def test_help_fits_80_columns(path: list[str]) -> None:
     assert not _long_lines(text), "\n".join(_long_lines(text))
 
 
+def test_the_top_level_help_lists_each_command_on_one_line() -> None:
+    """--help's list is an index: one line per command (its short help; the full text is under
+    `gaia2-runner NAME --help`), never a docstring wrapped mid-sentence."""
+    rows = [line for line in _run(["--help"]).splitlines() if line.startswith("│ ")]
+    commands = [row for row in rows if row[2:3] != " "]
+    for path in _commands():
+        assert len([row for row in commands if row[2:].split(" ", 1)[0] == path[0]]) == 1, path
+    continuations = [row for row in rows if row[2:3] == " " and row.strip("│ ")]
+    assert continuations == [], "\n".join(continuations)
+
+
 @pytest.fixture
 def outputs(tmp_path: Path) -> tuple[Path, Path]:
     # long directory names: what wraps is the path, never a line past 80
