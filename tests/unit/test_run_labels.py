@@ -238,3 +238,17 @@ def test_an_agent_command_the_container_cannot_split_is_one_error_line(
     with pytest.raises(Gaia2Error, match="the environment's GAIA2_AGENT_COMMAND"):
         _config(tmp_path)
     assert _config(tmp_path, env=[f"{COMMAND}=sh -c 'echo \"a b\" | wc -w'"])  # --env wins; quotes balance
+
+
+def test_a_custom_agent_on_the_default_provider_is_never_shown_as_oracle(tmp_path: Path) -> None:
+    """The symptom (issue 33): a custom command run with the default provider (oracle) showed
+    "custom · oracle" in ls, as if the oracle had run; the oracle provider is no model."""
+    root = run_tree(tmp_path / "a", {"s1": "pass"})
+    _set_config(root, agent_kind="custom", agent={"provider": "oracle", "model": None})
+    assert describe(root).provider is None
+    assert {(r.agent, r.provider) for r in load_rows(root)} == {("custom", None)}
+    result = invoke(["ls", str(root)])
+    assert result.exit_code == 0, result.output
+    assert "custom · -" in result.output and "oracle" not in result.output
+    _set_config(root, agent_kind="oracle")  # the oracle itself still says so
+    assert "oracle · oracle" in invoke(["ls", str(root)]).output

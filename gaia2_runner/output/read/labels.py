@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gaia2_runner.output.agent_kind import agent_kind, command_in_settings
+from gaia2_contract import providers
+from gaia2_runner.output.agent_kind import ORACLE, agent_kind, command_in_settings
 from gaia2_runner.output.layout import FINGERPRINT_FILE, RUN_CONFIG_FILE, run_dir_name
 
 from .run_files import first_run_config, json_object
@@ -54,11 +55,20 @@ def labels_from(run_config: dict[str, Any] | None, fingerprint: dict[str, Any] |
     return RunLabels(
         agent=kind,
         model=_str(agent.get("model")) or _str(settings.get("model")),
-        provider=_str(agent.get("provider")) or _str(settings.get("provider")),
+        provider=_provider_shown(kind, _str(agent.get("provider")) or _str(settings.get("provider"))),
         judge="/".join(x for x in (judge_provider, judge_model) if x) or None,
         image_id=_str(record.get("image_id")) or _str(settings.get("image_id")),
         runner_version=_str(record.get("runner_version")) or _str(settings.get("runner_version")),
     )
+
+
+def _provider_shown(kind: str | None, provider: str | None) -> str | None:
+    """The provider a run's rows name. `oracle` is the settings' default provider, not a model:
+    only the oracle agent ran it; a custom command (or an external driver) that kept the default
+    ran no oracle, and shows no provider rather than "oracle"."""
+    if provider == providers.ORACLE and kind not in (None, ORACLE):
+        return None
+    return provider
 
 
 _cache: dict[tuple[str, int | None], tuple[tuple[Any, ...], RunLabels]] = {}
