@@ -27,7 +27,7 @@ from gaia2_runner.execution.dataset_run import DatasetOutcome, run_plan
 from gaia2_runner.execution.hosts import connect_first
 from gaia2_runner.execution.job_limits import CONFIGURATION_FAULT
 from gaia2_runner.execution.observer import Observers
-from gaia2_runner.execution.plan import check_image, compare_fingerprint, plan_run
+from gaia2_runner.execution.plan import RunPlan, check_image, compare_fingerprint, plan_run
 from gaia2_runner.execution.preflight import PreflightReport, check_endpoints
 from gaia2_runner.execution.scenario_run import env_secrets
 from gaia2_runner.exit_codes import EXIT_OK
@@ -103,7 +103,7 @@ def launch(
 ) -> DatasetOutcome | int:
     """Check, then run (or print the plan). Returns the outcome, or 0 after a dry run.
 
-    `fresh` reruns every scenario (run, demo) instead of resuming; `prepare` runs once podman is
+    `fresh` reruns every scenario (run, demo) instead of resuming; `prepare` runs once the engine is
     reachable (demo builds missing images there); `refs` replaces resolving the target."""
     plan = plan_run(config, retry=retry, command=command, fresh=fresh, overwrite=overwrite, refs=refs)
     with connect_first(config) as sandbox:
@@ -111,25 +111,7 @@ def launch(
             prepare(sandbox)
         check_image(plan, sandbox)
         if dry_run:
-            out.print(
-                describe_plan(config, plan.refs, engine=describe_engine(sandbox.info(), sandbox.reason))
-            )
-            check = compare_fingerprint(plan, sandbox)
-            verdict = (
-                " (refused: use a new --output-dir, or --overwrite)"
-                if check.refused and not overwrite
-                else " (--overwrite: they would be discarded)"
-                if check.refused
-                else ""
-            )
-            out.print(Text(f"output directory: {check.describe()}{verdict}"))
-            selection, total = plan.selection(), len(plan.refs) * plan.pass_at
-            out.print(
-                f"{len(selection.todo)} of {total} runs would start "
-                f"({len(selection.done)} already have a result)"
-            )
-            sandbox.sweep = False  # a dry run removes nothing, not even dead runners' containers
-            show_preflight(check_endpoints(plan, sandbox), out)
+            show_dry_run(config, plan, sandbox, out, overwrite=overwrite)
             return EXIT_OK
         show_swept(sandbox.sweep_orphans(), err)
         verbose = str(config.run.log_level or "INFO").upper() == "DEBUG"
@@ -154,6 +136,29 @@ def launch(
             )
         )
     return outcome
+
+
+def show_dry_run(
+    config: RunConfig, plan: RunPlan, sandbox: Sandbox, out: Console, *, overwrite: bool
+) -> None:
+    """What --dry-run prints: the plan, what becomes of the output directory, how many runs would
+    start, and the endpoint check. Removes nothing, not even dead runners' containers."""
+    out.print(describe_plan(config, plan.refs, engine=describe_engine(sandbox.info(), sandbox.reason)))
+    check = compare_fingerprint(plan, sandbox)
+    verdict = (
+        " (refused: use a new --output-dir, or --overwrite)"
+        if check.refused and not overwrite
+        else " (--overwrite: they would be discarded)"
+        if check.refused
+        else ""
+    )
+    out.print(Text(f"output directory: {check.describe()}{verdict}"))
+    selection, total = plan.selection(), len(plan.refs) * plan.pass_at
+    out.print(
+        f"{len(selection.todo)} of {total} runs would start ({len(selection.done)} already have a result)"
+    )
+    sandbox.sweep = False
+    show_preflight(check_endpoints(plan, sandbox), out)
 
 
 def show_preflight(report: PreflightReport, out: Console) -> None:

@@ -25,17 +25,12 @@ if TYPE_CHECKING:
 def describe_plan(config: RunConfig, refs: list[ScenarioRef], engine: str | None = None) -> Group:
     """Settings and scenario counts per split, so a dry run shows exactly what would start;
     `engine`: the engine line (engine_select.describe_engine: which, its version, and why)."""
-    agent, judge, run = config.agent, config.judge, config.run
+    agent, run = config.agent, config.run
     settings = Table(title="gaia2-runner plan", show_header=False, title_justify="left")
     settings.add_column("setting", style="bold", no_wrap=True)
     settings.add_column("value", overflow="fold")  # long paths fold rather than lose their end
     target = config.target
     source = target.scenario or target.dataset_root or target.dataset
-    judge_text = "none (exact matches only)"
-    if judge.model:
-        judge_text = f"{judge.provider or 'openai'} / {judge.model}" + (
-            f" at {judge.base_url}" if judge.base_url else ""
-        )
     timeout = f"{run.timeout:g}s" if run.timeout else f"scenario duration + {DURATION_GRACE_S:g}s"
     rows = [
         ("config", str(config.source) if config.source else "(flags only)"),
@@ -48,7 +43,7 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef], engine: str | None
             + (f" / {agent.model}" if agent.model else "")
             + (f" at {agent.base_url}" if agent.base_url else ""),
         ),
-        ("judge", judge_text),
+        ("judge", _judge_text(config)),
         ("runs", f"pass_at {run.pass_at}, concurrency {run.concurrency}, timeout {timeout}"),
         ("noise", "on (ARE's noise mode)" if run.noise else "off"),
         (
@@ -81,14 +76,27 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef], engine: str | None
         rows.append(("hosts", ", ".join(run.hosts)))
     for name, value in rows:
         settings.add_row(name, Text(printable(redact_url_credentials(value))))
+    return Group(settings, _per_split(refs))
+
+
+def _judge_text(config: RunConfig) -> str:
+    judge = config.judge
+    if not judge.model:
+        return "none (exact matches only)"
+    return f"{judge.provider or 'openai'} / {judge.model}" + (
+        f" at {judge.base_url}" if judge.base_url else ""
+    )
+
+
+def _per_split(refs: list[ScenarioRef]) -> Table:
+    """Scenario counts per split, and the total."""
     per_split = Table(title="scenarios per split", title_justify="left")
     per_split.add_column("split", overflow="fold")
     per_split.add_column("scenarios", justify="right", no_wrap=True)
-    counts = Counter(ref.split or "-" for ref in refs)
-    for split, count in counts.items():
+    for split, count in Counter(ref.split or "-" for ref in refs).items():
         per_split.add_row(Text(printable(split)), str(count))
     per_split.add_row("[bold]total", f"[bold]{len(refs)}")
-    return Group(settings, per_split)
+    return per_split
 
 
 def _generation_text(value: str) -> str:

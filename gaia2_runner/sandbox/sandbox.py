@@ -53,6 +53,19 @@ def deferred_interrupts() -> Iterator[None]:
             raise KeyboardInterrupt
 
 
+Upload = tuple[str, str, bytes, int]  # directory, file name, content, mode
+
+
+def _uploads(scenario: bytes | None, input_dir: str, extra_files: Mapping[str, bytes] | None) -> list[Upload]:
+    """What goes into a container before it starts: the scenario (owner-only) and `extra_files`
+    (absolute path -> content, world-readable: the CA bundle, an image check's probe)."""
+    uploads = [(input_dir, contract.SCENARIO_FILE_NAME, scenario, 0o600)] if scenario is not None else []
+    for target, data in (extra_files or {}).items():
+        directory, _, filename = target.rpartition("/")
+        uploads.append((directory or "/", filename, data, 0o644))
+    return uploads
+
+
 def make_driver(engine: str, url: str) -> EngineDriver:
     """The driver of `engine` talking to `url` (unix:// or tcp://)."""
     if engine == DOCKER:
@@ -264,14 +277,7 @@ class Sandbox:
         port = free_port()
         token = secrets.token_urlsafe(32)
         name = name or f"gaia2-{safe_name(scenario_id)[:60]}-{secrets.token_hex(3)}"
-        uploads = (
-            [(input_dir, contract.SCENARIO_FILE_NAME, scenario_bytes, 0o600)]
-            if scenario_bytes is not None
-            else []
-        )
-        for target, data in (extra_files or {}).items():
-            directory, _, filename = target.rpartition("/")
-            uploads.append((directory or "/", filename, data, 0o644))
+        uploads = _uploads(scenario_bytes, input_dir, extra_files)
         spec = ContainerSpec(
             image=image,
             name=name,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.table import Table
 from rich.text import Text
 
 from gaia2_runner.analysis import describe, load_rows
@@ -45,20 +46,23 @@ def _print_rejudged(run: Rejudged) -> None:
     )
 
 
+_USE_SET_OPTION = typer.Option(
+    None,
+    "--use",
+    metavar="SET",
+    help=(
+        "Judge nothing: make original or rejudged the current verdicts (what ls, compare, export, "
+        "view and the report show) and print the report."
+    ),
+)
+
+
 @friendly
 @with_settings(settings_named("judge"))
 def judge_cmd(
     output_dir: Path = typer.Argument(..., help="A run's output directory."),
     concurrency: int = typer.Option(2, "--concurrency", min=1, max=64, help="Judge containers at a time."),
-    use_set: str | None = typer.Option(
-        None,
-        "--use",
-        metavar="SET",
-        help=(
-            "Judge nothing: make original or rejudged the current verdicts (what ls, compare, export, "
-            "view and the report show) and print the report."
-        ),
-    ),
+    use_set: str | None = _USE_SET_OPTION,
     engine: EngineOption = None,
     settings: dict[str, Any] = None,  # type: ignore[assignment]
 ) -> None:
@@ -89,22 +93,8 @@ def judge_cmd(
             sandbox=sandbox,
             on_done=_print_rejudged,
         )
-    table = compact_table(f"re-judged {len(outcome.runs)} runs")
-    add_name(table, "scenario")
-    add_fixed(table, "before", "left")
-    add_fixed(table, "now", "left")
-    add_flexible(table, "reason")
-    word = {True: "PASS", False: "FAIL", None: "ERROR"}
-    for run in outcome.runs:
-        if run.change != "same":
-            table.add_row(
-                name_cell(run.rel or run.scenario_id),
-                word[run.old],
-                word[run.new],
-                one_line_cell(run.error or run.reason),
-            )
     if any(run.change != "same" for run in outcome.runs):
-        out.print(table)
+        out.print(_changes_table(outcome.runs))
     counts = outcome.counts()
     out.print(
         Text(
@@ -131,3 +121,22 @@ def _refresh_report(output_dir: Path) -> None:
     rows = load_rows(output_dir, info.verdicts)
     out.print(Text(printable(f"report over the {info.verdicts.describe()}:"), overflow="fold"))
     out.print(render_summary(summarize([r.summary_record() for r in rows], pass_at=info.pass_at)))
+
+
+def _changes_table(runs: list[Rejudged]) -> Table:
+    """The runs whose verdict the re-judge changed: before, now and why."""
+    table = compact_table(f"re-judged {len(runs)} runs")
+    add_name(table, "scenario")
+    add_fixed(table, "before", "left")
+    add_fixed(table, "now", "left")
+    add_flexible(table, "reason")
+    word = {True: "PASS", False: "FAIL", None: "ERROR"}
+    for run in runs:
+        if run.change != "same":
+            table.add_row(
+                name_cell(run.rel or run.scenario_id),
+                word[run.old],
+                word[run.new],
+                one_line_cell(run.error or run.reason),
+            )
+    return table

@@ -42,54 +42,61 @@ LEADERBOARD_PANEL = "Leaderboard"
 TOML_FLAG = "--toml"  # not --config: run-dataset's --config picks the hub dataset's configs
 
 
+_CONFIG_PATH_OPTION = typer.Option(
+    None,
+    TOML_FLAG,
+    help="TOML run configuration (as run-config's "
+    "--config; the phases set configs, split, runs, noise and "
+    "Agent2Agent). Named --toml: --config picks hub configs elsewhere.",
+)
+_SPLIT_OPTION = typer.Option(
+    None,
+    "--split",
+    rich_help_panel=LEADERBOARD_PANEL,
+    help=f"Dataset split every phase runs (default {D.DEFAULT_HUB_SPLIT}; "
+    "with --report: the split the runs read).",
+)
+_RUNS_OPTION = typer.Option(
+    D.LEADERBOARD_RUNS,
+    "--runs",
+    min=1,
+    max=D.MAX_PASS_AT,
+    help="Runs of every scenario in each phase (ARE's submission: 3).",
+    rich_help_panel=LEADERBOARD_PANEL,
+)
+_REPORT_OPTION = typer.Option(
+    False,
+    "--report",
+    help="Run nothing: report on --output-dir and write its bundle.",
+    rich_help_panel=LEADERBOARD_PANEL,
+)
+_HF_UPLOAD_OPTION = typer.Option(
+    None,
+    "--hf-upload",
+    metavar="REPO",
+    rich_help_panel=LEADERBOARD_PANEL,
+    help="Also upload the bundle to this Hugging Face dataset repo (token from HF_TOKEN).",
+)
+_DRY_RUN_OPTION = typer.Option(
+    False,
+    "--dry-run",
+    help="Check every phase and print what would run; no container starts.",
+    rich_help_panel=PANELS["execution"],
+)
+_OVERWRITE_OPTION = typer.Option(False, "--overwrite", help=OVERWRITE_HELP, rich_help_panel=PANELS["output"])
+
+
 @friendly
 @with_settings(settings_named(exclude=owned_settings()))
 def leaderboard_cmd(
-    config_path: str | None = typer.Option(
-        None,
-        TOML_FLAG,
-        help="TOML run configuration (as run-config's "
-        "--config; the phases set configs, split, runs, noise and "
-        "Agent2Agent). Named --toml: --config picks hub configs elsewhere.",
-    ),
-    split: str | None = typer.Option(
-        None,
-        "--split",
-        rich_help_panel=LEADERBOARD_PANEL,
-        help=f"Dataset split every phase runs (default {D.DEFAULT_HUB_SPLIT}; "
-        "with --report: the split the runs read).",
-    ),
-    runs: int = typer.Option(
-        D.LEADERBOARD_RUNS,
-        "--runs",
-        min=1,
-        max=D.MAX_PASS_AT,
-        help="Runs of every scenario in each phase (ARE's submission: 3).",
-        rich_help_panel=LEADERBOARD_PANEL,
-    ),
-    report: bool = typer.Option(
-        False,
-        "--report",
-        help="Run nothing: report on --output-dir and write its bundle.",
-        rich_help_panel=LEADERBOARD_PANEL,
-    ),
-    hf_upload: str | None = typer.Option(
-        None,
-        "--hf-upload",
-        metavar="REPO",
-        rich_help_panel=LEADERBOARD_PANEL,
-        help="Also upload the bundle to this Hugging Face dataset repo (token from HF_TOKEN).",
-    ),
+    config_path: str | None = _CONFIG_PATH_OPTION,
+    split: str | None = _SPLIT_OPTION,
+    runs: int = _RUNS_OPTION,
+    report: bool = _REPORT_OPTION,
+    hf_upload: str | None = _HF_UPLOAD_OPTION,
     env_file: str | None = typer.Option(None, "--env-file", help=ENV_FILE_HELP),
-    dry_run: bool = typer.Option(
-        False,
-        "--dry-run",
-        help="Check every phase and print what would run; no container starts.",
-        rich_help_panel=PANELS["execution"],
-    ),
-    overwrite: bool = typer.Option(
-        False, "--overwrite", help=OVERWRITE_HELP, rich_help_panel=PANELS["output"]
-    ),
+    dry_run: bool = _DRY_RUN_OPTION,
+    overwrite: bool = _OVERWRITE_OPTION,
     settings: dict[str, Any] = None,  # type: ignore[assignment]
 ) -> None:
     """Run a Gaia2 leaderboard entry: standard (five capability configs), agent2agent and noise

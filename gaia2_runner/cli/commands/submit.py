@@ -19,38 +19,41 @@ from gaia2_runner.execution.plan import plan_run
 from gaia2_runner.execution.slurm import SlurmJob, submit, write_scripts
 from gaia2_runner.text import printable
 
+_SLURM_OPTION = typer.Option(
+    False, "--slurm", help="Submit to SLURM with sbatch (the one scheduler supported)."
+)
+_SHARDS_OPTION = typer.Option(..., "--shards", help="N: one array task per shard, each running --shard I/N.")
+_TIME_LIMIT_OPTION = typer.Option(None, "--time", help="sbatch --time per shard task (e.g. 12:00:00).")
+_SBATCH_ARGS_OPTION = typer.Option(
+    None,
+    "--sbatch-arg",
+    help="Extra sbatch option for every job, e.g. --sbatch-arg=--cpus-per-task=8 (repeatable).",
+)
+_MAX_PARALLEL_OPTION = typer.Option(
+    None, "--max-parallel", help="At most this many shards at once (--array %M)."
+)
+_ENV_FILE_OPTION = typer.Option(
+    None, "--env-file", help="dotenv file the shards load (default: next to the config)."
+)
+
 
 @friendly
 def submit_cmd(
     config_path: str = typer.Option(..., "--config", help="TOML run configuration (as for run-config)."),
-    slurm: bool = typer.Option(
-        False, "--slurm", help="Submit to SLURM with sbatch (the one scheduler supported)."
-    ),
-    shards: int = typer.Option(
-        ..., "--shards", help="N: one array task per shard, each running --shard I/N."
-    ),
+    slurm: bool = _SLURM_OPTION,
+    shards: int = _SHARDS_OPTION,
     partition: str | None = typer.Option(None, "--partition", help="sbatch --partition for every job."),
-    time_limit: str | None = typer.Option(
-        None, "--time", help="sbatch --time per shard task (e.g. 12:00:00)."
-    ),
-    sbatch_args: list[str] | None = typer.Option(
-        None,
-        "--sbatch-arg",
-        help="Extra sbatch option for every job, e.g. --sbatch-arg=--cpus-per-task=8 (repeatable).",
-    ),
-    max_parallel: int | None = typer.Option(
-        None, "--max-parallel", help="At most this many shards at once (--array %M)."
-    ),
-    env_file: str | None = typer.Option(
-        None, "--env-file", help="dotenv file the shards load (default: next to the config)."
-    ),
+    time_limit: str | None = _TIME_LIMIT_OPTION,
+    sbatch_args: list[str] | None = _SBATCH_ARGS_OPTION,
+    max_parallel: int | None = _MAX_PARALLEL_OPTION,
+    env_file: str | None = _ENV_FILE_OPTION,
     dry_run: bool = typer.Option(False, "--dry-run", help="Write and print the scripts; submit nothing."),
     engine: EngineOption = None,
 ) -> None:
     """Run a config's shards as a SLURM array, then aggregate them, and print how to watch it.
 
     Every task runs `run-config --config X --shard I/N` on its node's engine; the output_dir must
-    be on a filesystem every node shares. Checks the config and scenarios first (no podman).
+    be on a filesystem every node shares. Checks the config and scenarios first (no container engine).
     """
     if not slurm:
         raise Gaia2Error("choose a scheduler: --slurm (the only one supported)")
@@ -65,7 +68,7 @@ def submit_cmd(
         raise Gaia2Error(
             f"{config.where('shard')}: remove it: submit gives every task its own --shard I/{shards}"
         )
-    plan = plan_run(config, command="submit")  # every check that needs no podman, before sbatch
+    plan = plan_run(config, command="submit")  # every check that needs no engine, before sbatch
     scenarios = len(plan.refs)
     job = SlurmJob(
         config=Path(config_path).resolve(),
@@ -89,10 +92,15 @@ def submit_cmd(
             out.print(Text(printable(f"# {path}")))
             out.print(Text(printable(path.read_text())))
         return
-    array_id, aggregate_id = submit(job)
+    _show_submitted(job, *submit(job), scenarios=scenarios, pass_at=plan.pass_at)
+
+
+def _show_submitted(job: SlurmJob, array_id: str, aggregate_id: str, *, scenarios: int, pass_at: int) -> None:
+    """What was submitted and how to follow it: squeue, the logs, the live viewer, the summary."""
+    shards = job.shards
     root = job.output_dir
     lines = [
-        f"submitted: shards job {array_id} ({shards} array tasks, {scenarios} scenarios × pass@{plan.pass_at}), "
+        f"submitted: shards job {array_id} ({shards} array tasks, {scenarios} scenarios × pass@{pass_at}), "
         f"aggregate job {aggregate_id} after it",
         f"watch:   squeue -j {array_id},{aggregate_id}    (sacct -j {array_id} where accounting is on)",
         f"logs:    {job.logs}/",
