@@ -23,7 +23,7 @@ def test_completed_success():
         status_doc(
             status="completed",
             judgment={"success": True, "rationale": ""},
-            turns=[{"turn": 0, "success": True, "rationale": ""}],
+            turns=[{"turn_number": 1, "success": True, "rationale": ""}],
         )
     )
     assert (r.status, r.success, r.agent_actions, r.failure_reasons) == ("completed", True, 3, [])
@@ -34,8 +34,8 @@ def test_completed_failure_collects_rationales():
     r.apply_status(
         status_doc(
             status="completed",
-            judgment={"success": False, "rationale": "wrong date", "failed_turn": 0},
-            turns=[{"turn": 0, "success": False, "rationale": "wrong date"}],
+            judgment={"success": False, "rationale": "wrong date", "failed_turn_number": 1},
+            turns=[{"turn_number": 1, "success": False, "rationale": "wrong date"}],
         )
     )
     assert r.success is False
@@ -151,13 +151,13 @@ def test_the_judge_diff_leads_the_reasons():
             judgment={
                 "success": False,
                 "rationale": long,
-                "failed_turn": 1,
+                "failed_turn_number": 2,
                 "reason": "send_email.recipients: expected ['a@x'], got ['b@x']",
             },
             turns=[
-                {"turn": 0, "success": True, "rationale": ""},
+                {"turn_number": 1, "success": True, "rationale": ""},
                 {
-                    "turn": 1,
+                    "turn_number": 2,
                     "success": False,
                     "rationale": long,
                     "reason": "send_email.recipients: expected ['a@x'], got ['b@x']",

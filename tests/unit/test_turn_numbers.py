@@ -1,5 +1,4 @@
-"""Turn numbers count from 1 in everything the runner writes; outputs of older runners (0-based,
-under `turn`, `failed_turn`, `turn_index`) read the same."""
+"""Turn numbers count from 1 in everything the runner writes and reads."""
 
 from __future__ import annotations
 
@@ -16,18 +15,10 @@ NEW = {
         {"turn_number": 2, "success": False, "rationale": "r", "reason": "send_email: never called"},
     ],
 }
-OLD = {
-    "status": "failed",
-    "judgment": {"success": False, "rationale": "r", "failed_turn": 1},
-    "turns": [
-        {"turn": 0, "success": True, "rationale": ""},
-        {"turn": 1, "success": False, "rationale": "r", "reason": "send_email: never called"},
-    ],
-}
 
 
-@pytest.mark.parametrize("doc", [NEW, OLD], ids=["current", "older runner"])
-def test_both_formats_read_as_numbers_from_1(doc):
+def test_turns_read_as_numbers_from_1():
+    doc = NEW
     assert [turn_number(t) for t in doc["turns"]] == [1, 2]
     assert failed_turn_number(doc["judgment"]) == 2
     assert failure_reasons(doc)[0] == "turn 2: send_email: never called"
@@ -39,10 +30,10 @@ def test_both_formats_read_as_numbers_from_1(doc):
 @pytest.mark.parametrize("value", [None, "1", True, -1, 1.0, [1], {"n": 1}])
 def test_anything_but_a_count_is_no_turn(value):
     assert turn_number({"turn_number": value}) is None
-    assert failed_turn_number({"failed_turn_number": value, "failed_turn": value}) is None
+    assert failed_turn_number({"failed_turn_number": value}) is None
     assert turn_number(value) is None and current_turn_number(value) is None
 
 
-def test_zero_is_no_turn_number_but_a_legacy_index():
-    assert turn_number({"turn_number": 0}) is None and turn_number({"turn": 0}) == 1
-    assert current_turn_number({"turn_number": 2}) == 2 and current_turn_number({"turn_index": 0}) == 1
+def test_zero_is_no_turn_number():
+    assert turn_number({"turn_number": 0}) is None and current_turn_number({"turn_number": 0}) is None
+    assert current_turn_number({"turn_number": 2}) == 2

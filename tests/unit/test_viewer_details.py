@@ -40,8 +40,8 @@ def test_a_failure_shows_its_rationale_once_with_turns_from_one(tmp_path: Path) 
     result = json.loads((directory / "result.json").read_text())
     result.update(
         failure_reasons=[f"turn 1: {rationale}"],
-        judgment={"success": False, "rationale": rationale, "failed_turn": 0},
-        turns=[{"turn": 0, "success": False, "rationale": rationale, "error": None}],
+        judgment={"success": False, "rationale": rationale, "failed_turn_number": 1},
+        turns=[{"turn_number": 1, "success": False, "rationale": rationale, "error": None}],
     )
     (directory / "result.json").write_text(json.dumps(result))
     events = [json.loads(line) for line in (directory / "events.jsonl").read_text().splitlines()]
