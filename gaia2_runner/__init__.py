@@ -1,10 +1,10 @@
-"""gaia2-runner: evaluate agents on Meta's Gaia2 benchmark, one podman container per scenario.
+"""gaia2-runner: evaluate agents on Meta's Gaia2 benchmark, one container (podman or Docker) per scenario.
 
 The host side only speaks the HTTP contract in docs/reference/container-contract.md, so any image that
 honours it can be evaluated. The public API (imported lazily, so `import gaia2_runner` stays cheap):
 
     config = gaia2_runner.load_config("x.toml")            # or RunConfig / apply_overrides
-    plan = gaia2_runner.plan_run(config)                   # every check that needs no podman
+    plan = gaia2_runner.plan_run(config)                   # every check that needs no engine
     outcome = gaia2_runner.run_plan(plan, observer=...)    # containers, results, summary.json
     result = gaia2_runner.run_scenario(path, image, out)   # one scenario, one container
     rows = gaia2_runner.load_rows("out/")                  # finished runs as rows (pandas, exports)

@@ -1,7 +1,7 @@
 """From settings to a finished run: the one path behind run, demo, run-dataset and run-config.
 
-Order matters: .env is loaded, the config is built and every check that needs no podman runs
-(targets, scenario files, API keys), then podman is reached, the image checked and the model
+Order matters: .env is loaded, the config is built and every check that needs no container engine runs
+(targets, scenario files, API keys), then the engine is reached, the image checked and the model
 endpoints tried from one short container (execution/preflight.py), and only then does a scenario
 start. A dry run stops after the checks, endpoints included, and prints the plan.
 """

@@ -31,7 +31,7 @@ def extract_output(
     """Extract the regular files of a `get_archive` tar into `dest`.
 
     `archive` is the tar's bytes or a file to read it from once, front to back (tarfile's stream
-    mode: a stream from podman is extracted as it arrives, never held whole). A stream that breaks
+    mode: a stream from the engine is extracted as it arrives, never held whole). A stream that breaks
     off or grows past its cap (sandbox/streams.py ChunkReader) keeps what was extracted before.
     Podman puts the requested directory itself at the top of the archive (`output/...`); that
     component is dropped so files land directly in `dest`. From a stopped container whose directory

@@ -44,7 +44,7 @@ class ScenarioResult:
     status: str = "error"
     error: str | None = None  # why there is no verdict (set only when success is None)
     note: str | None = None  # how a judged run ended when not normally (agent exit, time limit)
-    artifacts_lost: bool = False  # the output could not be collected (podman outage): --retry reruns it
+    artifacts_lost: bool = False  # the output could not be collected (engine outage): --retry reruns it
     failure_reasons: list[str] = field(default_factory=list)
     judgment: dict[str, Any] | None = None
     agent_actions: int = 0

@@ -1,7 +1,7 @@
 """HTTP client for the adapter API every scenario container serves (docs/reference/container-contract.md).
 
-The runner only ever talks to a container through this API and podman's archive calls: no
-`podman exec`, so images stay black boxes. Every request carries the container's adapter token
+The runner only ever talks to a container through this API and the engine's archive calls: no
+`exec`, so images stay black boxes. Every request carries the container's adapter token
 (`Authorization: Bearer`), without which the daemon answers 401.
 """
 
@@ -93,7 +93,7 @@ class AdapterClient:
             except httpx.HTTPError as exc:
                 last = type(exc).__name__
             now = time.monotonic()
-            # Asking podman costs a round trip, so check liveness about once a second.
+            # Asking the engine costs a round trip, so check liveness about once a second.
             if container_alive is not None and now - alive_checked >= 1.0:
                 alive_checked = now
                 if not container_alive():

@@ -119,7 +119,7 @@ class ContainerHandle:
 
     def logs(self) -> str:
         """Container stdout+stderr as text (its first CONTAINER_LOG_MAX_BYTES, then a marker line);
-        demultiplexed when podman frames it. Streamed: the runner never holds more than the cap."""
+        demultiplexed when the engine frames it. Streamed: the runner never holds more than the cap."""
         with self.sandbox.driver.open_logs(self.cid) as chunks:
             data = read_capped(chunks, CONTAINER_LOG_MAX_BYTES)
         text = demux_logs(data.data).decode("utf-8", errors="replace")

@@ -1,7 +1,7 @@
 """Containers left behind by runners that died: find them by label, remove them.
 
 A container stops by itself once its runner is gone (the daemon's watchdog), but it is not removed:
-its logs and /gaia2/output stay for `podman logs` / `podman cp` until the next invocation that
+its logs and /gaia2/output stay for `podman logs`/`docker logs` and `cp` until the next invocation that
 starts containers (`Sandbox` sweeps once, before its first container) or `gaia2-runner clean`
 removes it. Only containers whose runner is provably gone are swept (ownership.owner_state);
 containers of live runners, or of runners nobody can check from here, are never touched unless
@@ -49,7 +49,7 @@ class Leftover:
 
     id: str
     name: str
-    state: str  # podman's: running, exited, created, …
+    state: str  # the engine's: running, exited, created, …
     scenario_id: str
     output_dir: str
     owner: Owner | None

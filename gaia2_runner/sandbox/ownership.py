@@ -4,7 +4,7 @@ that process is provably gone.
 A runner killed with -9 cannot remove its containers. The next invocation finds them by these
 labels and removes those whose owner is gone for sure, never those of a runner that may still
 run: runners on other machines, in other containers or pid namespaces, or of an earlier boot (or
-another machine of the same name) share podman hosts too. The owner is host + boot id + the pid
+another machine of the same name) share engine hosts too. The owner is host + boot id + the pid
 and time namespaces + pid + the process's start time (field 22 of /proc/<pid>/stat, clock ticks
 since boot, as the reader's time namespace sees it); a pid alone would not do (pids are reused).
 """
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-# Every label the runner puts on a container; podman filters on them (`label=gaia2-runner=1`).
+# Every label the runner puts on a container; both engines filter on them (`label=gaia2-runner=1`).
 LABEL_RUNNER = "gaia2-runner"  # "1": started by gaia2-runner
 LABEL_SCENARIO_ID = "gaia2.scenario_id"
 LABEL_HOST = "gaia2.owner.host"

@@ -1,7 +1,7 @@
-"""An `ssh://user@host[:port]/path/podman.sock` podman host: one ssh master connection per host.
+"""An `ssh://user@host[:port]/path/podman.sock` (or docker.sock) engine host: one ssh master connection per host.
 
-The runner must reach two things on a remote host: its podman API socket and, per container, the
-adapter port podman publishes on the remote host's loopback. One `ssh -M -N` master forwards the
+The runner must reach two things on a remote host: its engine API socket and, per container, the
+adapter port the engine publishes on the remote host's loopback. One `ssh -M -N` master forwards the
 API socket to a local one (the sandbox then talks `unix://` to it, as to a local service) and
 later adds and cancels one port forward per container over the same connection (`ssh -O
 forward` / `-O cancel`), so a container costs no new ssh login. When the master dies or the
@@ -35,7 +35,7 @@ class SshHost:
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
         if not parts.hostname or not parts.path:
-            raise Gaia2Error(f"{url}: use ssh://user@host[:port]/path/to/podman.sock")
+            raise Gaia2Error(f"{url}: use ssh://user@host[:port]/path/to/podman.sock (or docker.sock)")
         self.source = url
         self.target = f"{parts.username}@{parts.hostname}" if parts.username else parts.hostname
         self.remote_socket = parts.path

@@ -10,7 +10,7 @@ import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-STREAM_CHUNK_BYTES = 1 << 20  # one read from podman's answer
+STREAM_CHUNK_BYTES = 1 << 20  # one read from the engine's answer
 CONTAINER_LOG_MAX_BYTES = 16 << 20  # container.log: the daemon's own log lines (capped in the daemon too)
 SMALL_ARCHIVE_MAX_BYTES = 64 << 20  # ContainerHandle.get_archive: a preflight result, an image check
 # A run's output archive: the daemon's files (each capped, or bounded by the container's memory)
