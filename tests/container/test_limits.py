@@ -15,8 +15,8 @@ import pytest
 from gaia2_container.daemon.output_caps import CappedAgentLog, LogBudget  # noqa: E402
 from gaia2_runner.config.limits import DEFAULT_LIMITS, ContainerLimits, GiB, MiB, parse_size
 from gaia2_runner.output.artifacts import extract_output
-from gaia2_runner.output.streams import ChunkReader, read_capped
 from gaia2_runner.sandbox.container_limits import limit_options, tmpfs_mounts, tmpfs_places
+from gaia2_runner.sandbox.streams import ChunkReader, read_capped
 
 
 @pytest.mark.parametrize(

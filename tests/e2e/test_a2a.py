@@ -101,9 +101,9 @@ def _lines(text: str, tag: str):
     return json.loads(next(line for line in text.splitlines() if line.startswith(tag + " "))[len(tag) + 1 :])
 
 
-def test_ares_choice_and_the_tool_surface(images, backend):
+def test_ares_choice_and_the_tool_surface(images, sandbox):
     scenario = (SCENARIOS / f"{SCENARIO}.json").read_text()
-    container = backend.client.containers.create(
+    container = sandbox.driver.client.containers.create(
         ORACLE_IMAGE,
         entrypoint=["/opt/gaia2/venv/bin/python", "-c", CHECK, scenario],
         network_mode=NETWORK_MODE,

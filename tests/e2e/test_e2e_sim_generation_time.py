@@ -49,7 +49,7 @@ subprocess.run([PY, "-m", "gaia2_container.runtimes.reply", os.environ["ANSWER"]
 
 @pytest.mark.parametrize(("mode", "on_time"), [("measured", True), ("off", False)])
 def test_a_slow_model_is_judged_on_time_with_measured_and_late_with_off(
-    images, backend, fake, tmp_path: Path, mode: str, on_time: bool
+    images, sandbox, fake, tmp_path: Path, mode: str, on_time: bool
 ):
     fake.set_script([{"text": "In two minutes.", "delay_s": SLOW_S}])
     env = {
@@ -65,7 +65,7 @@ def test_a_slow_model_is_judged_on_time_with_measured_and_late_with_off(
     }
     if mode != "measured":  # measured is the daemon's default: the runner never sends it
         env["GAIA2_SIM_GENERATION_TIME"] = mode
-    result = run_scenario(TIME_SPLIT, ORACLE_IMAGE, tmp_path, backend=backend, extra_env=env, timeout=240)
+    result = run_scenario(TIME_SPLIT, ORACLE_IMAGE, tmp_path, sandbox=sandbox, extra_env=env, timeout=240)
     out = tmp_path / result.scenario_id
     agent_log = (out / "agent.log").read_text()
     assert result.status == "completed" and "MODEL In two minutes." in agent_log, (result.error, agent_log)

@@ -113,9 +113,9 @@ print("ALL-OK")
 """
 
 
-def test_guarded_checkers_against_ares_own(images, backend, fake):
+def test_guarded_checkers_against_ares_own(images, sandbox, fake):
     fake.set_script({"chat": [{"status": 400, "message": OVERFLOW, "repeat": 10}]})
-    container = backend.client.containers.create(
+    container = sandbox.driver.client.containers.create(
         ORACLE_IMAGE,
         entrypoint=["/opt/gaia2/venv/bin/python", "-c", CHECK, f"http://{HOST}:{fake.port}/v1"],
         network_mode=NETWORK_MODE,

@@ -53,7 +53,7 @@ raise SystemExit(3)
 
 @pytest.mark.both_engines
 def test_memory_and_disk_hogs_end_with_their_limit_while_a_parallel_scenario_passes(
-    images, backend, tmp_path
+    images, sandbox, tmp_path
 ):
     limits = ContainerLimits.of(memory="2560m", disk="256m")
     runs = {"hog": (CALENDAR, HOG), "filler": (CONTACTS, FILLER), "oracle": (MESSAGING, None)}
@@ -67,7 +67,7 @@ def test_memory_and_disk_hogs_end_with_their_limit_while_a_parallel_scenario_pas
             tmp_path / name,
             extra_env=env,
             timeout=120,
-            backend=backend,
+            sandbox=sandbox,
             limits=limits,
         )
 
