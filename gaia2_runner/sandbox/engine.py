@@ -3,8 +3,9 @@
 Everything the runner asks of an engine goes through one `EngineDriver`: create a container from a
 `ContainerSpec`, copy files in before it starts, start it, read its state, logs and output, stop and
 remove it, list the runner's containers, and inspect or build images. The engine-neutral logic
-(the live set, the orphan sweep, deferred interrupts, ssh tunnels, capped streams) lives in
-sandbox/sandbox.py and is the same for every engine; a driver only translates. Drivers:
+(the live set, the orphan sweep, deferred interrupts, ssh tunnels) lives in sandbox/sandbox.py,
+one container's files, state and capped streams (sandbox/streams.py) in sandbox/container_handle.py,
+the same for every engine; a driver only translates. Drivers:
 sandbox/podman_driver.py (podman-py) and sandbox/docker_driver.py (the `docker` package).
 
 Why a spec rather than keyword arguments: the two APIs spell the same policy differently (network
