@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gaia2_runner.config.engines import ENGINE_ENV, ENGINES, PODMAN
+from parallel import assign_groups, environ, images_lock, in_worker, parallel_guard
 
 BOTH_ENGINES = "both_engines"  # the marker
 ENGINES_OPTION = "--engines"
@@ -70,23 +72,25 @@ def engine_of(item: pytest.Item) -> str | None:
     return callspec.params.get("engine") if callspec is not None else None
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On xdist workers: the tests' groups and hand-out order (tests/support/parallel.py); before
+    xdist's own hook, which reads the groups."""
+    if in_worker():
+        assign_groups(items)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     """$GAIA2_ENGINE names a marked test's engine from its fixtures' set-up to their teardown (so
     subprocess runners and module fixtures follow it), and is put back afterwards (unit tests never
-    see it)."""
+    see it). On an xdist worker the test also holds its share of the engines (parallel_guard)."""
     name = engine_of(item)
-    if name is None:
+    with ExitStack() as stack:
+        if name is not None:
+            stack.enter_context(environ(ENGINE_ENV, name))
+        stack.enter_context(parallel_guard(item, nextitem))
         return (yield)
-    saved = os.environ.get(ENGINE_ENV)
-    os.environ[ENGINE_ENV] = name
-    try:
-        return (yield)
-    finally:
-        if saved is None:
-            os.environ.pop(ENGINE_ENV, None)
-        else:
-            os.environ[ENGINE_ENV] = saved
 
 
 def scenario_doc(scenario_id: str | None = "demo_ok", duration: Any = 30) -> dict:
@@ -147,7 +151,8 @@ def built_images(sandboxes) -> Callable[[str], list[str]]:
 
     def build(name: str) -> list[str]:
         if name not in done:
-            done[name] = ensure_images(sandboxes(name), log=lambda line: None)
+            with images_lock():  # one builder at a time; the next finds them fresh
+                done[name] = ensure_images(sandboxes(name), log=lambda line: None)
         return done[name]
 
     return build
@@ -195,7 +200,8 @@ def harness_image(sandboxes, built_images):
     def build(name: str) -> str:
         if name not in built:
             harness = get_harness(name)
-            ensure_images(sandboxes(PODMAN), log=lambda line: None, harnesses=[harness], defaults=False)
+            with images_lock():
+                ensure_images(sandboxes(PODMAN), log=lambda line: None, harnesses=[harness], defaults=False)
             built[name] = harness.image
         return built[name]
 

@@ -395,10 +395,14 @@ def _bytes(name: str, data: bytes) -> Callable[..., None]:
 
 
 def _link(name: str, target: Callable[[Path], Path | str]) -> Callable[..., None]:
+    """PID in `name` becomes the building process's pid (the case's id stays the same on every
+    pytest-xdist worker, which must all collect the same ids)."""
+
     def build(out: Path, outside: Path, slot: Path, rng: random.Random) -> None:
         good(slot, rng)
-        (slot / name).unlink(missing_ok=True)
-        (slot / name).symlink_to(target(outside))
+        path = slot / name.replace("PID", str(os.getpid()))
+        path.unlink(missing_ok=True)
+        path.symlink_to(target(outside))
 
     return build
 
@@ -613,7 +617,7 @@ def special_cases() -> list[Case]:
             ("daemon_status.json", "outside", lambda o: o / "dir" / "daemon_status.json"),
             ("container.log", "/etc/passwd", lambda o: "/etc/passwd"),
             ("trace.html", "outside", lambda o: o / "secret.txt"),
-            (f".trace.html.{os.getpid()}.viewer-tmp", "outside", lambda o: o / "planted"),
+            (".trace.html.PID.viewer-tmp", "outside", lambda o: o / "planted"),
         ]
     ]
     cases += [

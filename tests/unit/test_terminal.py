@@ -324,7 +324,9 @@ def test_summary_line():
     assert line.startswith("8 of 9 runs: 6 pass, 1 fail, 1 error · success 75.0% · interrupted ·")
 
 
-def test_show_outcome_ends_with_the_summary_line(tmp_path):
+def test_show_outcome_ends_with_the_summary_line(tmp_path_factory):
+    # A short path: "results: PATH" fits 80 columns on one line under xdist too (…/popen-gwN/…).
+    tmp_path = tmp_path_factory.mktemp("out")
     console = Console(width=80, record=True, force_terminal=False)
     rows = demo_records()
     show_outcome(outcome_for(tmp_path, rows), console, per_scenario=True)

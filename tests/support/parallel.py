@@ -1,0 +1,201 @@
+"""The suite on several pytest-xdist workers (scripts/test.sh: `-n N --dist loadgroup`).
+
+Which tests share a worker (`xdist_group`), in which order the work is handed out, and the locks
+that keep the workers from racing where they share one engine:
+
+- `real_model`: the llama-server is a session fixture (one per worker) and its tests are the longest
+  chain of the suite, so the group goes out first.
+- `leftovers`: the kill -9 tests leave containers of dead runners and count what a sweep removes,
+  while every runner invocation elsewhere sweeps such containers before its first one. They hold
+  the engines alone (`engines_alone`): every other integration test holds them shared, except the
+  real_model group, which runs with the sweep off ($GAIA2_SWEEP=0, none of its tests is about
+  leftovers) so that its ten-minute tests never keep them waiting. They go out second, while the
+  other workers run the tests that start no container.
+- `harnesses`: the harness images and the `harness_runs` session fixture serve test_harnesses.py
+  and every test_harness_*.py: built and run once, on one worker.
+- `hosts`: test_hosts_e2e.py's second podman root is one fixed directory.
+- a module whose tests read one module-scoped fixture of its own (runs of real scenarios, mostly):
+  one group per module, so the fixture runs once.
+
+Images are built under a file lock (`images_lock`): one worker builds, the others wait and find
+them fresh. Without xdist every lock here is a no-op but the image lock (other pytest sessions on
+the machine build the same tags).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from gaia2_runner.config.schema import SWEEP_ENV
+
+REAL_MODEL = "real_model"
+LEFTOVERS = "leftovers"
+HARNESSES = "harnesses"
+LEFTOVER_MODULES = ("tests/redteam/test_redteam_orphans.py", "tests/redteam/test_shared_engine_host.py")
+HARNESS_PREFIXES = ("tests/e2e/test_harness_", "tests/e2e/test_harnesses.py")
+FIXED_DIR_MODULES = {"tests/e2e/test_hosts_e2e.py": "hosts"}
+WORKER_ENV = "PYTEST_XDIST_WORKER"
+IMAGES_LOCK = Path(tempfile.gettempdir()) / "gaia2-test-images.lock"
+
+
+def module_of(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def own_module_fixture(item: pytest.Item) -> bool:
+    """The test reads a module-scoped fixture defined in its own module."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    module = module_of(item)
+    for defs in info.name2fixturedefs.values():
+        for fixturedef in defs:
+            if fixturedef.scope == "module" and fixturedef.baseid.split("::", 1)[0] == module:
+                return True
+    return False
+
+
+def group_of(item: pytest.Item) -> str | None:
+    """The xdist group a test must share with others, or None (any worker, one test at a time)."""
+    module = module_of(item)
+    if item.get_closest_marker(REAL_MODEL) is not None:
+        return REAL_MODEL
+    if module in LEFTOVER_MODULES:
+        return LEFTOVERS
+    if module.startswith(HARNESS_PREFIXES):
+        return HARNESSES
+    if module in FIXED_DIR_MODULES:
+        return FIXED_DIR_MODULES[module]
+    if own_module_fixture(item):
+        return module
+    return None
+
+
+def rank(item: pytest.Item, group: str | None) -> int:
+    """Hand-out order: the long real-model chain, the leftover tests, the tests without containers
+    (they run beside the leftover tests), then grouped modules before single tests (the big work
+    first, the small fills the gaps at the end)."""
+    if group == REAL_MODEL:
+        return 0
+    if group == LEFTOVERS:
+        return 1
+    if item.get_closest_marker("integration") is None:
+        return 2
+    return 3 if group is not None else 4
+
+
+def assign_groups(items: list[pytest.Item]) -> None:
+    """Mark each test's xdist group and sort the items into hand-out order (stable: the same order
+    on every worker, as xdist requires)."""
+    groups = {}
+    for item in items:
+        group = group_of(item)
+        groups[item.nodeid] = group
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+    order = {item.nodeid: i for i, item in enumerate(items)}
+    items.sort(key=lambda item: (rank(item, groups[item.nodeid]), order[item.nodeid]))
+
+
+@contextmanager
+def flocked(path: Path, mode: int) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, mode)
+        yield
+    finally:
+        os.close(fd)  # closing drops the lock
+
+
+@contextmanager
+def images_lock() -> Iterator[None]:
+    """One image build at a time on this machine; the next builder finds the images fresh."""
+    with flocked(IMAGES_LOCK, fcntl.LOCK_EX):
+        yield
+
+
+class EngineLock:
+    """The engines shared by the workers' integration tests, or held alone by the leftover tests.
+
+    A readers-writer lock over flock(2) with the writer first: a reader passes the gate (held by a
+    waiting or working writer) before it takes its shared lock, so a stream of readers never
+    starves the leftover tests. The files live in the session's temporary directory, which all of
+    its workers share (pytest-of-USER/pytest-N)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.gate, self.lock = directory / "engines.gate", directory / "engines.lock"
+        self._alone: list[int] = []
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        with flocked(self.gate, fcntl.LOCK_EX):
+            pass
+        with flocked(self.lock, fcntl.LOCK_SH):
+            yield
+
+    def take_alone(self) -> None:
+        if self._alone:
+            return
+        for path in (self.gate, self.lock):
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._alone.append(fd)
+
+    def give_back(self) -> None:
+        while self._alone:
+            os.close(self._alone.pop())
+
+
+def in_worker() -> bool:
+    return bool(os.environ.get(WORKER_ENV))
+
+
+@contextmanager
+def environ(name: str, value: str) -> Iterator[None]:
+    """$name is `value` for the block (the test's subprocesses see it too), then as it was."""
+    saved = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = saved
+
+
+_engine_locks: dict[Path, EngineLock] = {}
+
+
+@contextmanager
+def parallel_guard(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Around one test on an xdist worker, from its fixtures' set-up to their teardown: the leftover
+    tests hold the engines alone until the worker leaves their group, the other integration tests
+    hold them shared, the real-model tests run with the sweep off."""
+    if not in_worker() or item.get_closest_marker("integration") is None:
+        yield
+        return
+    directory = Path(item.config.option.basetemp).parent  # shared by the session's workers
+    lock = _engine_locks.setdefault(directory, EngineLock(directory))
+    group = group_of(item)
+    if group == REAL_MODEL:
+        with environ(SWEEP_ENV, "0"):
+            yield
+    elif group == LEFTOVERS:
+        lock.take_alone()
+        try:
+            yield
+        finally:
+            if nextitem is None or group_of(nextitem) != LEFTOVERS:
+                lock.give_back()
+    else:
+        with lock.shared():
+            yield
