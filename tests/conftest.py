@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from gaia2_runner.config.engines import ENGINE_ENV, ENGINES, PODMAN
-from parallel import assign_groups, environ, images_lock, in_worker, parallel_guard
+from parallel import HandOut, environ, images_lock, in_worker, mark_groups, parallel_guard
 
 BOTH_ENGINES = "both_engines"  # the marker
 ENGINES_OPTION = "--engines"
@@ -52,6 +52,8 @@ def chosen_engines(config: pytest.Config) -> list[str]:
 
 def pytest_configure(config: pytest.Config) -> None:
     chosen_engines(config)  # a bad --engines is one error line at start-up
+    if in_worker():
+        config.pluginmanager.register(HandOut(), "gaia2-hand-out-order")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -74,10 +76,10 @@ def engine_of(item: pytest.Item) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On xdist workers: the tests' groups and hand-out order (tests/support/parallel.py); before
-    xdist's own hook, which reads the groups."""
+    """On xdist workers: the tests' groups (tests/support/parallel.py), before xdist's own hook
+    reads them; parallel.HandOut sorts them last."""
     if in_worker():
-        assign_groups(items)
+        mark_groups(items)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from container_probe import output_dir_label
 from gaia2_runner.config import ORACLE_IMAGE
 from gaia2_runner.sandbox.engine_select import HOST_ENV
-from gaia2_runner.sandbox.ownership import LABEL_SCENARIO_ID
 from polling import until
 from socket_proxy import SocketProxy
 
@@ -94,9 +94,10 @@ def test_an_engine_api_outage_mid_run_loses_nothing(engine: str, images, sandbox
             return until(lambda: predicate() or runner.poll() is not None, STEP_S) and bool(predicate())
 
         try:
-            # Outage 1: the in-flight run's output collection finds no API. Its container lives on.
+            # Outage 1: the in-flight run's output collection finds no API.
             assert seen(collecting.is_set), stderr.text()
-            assert [c for c in sandbox.list_labelled() if c.labels.get(LABEL_SCENARIO_ID) == IN_FLIGHT]
+            # Its container lives on (this run's: another worker may run the same scenario).
+            assert sandbox.list_labelled(output_dir_label(out / "demo" / IN_FLIGHT))
             assert seen(lambda: stderr.has(f"API unreachable while collecting {IN_FLIGHT}")), stderr.text()
             creating = proxy.stop_on(CREATING)  # armed before the API is back: the queued run's create
             proxy.start()

@@ -91,17 +91,46 @@ def rank(item: pytest.Item, group: str | None) -> int:
     return 3 if group is not None else 4
 
 
-def assign_groups(items: list[pytest.Item]) -> None:
-    """Mark each test's xdist group and sort the items into hand-out order (stable: the same order
-    on every worker, as xdist requires)."""
-    groups = {}
+def mark_groups(items: list[pytest.Item]) -> None:
+    """Mark each test's xdist group (before xdist's own hook reads the marks)."""
     for item in items:
         group = group_of(item)
-        groups[item.nodeid] = group
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
-    order = {item.nodeid: i for i, item in enumerate(items)}
-    items.sort(key=lambda item: (rank(item, groups[item.nodeid]), order[item.nodeid]))
+
+
+def hand_out_order(items: list[pytest.Item]) -> None:
+    """Sort the items into hand-out order: by rank (a group's is its first test's), larger groups
+    first within a rank. Stable, after pytest's own reordering: a group keeps its tests in the order
+    that sets its engine-parametrised module fixtures up once per engine. Every worker sorts alike,
+    as xdist requires."""
+    groups = [group_of(item) for item in items]
+    ranks: dict[str, int] = {}
+    sizes: dict[str, int] = {}
+    firsts: dict[str, int] = {}
+    for i, (item, group) in enumerate(zip(items, groups, strict=True)):
+        if group is not None:
+            ranks[group] = min(ranks.get(group, 9), rank(item, group))
+            sizes[group] = sizes.get(group, 0) + 1
+            firsts.setdefault(group, i)
+
+    def key(pair: tuple[int, pytest.Item]) -> tuple[int, int, int]:
+        i, item = pair
+        group = groups[i]
+        if group is None:
+            return rank(item, None), 0, i
+        return ranks[group], -sizes[group], firsts[group]
+
+    items[:] = [item for _, item in sorted(enumerate(items), key=key)]
+
+
+class HandOut:
+    """The plugin that sorts last, after pytest has ordered the tests by their fixtures' parameters
+    (a conftest cannot implement one hook twice: the marks must come first, the order last)."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        hand_out_order(items)
 
 
 @contextmanager
