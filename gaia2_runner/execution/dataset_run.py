@@ -21,8 +21,6 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from gaia2_contract import constants as contract
@@ -40,48 +38,23 @@ from gaia2_runner.execution.image_pin import ImagePin
 from gaia2_runner.execution.job_limits import CONFIGURATION_FAULT, JobLimits, mark_stopped, on_stop_message
 from gaia2_runner.execution.jobs import Job, record_for
 from gaia2_runner.execution.observer import RunObserver
+from gaia2_runner.execution.outcome import DatasetOutcome
 from gaia2_runner.execution.plan import RunPlan, check_image, claim_output_dir
 from gaia2_runner.execution.preflight import check_before_run
 from gaia2_runner.execution.scenario_run import env_secrets, run_scenario
-from gaia2_runner.exit_codes import EXIT_INTERRUPTED, EXIT_NO_VERDICT, EXIT_OK, EXIT_USAGE
 from gaia2_runner.output.atomic import write_json_atomic
 from gaia2_runner.output.dir_lock import lock_output_dir, this_command
 from gaia2_runner.output.layout import RESULTS_LOG_FILE, SUMMARY_FILE
 from gaia2_runner.output.result import ScenarioResult, write_result
 from gaia2_runner.output.results_log import ResultsLog
 from gaia2_runner.output.scrub import Scrubber
-from gaia2_runner.output.summary import Summary, summarize, write_summary
+from gaia2_runner.output.summary import summarize, write_summary
 from gaia2_runner.sandbox.engine import EngineUnavailable
 from gaia2_runner.sandbox.sandbox import Sandbox
 from gaia2_runner.targets import ScenarioFile
 from gaia2_runner.text import now_iso, one_line
 
 JOIN_POLL_S = 0.2
-
-
-@dataclass
-class DatasetOutcome:
-    """What a run left behind: one record per (scenario, repetition) that has a result."""
-
-    output_dir: Path
-    run_dirs: list[Path]
-    records: list[dict[str, Any]]
-    summary: Summary
-    ran: int
-    reused: int
-    interrupted: bool = False
-    noise: bool = False  # ARE's noise mode was on (the report says so)
-    stopped: dict[str, str] | None = None  # why the job stopped launching runs (execution/job_limits.py)
-
-    @property
-    def exit_code(self) -> int:
-        """Interrupted after Ctrl-C, usage after a configuration fault (fix it, then --retry), no
-        verdict when some run has none (infra error or no result), else ok (exit_codes.py)."""
-        if self.interrupted:
-            return EXIT_INTERRUPTED
-        if self.stopped and self.stopped.get("kind") == CONFIGURATION_FAULT:
-            return EXIT_USAGE
-        return EXIT_NO_VERDICT if self.summary.infra_errors or self.summary.missing_runs else EXIT_OK
 
 
 def run_plan(

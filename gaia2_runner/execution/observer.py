@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from gaia2_runner.text import one_line
 
 if TYPE_CHECKING:
-    from gaia2_runner.execution.dataset_run import DatasetOutcome
     from gaia2_runner.execution.jobs import Job
+    from gaia2_runner.execution.outcome import DatasetOutcome
 
 
 class RunObserver:
