@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from gaia2_runner.config.engines import ENGINE_ENV, ENGINES, PODMAN
-from parallel import HandOut, environ, images_lock, in_worker, mark_groups, parallel_guard
+from parallel import GroupScheduling, HandOut, environ, images_lock, in_worker, mark_groups, parallel_guard
 
 BOTH_ENGINES = "both_engines"  # the marker
 ENGINES_OPTION = "--engines"
@@ -80,6 +80,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     reads them; parallel.HandOut sorts them last."""
     if in_worker():
         mark_groups(items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadgroup` with the groups of tests/support/parallel.py (GroupScheduling)."""
+    return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 @pytest.hookimpl(wrapper=True)

@@ -25,13 +25,16 @@ the machine build the same tags).
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+from xdist.scheduler import LoadGroupScheduling
 
 from gaia2_runner.config.schema import SWEEP_ENV
 
@@ -125,12 +128,39 @@ def hand_out_order(items: list[pytest.Item]) -> None:
 
 
 class HandOut:
-    """The plugin that sorts last, after pytest has ordered the tests by their fixtures' parameters
-    (a conftest cannot implement one hook twice: the marks must come first, the order last)."""
+    """The worker's plugin that sorts last, after pytest has ordered the tests by their fixtures'
+    parameters (a conftest cannot implement one hook twice: the marks must come first, the order
+    last), and writes each test's group for the controller's GroupScheduling."""
 
     @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         hand_out_order(items)
+        groups = {item.nodeid: group for item in items if (group := group_of(item)) is not None}
+        path = groups_file(Path(config.option.basetemp).parent)
+        tmp = path.with_name(f"{path.name}.{os.environ[WORKER_ENV]}")
+        tmp.write_text(json.dumps(groups))
+        tmp.replace(path)  # whole, before this worker reports its collection
+
+
+def groups_file(session_dir: Path) -> Path:
+    return session_dir / "xdist-groups.json"
+
+
+class GroupScheduling(LoadGroupScheduling):
+    """xdist's loadgroup, with the groups the workers wrote (groups_file): pytest 9 gives a test's
+    node id no `@group` suffix any more (xdist 3.8 sets `item._nodeid`, which pytest 9 no longer
+    reads), so xdist_group marks alone would scatter a group over the workers."""
+
+    def __init__(self, config: pytest.Config, log: Any = None) -> None:
+        super().__init__(config, log)
+        config.option.loadscopereorder = False  # the workers' order (hand_out_order), not by size
+        self._session_dir = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+        self._groups: dict[str, str] | None = None
+
+    def _split_scope(self, nodeid: str) -> str:
+        if self._groups is None:  # first called once every worker has reported its collection
+            self._groups = json.loads(groups_file(self._session_dir).read_text())
+        return self._groups.get(nodeid) or super()._split_scope(nodeid)
 
 
 @contextmanager
