@@ -84,8 +84,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """`--dist loadgroup` with the groups of tests/support/parallel.py (GroupScheduling)."""
-    return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
+    """`-n N` (`--dist load`) and `--dist loadgroup` with the groups of tests/support/parallel.py
+    (GroupScheduling): the suite is only safe in parallel with them."""
+    return GroupScheduling(config, log) if config.getvalue("dist") in ("load", "loadgroup") else None
 
 
 @pytest.hookimpl(wrapper=True)
