@@ -18,7 +18,16 @@ from typing import Any
 import pytest
 
 from gaia2_runner.config.engines import ENGINE_ENV, ENGINES, PODMAN
-from parallel import GroupScheduling, HandOut, environ, images_lock, in_worker, mark_groups, parallel_guard
+from parallel import (
+    GroupScheduling,
+    HandOut,
+    environ,
+    favour_model_server,
+    images_lock,
+    in_worker,
+    mark_groups,
+    parallel_guard,
+)
 
 BOTH_ENGINES = "both_engines"  # the marker
 ENGINES_OPTION = "--engines"
@@ -226,6 +235,8 @@ def real_model_server(tmp_path_factory):
 
     try:
         with running_server(tmp_path_factory.mktemp("real-model")) as server:
+            if in_worker() and server.process is not None:
+                favour_model_server(server.process.pid)  # beside other workers' containers
             yield server
     except RealModelError as exc:
         pytest.fail(f"the real model server is not usable: {exc}")
