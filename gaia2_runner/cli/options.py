@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import typing
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any
@@ -31,6 +32,7 @@ _KIND_TYPES: dict[str, Any] = {
     "options": list[str] | None,
     "env": list[str] | None,
     "hosts": list[str] | None,
+    "shard": str | None,
 }
 
 
@@ -53,6 +55,19 @@ def _option(setting: Setting, help_override: str | None) -> inspect.Parameter:
     )
 
 
+OLD_FLAG_PREFIX = "deprecated__"  # the parameter of a setting's old flag (hidden from --help)
+
+
+def _old_option(setting: Setting) -> inspect.Parameter:
+    default = typer.Option(None, setting.deprecated_flag, hidden=True)
+    return inspect.Parameter(
+        OLD_FLAG_PREFIX + setting.name,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=default,
+        annotation=_KIND_TYPES[setting.kind],
+    )
+
+
 def with_settings(
     settings: list[Setting], help_overrides: dict[str, str] | None = None
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -70,10 +85,20 @@ def with_settings(
         taken = {p.name for p in own}
         added = [_option(s, overrides.get(s.name)) for s in settings if s.name not in taken]
         names = [p.name for p in added]
+        old = {s.name: s for s in settings if s.deprecated_flag and s.name in names}
+        added += [_old_option(s) for s in old.values()]
         negative = {s.name for s in settings if s.negative}
 
         @functools.wraps(fn)
         def command(**kwargs: Any) -> Any:
+            for name, setting in old.items():  # an old flag, still accepted: the new one wins
+                value = kwargs.pop(OLD_FLAG_PREFIX + name)
+                if value is not None:
+                    print(
+                        f"warning: {setting.deprecated_flag} is deprecated: use {setting.flag}",
+                        file=sys.stderr,
+                    )
+                    kwargs[name] = value if kwargs[name] is None else kwargs[name]
             values = {name: kwargs.pop(name) for name in names}
             values = {k: (None if v is False else False if k in negative else v) for k, v in values.items()}
             return fn(settings=values, **kwargs)

@@ -67,13 +67,13 @@ def describe_plan(config: RunConfig, refs: list[ScenarioRef], engine: str | None
         rows.append(
             (
                 "shard",
-                f"{run.shard}: its bookkeeping in {run.output_dir}/shards/{run.shard.replace('/', '-of-')}/",
+                f"{run.shard}: its bookkeeping in {run.output_dir}/shards/{str(run.shard).replace('/', '-of-')}/",
             )
         )
     if engine is not None:  # beside the image it runs
         rows.insert([name for name, _ in rows].index("image") + 1, ("engine", engine))
     if run.hosts:
-        rows.append(("hosts", ", ".join(run.hosts)))
+        rows.append(("hosts", ", ".join(map(str, run.hosts))))
     for name, value in rows:
         settings.add_row(name, Text(printable(redact_url_credentials(value))))
     return Group(settings, _per_split(refs))

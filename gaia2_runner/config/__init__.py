@@ -6,8 +6,6 @@ from gaia2_runner.config.load import (
     expand_path,
     judge_overrides,
     load_config,
-    parse_hosts,
-    parse_shard,
     validate,
 )
 from gaia2_runner.config.model import (
@@ -26,16 +24,19 @@ from gaia2_runner.config.secrets import (
     redacted,
     secret_values,
 )
+from gaia2_runner.config.values import HostSpec, Shard, parse_hosts, parse_shard
 
 __all__ = [
     "AGENT_IMAGE",
     "ORACLE_IMAGE",
     "SETTINGS",
     "AgentConfig",
+    "HostSpec",
     "JudgeConfig",
     "RunConfig",
     "RunSettings",
     "Setting",
+    "Shard",
     "TargetConfig",
     "apply_overrides",
     "judge_overrides",

@@ -15,7 +15,7 @@ from gaia2_contract import generation_time
 
 # --- times (seconds) ---------------------------------------------------------------------------
 DEFAULT_HEALTH_TIMEOUT_S = 60.0  # a container's /health: ARE loads the scenario's apps first
-DEFAULT_PODMAN_WAIT_S = 300.0  # an unreachable podman API is waited for this long before runs give up
+DEFAULT_ENGINE_WAIT_S = 300.0  # an unreachable engine API is waited for this long before runs give up
 DURATION_GRACE_S = 120.0  # the default run timeout is the scenario's duration plus this: agents think
 UNKNOWN_DURATION_TIMEOUT_S = 600.0  # the run timeout of a scenario that states no duration
 CHECK_IMAGE_TIMEOUT_S = 180.0  # `check-image`: its scenario's final status is waited for this long
@@ -64,7 +64,7 @@ DEFAULT_DISK = "1g"  # each of the agent's writable places: its $HOME and /tmp
 # --- bounds of the settings (config/schema.py declares which setting has which) --------------------
 MAX_PASS_AT = 100  # k of pass@k; ARE reports k = 3
 MAX_CONCURRENCY = 256  # also the most slots one podman host may have
-MAX_TIMEOUT_S = 7 * 86400.0  # timeout and podman_wait
+MAX_TIMEOUT_S = 7 * 86400.0  # timeout and engine_wait
 MAX_HEALTH_TIMEOUT_S = 3600.0
 MAX_SHARDS = 10_000
 MAX_TOKEN_BUDGET = 10**10

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import replace
@@ -18,13 +19,13 @@ from urllib.parse import urlsplit
 
 from gaia2_contract import constants as contract
 from gaia2_contract.generation_time import parse_generation_time
-from gaia2_runner.config.defaults import MAX_CONCURRENCY, MAX_SHARDS
 from gaia2_runner.config.endpoints import check_not_loopback
 from gaia2_runner.config.harnesses import apply_harness
 from gaia2_runner.config.limits import ContainerLimits, parse_size
 from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.schema import BY_KEY, BY_NAME, SECTIONS, SETTINGS, line_of
 from gaia2_runner.config.setting import KIND_WORDS, Setting, type_ok
+from gaia2_runner.config.values import parse_hosts, parse_shard, printable_value, with_concurrency
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.inputs import check_path_text, read_text
 from gaia2_runner.pricing import price_of
@@ -66,9 +67,9 @@ def load_config(path: Path | str | None) -> RunConfig:
             line = line_of(text, section, None)
             raise Gaia2Error(f"{path}:{line}: {section} must be a [{section}] table, not a value")
         for key, value in table.items():
-            setting = BY_KEY.get((section, key))
             line = line_of(text, section, key)
             where = f"{path}:{line} [{section}] {key}"
+            setting = BY_KEY.get((section, key)) or _renamed(section, key, where)
             if setting is None:
                 known = ", ".join(s.key for s in SETTINGS if s.section == section)
                 raise Gaia2Error(f"{where}: unknown key; [{section}] takes {known}")
@@ -98,10 +99,8 @@ def apply_overrides(config: RunConfig, overrides: Mapping[str, Any]) -> RunConfi
             value = _parse_options(value)
         if setting.kind == "env" and isinstance(value, (list, tuple)):
             value = parse_env(value)
-        if setting.kind == "hosts":
-            if not value:
-                continue  # no --host given: the config file decides
-            value = list(value)
+        if setting.kind == "hosts" and not value:
+            continue  # no --host given: the config file decides
         if setting.kind == "path" and isinstance(value, Path):
             value = str(value)
         values[name] = value
@@ -141,14 +140,27 @@ def _apply(config: RunConfig, values: dict[str, Any], origins: dict[str, str], b
         sections[setting.section][setting.key] = _convert(
             setting, value, base, origins.get(name, setting.flag)
         )
+    run = replace(config.run, **sections["run"])
+    for setting in SETTINGS:  # a value the host environment gave names its variable
+        if setting.env_var and setting.name not in origins and os.environ.get(setting.env_var, "").strip():
+            origins[setting.name] = setting.env_var
     return replace(
         config,
         target=replace(config.target, **sections["target"]),
         agent=replace(config.agent, **sections["agent"]),
         judge=replace(config.judge, **sections["judge"]),
-        run=replace(config.run, **sections["run"]),
+        # hosts without =N follow the concurrency, whichever of the two was set last
+        run=replace(run, hosts=with_concurrency(run.hosts, run.concurrency)),
         origins=origins,
     )
+
+
+def _renamed(section: str, key: str, where: str) -> Setting | None:
+    """The setting an old TOML key still names for one release, with a one-line warning."""
+    setting = next((s for s in SETTINGS if s.section == section and s.deprecated_key == key), None)
+    if setting is not None:
+        print(f"warning: {where}: {key} is deprecated: call it {setting.key}", file=sys.stderr)
+    return setting
 
 
 def _convert(setting: Setting, value: Any, base: Path, where: str) -> Any:
@@ -161,7 +173,9 @@ def _convert(setting: Setting, value: Any, base: Path, where: str) -> Any:
     if setting.kind == "splits":
         return [value] if isinstance(value, str) else list(value)
     if setting.kind == "hosts":
-        return [str(v) for v in value]
+        return parse_hosts([str(v) for v in value], 1, where)  # slots not given: the concurrency (_apply)
+    if setting.kind == "shard":
+        return parse_shard(str(value), where)
     if setting.kind == "float":
         return float(value)
     if setting.name == "sim_generation_time":  # normalised once: measured, off or fixed:N
@@ -226,10 +240,6 @@ def validate(config: RunConfig) -> None:
         )
     validate_judge(config)
     check_agent_command(config)
-    if r.shard is not None:
-        parse_shard(r.shard, config.where("shard"))
-    if r.hosts:
-        parse_hosts(r.hosts, r.concurrency, config.where("hosts"))
 
 
 def check_agent_command(config: RunConfig, environ: Mapping[str, str] | None = None) -> None:
@@ -343,60 +353,3 @@ def validate_judge(config: RunConfig) -> None:
         check_not_loopback(url, config.where(name))  # the user's URL: the relay's own is set in the container
     for var in (contract.ENV_AGENT_BASE_URL, contract.ENV_JUDGE_BASE_URL):
         check_not_loopback(config.agent.env.get(var), f"{config.where('env')} {var}")
-
-
-def parse_shard(value: str, where: str = "--shard") -> tuple[int, int]:
-    """`I/N` -> (I, N) with 1 <= I <= N <= 10000; one Gaia2Error naming `where` otherwise."""
-    index, sep, count = str(value).strip().partition("/")
-    try:
-        i, n = int(index), int(count)
-    except ValueError:
-        i = n = 0
-    if (
-        not sep
-        or not (1 <= i <= n <= MAX_SHARDS)
-        or not index.strip().isdigit()
-        or not count.strip().isdigit()
-    ):
-        raise Gaia2Error(
-            f"{where}: shard must be I/N with 1 <= I <= N <= {MAX_SHARDS} (e.g. 2/8 for the "
-            f"second of 8 slices), got {printable_value(value)}"
-        )
-    return i, n
-
-
-def printable_value(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "…"
-
-
-HOST_SCHEMES = ("unix", "ssh", "tcp", "http")
-
-
-def parse_hosts(values: list[str], concurrency: int, where: str = "--host") -> list[tuple[str, int]]:
-    """`URL` or `URL=N` entries -> (URL, slots); N defaults to `concurrency`. Each URL once."""
-    hosts: list[tuple[str, int]] = []
-    for entry in values:
-        url, slots = str(entry).strip(), concurrency
-        head, sep, tail = url.rpartition("=")
-        if sep and tail.strip().isdigit():
-            url, slots = head.strip(), int(tail)
-        scheme = urlsplit(url).scheme
-        if scheme not in HOST_SCHEMES or not url.partition("://")[2]:
-            raise Gaia2Error(
-                f"{where}: {printable_value(entry)} is not an engine API URL: use unix:///path.sock, "
-                "ssh://user@host/run/podman/podman.sock or tcp://host:port, optionally =N for N slots"
-            )
-        if urlsplit(url).password is not None:  # it would end up in result.json and runner.log
-            raise Gaia2Error(
-                f"{where}: {urlsplit(url).hostname} has a password in its URL: remove it and log in "
-                "with an ssh key or agent (?identity=PATH)"
-            )
-        if not 1 <= slots <= MAX_CONCURRENCY:
-            raise Gaia2Error(
-                f"{where}: {printable_value(entry)}: slots must be 1 to {MAX_CONCURRENCY}, got {slots}"
-            )
-        if any(url == seen for seen, _ in hosts):
-            raise Gaia2Error(f"{where}: {url} is listed twice: give it once, with =N for more slots")
-        hosts.append((url, slots))
-    return hosts

@@ -19,6 +19,7 @@ from dotenv import load_dotenv
 from gaia2_contract import constants as contract
 from gaia2_runner.config.model import RunConfig
 from gaia2_runner.config.schema import BY_KEY, DEFAULT_KEY_ENV
+from gaia2_runner.config.values import HostSpec, Shard
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.inputs import check_path_text, read_text
 
@@ -110,9 +111,18 @@ def redacted(config: RunConfig) -> dict[str, Any]:
                     {k: "(set)" for k in value} if isinstance(value, dict) else "(set)" if value else None
                 )
                 continue
-            out[f.name] = _scrub(str(value) if isinstance(value, Path) else value)
+            out[f.name] = _scrub(_plain(value))
         doc[section_name] = out
     return doc
+
+
+def _plain(value: Any) -> Any:
+    """A parsed value as the JSON of the setting's text: a path, `I/N`, host entries as given."""
+    if isinstance(value, (Path, Shard, HostSpec)):
+        return str(value)
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 # Whole name parts, so `auth_token` is hidden but `max_tokens` is not.

@@ -1,14 +1,13 @@
 """What one run setting is: its declaration (config/schema.py lists them) and the checks of a value.
 
 A `Setting` says everything about a setting once: type, default, bounds, help, TOML key, flag and
-host variable. The config dataclasses (config/model.py), the TOML type check, the bounds check
-(`Setting.problem`), the command-line options (cli/options.py) and the reference page are all
-derived from it.
+host variable. The TOML type check, the bounds check (`Setting.problem`), the command-line options
+(cli/options.py) and the reference page are derived from it; the config dataclasses
+(config/model.py) are written out for type checkers and kept in step with it by a unit test.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -23,9 +22,10 @@ _TYPES = {
     "splits": "list[str]",
     "options": "dict[str, Any]",
     "env": "dict[str, str]",
-    "hosts": "list[str]",
+    "hosts": "tuple[HostSpec, ...]",
+    "shard": "Shard",
 }
-_EMPTY = {"options": dict, "env": dict, "hosts": list}  # kinds whose absent value is an empty container
+_EMPTY = {"options": dict, "env": dict, "hosts": tuple}  # kinds whose absent value is an empty container
 
 KIND_WORDS = {
     "str": "a string",
@@ -37,6 +37,7 @@ KIND_WORDS = {
     "options": "a table",
     "env": "a table of strings",
     "hosts": 'a list of engine API URLs (["unix:///run/podman/podman.sock", "ssh://user@host/run/podman/podman.sock=4"])',
+    "shard": 'I/N (a string, e.g. "2/8")',
 }
 
 
@@ -54,7 +55,7 @@ SECTION_PANELS = {"target": "target", "agent": "agent", "judge": "judge", "run":
 
 def type_ok(kind: str, value: Any) -> bool:
     """Whether a TOML value fits a setting's kind (bool is not an int here)."""
-    if kind in ("str", "path"):
+    if kind in ("str", "path", "shard"):
         return isinstance(value, str)
     if kind == "int":
         return isinstance(value, int) and not isinstance(value, bool)
@@ -82,7 +83,7 @@ class Setting:
     name: str  # flag / override name: `--judge-model` is judge_model
     section: str  # TOML section
     key: str  # TOML key inside the section
-    kind: str  # str, int, float, bool, path, splits, options, env, hosts
+    kind: str  # str, int, float, bool, path, splits, options, env, hosts, shard
     help: str
     default: Any = None  # a value, or a function of no arguments computing it (per machine)
     minimum: float | None = None
@@ -94,6 +95,9 @@ class Setting:
     secret: bool = False
     flag_name: str | None = None  # when the flag is not the name with dashes
     panel: str | None = None  # the `--help` group (a key of PANELS) when not its section's
+    # The setting's old TOML key and flag, still accepted (with a warning) for one release.
+    deprecated_key: str | None = None
+    deprecated_flag: str | None = None
 
     @property
     def help_panel(self) -> str:
@@ -119,14 +123,6 @@ class Setting:
         if self.kind in _EMPTY and self.default is None:
             return _EMPTY[self.kind]()
         return self.default() if callable(self.default) else self.default
-
-    def field(self) -> Any:
-        """The dataclass field of this setting in its section's config class."""
-        if self.kind in _EMPTY and self.default is None:
-            return dataclasses.field(default_factory=_EMPTY[self.kind])
-        if callable(self.default):
-            return dataclasses.field(default_factory=self.default)
-        return dataclasses.field(default=self.default)
 
     def problem(self, value: Any) -> str | None:
         """What is wrong with a parsed value, as the second half of an `error:` line; None if fine."""

@@ -324,16 +324,16 @@ class _DatasetRun:
             except EngineUnavailable as exc:
                 if host.lost or (not host.sandbox.ping() and self.watch.give_up(host, exc.message)):
                     return None
-                if not self._wait_for_podman(host, exc.message):
+                if not self._wait_for_engine(host, exc.message):
                     return self._error_result(
-                        job, f"{exc.message}; gave up after waiting {self.plan.podman_wait:g}s (podman_wait)"
+                        job, f"{exc.message}; gave up after waiting {self.plan.engine_wait:g}s (engine_wait)"
                     )
 
-    def _wait_for_podman(self, host: Host, why: str) -> bool:
-        """A podman outage: wait (with backoff, bounded by podman_wait) instead of failing every
+    def _wait_for_engine(self, host: Host, why: str) -> bool:
+        """An engine outage: wait (with backoff, bounded by engine_wait) instead of failing every
         queued run at once. True when it answers again; KeyboardInterrupt when the user stops."""
-        self.observer.warning(f"{why}: waiting up to {self.plan.podman_wait:g}s for it to come back")
-        back = host.sandbox.wait_until_reachable(self.plan.podman_wait, stop=self.stop.is_set)
+        self.observer.warning(f"{why}: waiting up to {self.plan.engine_wait:g}s for it to come back")
+        back = host.sandbox.wait_until_reachable(self.plan.engine_wait, stop=self.stop.is_set)
         if self.stop.is_set():
             raise KeyboardInterrupt
         return back
@@ -362,7 +362,7 @@ class _DatasetRun:
                     sandbox=host.sandbox,
                     progress=self._say,
                     secrets=plan.secrets,
-                    podman_wait=plan.podman_wait,
+                    engine_wait=plan.engine_wait,
                     filesystem_dir=plan.config.target.filesystem_dir,
                     limits=plan.limits,
                     on_status=lambda doc: self._warn(self.limits.status_seen(job, doc)),

@@ -7,7 +7,7 @@ the API gone) the host is given up, provided another host is still in use: its s
 `lost` (its waits end at once) and the engine interrupts the runs in flight there, records each
 as an infrastructure error naming the host and queues it again for the other hosts. The last
 host standing is never given up: then the single-host outage handling applies (wait up to
-`podman_wait`). Without `hosts` the run uses one host: the engine's (sandbox/engine_select.py).
+`engine_wait`). Without `hosts` the run uses one host: the engine's (sandbox/engine_select.py).
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gaia2_runner.config import RunConfig, parse_hosts
+from gaia2_runner.config import HostSpec, RunConfig
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.sandbox.engine_select import requested_engine
-from gaia2_runner.sandbox.leftovers import sweep_wanted
 from gaia2_runner.sandbox.sandbox import Sandbox
 
 HOST_CHECK_S = 2.0
@@ -40,62 +38,66 @@ class Host:
         return self.sandbox.lost.is_set()
 
 
-def host_specs(config: RunConfig) -> list[tuple[str, int]]:
-    """(url, slots) of `[run] hosts`; empty when the run uses one host."""
-    if not config.run.hosts:
-        return []
-    return parse_hosts(config.run.hosts, max(1, int(config.run.concurrency or 1)), config.where("hosts"))
+def _connect(config: RunConfig, url: str | None = None) -> Sandbox:
+    """A connection on the run's engine that sweeps leftovers (or not) as the run says: both
+    settings come resolved from config/ ($GAIA2_ENGINE and $GAIA2_SWEEP applied there)."""
+    sandbox = Sandbox.connect(url, engine=config.run.engine, where=config.where("engine"))
+    return _swept_as_configured(sandbox, config)
 
 
 def connect_first(config: RunConfig) -> Sandbox:
     """The first host of `[run] hosts` that answers (the one that plans and checks), else the
     usual single connection (CONTAINER_HOST, the default socket or a private service)."""
-    specs = host_specs(config)
-    sweep_wanted(config.run.sweep)  # a bad GAIA2_SWEEP is one error before any connection
-    requested_engine(config.run.engine, where=config.where("engine"))  # and a bad GAIA2_ENGINE
-    if not specs:
-        return _swept_as_configured(Sandbox.connect(engine=config.run.engine), config)
+    if not config.run.hosts:
+        return _connect(config)
     failures = []
-    for url, _slots in specs:
+    for spec in config.run.hosts:
         try:
-            return _swept_as_configured(Sandbox.connect(url, engine=config.run.engine), config)
+            return _connect(config, spec.url)
         except Gaia2Error as exc:
             failures.append(exc.message)
     raise Gaia2Error(f"{config.where('hosts')}: no engine host answers: {'; '.join(failures)}")
 
 
 def _swept_as_configured(sandbox: Sandbox, config: RunConfig) -> Sandbox:
-    """Whether this run sweeps leftovers before its first container: `[run] sweep`, else
-    $GAIA2_SWEEP (a bad value is one error before anything starts)."""
-    sandbox.sweep = sweep_wanted(config.run.sweep)
+    """Whether this run sweeps leftovers before its first container: `[run] sweep` as resolved."""
+    sandbox.sweep = config.run.sweep
     return sandbox
 
 
 def connect_hosts(config: RunConfig, first: Sandbox, warn: Callable[[str], None]) -> list[Host]:
     """Every host of the config that answers now (a silent one is left out with a warning)."""
-    specs = host_specs(config)
     _swept_as_configured(first, config)
-    if not specs:
-        return [Host(first.url, max(1, int(config.run.concurrency or 1)), first, own=False)]
+    if not config.run.hosts:
+        return [Host(first.url, config.run.concurrency, first, own=False)]
     hosts: list[Host] = []
-    for url, slots in specs:
-        if url == first.url:
-            hosts.append(Host(url, slots, first, own=False))
+    for spec in config.run.hosts:
+        if spec.url == first.url:
+            hosts.append(Host(spec.url, spec.slots, first, own=False))
             continue
-        try:
-            sandbox = Sandbox.connect(url, engine=config.run.engine)
-        except Gaia2Error as exc:
-            warn(f"host left out: {exc.message}")
-            continue
-        if sandbox.engine != first.engine:  # one run, one engine: its record and fingerprint name it
-            sandbox.close()
-            warn(
-                f"host left out: {url} is {sandbox.engine}, this run's engine is {first.engine} "
-                f"(the first host's): give hosts of one engine"
-            )
-            continue
-        hosts.append(Host(url, slots, _swept_as_configured(sandbox, config)))
+        host = _another_host(config, spec, first, warn)
+        if host is not None:
+            hosts.append(host)
     return hosts
+
+
+def _another_host(
+    config: RunConfig, spec: HostSpec, first: Sandbox, warn: Callable[[str], None]
+) -> Host | None:
+    """A host beside the first, or None (warned) when it does not answer or runs another engine."""
+    try:
+        sandbox = _connect(config, spec.url)
+    except Gaia2Error as exc:
+        warn(f"host left out: {exc.message}")
+        return None
+    if sandbox.engine != first.engine:  # one run, one engine: its record and fingerprint name it
+        sandbox.close()
+        warn(
+            f"host left out: {spec.url} is {sandbox.engine}, this run's engine is {first.engine} "
+            f"(the first host's): give hosts of one engine"
+        )
+        return None
+    return Host(spec.url, spec.slots, sandbox)
 
 
 def prepare_images(hosts: list[Host], image: str, warn: Callable[[str], None]) -> list[Host]:

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gaia2_contract import constants as contract
-from gaia2_runner.config import RunConfig, parse_hosts, parse_shard, secret_values
-from gaia2_runner.config.defaults import DEFAULT_HEALTH_TIMEOUT_S
+from gaia2_runner.config import HostSpec, RunConfig, Shard, secret_values
 from gaia2_runner.config.limits import ContainerLimits
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.execution.container_env import container_env, idle_timeout
@@ -47,7 +46,7 @@ class RunPlan:
     command: str = "run-dataset"
     fresh: bool = False  # run every job again (run, demo) instead of resuming
     overwrite: bool = False  # discard results of another setup found in the output directory
-    shard: tuple[int, int] | None = None  # (I, N): `refs` is slice I of the N-way partition
+    shard: Shard | None = None  # `refs` is slice I of the N-way partition
     shard_info: dict | None = None  # execution/shards.py plan_identity, for run_config.json
 
     @property
@@ -66,17 +65,13 @@ class RunPlan:
         return record_dirs(self.output_dir, self.pass_at, self.shard)
 
     @property
-    def hosts(self) -> list[tuple[str, int]]:
-        """(podman API URL, slots) per `[run] hosts` entry; empty: one host (CONTAINER_HOST …)."""
-        return (
-            parse_hosts(self.config.run.hosts, self.concurrency, self.config.where("hosts"))
-            if self.config.run.hosts
-            else []
-        )
+    def hosts(self) -> tuple[HostSpec, ...]:
+        """`[run] hosts`, slots resolved; empty: one host (CONTAINER_HOST …)."""
+        return self.config.run.hosts
 
     @property
     def pass_at(self) -> int:
-        return max(1, int(self.config.run.pass_at or 1))
+        return self.config.run.pass_at
 
     @property
     def run_dirs(self) -> list[Path]:
@@ -84,11 +79,11 @@ class RunPlan:
 
     @property
     def concurrency(self) -> int:
-        return max(1, int(self.config.run.concurrency or 1))
+        return self.config.run.concurrency
 
     @property
-    def podman_wait(self) -> float:
-        return float(self.config.run.podman_wait)
+    def engine_wait(self) -> float:
+        return self.config.run.engine_wait
 
     @property
     def limits(self) -> ContainerLimits:
@@ -98,7 +93,7 @@ class RunPlan:
 
     @property
     def health_timeout(self) -> float:
-        return float(self.config.run.health_timeout or DEFAULT_HEALTH_TIMEOUT_S)
+        return self.config.run.health_timeout
 
     def jobs(self) -> list[Job]:
         return all_jobs(self.refs, self.run_dirs)
@@ -132,8 +127,8 @@ def plan_run(
                 f"{ref.path}): every scenario needs its own output directory"
             )
         seen[directory] = str(ref.path)
-    shard = parse_shard(config.run.shard, config.where("shard")) if config.run.shard else None
-    shard_info = plan_identity(refs, shard, max(1, int(config.run.pass_at or 1))) if shard else None
+    shard = config.run.shard
+    shard_info = plan_identity(refs, shard, config.run.pass_at) if shard else None
     refs = shard_refs(refs, shard)
     env = container_env(config, os.environ)  # the run's settings, keys resolved: checked before any container
     idle_timeout()  # a bad GAIA2_IDLE_TIMEOUT stops the run here, not in every scenario

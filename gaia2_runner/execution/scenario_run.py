@@ -17,8 +17,8 @@ import httpx
 from gaia2_contract import constants as contract
 from gaia2_runner.config.defaults import (
     ALIVE_CHECK_S,
+    DEFAULT_ENGINE_WAIT_S,
     DEFAULT_HEALTH_TIMEOUT_S,
-    DEFAULT_PODMAN_WAIT_S,
     DURATION_GRACE_S,
     JUDGING_GRACE_S,
     RUNNER_GRACE_S,
@@ -75,7 +75,7 @@ def run_scenario(
     sandbox: Sandbox | None = None,
     progress: Progress | None = None,
     secrets: Iterable[str] = (),
-    podman_wait: float = DEFAULT_PODMAN_WAIT_S,
+    engine_wait: float = DEFAULT_ENGINE_WAIT_S,
     filesystem_dir: str | Path | None = None,
     image_name: str | None = None,
     on_status: Callable[[dict], None] | None = None,
@@ -126,7 +126,7 @@ def run_scenario(
         files = ca_bundle_files()
         dest = Path(output_dir) / scenario_dir_name(scenario.scenario_id)
         scrub = Scrubber([*secrets, *env_secrets(env)])
-        run = _Run(scenario, image, dest, env, sandbox, say, files, scrub, podman_wait)
+        run = _Run(scenario, image, dest, env, sandbox, say, files, scrub, engine_wait)
         run.result.image = image_name or image
         run.on_status = on_status
         run.limits = limits
@@ -156,10 +156,10 @@ class _Run:
         say: Progress,
         files: dict[str, bytes] | None = None,
         scrub: Scrubber | None = None,
-        podman_wait: float = DEFAULT_PODMAN_WAIT_S,
+        engine_wait: float = DEFAULT_ENGINE_WAIT_S,
     ) -> None:
         self.scenario, self.image, self.dest, self.env = scenario, image, dest, env
-        self.podman_wait = podman_wait
+        self.engine_wait = engine_wait
         self.files = files or {}
         self.scrub = scrub or Scrubber()
         self.sandbox, self.say = sandbox, say
@@ -198,7 +198,7 @@ class _Run:
                     limits=self.limits,
                 )
             except EngineUnavailable:
-                raise  # no container yet: the caller waits for the API (podman_wait) and runs it again
+                raise  # no container yet: the caller waits for the API (engine_wait) and runs it again
             except Gaia2Error as exc:
                 result.status, result.error = "error", exc.message
                 return result
@@ -291,7 +291,7 @@ class _Run:
 
     def _extract_archive(self, handle: ContainerHandle) -> Extraction | None:
         """Extract the output tar as it streams in (never whole in memory, capped); while podman
-        does not answer, wait for it (up to `podman_wait`), so a podman outage costs time, not a
+        does not answer, wait for it (up to `engine_wait`), so an engine outage costs time, not a
         run's artifacts. None when it could not be read."""
         for attempt in range(2):
             try:
@@ -301,9 +301,9 @@ class _Run:
                 if attempt == 0 and unreachable(exc):
                     self.say(
                         f"warning: {self.sandbox.engine} API unreachable while collecting {self.scenario.scenario_id}: "
-                        f"waiting up to {self.podman_wait:g}s"
+                        f"waiting up to {self.engine_wait:g}s"
                     )
-                    if self.sandbox.wait_until_reachable(self.podman_wait):
+                    if self.sandbox.wait_until_reachable(self.engine_wait):
                         continue
                 self.result.failure_reasons.append(
                     one_line(f"could not collect {contract.OUTPUT_DIR}: {exc}")

@@ -2,11 +2,12 @@
 
 Every command that starts containers or asks an engine (run, images, clean, judge, …) chooses the
 same way, here, and says why (the plan's "engine" line). The order: an explicit setting (`--engine`,
-`[run] engine`), then $GAIA2_ENGINE; under `auto`, a given address is asked who it is (GET /version:
-podman answers Docker's API too, so a socket's name proves nothing, its /version does), then
-CONTAINER_HOST means podman and DOCKER_HOST docker, then the usual sockets are probed. Podman wins
-a tie because it needs no root daemon and was the runner's only engine before; with nothing
-answering, podman still works when installed (the runner starts a private service).
+`[run] engine`), then $GAIA2_ENGINE (both resolved by config/); under `auto`, a given address is
+asked who it is (GET /version: podman answers Docker's API too, so a socket's name proves nothing,
+its /version does), then CONTAINER_HOST means podman and DOCKER_HOST docker, then the usual
+sockets are probed. Podman wins a tie because it needs no root daemon and was the runner's only
+engine before; with nothing answering, podman still works when installed (the runner starts a
+private service).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from gaia2_runner.config.engines import AUTO, DOCKER, ENGINE_ENV, ENGINES, PODMAN
+from gaia2_runner.config.engines import AUTO, DOCKER, ENGINES, PODMAN
+from gaia2_runner.config.environment import engine_requested
 from gaia2_runner.config.schema import BY_NAME
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.engine import EngineInfo
@@ -150,13 +152,13 @@ def requested_engine(
     setting: str | None, environ: Mapping[str, str] | None = None, where: str = ENGINE_FLAG
 ) -> tuple[str, str]:
     """The engine asked for (PODMAN, DOCKER or AUTO) and who asked (`where`, ENGINE_ENV or "" for
-    the default); a bad value is one error line. Cheap: callers check it before connecting."""
-    env = os.environ if environ is None else environ
+    the default); a bad value is one error line. Cheap: callers check it before connecting. A run's
+    config holds the engine already resolved; `None` (a command without one) asks $GAIA2_ENGINE
+    the settings' way (config/environment.py)."""
     if setting is not None:
         return check_engine(setting, where), where
-    if env.get(ENGINE_ENV, "").strip():
-        return check_engine(env[ENGINE_ENV].strip(), ENGINE_ENV), ENGINE_ENV
-    return DEFAULT_ENGINE, ""
+    engine, source = engine_requested(None, environ)
+    return engine, source or ""
 
 
 def choose_engine(

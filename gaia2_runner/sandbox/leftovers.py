@@ -11,11 +11,11 @@ GAIA2_SWEEP=0 in the environment (the setting wins over the variable).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gaia2_runner.config.schema import SWEEP_ENV  # 0/false/no/off: never remove leftovers by themselves
+from gaia2_runner.config.environment import SWEEP_ENV as SWEEP_ENV  # for sweep_wanted's callers
+from gaia2_runner.config.environment import sweep_requested  # $GAIA2_SWEEP's one reader
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.engine import EngineDriver
 from gaia2_runner.sandbox.ownership import (
@@ -28,19 +28,10 @@ from gaia2_runner.sandbox.ownership import (
 )
 
 STOP_TIMEOUT_S = 2
-_OFF, _ON = ("0", "false", "no", "off"), ("1", "true", "yes", "on", "")
 
 
-def sweep_wanted(setting: bool | None, env: os._Environ[str] | dict[str, str] | None = None) -> bool:
-    """Whether an invocation sweeps: the setting when given, else $GAIA2_SWEEP, else yes."""
-    if setting is not None:
-        return setting
-    raw = (os.environ if env is None else env).get(SWEEP_ENV, "").strip().lower()
-    if raw not in _OFF + _ON:
-        raise Gaia2Error(
-            f"{SWEEP_ENV}={raw[:40]!r}: use 0 (never remove leftovers by itself) or 1 (the default)"
-        )
-    return raw not in _OFF
+# Whether an invocation sweeps: the setting when given, else $GAIA2_SWEEP, else yes.
+sweep_wanted = sweep_requested
 
 
 @dataclass(frozen=True)

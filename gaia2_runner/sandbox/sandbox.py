@@ -25,7 +25,7 @@ from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.sandbox.container_limits import tmpfs_places
 from gaia2_runner.sandbox.engine import Bind, ContainerRecord, ContainerSpec, EngineDriver, EngineInfo
-from gaia2_runner.sandbox.engine_select import choose_engine, default_url, identify
+from gaia2_runner.sandbox.engine_select import ENGINE_FLAG, choose_engine, default_url, identify
 from gaia2_runner.sandbox.leftovers import Leftover, sweep_orphans, sweep_wanted
 from gaia2_runner.sandbox.ownership import RUNNER_FILTER, container_labels
 from gaia2_runner.sandbox.ports import free_port
@@ -97,7 +97,7 @@ class Sandbox:
         self.reason = reason  # why this engine (engine_select), shown in the plan
         self._live: dict[str, ContainerHandle] = {}
         self._swept: list[Leftover] | None = None
-        self.sweep: bool | None = None  # None: $GAIA2_SWEEP decides (leftovers.sweep_wanted)
+        self.sweep: bool | None = None  # the run's [run] sweep; None: $GAIA2_SWEEP (config/environment.py)
         self._sweep_lock = threading.Lock()
         self._info: EngineInfo | None = None
         # Set when the runner gave this host up (execution/hosts.py): waits for it end at once.
@@ -105,10 +105,11 @@ class Sandbox:
         atexit.register(self.close)
 
     @classmethod
-    def connect(cls, url: str | None = None, engine: str | None = None) -> Sandbox:
+    def connect(cls, url: str | None = None, engine: str | None = None, where: str | None = None) -> Sandbox:
         """Connect to the chosen engine (sandbox/engine_select.py) at `url` or its default place; for
-        podman, start a private service when nothing answers and podman is installed."""
-        choice = choose_engine(engine, url)
+        podman, start a private service when nothing answers and podman is installed. `where`: who
+        set `engine` (a config's place, GAIA2_ENGINE), for the plan's engine line."""
+        choice = choose_engine(engine, url, where=where or ENGINE_FLAG)
         target = choice.url
         if target and target.startswith("ssh://"):
             return cls._connect_ssh(choice.engine, target, choice.reason)

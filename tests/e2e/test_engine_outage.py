@@ -5,7 +5,7 @@ at two exact moments of the run (no timing guesses): when the first run's output
 collected, and when the queued second run asks for its container. The engine and its containers
 keep running meanwhile (a real dockerd stop would kill Docker's containers, see the relay's
 docstring). The run in flight keeps its verdict and its artifacts, the queued run waits for the
-API (`--podman-wait`) instead of failing, and nothing prints a traceback.
+API (`--engine-wait`) instead of failing, and nothing prints a traceback.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.both_engines, pytest.mark.tim
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "scenarios"
 IN_FLIGHT, QUEUED = "demo_calendar_add_event", "demo_messaging_send"  # run in this order, one at a time
-WAIT_S = 120  # --podman-wait: far longer than the test's outages
+WAIT_S = 120  # --engine-wait: far longer than the test's outages
 STEP_S = 300.0  # the most any one step may take on a loaded 2-core machine
 COLLECTING = rb"GET [^ ]*/containers/[^/ ]+/archive\?"  # the output collection (uploads are PUTs)
 CREATING = rb"POST [^ ]*/containers/create"
@@ -78,7 +78,7 @@ def test_an_engine_api_outage_mid_run_loses_nothing(engine: str, images, sandbox
                 "1",
                 "--engine",
                 engine,
-                "--podman-wait",
+                "--engine-wait",
                 str(WAIT_S),
             ],
             cwd=REPO,

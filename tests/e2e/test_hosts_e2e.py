@@ -135,7 +135,7 @@ def test_a_host_killed_mid_run_has_its_runs_rerun_elsewhere(images, second_host,
     out = tmp_path / "out"
     config = tmp_path / "hosts.toml"
     oracle_config(
-        config, DEMO, out, run=f'concurrency = 2\npodman_wait = 30\nhosts = ["{url1}", "{url2}=2"]\n'
+        config, DEMO, out, run=f'concurrency = 2\nengine_wait = 30\nhosts = ["{url1}", "{url2}=2"]\n'
     )
     run = subprocess.Popen(
         [*CLI, "run-config", "--config", str(config)],

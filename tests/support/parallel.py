@@ -36,7 +36,7 @@ from typing import Any
 import pytest
 from xdist.scheduler import LoadGroupScheduling
 
-from gaia2_runner.config.schema import SWEEP_ENV
+from gaia2_runner.config.environment import SWEEP_ENV
 
 REAL_MODEL = "real_model"
 LEFTOVERS = "leftovers"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gaia2_runner.cli import options
 from gaia2_runner.cli.commands import run_dataset as commands_run
 from gaia2_runner.config import (
     apply_overrides,
@@ -35,7 +36,8 @@ def test_every_run_dataset_flag_is_a_setting_and_back():
         "dry_run",
         "overwrite",
     }
-    assert params == {s.name for s in SETTINGS}
+    old_flags = {options.OLD_FLAG_PREFIX + s.name for s in SETTINGS if s.deprecated_flag}
+    assert params == {s.name for s in SETTINGS} | old_flags
 
 
 def test_full_config_resolves_relative_to_its_file(tmp_path, monkeypatch):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.config import apply_overrides, engines, load_config, schema
+from gaia2_runner.config import apply_overrides, engines, environment, load_config, schema
 from gaia2_runner.config.engines import DOCKER, PODMAN
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.engine import EngineInfo
@@ -323,9 +323,12 @@ def test_the_plan_line_and_engine_info_from_version(fake_engine) -> None:
 
 
 def test_the_settings_table_spells_the_engine_names_as_the_seam() -> None:
-    assert schema.ENGINE_CHOICES == (*engines.ENGINES, engines.AUTO)
-    assert schema.ENGINE_ENV == engines.ENGINE_ENV == schema.BY_NAME["engine"].env_var
-    assert schema.BY_NAME["engine"].default is None  # not given: $GAIA2_ENGINE, then auto
+    assert schema.BY_NAME["engine"].choices == (*engines.ENGINES, engines.AUTO)
+    assert engines.ENGINE_ENV == schema.BY_NAME["engine"].env_var
+    # not given: $GAIA2_ENGINE, then auto (resolved in config/, the sandbox takes the value)
+    assert schema.BY_NAME["engine"].default is environment.engine_from_env
+    assert environment.engine_from_env({}) == engines.AUTO
+    assert environment.engine_from_env({engines.ENGINE_ENV: DOCKER}) == DOCKER
 
 
 def test_the_engine_module_imports_first_without_a_cycle() -> None:

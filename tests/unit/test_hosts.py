@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_runner.config import apply_overrides, load_config, parse_hosts
+from gaia2_runner.config import HostSpec, apply_overrides, load_config
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.execution.hosts import Host, slot_order
 
@@ -25,12 +25,12 @@ def test_hosts_from_toml_with_slots_and_the_concurrency_default(tmp_path):
         'hosts = ["unix:///run/a.sock=3", "ssh://me@node2/run/podman/podman.sock"]\n'
     )
     config = apply_overrides(load_config(config_file), {})
-    assert parse_hosts(config.run.hosts, config.run.concurrency) == [
+    assert [(h.url, h.slots) for h in config.run.hosts] == [
         ("unix:///run/a.sock", 3),
         ("ssh://me@node2/run/podman/podman.sock", 2),
     ]
     # --host replaces the file's list; no --host keeps it.
-    assert apply_overrides(config, {"hosts": ["tcp://h:8080"]}).run.hosts == ["tcp://h:8080"]
+    assert apply_overrides(config, {"hosts": ["tcp://h:8080"]}).run.hosts == (HostSpec("tcp://h:8080", 2),)
     assert apply_overrides(config, {"hosts": []}).run.hosts == config.run.hosts
 
 

@@ -24,7 +24,7 @@ WORDS = ("timeout", "wait", "grace")
 
 OWNED = {
     "DEFAULT_HEALTH_TIMEOUT_S": defaults.DEFAULT_HEALTH_TIMEOUT_S,
-    "DEFAULT_PODMAN_WAIT_S": defaults.DEFAULT_PODMAN_WAIT_S,
+    "DEFAULT_ENGINE_WAIT_S": defaults.DEFAULT_ENGINE_WAIT_S,
     "DURATION_GRACE_S": defaults.DURATION_GRACE_S,
     "UNKNOWN_DURATION_TIMEOUT_S": defaults.UNKNOWN_DURATION_TIMEOUT_S,
     "CHECK_IMAGE_TIMEOUT_S": defaults.CHECK_IMAGE_TIMEOUT_S,
@@ -167,7 +167,7 @@ def test_exceptions_still_exist():
     "source, name",
     [
         ("health_timeout = 60.0\n", "health_timeout"),
-        ("def run(podman_wait: float = 300): ...\n", "podman_wait"),
+        ("def run(engine_wait: float = 300): ...\n", "engine_wait"),
         ("x = f(timeout=180)\n", "timeout"),
         ('def cmd(health_timeout: float = typer.Option(60.0, "--health-timeout")): ...\n', "health_timeout"),
         ("timeout = scenario.duration + 120\n", "duration grace"),
@@ -183,5 +183,5 @@ def test_owned_defaults_are_what_the_settings_use():
     from gaia2_runner.config import setting_default
 
     assert setting_default("health_timeout") == defaults.DEFAULT_HEALTH_TIMEOUT_S
-    assert setting_default("podman_wait") == defaults.DEFAULT_PODMAN_WAIT_S
+    assert setting_default("engine_wait") == defaults.DEFAULT_ENGINE_WAIT_S
     assert setting_default("time_speed") == defaults.DEFAULT_TIME_SPEED

@@ -15,7 +15,7 @@ from rich.text import Text
 from gaia2_runner.cli.console import err, out
 from gaia2_runner.cli.errors import friendly, print_error
 from gaia2_runner.cli.options import EngineOption
-from gaia2_runner.config.load import parse_hosts
+from gaia2_runner.config.values import parse_hosts
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.exit_codes import EXIT_NO_VERDICT, EXIT_OK
 from gaia2_runner.sandbox.engine_select import requested_engine
@@ -69,14 +69,15 @@ def clean_cmd(
     match this process's (a runner of this machine is checked here, even for containers it
     started on another --host). Exit code 1 when some removal failed.
     """
-    urls = [url for url, _ in parse_hosts(host, 1)] or [None]
-    requested_engine(engine)  # a bad --engine or GAIA2_ENGINE: one error, not one per host
+    urls = [spec.url for spec in parse_hosts(host, 1)] or [None]
+    # --engine, else GAIA2_ENGINE, else auto, resolved once: a bad value is one error, not one per host
+    engine, source = requested_engine(engine)
     failed = False
     for url in urls:
         if len(urls) > 1:
             out.print(Text(f"{url}:", style="bold"))
         try:
-            failed = _clean_host(url, engine, all_=all_, yes=yes, dry_run=dry_run) or failed
+            failed = _clean_host(url, engine, source, all_=all_, yes=yes, dry_run=dry_run) or failed
         except Gaia2Error as exc:
             if len(urls) == 1:
                 raise
@@ -85,9 +86,9 @@ def clean_cmd(
     raise typer.Exit(EXIT_NO_VERDICT if failed else EXIT_OK)
 
 
-def _clean_host(url: str | None, engine: str | None, *, all_: bool, yes: bool, dry_run: bool) -> bool:
+def _clean_host(url: str | None, engine: str, source: str, *, all_: bool, yes: bool, dry_run: bool) -> bool:
     """List and (unless dry_run) remove one host's containers; whether a removal failed."""
-    with Sandbox.connect(url, engine=engine) as sandbox:
+    with Sandbox.connect(url, engine=engine, where=source or None) as sandbox:
         items = runner_containers(sandbox.driver)
         chosen = [item for item in items if all_ or item.orphaned]
         kept = [item for item in items if item not in chosen]

@@ -13,7 +13,7 @@ from gaia2_runner.cli.console import out
 from gaia2_runner.cli.errors import friendly
 from gaia2_runner.cli.launch import build_config
 from gaia2_runner.cli.options import EngineOption
-from gaia2_runner.config.load import MAX_SHARDS
+from gaia2_runner.config.defaults import MAX_SHARDS
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.execution.plan import plan_run
 from gaia2_runner.execution.slurm import SlurmJob, submit, write_scripts
