@@ -1,9 +1,10 @@
 """The resource limits of a scenario container: defaults, parsing and checks, in one place.
 
 Every scenario container gets them unless the run overrides them (`--memory`, `--cpus`, `--pids`,
-`--disk`; `[run] memory = "4g"` …; wall time is `--timeout`); their values are in config/defaults.py. The defaults fit one Gaia2 scenario
-(ARE and the daemon, plus an agent harness such as a Node CLI) with headroom: measured peaks are
-in docs/guide/security.md, "Limits". sandbox/container_limits.py turns them into container options.
+`--disk`; `[run] memory = "4g"` …; wall time is `--timeout`); their values are in
+config/defaults.py. The defaults fit one Gaia2 scenario (ARE and the daemon, plus an agent harness
+such as a Node CLI) with headroom: measured peaks are in docs/guide/security.md, "Limits".
+sandbox/container_limits.py turns them into container options.
 
 The agent's writable places are tmpfs mounts (the root filesystem is read-only), and a tmpfs's
 pages count against the container's memory: `memory` must leave room for the files `disk` allows.

@@ -81,8 +81,8 @@ RUN_SETTINGS: tuple[Setting, ...] = (
         "engine_wait",
         "float",
         "Seconds to wait for an unreachable engine API (podman or Docker) before runs give up (default "
-        f"{D.DEFAULT_ENGINE_WAIT_S:g}). Was podman_wait (--podman-wait): the old name is still accepted, "
-        "with a warning, until the next release.",
+        f"{D.DEFAULT_ENGINE_WAIT_S:g}; the old name podman_wait / --podman-wait works, with a warning, "
+        "until the next release).",
         default=D.DEFAULT_ENGINE_WAIT_S,
         deprecated_key="podman_wait",
         deprecated_flag="--podman-wait",

@@ -135,15 +135,12 @@ class Setting:
         return (self._float_problem if self.kind == "float" else self._int_problem)(value)
 
     def _choice_problem(self, value: str) -> str | None:
+        choices = self.choices or ()
         if self.noun:
-            return (
-                None
-                if value in self.choices
-                else f"unknown {self.noun} {value!r}: use {', '.join(self.choices)}"
-            )
-        if str(value).upper() in self.choices:
+            return None if value in choices else f"unknown {self.noun} {value!r}: use {', '.join(choices)}"
+        if str(value).upper() in choices:
             return None
-        return f"{self.name} must be {', '.join(self.choices[:-1])} or {self.choices[-1]}"
+        return f"{self.name} must be {', '.join(choices[:-1])} or {choices[-1]}"
 
     def _int_problem(self, value: int) -> str | None:
         low, high, name = self.minimum, self.maximum, self.name

@@ -19,8 +19,9 @@ HOST_SCHEMES = ("unix", "ssh", "tcp", "http")
 class Shard(NamedTuple):
     """Slice `index` (1-based) of a `count`-way partition of the planned scenarios (`I/N`)."""
 
-    index: int
-    count: int
+    # The natural names, though they hide tuple.index/count (a Shard is never searched or counted).
+    index: int  # type: ignore[assignment]
+    count: int  # type: ignore[assignment]
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"

@@ -4,23 +4,16 @@ Layout rules are in output/layout.py. Each finished run is appended to its run d
 results.jsonl at once; at the end results.jsonl is rebuilt from the result.json files, summary.json
 is written at the output root and run_config.json gets its `finished_at`.
 
-Ctrl-C (or SIGTERM, which the CLI turns into KeyboardInterrupt): Python only delivers it to the
-main thread, which waits for the workers. It then stops handing out scenarios and raises
-KeyboardInterrupt once inside every worker that is in the middle of `run_scenario` (via
-PyThreadState_SetAsyncExc). `run_scenario` handles that like its own Ctrl-C: writes an
-"interrupted" result.json, collects artifacts and removes its container. The main thread waits
-for that cleanup (a second Ctrl-C does not cut it short), keeps every finished result and the
-outcome says `interrupted` (exit code 130).
+Ctrl-C (or SIGTERM): the main thread stops handing out scenarios, interrupts every worker inside
+`run_scenario` (execution/interrupts.py), waits for their cleanup, keeps every finished result and
+the outcome says `interrupted` (exit code 130).
 """
 
 from __future__ import annotations
 
-import ctypes
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from gaia2_contract import constants as contract
@@ -35,6 +28,7 @@ from gaia2_runner.execution.hosts import (
     slot_order,
 )
 from gaia2_runner.execution.image_pin import ImagePin
+from gaia2_runner.execution.interrupts import JOIN_POLL_S, WorkerInterrupts, wait_for
 from gaia2_runner.execution.job_limits import CONFIGURATION_FAULT, JobLimits, mark_stopped, on_stop_message
 from gaia2_runner.execution.jobs import Job, record_for
 from gaia2_runner.execution.observer import RunObserver
@@ -53,8 +47,6 @@ from gaia2_runner.sandbox.engine import EngineUnavailable
 from gaia2_runner.sandbox.sandbox import Sandbox
 from gaia2_runner.targets import ScenarioFile
 from gaia2_runner.text import now_iso, one_line
-
-JOIN_POLL_S = 0.2
 
 
 def run_plan(
@@ -85,8 +77,8 @@ def _run_locked(plan: RunPlan, sandbox: Sandbox | None, observer: RunObserver) -
             plan, hosts[0].sandbox
         )  # a dead endpoint ends the job here, nothing written
         pin = claim_output_dir(plan, hosts[0].sandbox)
-        if pin.note():
-            observer.warning(pin.note())
+        if note := pin.note():
+            observer.warning(note)
         for warning in preflight.warnings:
             observer.warning(warning)
         return _DatasetRun(plan, hosts, observer, pin).execute()
@@ -114,7 +106,7 @@ class _DatasetRun:
         self._wake = threading.Condition(self._lock)
         self._queue: deque[Job] = deque()
         self._in_flight = 0  # jobs taken and not finished: they may come back to the queue
-        self._active: dict[int, Host] = {}  # thread ident -> host, for workers inside run_scenario
+        self.interrupts: WorkerInterrupts[Host] = WorkerInterrupts(self._lock)  # workers in run_scenario
         self._lost_runs: dict[Job, list[dict[str, str]]] = {}  # runs a lost host cost, per job
         self.watch = HostWatch(hosts, self._host_lost)
         self._all_done = threading.Event()
@@ -154,8 +146,8 @@ class _DatasetRun:
             interrupted = True
             self.observer.interrupted()
             self.stop.set()
-            self._interrupt_workers()
-            self._join()
+            self.interrupts.interrupt()
+            wait_for(self._all_done, self.observer.warning)
             for host in self.hosts:
                 host.sandbox.remove_containers(host.sandbox.live_container_ids() - known[host.url])
         finally:
@@ -241,39 +233,13 @@ class _DatasetRun:
                 if self._remaining <= 0:
                     self._all_done.set()
 
-    @contextmanager
-    def _interruptible(self, host: Host) -> Iterator[None]:
-        ident = threading.get_ident()
-        with self._lock:
-            if self.stop.is_set() or host.lost or self.limits.halted:
-                raise KeyboardInterrupt
-            self._active[ident] = host
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._active.pop(ident, None)
-
-    def _interrupt_workers(self, host: Host | None = None) -> None:
-        """Raise KeyboardInterrupt once in each worker inside run_scenario (on `host`, or all)
-        (never twice: a second one could cut its cleanup short, as deferred_interrupts only
-        guards the main thread)."""
-        with self._lock:
-            for ident, where in list(self._active.items()):
-                if host is None or where is host:
-                    ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                        ctypes.c_ulong(ident), ctypes.py_object(KeyboardInterrupt)
-                    )
-                    del self._active[ident]
-
     def _host_lost(self, host: Host, why: str) -> None:
         """HostWatch gave `host` up: its runs in flight stop and go back to the queue."""
-        with self._lock:
-            running = sum(1 for where in self._active.values() if where is host)
+        running = self.interrupts.running_on(host)
         self.observer.warning(
             f"{why}: giving it up; {running} run(s) in flight there are rescheduled on the other hosts"
         )
-        self._interrupt_workers(host)
+        self.interrupts.interrupt(host)
         with self._wake:
             self._wake.notify_all()
 
@@ -301,19 +267,6 @@ class _DatasetRun:
         except OSError as exc:
             self.observer.warning(f"cannot write {job.result_path}: {exc.strerror or exc}")
         return result
-
-    def _join(self) -> None:
-        """Wait for every worker; a second Ctrl-C does not cut the cleanup short.
-
-        Not with Thread.join: a KeyboardInterrupt landing inside join() can make CPython mark a
-        still-running thread as stopped (bpo-45274), so the workers set our own event instead."""
-        while True:
-            try:
-                while not self._all_done.wait(JOIN_POLL_S):
-                    pass
-                return
-            except KeyboardInterrupt:
-                self.observer.warning("still removing containers, please wait…")
 
     def _run_job(self, job: Job, host: Host) -> dict[str, Any] | None:
         """run_scenario for one job; any failure before a container exists becomes an error result.
@@ -349,7 +302,7 @@ class _DatasetRun:
                 warnings=list(ref.warnings),
                 data_files=ref.data_files,
             )
-            with self._interruptible(host):
+            with self.interrupts.inside(host, lambda: self.stop.is_set() or host.lost or self.limits.halted):
                 result = run_scenario(
                     scenario,
                     self.pin.ref_on(host.sandbox) if self.pin else plan.config.agent.image,
@@ -388,7 +341,7 @@ class _DatasetRun:
             return
         self.observer.warning(on_stop_message(stop))
         if stop.kind == CONFIGURATION_FAULT:
-            self._interrupt_workers()
+            self.interrupts.interrupt()
         with self._wake:
             self._wake.notify_all()
 

@@ -97,37 +97,49 @@ def _probe(
             body.get("scenario_id") == scenario_id,
             f"scenario_id {body.get('scenario_id')!r}",
         )
-        bare = anonymous.get(routes.HEALTH)
-        add(
-            "/health without the token says only the state",
-            set(_json(bare)) <= {"status"},
-            f"fields {sorted(_json(bare))}",
-        )
-        refused = [
-            anonymous.get(routes.STATUS).status_code,
-            wrong.get(routes.STATUS).status_code,
-            anonymous.post(routes.NOTIFY, json={"message": "x"}).status_code,
-        ]
-        add(
-            "adapter routes refuse a missing or wrong token",
-            refused == [401, 401, 401],
-            f"/status without / with a wrong token, /notify without: {refused}",
-        )
+        _check_tokens(anonymous, wrong, add)
         status = _wait_final(client, timeout, progress)
-        final = status.get("status")
-        add(
-            "GET /status reaches a final status",
-            final in contract.FINAL_STATUSES,
-            f"status {final!r}" + (f", error {status.get('error')!r}" if status.get("error") else ""),
-        )
-        if final in contract.JUDGED_STATUSES:
-            judgment = status.get("judgment") or {}
-            add(
-                "a judged status carries a verdict",
-                isinstance(judgment.get("success"), bool),
-                f"judgment.success = {judgment.get('success')!r}",
-            )
+        _check_final(status, add)
     _check_files(handle, status, points)
+
+
+def _check_tokens(
+    anonymous: httpx.Client, wrong: httpx.Client, add: Callable[[str, bool, str], None]
+) -> None:
+    """Without the adapter token (or with a wrong one) /health says only the state, the rest is 401."""
+    bare = anonymous.get(routes.HEALTH)
+    add(
+        "/health without the token says only the state",
+        set(_json(bare)) <= {"status"},
+        f"fields {sorted(_json(bare))}",
+    )
+    refused = [
+        anonymous.get(routes.STATUS).status_code,
+        wrong.get(routes.STATUS).status_code,
+        anonymous.post(routes.NOTIFY, json={"message": "x"}).status_code,
+    ]
+    add(
+        "adapter routes refuse a missing or wrong token",
+        refused == [401, 401, 401],
+        f"/status without / with a wrong token, /notify without: {refused}",
+    )
+
+
+def _check_final(status: dict, add: Callable[[str, bool, str], None]) -> None:
+    """The run reached a final status, and a judged one carries a verdict."""
+    final = status.get("status")
+    add(
+        "GET /status reaches a final status",
+        final in contract.FINAL_STATUSES,
+        f"status {final!r}" + (f", error {status.get('error')!r}" if status.get("error") else ""),
+    )
+    if final in contract.JUDGED_STATUSES:
+        judgment = status.get("judgment") or {}
+        add(
+            "a judged status carries a verdict",
+            isinstance(judgment.get("success"), bool),
+            f"judgment.success = {judgment.get('success')!r}",
+        )
 
 
 def _wait_final(client: AdapterClient, timeout: float, progress: Callable[[str], None]) -> dict:

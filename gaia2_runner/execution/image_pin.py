@@ -97,5 +97,5 @@ def pin_image(tag: str, recorded: Iterable[dict[str, Any]], sandbox: ImageLookup
         ]
     )
     pinned = next((i for i in ids if isinstance(i, str) and i), None)
-    present = bool(pinned) and (pinned == current or sandbox.image_id(pinned) == pinned)
+    present = pinned is not None and (pinned == current or sandbox.image_id(pinned) == pinned)
     return ImagePin(tag=tag, recorded=pinned, current=current, recorded_present=present)

@@ -108,8 +108,9 @@ class JobLimits:
             self.stop = Stop(
                 COST_LIMIT,
                 one_line(
-                    f"stopped at cost limit: the job's cost is unknown, so the ${self.cost_limit:g} limit (--cost-limit) "
-                    f"can no longer be kept: runs called {_names(self.unpriced)}, which the price table cannot price "
+                    "stopped at cost limit: the job's cost is unknown, so the "
+                    f"${self.cost_limit:g} limit (--cost-limit) can no longer be kept: runs called "
+                    f"{_names(self.unpriced)}, which the price table cannot price "
                     f"(${self.spent:.4f} for the priced calls); add a price to a file named by GAIA2_PRICES "
                     "(layout of gaia2_runner/pricing/prices.toml), then rerun"
                 ),

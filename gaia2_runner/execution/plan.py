@@ -251,4 +251,5 @@ def claim_output_dir(plan: RunPlan, sandbox: Sandbox) -> ImagePin:
             clear_outputs(plan.state_dir)
             (plan.output_dir / FINGERPRINT_FILE).unlink(missing_ok=True)
     write_fingerprint(plan.state_dir, check.new)
+    assert check.pin is not None  # compare_fingerprint always pins the image
     return check.pin

@@ -150,7 +150,8 @@ def _read_result(handle: Any) -> dict[str, Any] | None:
 def assess(doc: dict[str, Any], plan: RunPlan) -> PreflightReport:
     """Turn the container's facts into a report; raises one Gaia2Error naming every endpoint that
     cannot work."""
-    report, problems = PreflightReport(), []
+    report = PreflightReport()
+    problems: list[str] = []
     for target in TARGETS:
         endpoint = doc.get(target)
         if isinstance(endpoint, dict):

@@ -11,6 +11,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import BinaryIO, cast
 
 import httpx
 
@@ -84,32 +85,20 @@ def run_scenario(
     """Evaluate one scenario file with `image`; artifacts go to `output_dir/<scenario_id>/`.
 
     `image_name` is what result.json names when `image` is a pinned image id (the tag the run was
-    asked for, execution/image_pin.py).
-
-    `secrets` are values never to be written (RunPlan.secrets: keys, `--env` values); the
-    container's `*_API_KEY` values are always added. Artifacts, container.log, result.json and the
-    returned result are scrubbed of them.
-    `limits` bound the container (memory, CPUs, pids, writable space: config/limits.py).
-    `on_status` sees each status document the daemon serves while the run goes (the job's
-    adaptive concurrency reads the relay's counts there).
-
-    A scenario whose Files app names data (`real_path`) gets `filesystem_dir` (default
-    `<cache>/gaia2_filesystem`, fetched from the hub once when files are missing) mounted
-    read-only; when files are still missing, no container starts and the result is an
-    infrastructure error naming them.
+    asked for, execution/image_pin.py). `secrets` are values never to be written (RunPlan.secrets:
+    keys, `--env` values); the container's `*_API_KEY` values are always added. Artifacts,
+    container.log, result.json and the returned result are scrubbed of them. `limits` bound the
+    container (config/limits.py). `on_status` sees each status document the daemon serves while the
+    run goes (the job's adaptive concurrency reads the relay's counts there). A scenario whose
+    Files app names data (`real_path`) gets `filesystem_dir` (default `<cache>/gaia2_filesystem`,
+    fetched once) mounted read-only; files still missing make an infrastructure error, no container.
 
     Raises Gaia2Error before anything starts (bad file, missing image, no podman). After the
     container exists, problems end up in the returned result instead. KeyboardInterrupt is
     re-raised after cleanup, with result.json saying "interrupted".
     """
     say = progress or (lambda _msg: None)
-    scenario = scenario_path if isinstance(scenario_path, ScenarioFile) else load_scenario(scenario_path)
-    for warning in scenario.warnings:
-        say(f"warning: {warning}")
-    if timeout is not None and timeout <= 0:
-        raise Gaia2Error(f"--timeout must be positive, got {timeout:g}")
-    if health_timeout <= 0:
-        raise Gaia2Error(f"--health-timeout must be positive, got {health_timeout:g}")
+    scenario = _checked_scenario(scenario_path, timeout, health_timeout, say)
     own_sandbox = sandbox is None
     sandbox = sandbox or Sandbox.connect()
     try:
@@ -123,24 +112,43 @@ def run_scenario(
             runtime=runtime,
             extra=extra_env,
         )
-        files = ca_bundle_files()
         dest = Path(output_dir) / scenario_dir_name(scenario.scenario_id)
         scrub = Scrubber([*secrets, *env_secrets(env)])
-        run = _Run(scenario, image, dest, env, sandbox, say, files, scrub, engine_wait)
+        run = _Run(scenario, image, dest, env, sandbox, say, ca_bundle_files(), scrub, engine_wait)
         run.result.image = image_name or image
-        run.on_status = on_status
-        run.limits = limits
-        if scenario.data_files:
-            try:
-                run.filesystem_dir = str(
-                    ensure_files(Path(filesystem_dir or default_filesystem_dir()), scenario.data_files)
-                )
-            except Gaia2Error as exc:
-                run.preflight_error = exc.message
+        run.on_status, run.limits = on_status, limits
+        _mount_files(run, scenario, filesystem_dir)
         return run.execute(run_timeout, health_timeout)
     finally:
         if own_sandbox:
             sandbox.close()
+
+
+def _checked_scenario(
+    scenario_path: str | Path | ScenarioFile, timeout: float | None, health_timeout: float, say: Progress
+) -> ScenarioFile:
+    """The scenario, read and checked with its times before any engine is asked (its warnings said)."""
+    scenario = scenario_path if isinstance(scenario_path, ScenarioFile) else load_scenario(scenario_path)
+    for warning in scenario.warnings:
+        say(f"warning: {warning}")
+    if timeout is not None and timeout <= 0:
+        raise Gaia2Error(f"--timeout must be positive, got {timeout:g}")
+    if health_timeout <= 0:
+        raise Gaia2Error(f"--health-timeout must be positive, got {health_timeout:g}")
+    return scenario
+
+
+def _mount_files(run: _Run, scenario: ScenarioFile, filesystem_dir: str | Path | None) -> None:
+    """The Files app's data for a scenario that names some (fetched once); still missing files make
+    the run an infrastructure error naming them, with no container started."""
+    if not scenario.data_files:
+        return
+    try:
+        run.filesystem_dir = str(
+            ensure_files(Path(filesystem_dir or default_filesystem_dir()), scenario.data_files)
+        )
+    except Gaia2Error as exc:
+        run.preflight_error = exc.message
 
 
 class _Run:
@@ -296,7 +304,8 @@ class _Run:
         for attempt in range(2):
             try:
                 with handle.open_archive(contract.OUTPUT_DIR) as chunks:
-                    return extract_output(ChunkReader(chunks), self.dest, scrub=self.scrub)
+                    reader = cast(BinaryIO, ChunkReader(chunks))  # a read-only binary file
+                    return extract_output(reader, self.dest, scrub=self.scrub)
             except Exception as exc:  # noqa: BLE001 - a dead container must not lose the result
                 if attempt == 0 and unreachable(exc):
                     self.say(

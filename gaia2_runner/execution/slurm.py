@@ -2,9 +2,10 @@
 
 SLURM does the scheduling; we only write two batch scripts into `<output>/slurm/` and hand them
 to `sbatch`. Array task t (0-based) runs `run-config --config X --shard (t+1)/N` on whatever node
-SLURM picks, with that node's engine (submit's --engine, else the config's or $GAIA2_ENGINE, chosen there as for
-any run: CONTAINER_HOST/DOCKER_HOST if exported, else its default socket or a private podman service); the aggregate job waits for the whole array (`afterany`, so a failed shard still
-gets its gaps reported by aggregate's one `error:` line in its log). The scripts name the Python
+SLURM picks, with that node's engine (submit's --engine, else the config's or $GAIA2_ENGINE,
+chosen there as for any run: CONTAINER_HOST/DOCKER_HOST if exported, else its default socket or
+a private podman service); the aggregate job waits for the whole array (`afterany`, so a failed
+shard still gets its gaps reported by aggregate's one `error:` line in its log). The scripts name the Python
 that submitted them (`python -m gaia2_runner.cli`), so nodes need the same installation path on
 the shared filesystem; sbatch exports the submitting environment (its default), and keys stay in
 .env files: the scripts hold no secret.
