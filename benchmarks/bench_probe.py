@@ -1,7 +1,7 @@
 """What the provider probe costs a run (not a test; prints numbers from one run).
 
 The daemon's relay checks every fault it suspects on the agent's traffic with the runner's own
-probe (containers/gaia2_container/daemon/provider_probe.py): one request at a time, an answer
+probe (containers/gaia2_container/daemon/provider/probe.py): one request at a time, an answer
 reused for PROBE_REUSE_S. The claim (issue 31): an honest run pays nothing for it, and a hostile
 one one extra request per suspicion window only. Measured here in this process, over real HTTP on
 127.0.0.1, no container: the test fake provider (tests/support/fake_llm) behind a Relay with a
@@ -39,10 +39,10 @@ import httpx
 from bench_engines import percentile
 from bench_runner import WIDTH, table
 from fake_llm.server import FakeLLM
-from gaia2_container.daemon.provider_faults import CONFIGURATION, RunnerSetup
-from gaia2_container.daemon.provider_ledger import ProviderLedger
-from gaia2_container.daemon.provider_probe import PROBE_REUSE_S
-from gaia2_container.daemon.relay import Relay, serve_relay
+from gaia2_container.daemon.provider.faults import CONFIGURATION, RunnerSetup
+from gaia2_container.daemon.provider.ledger import ProviderLedger
+from gaia2_container.daemon.provider.probe import PROBE_REUSE_S
+from gaia2_container.daemon.relay.proxy import Relay, serve_relay
 from relay_probe import probe_of
 
 MODEL = "bench-model"

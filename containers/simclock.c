@@ -2,7 +2,7 @@
  *
  * Preloaded into every dynamic program of the image (/etc/ld.so.preload, Containerfile.base: some
  * harnesses strip LD_PRELOAD from the shells they spawn) but a no-op in any process without
- * GAIA2_SIMCLOCK_FILE, which the daemon (daemon/process_clock.py) sets for the agent only and keeps
+ * GAIA2_SIMCLOCK_FILE, which the daemon (daemon/clock/process.py) sets for the agent only and keeps
  * at "<simulated - real seconds>" ("-65123456.250"): the daemon's own clock stays the machine's.
  * Only the calendar clock moves: clock_gettime(CLOCK_REALTIME*), gettimeofday() and time() (and the
  * absolute deadlines of timed waits move back, below); monotonic

@@ -30,8 +30,8 @@ from gaia2_contract import constants as contract
 from gaia2_contract import harness_profile, providers, urls
 
 from .daemon.a2a import A2AError, A2ASettings
-from .daemon.a2a_relay import upstream_of
-from .daemon.judge_engine import LiteLLMJudgeEngine, build_judge_engine
+from .daemon.judge.engine import LiteLLMJudgeEngine, build_judge_engine
+from .daemon.relay.experts import upstream_of
 from .runtimes.harness.profile import PROFILE_PATH
 from .runtimes.llm.messages import Message, Tool
 from .runtimes.llm.providers import make_provider
@@ -62,7 +62,7 @@ WIRES = {  # keys: harness_profile.WIRES
 }
 BUILTIN_AGENT_RUNTIMES = ("agent", "harness")  # agents that call tools natively: a refusal is fatal
 TEXT_ACTION_RUNTIMES = ("are-default",)  # ARE's default agent writes its actions as text: no tool probe
-# LiteLLM providers (judge_engine.LITELLM_PROVIDERS values) that speak OpenAI Chat Completions,
+# LiteLLM providers (judge.engine.LITELLM_PROVIDERS values) that speak OpenAI Chat Completions,
 # with LiteLLM's default base URL for each.
 JUDGE_OPENAI_URLS = {name: urls.API_BASE_URLS[name] for name in (providers.OPENAI, providers.OPENROUTER)}
 
@@ -242,7 +242,7 @@ def check_agent(env: Mapping[str, str], deadline: float, redact: Callable[[str],
 
 def agent_text_probe(env: Mapping[str, str], deadline: float, redact: Callable[[str], str]) -> Probe:
     """The agent endpoint's text request alone, as check_agent sends it: the daemon's probe
-    (daemon/provider_probe.py) asks it when the agent's traffic suggests a provider fault."""
+    (daemon/provider/probe.py) asks it when the agent's traffic suggests a provider fault."""
     transport = OneShot(deadline, redact)
     setup = agent_setup(env, transport)
     if setup is None:

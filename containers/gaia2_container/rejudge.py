@@ -3,7 +3,7 @@ completed events, prepare the scenario for offline validation, and let ARE's jud
 those events alone (no apps run, no agent). Run as `entrypoint rejudge`; writes REJUDGE_FILE.
 
 The judge model comes from GAIA2_JUDGE_* like a live run's; ARE's judge is observed through its
-tracer hook (daemon/judge_trace.py), so the new verdict has the same failure diff as a live one.
+tracer hook (daemon/judge/trace.py), so the new verdict has the same failure diff as a live one.
 """
 
 from __future__ import annotations
@@ -17,47 +17,26 @@ from typing import Any
 from gaia2_contract import constants as contract
 
 from . import places
-from .daemon import are_speedups, judge_guard
-from .daemon.judge_engine import build_judge_engine
-from .daemon.judge_hooks import clean_rationale
-from .daemon.judge_trace import JudgeTrace
-from .daemon.loader import noise_configs
+from .daemon import are_speedups
+from .daemon.judge import attach_judge, clean_rationale, install_guard
 
 log = logging.getLogger("gaia2.rejudge")
 
 
 def rejudge(text: str) -> dict[str, Any]:
     are_speedups.install()
-    judge_guard.install()  # the same judge prompts as a live run
+    install_guard()  # the same judge prompts as a live run
     from are.simulation.benchmark.scenario_loader import APPS_TO_SKIP
     from are.simulation.data_handler.importer import JsonScenarioImporter
     from are.simulation.environment import Environment
-    from are.simulation.scenarios.config import MAX_SCENARIO_DURATION, MAX_TIME_SCENARIO_DURATION
-    from are.simulation.scenarios.scenario_imported_from_json.utils import (
-        get_scenario_duration,
-        preprocess_scenario,
-    )
     from are.simulation.types import EventLog
-    from are.simulation.validation.configs import GraphPerEventJudgeConfig
 
     scenario, completed_events, _ = JsonScenarioImporter().import_from_json_to_benchmark(
         text, apps_to_skip=APPS_TO_SKIP, load_completed_events=True
     )
-    trace = JudgeTrace()
     # As ARE's preprocess_scenario_from_config with judge_only: its durations, and `--noise`'s
     # configs when the run had them (ARE's exporter says so in the trace's definition).
-    tool_augmentation, env_events = noise_configs() if _had_noise(text) else (None, None)
-    engine = build_judge_engine(calls=trace.calls, step=trace.step)
-    preprocess_scenario(
-        scenario,
-        judge_config=GraphPerEventJudgeConfig(engine=engine, tracer=trace),
-        offline_validation=True,
-        max_scenario_duration=get_scenario_duration(
-            scenario, MAX_TIME_SCENARIO_DURATION, MAX_SCENARIO_DURATION
-        ),
-        tool_augmentation_config=tool_augmentation,
-        env_events_config=env_events,
-    )
+    trace = attach_judge(scenario, noise=_had_noise(text), offline=True)
     trace.take(), trace.calls.take()  # preparing is not judging
     # ARE's ScenarioRunner._judge: an environment that holds only the run's completed events.
     environment = Environment()

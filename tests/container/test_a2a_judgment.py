@@ -17,11 +17,11 @@ from typing import Any
 import httpx
 import pytest
 
-from gaia2_container.daemon import a2a_relay
+from gaia2_container.daemon.relay import experts as a2a_relay
 from gaia2_container.daemon.a2a import SCENARIO_OVER, A2ASettings, ExpertAgents, ExpertsStopped
-from gaia2_container.daemon.recorder import EventRecorder
-from gaia2_container.daemon.session import Session
-from gaia2_container.daemon.status import StatusBoard
+from gaia2_container.daemon.session.recorder import EventRecorder
+from gaia2_container.daemon.session.core import Session
+from gaia2_container.daemon.session.status import StatusBoard
 
 KEY = "sk-a2a-judgment-SECRET"
 GUARD_S = 30  # a hang guard only: every wait below ends on a condition

@@ -1,4 +1,4 @@
-"""Agent2Agent in the daemon without ARE: the expert sub-agents' relay (daemon/a2a_relay.py) over
+"""Agent2Agent in the daemon without ARE: the expert sub-agents' relay (daemon/relay/experts.py) over
 real HTTP on loopback, their settings (GAIA2_A2A_*), the nesting of what they do under the agent's
 `expert_agent` call (daemon/a2a.py), and that the agent's process never sees their settings or key."""
 
@@ -11,9 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from gaia2_container.daemon import a2a_relay
+from gaia2_container.daemon.relay import experts as a2a_relay
 from gaia2_container.daemon.a2a import A2AError, A2ASettings, ExpertAgents
-from gaia2_container.daemon.agent_process import agent_environment
+from gaia2_container.daemon.agent.process import agent_environment
 from gaia2_contract import constants as contract
 
 KEY = "sk-a2a-SECRET-7890"
@@ -235,7 +235,7 @@ def test_a_taken_relay_port_is_the_runs_one_line_error(relay):
 def test_sub_agent_calls_stop_being_recorded_at_the_trace_cap():
     """The sub-agents' llm_call lines (events.jsonl) are capped as trace.jsonl is (relay_trace's
     TOTAL_CAP_BYTES): past it one line says so, later calls are dropped and counted."""
-    from gaia2_container.daemon.relay_trace import TOTAL_CAP_BYTES, Capture
+    from gaia2_container.daemon.relay.trace import TOTAL_CAP_BYTES, Capture
 
     written: list[dict] = []
     trace = a2a_relay.EventsTrace("openai-compat", written.append)

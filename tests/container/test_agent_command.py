@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from gaia2_container.daemon.agent_process import BUILTIN_RUNTIMES, agent_command
+from gaia2_container.daemon.agent.process import BUILTIN_RUNTIMES, agent_command
 from gaia2_contract import constants as contract
 
 SECRET_ARG = "sk-in-the-command-5b1e"

@@ -1,4 +1,4 @@
-"""The daemon's reader of agent-written files (gaia2_container/daemon/agent_files.py), run here on
+"""The daemon's reader of agent-written files (gaia2_container/daemon/agent/files.py), run here on
 a temporary home: links, FIFOs, foreign files and oversized files are refused or capped.
 
 In the container the reader runs as the agent user; here (no `agent` user) it runs as the current
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_container.daemon.agent_files import collect  # noqa: E402
+from gaia2_container.daemon.agent.files import collect  # noqa: E402
 
 
 def read(home: Path, name: str, cap: int = 1000):

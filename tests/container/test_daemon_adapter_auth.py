@@ -10,11 +10,11 @@ import httpx
 import pytest
 
 from gaia2_container.daemon import main as daemon_main  # noqa: E402
-from gaia2_container.daemon.agent_process import agent_environment  # noqa: E402
-from gaia2_container.daemon.http_api import serve  # noqa: E402
-from gaia2_container.daemon.recorder import EventRecorder  # noqa: E402
-from gaia2_container.daemon.routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, DaemonState  # noqa: E402
-from gaia2_container.daemon.status import StatusBoard  # noqa: E402
+from gaia2_container.daemon.agent.process import agent_environment  # noqa: E402
+from gaia2_container.daemon.http.server import serve  # noqa: E402
+from gaia2_container.daemon.session.recorder import EventRecorder  # noqa: E402
+from gaia2_container.daemon.http.routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, DaemonState  # noqa: E402
+from gaia2_container.daemon.session.status import StatusBoard  # noqa: E402
 from gaia2_contract import constants as contract
 
 TOKEN = "t0k3n-for-the-runner"
@@ -113,7 +113,7 @@ def test_a_claimed_body_size_cannot_exhaust_the_daemon(adapter):
     """Tool and adapter APIs share the handler: a huge or bogus Content-Length is refused unread."""
     import socket
 
-    from gaia2_container.daemon.http_api import MAX_BODY_BYTES
+    from gaia2_container.daemon.http.server import MAX_BODY_BYTES
 
     adapter.state.session = FakeSession()
     host, port = adapter.base.removeprefix("http://").split(":")

@@ -1,4 +1,4 @@
-"""Simulated generation time (daemon/generation_clock.py, gaia2_contract/generation_time.py): the
+"""Simulated generation time (daemon/clock/generation.py, gaia2_contract/generation_time.py): the
 clock holds while the agent's model calls are in flight and is then charged their wall span
 (measured) or N seconds (fixed:N); `off` lets it run on.
 
@@ -17,9 +17,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from gaia2_container.daemon.generation_clock import GenerationClock, setting_from_env
-from gaia2_container.daemon.relay import Relay, serve_relay
-from gaia2_container.daemon.relay_trace import RelayTrace
+from gaia2_container.daemon.clock.generation import GenerationClock, setting_from_env
+from gaia2_container.daemon.relay.proxy import Relay, serve_relay
+from gaia2_container.daemon.relay.trace import RelayTrace
 from gaia2_contract.generation_time import FIXED, MEASURED, GenerationTime, parse_generation_time
 
 START = 1727773200.0

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from gaia2_container.daemon import judge_calls
-from gaia2_container.daemon.judge_engine import JudgeNotConfigured, LiteLLMJudgeEngine, build_judge_engine
-from gaia2_container.daemon.judge_guard import AGENT_TEXT_CAP
-from gaia2_container.daemon.judge_trace import JudgeTrace
+from gaia2_container.daemon.judge import calls as judge_calls
+from gaia2_container.daemon.judge.engine import JudgeNotConfigured, LiteLLMJudgeEngine, build_judge_engine
+from gaia2_container.daemon.judge.guard import AGENT_TEXT_CAP
+from gaia2_container.daemon.judge.trace import JudgeTrace
 
 JUDGE_ENV = {
     "GAIA2_JUDGE_MODEL": "judge-x",

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from gaia2_container.daemon import judge_guard  # noqa: E402
-from gaia2_container.daemon.judge_guard import AGENT_TEXT_CAP, AGENT_TEXT_CLOSE, AGENT_TEXT_OPEN  # noqa: E402
-from gaia2_container.daemon.judge_trace import JudgeTrace, reason_line  # noqa: E402
+from gaia2_container.daemon.judge import guard as judge_guard  # noqa: E402
+from gaia2_container.daemon.judge.guard import AGENT_TEXT_CAP, AGENT_TEXT_CLOSE, AGENT_TEXT_OPEN  # noqa: E402
+from gaia2_container.daemon.judge.trace import JudgeTrace, reason_line  # noqa: E402
 
 # What ARE 1.2.0's parsers look for: LLMChecker (case-sensitive) and InContextJudge (lower case).
 ARE_MARKERS = ("[[True]]", "[[False]]", "[[Success]]", "[[Failure]]", "[[success]]", "[[failure]]")

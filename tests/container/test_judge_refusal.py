@@ -19,10 +19,10 @@ import httpx
 import pytest
 
 from fake_llm.server import FakeLLM
-from gaia2_container.daemon import judge_guard
-from gaia2_container.daemon.judge_engine import JudgeCallError, build_judge_engine
-from gaia2_container.daemon.judge_refusal import REFUSED, JudgeFault, carries_agent_text
-from gaia2_container.daemon.judge_trace import JudgeTrace, reason_line
+from gaia2_container.daemon.judge import guard as judge_guard
+from gaia2_container.daemon.judge.engine import JudgeCallError, build_judge_engine
+from gaia2_container.daemon.judge.refusal import REFUSED, JudgeFault, carries_agent_text
+from gaia2_container.daemon.judge.trace import JudgeTrace, reason_line
 
 AZURE_FILTER = (
     "The response was filtered due to the prompt triggering Azure OpenAI's content management "

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gaia2_container.daemon.judge_trace import JudgeTrace, reason_line  # noqa: E402
+from gaia2_container.daemon.judge.trace import JudgeTrace, reason_line  # noqa: E402
 
 
 @dataclass

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_container.daemon.output_caps import CappedAgentLog, LogBudget  # noqa: E402
+from gaia2_container.daemon.agent.output_caps import CappedAgentLog, LogBudget  # noqa: E402
 from gaia2_runner.config.limits import DEFAULT_LIMITS, ContainerLimits, GiB, MiB, parse_size
 from gaia2_runner.output.artifacts import extract_output
 from gaia2_runner.sandbox.container_limits import limit_options, tmpfs_mounts, tmpfs_places

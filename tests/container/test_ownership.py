@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from gaia2_container.daemon.agent_process import agent_environment  # noqa: E402
-from gaia2_container.daemon.watchdog import Limits, Watchdog  # noqa: E402
+from gaia2_container.daemon.agent.process import agent_environment  # noqa: E402
+from gaia2_container.daemon.agent.watchdog import Limits, Watchdog  # noqa: E402
 from gaia2_contract import constants as contract
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.execution.container_env import container_env, idle_timeout
@@ -222,7 +222,7 @@ def test_watchdog_counts_only_requests_with_the_adapter_token():
     import urllib.error
     import urllib.request
 
-    from gaia2_container.daemon.http_api import serve
+    from gaia2_container.daemon.http.server import serve
 
     dog = Watchdog(Limits(idle_s=5.0, deadline_s=None), started=1.0)
     with socket.socket() as sock:

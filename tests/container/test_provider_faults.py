@@ -1,4 +1,4 @@
-"""The classification of provider outcomes (daemon/provider_faults.py), with the red team's cases:
+"""The classification of provider outcomes (daemon/provider/faults.py), with the red team's cases:
 nothing the agent controls (path, body, model name, key, parameters) may turn its own refusal into
 a configuration fault, which would stop the job and buy the run a second try under --retry."""
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from gaia2_container.daemon.provider_faults import (  # noqa: E402
+from gaia2_container.daemon.provider.faults import (  # noqa: E402
     AGENT,
     CONFIGURATION,
     CONTEXT_OVERFLOW,

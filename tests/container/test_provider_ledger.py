@@ -1,15 +1,15 @@
-"""The relay's ledger (daemon/provider_ledger.py), the token counts it reads from answers
-(daemon/usage.py). No timing: the ledger's clock is a counter the test moves (the call budget
+"""The relay's ledger (daemon/provider/ledger.py), the token counts it reads from answers
+(daemon/provider/usage.py). No timing: the ledger's clock is a counter the test moves (the call budget
 fitted to the scenario limit, budget.py: test_budget.py)."""
 
 from __future__ import annotations
 
 import json
 
-from gaia2_container.daemon.provider_faults import Request, RunnerSetup  # noqa: E402
-from gaia2_container.daemon.provider_ledger import BURST_LIMIT, ProviderLedger  # noqa: E402
-from gaia2_container.daemon.provider_probe import ProviderProbe  # noqa: E402
-from gaia2_container.daemon.usage import tokens_of  # noqa: E402
+from gaia2_container.daemon.provider.faults import Request, RunnerSetup  # noqa: E402
+from gaia2_container.daemon.provider.ledger import BURST_LIMIT, ProviderLedger  # noqa: E402
+from gaia2_container.daemon.provider.probe import ProviderProbe  # noqa: E402
+from gaia2_container.daemon.provider.usage import tokens_of  # noqa: E402
 from gaia2_container.preflight import Probe  # noqa: E402
 
 URL = "https://api.example/v1/chat/completions"

@@ -1,14 +1,14 @@
-"""What the relay reads in a request body (daemon/relay_body.py: the pinned model, the usage a stream
-asks for) and how the token budget holds calls in flight (daemon/token_budget.py, usage.reservation)."""
+"""What the relay reads in a request body (daemon/relay/body.py: the pinned model, the usage a stream
+asks for) and how the token budget holds calls in flight (daemon/provider/token_budget.py, usage.reservation)."""
 
 from __future__ import annotations
 
 import json
 
-from gaia2_container.daemon.provider_faults import Request, RunnerSetup
-from gaia2_container.daemon.provider_ledger import ProviderLedger
-from gaia2_container.daemon.relay_body import model_refusal, parse, with_stream_usage
-from gaia2_container.daemon.usage import DEFAULT_MAX_OUTPUT_TOKENS, Tokens, reservation, tokens_of
+from gaia2_container.daemon.provider.faults import Request, RunnerSetup
+from gaia2_container.daemon.provider.ledger import ProviderLedger
+from gaia2_container.daemon.relay.body import model_refusal, parse, with_stream_usage
+from gaia2_container.daemon.provider.usage import DEFAULT_MAX_OUTPUT_TOKENS, Tokens, reservation, tokens_of
 
 URL = "https://api.example/v1/chat/completions"
 MODEL = "gpt-4o-mini"

@@ -1,4 +1,4 @@
-"""The relay's record of model traffic (daemon/relay_trace.py), over real HTTP on loopback: a
+"""The relay's record of model traffic (daemon/relay/trace.py), over real HTTP on loopback: a
 provider, the relay in front of it, and a client, as in the container but without one."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
-from gaia2_container.daemon.relay_trace import BODY_CAP_BYTES, RelayTrace, model_of  # noqa: E402
+from gaia2_container.daemon.relay.proxy import Relay, serve_relay  # noqa: E402
+from gaia2_container.daemon.relay.trace import BODY_CAP_BYTES, RelayTrace, model_of  # noqa: E402
 
 KEY = "sk-relay-SECRET-123456"
 

@@ -1,5 +1,5 @@
 """The simulated clock's parts that need no ARE: the speed setting, the oracle-only clock endpoint
-over real HTTP, and the agent's clock file (daemon/sim_clock.py, routes.py, process_clock.py)."""
+over real HTTP, and the agent's clock file (daemon/clock/sim.py, routes.py, process_clock.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from gaia2_container.daemon.http_api import serve  # noqa: E402
-from gaia2_container.daemon.process_clock import ProcessClock, fakes_agent  # noqa: E402
-from gaia2_container.daemon.recorder import EventRecorder  # noqa: E402
-from gaia2_container.daemon.routes import TOOL_ROUTES, DaemonState  # noqa: E402
-from gaia2_container.daemon.sim_clock import SimClock, parse_speed  # noqa: E402
-from gaia2_container.daemon.status import StatusBoard  # noqa: E402
+from gaia2_container.daemon.http.server import serve  # noqa: E402
+from gaia2_container.daemon.clock.process import ProcessClock, fakes_agent  # noqa: E402
+from gaia2_container.daemon.session.recorder import EventRecorder  # noqa: E402
+from gaia2_container.daemon.http.routes import TOOL_ROUTES, DaemonState  # noqa: E402
+from gaia2_container.daemon.clock.sim import SimClock, parse_speed  # noqa: E402
+from gaia2_container.daemon.session.status import StatusBoard  # noqa: E402
 
 
 def test_time_speed_values():

@@ -42,7 +42,7 @@ from are.simulation.scenario_runner import _apply_a2a_config
 from are.simulation.scenarios.config import ScenarioRunnerConfig
 from gaia2_container.daemon.loader import load_scenario
 from gaia2_container.daemon.a2a import A2ASettings, ExpertAgents
-from gaia2_container.daemon.toolbox import Toolbox
+from gaia2_container.daemon.session.toolbox import Toolbox
 from gaia2_container.runtimes.gaia2_cli.surface import build_surface
 
 path = pathlib.Path("/tmp/scenario.json")

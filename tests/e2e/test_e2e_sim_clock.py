@@ -1,4 +1,4 @@
-"""The simulated clock in real containers (daemon/sim_clock.py, daemon/process_clock.py).
+"""The simulated clock in real containers (daemon/clock/sim.py, daemon/clock/process.py).
 
 - The built-in oracle moves ARE's clock itself: no real-time pacing, and its actions land at
   exactly the simulated times they are due.

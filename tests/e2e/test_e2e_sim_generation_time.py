@@ -1,4 +1,4 @@
-"""Simulated generation time in a real container (daemon/generation_clock.py): a time-split scenario
+"""Simulated generation time in a real container (daemon/clock/generation.py): a time-split scenario
 ("in 2 minutes, send Leo ...", ARE's tolerance -10/+25 s) solved by a scripted agent that thinks
 (one model call the scripted provider answers after SLOW_S wall seconds), waits WAIT_S simulated
 seconds (wait_for_notification: a jump, no wall time) and sends.

@@ -26,8 +26,8 @@ CHECK = r"""
 import sys
 from jinja2 import Environment, meta
 from are.simulation.validation.utils import llm_utils
-from gaia2_container.daemon import judge_guard
-from gaia2_container.daemon.judge_engine import JudgeCallError, LiteLLMJudgeEngine
+from gaia2_container.daemon.judge import guard as judge_guard
+from gaia2_container.daemon.judge.engine import JudgeCallError, LiteLLMJudgeEngine
 
 MARKERS = ("[[True]]", "[[False]]", "[[Success]]", "[[Failure]]")
 

@@ -16,8 +16,8 @@ from http.server import BaseHTTPRequestHandler
 import httpx
 import pytest
 
-from gaia2_container.daemon.connections import ConnectionBudget, read_sockets  # noqa: E402
-from gaia2_container.daemon.http_api import DaemonServer  # noqa: E402
+from gaia2_container.daemon.http.connections import ConnectionBudget, read_sockets  # noqa: E402
+from gaia2_container.daemon.http.server import DaemonServer  # noqa: E402
 from polling import until
 
 pytestmark = pytest.mark.redteam

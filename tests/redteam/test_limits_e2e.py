@@ -25,7 +25,7 @@ SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 CALENDAR = SCENARIOS / "demo_calendar_add_event.json"
 CONTACTS = SCENARIOS / "demo_contacts_update_phone.json"
 MESSAGING = SCENARIOS / "demo_messaging_send.json"
-AGENT_LOG_CAP = 4 << 20  # containers/gaia2_container/daemon/output_caps.py AGENT_LOG_MAX_BYTES
+AGENT_LOG_CAP = 4 << 20  # containers/gaia2_container/daemon/agent/output_caps.py AGENT_LOG_MAX_BYTES
 RUNNER_RSS_BOUND = 400 * MiB  # the runner's peak, whatever the agent prints (3 GB before the caps)
 
 HOG = """

@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(
 
 HOST = "host.containers.internal"
 SCENARIO = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "demo_calendar_add_event.json"
-AGENTS_MAX = 128  # containers/gaia2_container/daemon/connections.py: AGENT_CONNECTIONS_MAX
+AGENTS_MAX = 128  # containers/gaia2_container/daemon/http/connections.py: AGENT_CONNECTIONS_MAX
 
 FLOOD = f"""
 import json, os, resource, select, signal, socket, time, urllib.request

@@ -11,9 +11,9 @@ from http.server import BaseHTTPRequestHandler
 import httpx
 import pytest
 
-from gaia2_container.daemon.http_api import DaemonServer  # noqa: E402
-from gaia2_container.daemon.provider_ledger import ProviderLedger  # noqa: E402
-from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
+from gaia2_container.daemon.http.server import DaemonServer  # noqa: E402
+from gaia2_container.daemon.provider.ledger import ProviderLedger  # noqa: E402
+from gaia2_container.daemon.relay.proxy import Relay, serve_relay  # noqa: E402
 from relay_probe import PROBE_MARKER, probe_of  # noqa: E402
 
 pytestmark = pytest.mark.redteam
@@ -97,7 +97,7 @@ def test_rate_limits_after_the_agents_own_flood_are_no_outage(relay) -> None:
     """An agent failing its task could flood the provider into 429s, then answer: without this rule
     the run would become an infrastructure error, and `--retry` would give it a second try. At once
     or one by one, before or after a pause: once it flooded, its 429s are its own for the run."""
-    from gaia2_container.daemon import relay as relay_module
+    from gaia2_container.daemon.relay import proxy as relay_module
 
     witness, base = relay
     Provider.probe_status = 429  # the key's rate limit: the runner's own request meets it too
@@ -124,7 +124,7 @@ def test_rate_limits_after_the_agents_own_flood_are_no_outage(relay) -> None:
 
 def test_a_fast_honest_loop_still_has_its_dead_server_witnessed(relay) -> None:
     """A local model answering in a blink: many requests, then the server fails with 5xx."""
-    from gaia2_container.daemon import relay as relay_module
+    from gaia2_container.daemon.relay import proxy as relay_module
 
     witness, base = relay
     Provider.probe_status = 500

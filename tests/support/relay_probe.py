@@ -1,9 +1,9 @@
-"""The daemon's provider probe (containers/gaia2_container/daemon/provider_probe.py) pointed at a
+"""The daemon's provider probe (containers/gaia2_container/daemon/provider/probe.py) pointed at a
 test's own provider on 127.0.0.1: the real preflight request over real HTTP, as the daemon sends it."""
 
 from __future__ import annotations
 
-from gaia2_container.daemon.provider_probe import ProviderProbe, agent_probe
+from gaia2_container.daemon.provider.probe import ProviderProbe, agent_probe
 from gaia2_contract import constants as contract
 
 PROBE_MARKER = b"gaia2-runner preflight"  # in every probe's body (preflight.PROBE_MARKER)

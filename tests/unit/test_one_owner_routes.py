@@ -54,7 +54,7 @@ def _copies(owner: Path, found) -> list[str]:
 
 
 def test_the_contract_lists_the_routes_the_daemon_serves():
-    from gaia2_container.daemon.routes import ADAPTER_ROUTES, TOOL_ROUTES
+    from gaia2_container.daemon.http.routes import ADAPTER_ROUTES, TOOL_ROUTES
 
     assert {path for _, path in ADAPTER_ROUTES} == set(routes.ADAPTER_PATHS)
     assert {path for _, path in TOOL_ROUTES} == set(routes.TOOL_PATHS)

@@ -7,7 +7,7 @@ originals with the Environment and puts in their place an `AppAgent` of the same
 tool `expert_agent(task)` runs ARE's app agent (its prompt, its ReAct JSON loop, at most 80 steps)
 holding the original app's tools. We call that very function (Session.start), so the choice, the
 tool and the sub-agent are ARE's; only the sub-agent's engine is ours to point: ARE's LiteLLMEngine
-on the expert relay (a2a_relay.py), as runtimes/are_default points the main agent's. What the
+on the expert relay (relay/experts.py), as runtimes/are_default points the main agent's. What the
 sub-agents do is recorded into events.jsonl under the `expert_agent` call that spawned them
 (`call_id` on that call; `parent_call_id` and `a2a_app` on each nested `tool_call` / `llm_call`).
 
@@ -227,7 +227,7 @@ class ExpertAgents:
         return {"parent_call_id": parent[0] if parent else None, "a2a_app": parent[1] if parent else None}
 
     def record_llm_call(self, fields: dict[str, Any]) -> None:
-        """One sub-agent model call, as the expert relay saw it (a2a_relay.EventsTrace)."""
+        """One sub-agent model call, as the expert relay saw it (relay.experts.EventsTrace)."""
         self._record(contract.SUB_AGENT_CALL_KIND, None, **self.nesting(), **fields)
 
     def _observe(self, app: str, tool: Any) -> None:

@@ -12,9 +12,8 @@ from gaia2_contract import constants as contract
 from gaia2_contract import files_tree
 
 from .. import places
-from . import are_speedups, judge_guard
-from .judge_engine import build_judge_engine
-from .judge_trace import JudgeTrace
+from . import are_speedups
+from .judge import JudgeTrace, attach_judge, install_guard
 
 TRACE_VERSION = "are_simulation_v1"  # ARE's data_handler.models.TRACE_V1_VERSION
 
@@ -96,15 +95,9 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
     # ARE reads DEMO_FS_PATH when it is first imported: the Files app's bytes come from the mount.
     os.environ["DEMO_FS_PATH"] = str(root / files_tree.DEMO_FS_DIR)
     are_speedups.install()
-    judge_guard.install()  # bounded, fenced agent text in the judge's prompts
+    install_guard()
     from are.simulation.benchmark.scenario_loader import APPS_TO_SKIP
     from are.simulation.data_handler.importer import JsonScenarioImporter
-    from are.simulation.scenarios.config import MAX_SCENARIO_DURATION, MAX_TIME_SCENARIO_DURATION
-    from are.simulation.scenarios.scenario_imported_from_json.utils import (
-        get_scenario_duration,
-        preprocess_scenario,
-    )
-    from are.simulation.validation.configs import GraphPerEventJudgeConfig
 
     _check_demo_fs_path(root)
     try:
@@ -113,20 +106,8 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
         )
     except Exception as exc:  # noqa: BLE001 - ARE raises many kinds; the user needs one line
         raise ScenarioLoadError(f"{path}: ARE could not import the scenario: {_one_line(exc)}") from None
-    tool_augmentation, env_events = noise_configs() if noise_enabled() else (None, None)
-    trace = JudgeTrace()  # observes every step of ARE's judge (failure diff); never changes a decision
     try:
-        preprocess_scenario(
-            scenario,
-            judge_config=GraphPerEventJudgeConfig(
-                engine=build_judge_engine(calls=trace.calls, step=trace.step), tracer=trace
-            ),
-            max_scenario_duration=get_scenario_duration(
-                scenario, MAX_TIME_SCENARIO_DURATION, MAX_SCENARIO_DURATION
-            ),
-            tool_augmentation_config=tool_augmentation,
-            env_events_config=env_events,
-        )
+        trace = attach_judge(scenario, noise=noise_enabled())
     except Exception as exc:  # noqa: BLE001
         raise ScenarioLoadError(
             f"{path}: ARE rejected the scenario while preparing it (oracle run / turns): {_one_line(exc)}"
@@ -139,16 +120,6 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
         oracle_plan=build_oracle_plan(scenario),
         judge_trace=trace,
     )
-
-
-def noise_configs() -> tuple[Any, Any]:
-    """ARE's noise mode, as are.simulation.cli.utils.create_noise_configs builds it for
-    `are-benchmark --noise`: 10% random tool failures, augmented tool names and descriptions,
-    10 random ENV events per minute (seed 0)."""
-    from are.simulation.scenarios.utils.scenario_expander import EnvEventsConfig
-    from are.simulation.types import ToolAugmentationConfig
-
-    return ToolAugmentationConfig(), EnvEventsConfig(num_env_events_per_minute=10, env_events_seed=0)
 
 
 def _check_demo_fs_path(root: Path) -> None:

@@ -4,7 +4,7 @@ It is judged exactly like any agent: its calls become agent events in ARE's log 
 compares them with the oracle run. Each action waits for its dependencies (scenario events or
 earlier actions) and then for its delay in simulated time, as in ARE's event graph.
 
-The daemon gives the oracle a manual clock (daemon/sim_clock.py): instead of waiting in real time
+The daemon gives the oracle a manual clock (daemon/clock/sim.py): instead of waiting in real time
 it asks the daemon to move simulated time to when its next action is due, or to the next scenario
 event, so a run costs no real-time pacing. With a real clock (older daemons) it waits as before.
 """

@@ -32,7 +32,7 @@ from gaia2_contract import routes
 from ..harness.driver import SEND_TO_USER
 from ..tools_client import call_tool, request
 
-# Inbox senders (daemon/session.py) -> the message types ARE's notification system gives its agent.
+# Inbox senders (daemon/session/core.py) -> the message types ARE's notification system gives its agent.
 MESSAGE_TYPES = {"user": MessageType.USER_MESSAGE, "system": MessageType.ENVIRONMENT_NOTIFICATION}
 STOP_TEXT = "the scenario is over"
 _EPOCH = datetime.fromtimestamp(0, tz=UTC)  # a stop message is due at once

@@ -214,7 +214,7 @@ def settings_values(home: Path) -> dict[str, Any]:
     return {
         "model": os.environ.get(contract.ENV_AGENT_MODEL, ""),
         "api_key": os.environ.get(contract.ENV_AGENT_API_KEY) or NO_KEY,
-        # The relay (daemon/relay.py) stands in for the provider's base URL.
+        # The relay (daemon/relay/proxy.py) stands in for the provider's base URL.
         "base_url": os.environ.get(contract.ENV_AGENT_BASE_URL, RELAY_URL).rstrip("/"),
         "home": str(home),
     }

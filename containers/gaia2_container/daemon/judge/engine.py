@@ -1,0 +1,178 @@
+"""The LLM behind ARE's soft checks, built from GAIA2_JUDGE_* settings.
+
+ARE's GraphPerEventJudge compares arguments exactly first and only asks an LLM when they differ, so
+an exact replay (the oracle) needs no judge model. Without a configured judge we install an engine
+that fails loudly: a soft check then yields a clear "judge not configured" reason instead of a
+silent call to ARE's default model.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from gaia2_contract import providers
+from gaia2_contract.constants import JUDGE_ENV_PREFIX
+
+from .calls import JudgeCalls, RecordedJudgeEngine
+from .refusal import CONTENT_FILTER, RefusalCheck
+
+
+class JudgeNotConfigured(RuntimeError):
+    """A soft (LLM) check was needed but no judge model was given to the container."""
+
+
+class MissingJudgeEngine:
+    def __call__(self, messages: list[dict[str, Any]], **_: Any) -> tuple[str, dict | None]:
+        raise JudgeNotConfigured(
+            "this turn needs ARE's LLM soft check but no judge is configured: "
+            "pass --judge-provider/--judge-model (GAIA2_JUDGE_MODEL in the container)"
+        )
+
+
+# Our provider names -> LiteLLM's `custom_llm_provider` (chat-completions endpoints are "openai");
+# "openai-completions", "local" and "google" are aliases the judge also accepts.
+LITELLM_PROVIDERS = {
+    providers.OPENAI: "openai",
+    providers.OPENAI_COMPAT: "openai",
+    "openai-completions": "openai",
+    "local": "openai",
+    providers.ANTHROPIC: "anthropic",
+    providers.GEMINI: "gemini",
+    "google": "gemini",
+    providers.OPENROUTER: "openrouter",
+}
+
+
+def judge_settings_from_env(env: dict[str, str] | None = None) -> dict[str, str | None]:
+    """GAIA2_JUDGE_MODEL / _PROVIDER / _BASE_URL / _API_KEY; empty values count as unset."""
+    env = dict(os.environ if env is None else env)
+    return {
+        "model": env.get(JUDGE_ENV_PREFIX + "MODEL") or None,  # GAIA2_JUDGE_MODEL
+        "provider": env.get(JUDGE_ENV_PREFIX + "PROVIDER") or None,
+        "base_url": env.get(JUDGE_ENV_PREFIX + "BASE_URL") or None,
+        "api_key": env.get(JUDGE_ENV_PREFIX + "API_KEY") or None,
+    }
+
+
+class JudgeCallError(RuntimeError):
+    """The judge provider did not answer; the run has no verdict (infrastructure error)."""
+
+
+# Characters of the provider's error kept in the run's error line (its text may quote the prompt).
+PROVIDER_ERROR_CHARS = 500
+
+
+class LiteLLMJudgeEngine:
+    """Calls the judge model through LiteLLM, as ARE's engine does, but returns the text as is.
+
+    ARE 1.2.0's LiteLLMEngine rewrites "True"/"False" to lower case in every reply, so its own
+    sanity checker, which looks for "[[True]]", can never pass: every reworded answer to the user
+    would be rejected. Keeping the reply intact lets each checker read the verdict it asked for.
+    A failed call goes to `refusals` (refusal.py): a provider refusing the agent's text is a
+    failed check, a refusal of the runner's own judge request an infrastructure error.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        provider: str,
+        base_url: str | None,
+        api_key: str | None,
+        refusals: RefusalCheck | None = None,
+        complete: Callable[..., Any] | None = None,
+    ) -> None:
+        self.model, self.provider, self.base_url, self.api_key = model, provider, base_url, api_key
+        self.refusals = refusals
+        self.complete = complete  # LiteLLM's `completion` unless given (tests)
+
+    def __call__(self, messages: list[dict[str, Any]], **_: Any) -> tuple[str, dict | None]:
+        if self.complete is None:
+            import litellm
+
+            self.complete = litellm.completion
+        payload = [
+            {"role": str(getattr(m["role"], "value", m["role"])), "content": m.get("content", "")}
+            for m in messages
+        ]
+        try:
+            response = self.complete(
+                model=self.model,
+                custom_llm_provider=self.provider,
+                messages=payload,
+                api_base=self.base_url,
+                api_key=self.api_key,
+                num_retries=3,
+            )
+        except Exception as exc:  # noqa: BLE001 - any provider failure means no verdict (or a refusal)
+            failure: Exception | None = exc
+        else:
+            failure = None
+        if failure is not None:
+            said = " ".join(str(failure).split())
+            said = said if len(said) <= PROVIDER_ERROR_CHARS else said[:PROVIDER_ERROR_CHARS] + "…"
+            error = JudgeCallError(
+                f"judge provider {self.provider} ({self.base_url or 'default URL'}) failed: "
+                f"{type(failure).__name__}: {said}"
+            )
+            status = getattr(failure, "status_code", None)
+            return self._failed(payload, status if isinstance(status, int) else None, said, error), None
+        choice = response.choices[0]
+        text = choice.message.content
+        if text is None:
+            finish = getattr(choice, "finish_reason", None)
+            error = JudgeCallError(f"judge provider returned an empty reply (finish_reason: {finish})")
+            return self._failed(
+                payload,
+                None,
+                f"an empty reply (finish_reason: {finish})",
+                error,
+                filtered=finish == CONTENT_FILTER,
+            ), _usage(response)
+        return text, _usage(response)  # ARE's judge ignores this metadata; calls.py records it
+
+    def _failed(
+        self,
+        payload: list[dict[str, Any]],
+        status: int | None,
+        said: str,
+        error: JudgeCallError,
+        filtered: bool = False,
+    ) -> str:
+        """The refusal's reply (a failed check), else raises (refusal.RefusalCheck decides)."""
+        if self.refusals is None:
+            raise error
+        return self.refusals.after_failure(payload, status, said, error, filtered=filtered)
+
+
+def _usage(response: Any) -> dict[str, Any]:
+    usage = getattr(response, "usage", None)
+    return {
+        "model": getattr(response, "model", None),
+        "prompt_tokens": getattr(usage, "prompt_tokens", None),
+        "completion_tokens": getattr(usage, "completion_tokens", None),
+    }
+
+
+def build_judge_engine(
+    env: dict[str, str] | None = None,
+    calls: JudgeCalls | None = None,
+    step: Callable[[], str | None] = lambda: None,
+) -> Any:
+    """The configured judge model, else a stand-in that fails loudly when a soft check is needed;
+    with `calls`, every call it makes is recorded there (`step`: which step of ARE's judge asked)."""
+    env = dict(os.environ if env is None else env)
+    settings = judge_settings_from_env(env)
+    if not settings["model"]:
+        engine: Any = MissingJudgeEngine()
+    else:
+        provider = settings["provider"] or "openai"
+        engine = LiteLLMJudgeEngine(
+            model=settings["model"],
+            provider=LITELLM_PROVIDERS.get(provider, provider),
+            base_url=settings["base_url"],
+            api_key=settings["api_key"] or ("none" if settings["base_url"] else None),
+            refusals=RefusalCheck(env),
+        )
+    return engine if calls is None else RecordedJudgeEngine(engine, calls, settings["model"], step)
