@@ -71,7 +71,7 @@ def test_every_image_ends_with_the_code_layer_and_deps_images_hold_none_of_it():
 def test_a_code_change_rebuilds_only_the_code_layers(context: Path):
     labels = built_now(context)
     assert rebuilt_after(context, labels) == []
-    daemon = context / "gaia2_container" / "daemon" / "session.py"
+    daemon = context / "gaia2_container" / "daemon" / "session" / "core.py"
     daemon.write_text(daemon.read_text() + "\n# changed\n")
     rebuilt = rebuilt_after(context, labels)
     assert RUNTIME_DEPS_IMAGE not in rebuilt and NODE_IMAGE not in rebuilt
