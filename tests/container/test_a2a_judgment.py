@@ -17,10 +17,10 @@ from typing import Any
 import httpx
 import pytest
 
-from gaia2_container.daemon.relay import experts as a2a_relay
 from gaia2_container.daemon.a2a import SCENARIO_OVER, A2ASettings, ExpertAgents, ExpertsStopped
-from gaia2_container.daemon.session.recorder import EventRecorder
+from gaia2_container.daemon.relay import experts as a2a_relay
 from gaia2_container.daemon.session.core import Session
+from gaia2_container.daemon.session.recorder import EventRecorder
 from gaia2_container.daemon.session.status import StatusBoard
 
 KEY = "sk-a2a-judgment-SECRET"

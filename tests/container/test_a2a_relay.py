@@ -11,9 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from gaia2_container.daemon.relay import experts as a2a_relay
 from gaia2_container.daemon.a2a import A2AError, A2ASettings, ExpertAgents
 from gaia2_container.daemon.agent.process import agent_environment
+from gaia2_container.daemon.relay import experts as a2a_relay
 from gaia2_contract import constants as contract
 
 KEY = "sk-a2a-SECRET-7890"

@@ -12,10 +12,10 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from gaia2_container.daemon.http.server import serve  # noqa: E402
-from gaia2_container.daemon.session.recorder import EventRecorder  # noqa: E402
-from gaia2_container.daemon.relay.trace import Capture, RelayTrace  # noqa: E402
 from gaia2_container.daemon.http.routes import TOOL_ROUTES, DaemonState  # noqa: E402
+from gaia2_container.daemon.http.server import serve  # noqa: E402
+from gaia2_container.daemon.relay.trace import Capture, RelayTrace  # noqa: E402
+from gaia2_container.daemon.session.recorder import EventRecorder  # noqa: E402
 from gaia2_container.daemon.session.status import StatusBoard  # noqa: E402
 from gaia2_container.jsonable import (  # noqa: E402
     MAX_DEPTH,

@@ -11,9 +11,9 @@ import pytest
 
 from gaia2_container.daemon import main as daemon_main  # noqa: E402
 from gaia2_container.daemon.agent.process import agent_environment  # noqa: E402
+from gaia2_container.daemon.http.routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, DaemonState  # noqa: E402
 from gaia2_container.daemon.http.server import serve  # noqa: E402
 from gaia2_container.daemon.session.recorder import EventRecorder  # noqa: E402
-from gaia2_container.daemon.http.routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, DaemonState  # noqa: E402
 from gaia2_container.daemon.session.status import StatusBoard  # noqa: E402
 from gaia2_contract import constants as contract
 

@@ -7,8 +7,8 @@ import json
 
 from gaia2_container.daemon.provider.faults import Request, RunnerSetup
 from gaia2_container.daemon.provider.ledger import ProviderLedger
-from gaia2_container.daemon.relay.body import model_refusal, parse, with_stream_usage
 from gaia2_container.daemon.provider.usage import DEFAULT_MAX_OUTPUT_TOKENS, Tokens, reservation, tokens_of
+from gaia2_container.daemon.relay.body import model_refusal, parse, with_stream_usage
 
 URL = "https://api.example/v1/chat/completions"
 MODEL = "gpt-4o-mini"

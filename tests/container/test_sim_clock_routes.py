@@ -11,11 +11,11 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from gaia2_container.daemon.http.server import serve  # noqa: E402
 from gaia2_container.daemon.clock.process import ProcessClock, fakes_agent  # noqa: E402
-from gaia2_container.daemon.session.recorder import EventRecorder  # noqa: E402
-from gaia2_container.daemon.http.routes import TOOL_ROUTES, DaemonState  # noqa: E402
 from gaia2_container.daemon.clock.sim import SimClock, parse_speed  # noqa: E402
+from gaia2_container.daemon.http.routes import TOOL_ROUTES, DaemonState  # noqa: E402
+from gaia2_container.daemon.http.server import serve  # noqa: E402
+from gaia2_container.daemon.session.recorder import EventRecorder  # noqa: E402
 from gaia2_container.daemon.session.status import StatusBoard  # noqa: E402
 
 
