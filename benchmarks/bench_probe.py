@@ -42,7 +42,7 @@ from fake_llm.server import FakeLLM
 from gaia2_container.daemon.provider.faults import CONFIGURATION, RunnerSetup
 from gaia2_container.daemon.provider.ledger import ProviderLedger
 from gaia2_container.daemon.provider.probe import PROBE_REUSE_S
-from gaia2_container.daemon.relay.proxy import Relay, serve_relay
+from gaia2_container.daemon.relay import Relay, serve_relay
 from relay_probe import probe_of
 
 MODEL = "bench-model"

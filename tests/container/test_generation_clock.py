@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from gaia2_container.daemon.clock.generation import GenerationClock, setting_from_env
-from gaia2_container.daemon.relay.proxy import Relay, serve_relay
+from gaia2_container.daemon.relay import Relay, serve_relay
 from gaia2_container.daemon.relay.trace import RelayTrace
 from gaia2_contract.generation_time import FIXED, MEASURED, GenerationTime, parse_generation_time
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from gaia2_container.daemon.relay.proxy import Relay, serve_relay  # noqa: E402
+from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
 from gaia2_container.daemon.relay.trace import BODY_CAP_BYTES, RelayTrace, model_of  # noqa: E402
 
 KEY = "sk-relay-SECRET-123456"

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from fake_llm.server import FakeLLM
-from gaia2_container.daemon.relay.proxy import Relay, serve_relay  # noqa: E402
+from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
 from gaia2_container.daemon.relay.trace import Capture, RelayTrace  # noqa: E402
 from gaia2_runner.output.read.trace_parsers import parse_line, read_trace
 from gaia2_runner.viewer import Site

@@ -13,7 +13,7 @@ import pytest
 
 from gaia2_container.daemon.http.server import DaemonServer  # noqa: E402
 from gaia2_container.daemon.provider.ledger import ProviderLedger  # noqa: E402
-from gaia2_container.daemon.relay.proxy import Relay, serve_relay  # noqa: E402
+from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
 from relay_probe import PROBE_MARKER, probe_of  # noqa: E402
 
 pytestmark = pytest.mark.redteam

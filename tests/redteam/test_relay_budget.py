@@ -18,7 +18,7 @@ from gaia2_container.daemon.http.server import DaemonServer
 from gaia2_container.daemon.provider.faults import RunnerSetup
 from gaia2_container.daemon.provider.ledger import ProviderLedger
 from gaia2_container.daemon.provider.usage import DEFAULT_MAX_OUTPUT_TOKENS
-from gaia2_container.daemon.relay.proxy import Relay, serve_relay
+from gaia2_container.daemon.relay import Relay, serve_relay
 from polling import until
 
 pytestmark = pytest.mark.redteam

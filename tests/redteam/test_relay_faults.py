@@ -14,7 +14,7 @@ import pytest
 from gaia2_container.daemon.http.server import DaemonServer  # noqa: E402
 from gaia2_container.daemon.provider.faults import RunnerSetup  # noqa: E402
 from gaia2_container.daemon.provider.ledger import ProviderLedger  # noqa: E402
-from gaia2_container.daemon.relay.proxy import Relay, serve_relay  # noqa: E402
+from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
 from polling import until
 from relay_probe import PROBE_MARKER, probe_of  # noqa: E402
 

@@ -13,7 +13,7 @@ import pytest
 from fake_llm.server import FakeLLM  # noqa: E402
 from gaia2_container.daemon.provider.paths import refusal  # noqa: E402
 from gaia2_container.daemon.relay.key import RunCredential, new_placeholder  # noqa: E402
-from gaia2_container.daemon.relay.proxy import Relay, serve_relay  # noqa: E402
+from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
 
 pytestmark = pytest.mark.redteam
 KEY = "sk-real-provider-KEY-31337"

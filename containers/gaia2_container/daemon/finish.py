@@ -14,7 +14,7 @@ from .agent.files import TRACE_CAP_BYTES, copy_agent_file
 from .agent.process import AgentProcess
 from .are_dump import write_are_trace
 from .http.routes import DaemonState
-from .relay.proxy import Relay
+from .relay import Relay
 from .session.core import Session
 
 log = logging.getLogger("gaia2.daemon")

@@ -22,8 +22,8 @@ from .http.routes import DaemonState
 from .provider.faults import RunnerSetup
 from .provider.ledger import ProviderLedger
 from .provider.probe import agent_probe
+from .relay import Relay, run_credential, runner_setup, start_for_agent
 from .relay import experts as expert_relay
-from .relay.proxy import Relay, run_credential, runner_setup, start_for_agent
 from .session.app_commands import install_app_commands
 from .session.core import Session
 from .session.recorder import EventRecorder

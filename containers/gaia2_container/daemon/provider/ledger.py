@@ -18,80 +18,37 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from ... import budget
-from ..processes import start_thread
+from .arbiter import Arbitration
 from .faults import (
-    AGENT,
     CONFIGURATION,
     CONTEXT_OVERFLOW,
     OK,
     RATE_LIMIT,
     SERVER_ERROR,
     UNANSWERED,
-    UNAVAILABLE_KINDS,
     Request,
     RunnerSetup,
     classify,
 )
+from .outcome import (
+    BURST_LIMIT,
+    BURST_WINDOW_S,
+    RECENT_OUTCOMES,
+    SLOW_WAIT_S,
+    Call,
+    Outcome,
+)
 from .paths import is_model_call
-from .probe import Evidence, ProviderProbe
+from .probe import ProviderProbe
 from .token_budget import TokenBudget
 from .usage import Tokens, reservation, tokens_of
 
 log = logging.getLogger("gaia2.provider")
 
-# How many failures in a row, at the end, count as "the provider is unavailable".
-UNAVAILABLE_STREAK = 2
-# A flood provokes rate limits: once the agent has sent more than BURST_LIMIT requests within
-# BURST_WINDOW_S (at once or one after another), a rate limit (429) is its own doing for the rest of
-# the run: never evidence of an outage, never a reason for the job to slow down. Server errors and
-# an unreachable provider still count (a flood does not crash a provider, and a fast honest loop
-# must still see its server die). Not a proof: docs/reference/container-contract.md says what it leaves open.
-BURST_LIMIT = 30
-BURST_WINDOW_S = 120.0
-RECENT_OUTCOMES = 64
-# A wait this long for the provider is what an honest agent gives up after (the built-in runtime's
-# shortest attempt, budget.py): a call still waiting that long, or answered only after the agent
-# had hung up, is the provider's silence. Shorter waits prove nothing: an agent that hangs up at
-# once, or exits with requests in flight, must not make a run it is failing an infrastructure error.
-SLOW_WAIT_S = budget.MIN_REQUEST_TIMEOUT_S
 
-
-@dataclass(frozen=True)
-class Outcome:
-    url: str
-    status: int | None  # None: no HTTP answer (unreachable, timed out)
-    error: str | None
-    duration_s: float
-    bursting: bool = False  # sent after the agent's own flood (BURST_LIMIT)
-    kind: str = OK  # provider_faults kind
-
-    @property
-    def unavailable(self) -> bool:
-        if self.bursting and self.kind == RATE_LIMIT:
-            return False
-        return self.kind in UNAVAILABLE_KINDS
-
-    def describe(self) -> str:
-        if self.status is None:
-            return f"provider error: cannot reach {self.url}: {self.error}"
-        return f"provider error: HTTP {self.status} from {self.url}"
-
-
-@dataclass
-class Call:
-    """One request in flight."""
-
-    started: float
-    request: Request
-    bursting: bool
-    charged: bool = False  # charged its reservation when the run ended before its answer
-
-
-class ProviderLedger:
+class ProviderLedger(Arbitration):
     def __init__(
         self,
         setup: RunnerSetup | None = None,
@@ -132,21 +89,7 @@ class ProviderLedger:
         self._last_failure = 0.0  # when a model call last failed for availability
         self._answered = False  # any HTTP answer at all
         self._succeeded = False  # any 2xx
-        self.counts = {
-            "calls": 0,
-            OK: 0,
-            RATE_LIMIT: 0,
-            SERVER_ERROR: 0,
-            UNANSWERED: 0,
-            "rate_limit_burst": 0,
-            CONTEXT_OVERFLOW: 0,
-            "agent": 0,
-            CONFIGURATION: 0,
-            "refused_budget": 0,
-            "refused_model": 0,
-            "probes": 0,
-            "confirmed_unavailable": 0,
-        }
+        self.counts = _zero_counts()
         self.tokens = Tokens()
         self.budget = TokenBudget(token_budget)  # one object for the ledgers that share it (share_budget)
         self.by_model: dict[str, dict[str, int]] = {}
@@ -229,73 +172,6 @@ class ProviderLedger:
         self._changed()
         return outcome
 
-    # ---- the runner's own evidence -----------------------------------------------------------
-    def _probe_soon(self) -> None:
-        """Ask the probe on a thread of its own (the agent's call is not held up by it); at most
-        one at a time, and a recent answer stands (ProviderProbe reuses it)."""
-        if self.probe is None:
-            return
-        with self._lock:
-            if self._probing:
-                return
-            self._probing = True
-            self._idle.clear()
-
-        def run() -> None:
-            try:
-                self._arbitrate(fresh=False)
-            finally:
-                with self._lock:
-                    self._probing = False
-                self._idle.set()
-
-        start_thread(run, "provider-probe")
-
-    def _arbitrate(self, fresh: bool) -> Evidence | None:
-        """Probe for the last suspicion and act on the answer: a configuration fault when the
-        runner's own request is refused too, a confirmed outage (the job's pressure) when it fails
-        too, else the agent's own doing (a configuration suspicion becomes the run's note).
-        `fresh`: a probe sent after the suspicion (at the run's end), not a recent one."""
-        with self._lock:
-            suspected = self._suspected
-            if suspected is None and self._config_suspect is not None:
-                suspected = (self.clock(), self._config_suspect, CONFIGURATION)
-        if self.probe is None or suspected is None:
-            return None
-        evidence = self.probe.ask(newer_than=suspected[0] if fresh else None)
-        fault = None
-        with self._lock:
-            self.counts["probes"] = self.probe.sent
-            current = self._suspected is suspected  # else decided by another thread, or a newer one waits
-            if current:
-                self._suspected = None
-            if evidence.kind == CONFIGURATION and self.fault is None:
-                fault = self.fault = evidence.words
-            elif evidence.kind == OK and self._config_suspect is not None:
-                self.counts[AGENT] += 1
-                self._cleared.setdefault(
-                    CONFIGURATION,
-                    f"the provider refused the agent's own request "
-                    f"({self._config_suspect}); {evidence.words}, so it "
-                    f"counts as the agent's",
-                )
-                self._config_suspect = None
-            elif current and evidence.unavailable:
-                self.counts["confirmed_unavailable"] += 1
-        if fault:
-            log.error("configuration fault: %s", fault)
-            self._tell(self.on_fault, fault)
-        self._changed()
-        return evidence
-
-    def settle(self) -> None:
-        """Decide the last suspicion now, with a probe sent after it (or in flight since)."""
-        self._idle.wait((self.probe.timeout_s + 5) if self.probe is not None else 0)
-        with self._lock:
-            pending = self._suspected is not None or self._config_suspect is not None
-        if pending:
-            self._arbitrate(fresh=True)
-
     def spent(self) -> int:
         """Tokens counted so far (under the lock: a whole answer's or none)."""
         with self._lock:
@@ -370,75 +246,6 @@ class ProviderLedger:
         entry["output"] += used.output
         entry["cached"] += used.cached
 
-    # ---- what the run concludes --------------------------------------------------------------
-    def provider_unavailable(self) -> str | None:
-        """Why the run has no verdict, by the runner's own evidence (else None): a configuration
-        fault the probe confirmed, or an outage the relay saw (it never answered at all, or the last
-        UNAVAILABLE_STREAK requests all failed for availability) that the probe, asked now, sees too.
-        An outage the probe does not see was the agent's doing: it goes into the run's note."""
-        self.settle()
-        with self._lock:
-            if self.fault is not None:
-                return f"configuration fault: {self.fault}"
-        seen = self._outage_seen()
-        if seen is None:
-            return None
-        with self._lock:  # the provider's state after the last failure seen, not an older answer
-            since = max([self._last_failure, *(c.started for c in self._pending.values())])
-        evidence = self.probe.ask(newer_than=since) if self.probe is not None else None
-        with self._lock:
-            self.counts["probes"] = self.probe.sent if self.probe is not None else 0
-            if evidence is not None and evidence.kind == CONFIGURATION and self.fault is None:
-                self.fault = evidence.words
-        self._changed()
-        if evidence is None or evidence.kind == OK:
-            with self._lock:
-                self._cleared["outage"] = f"{seen}; " + (
-                    f"{evidence.words}, so it counts as the agent's"
-                    if evidence
-                    else "the runner has no request of its own to check it, so it counts as the agent's"
-                )
-            return None
-        if evidence.kind == CONFIGURATION:
-            return f"configuration fault: {evidence.words}"
-        return f"{seen}; {evidence.words}"
-
-    def _outage_seen(self) -> str | None:
-        """What the relay itself saw of an outage on the agent's traffic (else None)."""
-        now = self.clock()
-        with self._lock:
-            # Only model calls: a model list nobody answers says nothing of the model (paths.py).
-            pending = sorted(
-                (call for call in self._pending.values() if is_model_call(call.request.path)),
-                key=lambda c: c.started,
-            )
-            unanswered = self.counts[UNANSWERED]
-            if not self._answered and (unanswered or pending):
-                waits = [(call.started, now - call.started, "still waiting") for call in pending[-1:]]
-                waits += [self._last_unanswered] if self._last_unanswered else []
-                _, waited, why = max(waits, key=lambda wait: wait[0])  # the call started last
-                return (
-                    f"the provider never answered ({unanswered + len(pending)} calls, "
-                    f"last after {waited:.0f} s: {why})"
-                )
-            # Calls still waiting past SLOW_WAIT_S are unanswered too (the agent left before them).
-            waiting = [
-                Outcome(
-                    call.request.bare_path,
-                    None,
-                    "still waiting",
-                    now - call.started,
-                    call.bursting,
-                    UNANSWERED,
-                )
-                for call in pending
-                if now - call.started >= self.slow_wait_s
-            ]
-            recent = (list(self._outcomes) + waiting)[-UNAVAILABLE_STREAK:]
-        if len(recent) == UNAVAILABLE_STREAK and all(o.unavailable for o in recent):
-            return recent[-1].describe()
-        return None
-
     def context_overflow(self) -> str | None:
         """The last context overflow the relay saw (the agent's failure: a note, never an error)."""
         with self._lock:
@@ -479,3 +286,22 @@ class ProviderLedger:
             callback(value)
         except Exception:  # noqa: BLE001 - accounting must never break the agent's call
             log.exception("acting on a provider outcome failed")
+
+
+def _zero_counts() -> dict[str, int]:
+    """The status's counts, by outcome kind and by what the ledger refused or probed."""
+    return {
+        "calls": 0,
+        OK: 0,
+        RATE_LIMIT: 0,
+        SERVER_ERROR: 0,
+        UNANSWERED: 0,
+        "rate_limit_burst": 0,
+        CONTEXT_OVERFLOW: 0,
+        "agent": 0,
+        CONFIGURATION: 0,
+        "refused_budget": 0,
+        "refused_model": 0,
+        "probes": 0,
+        "confirmed_unavailable": 0,
+    }

@@ -30,8 +30,9 @@ from ..a2a import SCENARIO_OVER, A2AError
 from ..provider.faults import RunnerSetup
 from ..provider.ledger import ProviderLedger
 from ..provider.probe import experts_probe
+from .handler import RelayHandler, send_json, serve_relay
 from .key import CREDENTIAL_HEADERS, RunCredential, new_placeholder
-from .proxy import REFUSED_TYPE, Relay, RelayHandler, _send_json, serve_relay
+from .proxy import REFUSED_TYPE, Relay
 from .trace import RelayTrace
 
 log = logging.getLogger("gaia2.a2a_relay")
@@ -54,7 +55,7 @@ class SubAgentRelay(Relay):
         assert self.credential is not None
         if self.judging:
             log.info("refused %s %.200r: the final judgment has started", handler.command, handler.path)
-            _send_json(
+            send_json(
                 handler,
                 JUDGING_STATUS,
                 {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {SCENARIO_OVER}"}},
@@ -65,7 +66,7 @@ class SubAgentRelay(Relay):
             log.info(
                 "refused %s %.200r: not the expert sub-agents' credential", handler.command, handler.path
             )
-            _send_json(
+            send_json(
                 handler,
                 NOT_SUB_AGENT_STATUS,
                 {

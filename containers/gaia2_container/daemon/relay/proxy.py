@@ -16,30 +16,22 @@ forwarded call, as sent, into the run's trace.jsonl (trace.py).
 
 from __future__ import annotations
 
-import json
 import logging
-import select
-import socket
-import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import parse_qsl
 
 import httpx
 
-from gaia2_contract import constants as contract
-from gaia2_contract import urls
-
 from ... import budget
 from ...runtimes.llm.trace import public_url
-from ..http.server import IDLE_CONNECTION_S, DaemonServer
-from ..provider.faults import Request, RunnerSetup
-from ..provider.ledger import BURST_LIMIT, BURST_WINDOW_S, UNAVAILABLE_STREAK, Outcome, ProviderLedger  # noqa: F401
+from ..provider.faults import Request
+from ..provider.ledger import ProviderLedger
+from ..provider.outcome import BURST_LIMIT, BURST_WINDOW_S, UNAVAILABLE_STREAK, Call, Outcome  # noqa: F401
 from ..provider.paths import is_model_call, refusal
 from .body import model_refusal, parse, with_stream_usage
-from .key import CREDENTIAL_HEADERS, KEY_QUERY_PARAMS, RunCredential, new_placeholder
+from .handler import MAX_REQUEST_BYTES, RelayHandler, agent_hung_up, read_chunked, request_facts, send_json
+from .key import RunCredential
 from .trace import Capture, RelayTrace
 
 log = logging.getLogger("gaia2.relay")
@@ -58,7 +50,6 @@ _DROP_REQUEST = {
     "accept-encoding",
 }
 _DROP_RESPONSE = _DROP_REQUEST - {"accept-encoding"}
-MAX_REQUEST_BYTES = 64 << 20
 USAGE_TAIL_BYTES = 64 << 10  # the end of a long stream, where its usage is reported
 BUDGET_REFUSAL_STATUS = 400  # final for every client: a refused call past the budget is not retried
 REFUSED_TYPE = "gaia2_relay_refused"  # error.type of a request the relay does not forward
@@ -115,24 +106,24 @@ class Relay:
             # Only API paths below the configured endpoint: "@host/…", "/v1/../x" or "%2e%2e" would
             # reach other pages or hosts, whose answers could fake a provider outage.
             log.info("refused %s %.200r: %s", method, handler.path, refused[1])
-            _send_json(
+            send_json(
                 handler,
                 refused[0],
                 {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {refused[1]}"}},
             )
             return
         chunked = "chunked" in (handler.headers.get("Transfer-Encoding") or "").lower()
-        body = _read_chunked(handler) if chunked else handler.rfile.read(length) if length else b""
+        body = read_chunked(handler) if chunked else handler.rfile.read(length) if length else b""
         if body is None:
             handler.send_error(413 if chunked else 400, "request too large or badly chunked for the relay")
             return
         parsed, repeated = parse(body)
-        facts = _request_facts(handler, parsed)
+        facts = request_facts(handler, parsed)
         refused = model_refusal(self.ledger.setup.model, facts, repeated)
         if refused is not None:  # never forwarded, never traced: counted (`refused_model`) and logged
             log.info("refused %s %.200r: %s", method, handler.path, refused)
             self.ledger.refuse_model()
-            _send_json(
+            send_json(
                 handler,
                 MODEL_REFUSAL_STATUS,
                 {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {refused}"}},
@@ -141,7 +132,7 @@ class Relay:
         body = with_stream_usage(facts, body)
         refused = self.ledger.reserve(facts, len(body))
         if refused is not None:
-            _send_json(
+            send_json(
                 handler,
                 BUDGET_REFUSAL_STATUS,
                 {"error": {"type": "gaia2_token_budget_exhausted", "message": f"gaia2 relay: {refused}"}},
@@ -206,11 +197,38 @@ class Relay:
             outcome = self.ledger.finish(call, url, None, f"{type(exc).__name__}: {exc}"[:300])
             self._remember(outcome, sim)
             self._trace(handler.path, url, wall_started, outcome, sent, received, None, sim=sim)
-            _send_json(handler, 502, {"error": "relay: cannot reach the provider"})
+            send_json(handler, 502, {"error": "relay: cannot reach the provider"})
             return
+        outcome, sim, broke = self._pass_back(handler, response, call, url, span, facts, received, waited)
+        self._trace(
+            handler.path,
+            url,
+            wall_started,
+            outcome,
+            sent,
+            received,
+            response.headers.get("content-encoding"),
+            broke,
+            sim=sim,
+        )
+
+    def _pass_back(
+        self,
+        handler: RelayHandler,
+        response: httpx.Response,
+        call: Call,
+        url: str,
+        span: Any,
+        facts: Request,
+        received: Capture,
+        waited: float,
+    ) -> tuple[Outcome, dict[str, Any], str | None]:
+        """Stream the provider's answer to the agent as it comes; account it (and remember it)
+        however the stream ends. Returns the outcome, the simulated clock's view and why the
+        stream broke (None: it did not)."""
         tail = b""
         broke: str | None = None
-        hung_up = _hung_up(handler)  # the agent stopped waiting before the provider answered
+        hung_up = agent_hung_up(handler)  # the agent stopped waiting before the provider answered
         try:
             handler.send_response(response.status_code)
             for key, value in response.headers.multi_items():
@@ -239,17 +257,7 @@ class Relay:
                 call, url, response.status_code, None, answer, waited_s=waited, hung_up=hung_up
             )
             self._remember(outcome, sim)
-        self._trace(
-            handler.path,
-            url,
-            wall_started,
-            outcome,
-            sent,
-            received,
-            response.headers.get("content-encoding"),
-            broke,
-            sim=sim,
-        )
+        return outcome, sim, broke
 
     def _trace(
         self,
@@ -280,122 +288,3 @@ class Relay:
             )
         except Exception:  # noqa: BLE001 - recording must never break the agent's call
             log.exception("recording a relay call in the trace failed")
-
-
-def _hung_up(handler: RelayHandler) -> bool:
-    """Whether the agent closed its connection (its end reads as EOF) while the relay waited."""
-    try:
-        readable, _, _ = select.select([handler.connection], [], [], 0)
-        return bool(readable) and handler.connection.recv(1, socket.MSG_PEEK) == b""
-    except (OSError, ValueError):
-        return True
-
-
-def _request_facts(handler: RelayHandler, parsed: Any) -> Request:
-    """What the ledger needs to know of a request: its path, parsed body and credentials."""
-    credentials = [v for k, v in handler.headers.items() if k.lower() in CREDENTIAL_HEADERS]
-    query = handler.path.partition("?")[2]
-    credentials += [v for k, v in parse_qsl(query, keep_blank_values=True) if k in KEY_QUERY_PARAMS]
-    return Request(handler.path, parsed, tuple(credentials))
-
-
-def _send_json(handler: RelayHandler, status: int, doc: Any) -> None:
-    handler.send_response(status)
-    handler.send_header("Content-Type", "application/json")
-    handler.end_headers()
-    handler.wfile.write(json.dumps(doc).encode())
-
-
-def _read_chunked(handler: RelayHandler) -> bytes | None:
-    """A request body sent with `Transfer-Encoding: chunked` (no Content-Length), at most
-    MAX_REQUEST_BYTES; None when it is larger or malformed."""
-    parts: list[bytes] = []
-    total = 0
-    try:
-        while True:
-            size = int(handler.rfile.readline(1024).split(b";")[0].strip(), 16)
-            if size == 0:
-                while handler.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
-                return b"".join(parts)
-            total += size
-            if size < 0 or total > MAX_REQUEST_BYTES:
-                return None
-            parts.append(handler.rfile.read(size))
-            handler.rfile.readline(1024)
-    except ValueError:
-        return None
-
-
-class RelayHandler(BaseHTTPRequestHandler):
-    relay: Relay
-    protocol_version = "HTTP/1.0"  # the body ends when the connection closes: streams pass as they come
-    timeout = IDLE_CONNECTION_S  # an agent that neither sends nor reads for this long is let go
-
-    def log_message(self, fmt: str, *args: Any) -> None:
-        log.debug("%s %s", self.address_string(), fmt % args)
-
-    def _handle(self) -> None:
-        self.relay.forward(self)
-
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _handle
-
-
-def serve_relay(relay: Relay, host: str, port: int) -> DaemonServer:
-    handler = type("BoundRelayHandler", (RelayHandler,), {"relay": relay})
-    server = DaemonServer((host, port), handler)
-    threading.Thread(target=server.serve_forever, name="relay", daemon=True).start()
-    log.info("model relay on %s:%s -> %s", host, port, relay.upstream)
-    return server
-
-
-def run_credential(environ: dict[str, str] | Any) -> RunCredential:
-    """The run's credential: the configured key (None: a keyless endpoint) and a fresh placeholder
-    the agent gets in its place."""
-    return RunCredential(new_placeholder(), environ.get(contract.ENV_AGENT_API_KEY) or None)
-
-
-def runner_setup(environ: dict[str, str] | Any, credential: RunCredential) -> RunnerSetup:
-    """What the runner configured for the agent's provider, as the ledger checks requests against it."""
-    from ...runtimes.harness.driver import NO_KEY
-
-    return RunnerSetup(
-        model=(environ.get(contract.ENV_AGENT_MODEL) or "").strip() or None,
-        agent_key=credential.placeholder,
-        keyless=credential.key is None,
-        keyless_placeholders=frozenset({NO_KEY}),
-    )
-
-
-def start_for_agent(
-    environ: dict[str, str] | Any,
-    credential: RunCredential,
-    record: Callable[[Outcome], None] | None = None,
-    defaults: dict[str, str] | None = None,
-    trace_path: Any = None,
-    ledger: ProviderLedger | None = None,
-) -> tuple[Relay | None, dict[str, str]]:
-    """Start the relay in front of the agent's configured provider; returns it and the variables
-    that point the agent at it, the placeholder for its key included ((None, {}) when the agent
-    names no provider: it then holds no key at all). `defaults`: the
-    upstream per provider without a base URL (the built-in LLM runtime's when None). With
-    `trace_path` it records every call there (`relay.trace`). A request waits for its answer at
-    most the scenario's call window (budget.py), so an unanswered one is recorded in time."""
-    provider = (environ.get(contract.ENV_AGENT_PROVIDER) or "").strip().lower()
-    if not provider:
-        return None, {}
-    if defaults is None:
-        defaults = urls.API_BASE_URLS
-
-    upstream = (environ.get(contract.ENV_AGENT_BASE_URL) or defaults.get(provider, "")).strip().rstrip("/")
-    if not upstream:
-        return None, {}
-    trace = RelayTrace(trace_path, provider) if trace_path is not None else None
-    timeout = budget.relay_timeout(budget.scenario_timeout(environ))
-    relay = Relay(upstream, record, timeout_s=timeout, trace=trace, ledger=ledger, credential=credential)
-    serve_relay(relay, "127.0.0.1", contract.RELAY_PORT)
-    return relay, {
-        contract.ENV_AGENT_BASE_URL: f"http://127.0.0.1:{contract.RELAY_PORT}",
-        contract.ENV_AGENT_PUBLIC_BASE_URL: upstream,
-        contract.ENV_AGENT_API_KEY: credential.placeholder,
-    }
