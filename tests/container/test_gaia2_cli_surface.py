@@ -421,3 +421,37 @@ def test_instructions_follow_the_rules_and_list_only_this_scenarios_commands():
     ):
         assert rule in text, rule
     assert "current date and time" not in render_instructions(_only("CabApp"))  # no date without a sim_time
+
+
+def test_the_launchers_find_the_cli_from_anywhere(tmp_path: Path):
+    """A launcher names the source root itself (harnesses scrub PYTHONPATH); moving the module that
+    writes it once pointed the root one folder too low and every CLI call failed in the container."""
+    import os
+    import subprocess
+    import sys
+
+    from gaia2_container.daemon.session.app_commands import GAIA2_CLI_MODULE, install_app_commands
+    from gaia2_container.daemon.session.toolbox import ToolSpec
+
+    spec = ToolSpec(
+        name="Calendar__add_calendar_event",
+        app="Calendar",
+        function="add_calendar_event",
+        description="Add an event.",
+        write=True,
+        args=[],
+        are_function="add_calendar_event",
+        app_class="CalendarApp",
+    )
+    (launcher,) = install_app_commands([spec], tmp_path / "bin")
+    assert launcher.name == "calendar"
+    root = launcher.read_text().split("PYTHONPATH=", 1)[1].split(" ", 1)[0]
+    clean = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    probe = subprocess.run(
+        [sys.executable, "-c", f"import {GAIA2_CLI_MODULE}.cli"],
+        env={**clean, "PYTHONPATH": root},
+        cwd="/",
+        capture_output=True,
+        text=True,
+    )
+    assert probe.returncode == 0, probe.stderr

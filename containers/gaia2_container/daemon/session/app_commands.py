@@ -10,13 +10,16 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+import gaia2_container
+
 from ...runtimes.gaia2_cli.surface import command_names
 from .toolbox import ToolSpec
 
 GAIA2_CLI_MODULE = "gaia2_container.runtimes.gaia2_cli"
 # Where gaia2_container is importable from. The launcher sets PYTHONPATH itself: harnesses scrub
 # their shell tool's environment (OpenClaw's exec drops PYTHONPATH and every LD_* variable).
-SOURCE_ROOT = Path(__file__).resolve().parents[2]
+# Named from the package itself, not by counting parents of this file: a move would break the count.
+SOURCE_ROOT = Path(gaia2_container.__file__).resolve().parents[1]
 
 
 def install_app_commands(specs: Iterable[ToolSpec], bin_dir: Path) -> list[Path]:
