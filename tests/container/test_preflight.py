@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "examples" / "scenarios" / "demo_calendar_add_event.json"
 HARNESSES = ROOT / "containers" / "harnesses"
 from gaia2_container import preflight as inside  # noqa: E402 - the container's package, by path
+from gaia2_container import probes  # noqa: E402
 
 # ---- loopback URLs: refused when the config is checked, before any container -----------------
 
@@ -161,7 +162,7 @@ def _env(
 )
 def test_the_agent_check_speaks_the_agent_s_wire(fake, monkeypatch, harness, provider, path, route):
     if harness:
-        monkeypatch.setattr(inside, "PROFILE_PATH", HARNESSES / harness / "profile.toml")
+        monkeypatch.setattr(probes, "PROFILE_PATH", HARNESSES / harness / "profile.toml")
     env = _env(fake, provider, path, runtime="harness" if harness else "agent")
     doc = inside.run(env, 10)
     agent = doc["agent"]

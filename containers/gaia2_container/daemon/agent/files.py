@@ -109,32 +109,14 @@ def collect(
         result.refused = f"cannot start the reader: {exc}"
         log.error("$HOME/%s not collected: %s", name, result.refused)
         return result
-    assert proc.stdout is not None
-    deadline = time.monotonic() + timeout_s
+
     OWN_CHILDREN.add(proc.pid)  # its exit code says what was read: nobody else reaps it
     try:
-        fd = proc.stdout.fileno()
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                result.refused = f"not read within {timeout_s:g}s ({result.size} bytes kept)"
-                break
-            if not select.select([fd], [], [], remaining)[0]:
-                continue
-            chunk = os.read(fd, CHUNK)
-            if not chunk:
-                break
-            room = cap - result.size
-            if len(chunk) > room:
-                chunk, result.truncated = chunk[:room], True
-            if chunk:
-                sink(chunk)
-                result.size += len(chunk)
-            if result.truncated:
-                break
+        _read_into(proc, sink, cap, timeout_s, result)
     finally:
         if proc.poll() is None:
             proc.kill()
+        assert proc.stdout is not None
         proc.stdout.close()
         try:
             code = proc.wait(timeout=5)
@@ -151,6 +133,37 @@ def collect(
     elif result.truncated:
         log.warning("$HOME/%s larger than %d bytes: only the first %d collected", name, cap, cap)
     return result
+
+
+def _read_into(
+    proc: subprocess.Popen[bytes],
+    sink: Callable[[bytes], None],
+    cap: int,
+    timeout_s: float,
+    result: Collected,
+) -> None:
+    """Feed the reader's output to `sink` until it ends, `cap` is reached or `timeout_s` passes."""
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout_s
+    fd = proc.stdout.fileno()
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            result.refused = f"not read within {timeout_s:g}s ({result.size} bytes kept)"
+            break
+        if not select.select([fd], [], [], remaining)[0]:
+            continue
+        chunk = os.read(fd, CHUNK)
+        if not chunk:
+            break
+        room = cap - result.size
+        if len(chunk) > room:
+            chunk, result.truncated = chunk[:room], True
+        if chunk:
+            sink(chunk)
+            result.size += len(chunk)
+        if result.truncated:
+            break
 
 
 def read_agent_file(name: str, cap: int) -> bytes:

@@ -1,10 +1,12 @@
 """The judge room: ARE's judge on our engine (engine.py), its calls recorded (calls.py) and traced
 step by step (trace.py), agent text fenced and capped in its prompts (guard.py), provider
 refusals told apart from the agent's (refusal.py), the session's hooks into it (hooks.py).
-The public surface: attach the judge to a scenario (loader.py live, rejudge.py offline)."""
+The public surface: attach the judge to a scenario (loader.py live, rejudge.py offline) and
+check its endpoint (check.py: preflight.py, refusal.py)."""
 
+from .check import check_judge
 from .hooks import clean_rationale
 from .prepare import attach_judge, install_guard, noise_configs
 from .trace import JudgeTrace
 
-__all__ = ["JudgeTrace", "attach_judge", "clean_rationale", "install_guard", "noise_configs"]
+__all__ = ["JudgeTrace", "attach_judge", "check_judge", "clean_rationale", "install_guard", "noise_configs"]

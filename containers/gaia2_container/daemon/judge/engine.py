@@ -12,11 +12,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from gaia2_contract import providers
-from gaia2_contract.constants import JUDGE_ENV_PREFIX
-
 from .calls import JudgeCalls, RecordedJudgeEngine
+from .check import probe_judge
 from .refusal import CONTENT_FILTER, RefusalCheck
+from .settings import judge_endpoint
 
 
 class JudgeNotConfigured(RuntimeError):
@@ -29,31 +28,6 @@ class MissingJudgeEngine:
             "this turn needs ARE's LLM soft check but no judge is configured: "
             "pass --judge-provider/--judge-model (GAIA2_JUDGE_MODEL in the container)"
         )
-
-
-# Our provider names -> LiteLLM's `custom_llm_provider` (chat-completions endpoints are "openai");
-# "openai-completions", "local" and "google" are aliases the judge also accepts.
-LITELLM_PROVIDERS = {
-    providers.OPENAI: "openai",
-    providers.OPENAI_COMPAT: "openai",
-    "openai-completions": "openai",
-    "local": "openai",
-    providers.ANTHROPIC: "anthropic",
-    providers.GEMINI: "gemini",
-    "google": "gemini",
-    providers.OPENROUTER: "openrouter",
-}
-
-
-def judge_settings_from_env(env: dict[str, str] | None = None) -> dict[str, str | None]:
-    """GAIA2_JUDGE_MODEL / _PROVIDER / _BASE_URL / _API_KEY; empty values count as unset."""
-    env = dict(os.environ if env is None else env)
-    return {
-        "model": env.get(JUDGE_ENV_PREFIX + "MODEL") or None,  # GAIA2_JUDGE_MODEL
-        "provider": env.get(JUDGE_ENV_PREFIX + "PROVIDER") or None,
-        "base_url": env.get(JUDGE_ENV_PREFIX + "BASE_URL") or None,
-        "api_key": env.get(JUDGE_ENV_PREFIX + "API_KEY") or None,
-    }
 
 
 class JudgeCallError(RuntimeError):
@@ -163,16 +137,16 @@ def build_judge_engine(
     """The configured judge model, else a stand-in that fails loudly when a soft check is needed;
     with `calls`, every call it makes is recorded there (`step`: which step of ARE's judge asked)."""
     env = dict(os.environ if env is None else env)
-    settings = judge_settings_from_env(env)
-    if not settings["model"]:
+    endpoint = judge_endpoint(env)
+    if endpoint is None:
         engine: Any = MissingJudgeEngine()
     else:
-        provider = settings["provider"] or "openai"
         engine = LiteLLMJudgeEngine(
-            model=settings["model"],
-            provider=LITELLM_PROVIDERS.get(provider, provider),
-            base_url=settings["base_url"],
-            api_key=settings["api_key"] or ("none" if settings["base_url"] else None),
-            refusals=RefusalCheck(env),
+            model=endpoint.model,
+            provider=endpoint.provider,
+            base_url=endpoint.base_url,
+            api_key=endpoint.api_key,
+            refusals=RefusalCheck(env, probe_judge),
         )
-    return engine if calls is None else RecordedJudgeEngine(engine, calls, settings["model"], step)
+    model = endpoint.model if endpoint else None
+    return engine if calls is None else RecordedJudgeEngine(engine, calls, model, step)

@@ -5,8 +5,8 @@ provider refuses (an Azure-style `content_filter` 400, a 400 about the messages'
 that an infrastructure error, a wrong answer with a trigger word would buy a rerun (`--retry`)
 where the same answer without it fails. The provider's words cannot tell the two apart (a 400's
 text may echo the agent's), so the runner decides by its own evidence: right after the failure
-it sends the judge the preflight's minimal probe (preflight.check_judge: the run's own judge
-model, endpoint and key, a prompt of the runner's).
+it sends the judge the preflight's minimal probe (check.check_judge: the run's own judge
+model, endpoint and key, a prompt of the runner's: check.probe_judge).
 
 - The probe is answered and the failed request carried the agent's text (the judge guard's fence
   in its last message) and was refused as a request (REFUSAL_STATUSES, or an empty reply the
@@ -26,8 +26,6 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-from gaia2_contract.constants import ENV_JUDGE_API_KEY
 
 from ..provider.faults import CONFIGURATION, CONTEXT
 from ..provider.probe import configuration_words, kind_of
@@ -86,19 +84,6 @@ def take_refusal() -> str | None:
     return words
 
 
-def probe_judge(env: Mapping[str, str], budget_s: float = PROBE_BUDGET_S) -> ProbeResult | None:
-    """The preflight's judge probe with the run's settings (None: no judge configured)."""
-    import time
-
-    from ...preflight import Scrub, check_judge
-
-    endpoint = check_judge(env, time.monotonic() + budget_s, Scrub([env.get(ENV_JUDGE_API_KEY)]))
-    if endpoint is None or endpoint.probe is None:
-        return None
-    probe = endpoint.probe
-    return ProbeResult(probe.ok, probe.status, probe.detail or probe.failure or "")
-
-
 def fault_of(probe: ProbeResult) -> str | None:
     """Why a failed probe shows the judge misconfigured, else None: no answer, a 5xx or a rate limit
     is the judge being down or busy (an infrastructure error, no fault). Any other refusal of the
@@ -125,8 +110,9 @@ class RefusalCheck:
     """Decides, for one failed judge call, between a refused agent text and a runner fault."""
 
     def __init__(
-        self, env: Mapping[str, str], probe: Callable[[Mapping[str, str]], ProbeResult | None] = probe_judge
+        self, env: Mapping[str, str], probe: Callable[[Mapping[str, str]], ProbeResult | None]
     ) -> None:
+        """`probe`: check.probe_judge in the daemon (the engine wires it; a test may pass its own)."""
         self.env, self.probe = dict(env), probe
 
     def after_failure(

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ... import probes
 from .faults import (
     AUTH_STATUSES,
     CONFIGURATION,
@@ -185,12 +186,11 @@ class ProviderProbe:
 
 
 def agent_probe(environ: Mapping[str, str], model: str | None) -> ProviderProbe:
-    """The probe of the agent's configured provider: the preflight's text request, as the preflight
+    """The probe of the agent's configured provider: the preflight's text request (probes.py), as the preflight
     sends it for this agent kind (a harness's wire, the built-in runtime's options)."""
-    from ... import preflight
 
     def send(deadline: float) -> Any:
-        return preflight.agent_text_probe(dict(environ), deadline, preflight.scrub_for(environ))
+        return probes.agent_text_probe(dict(environ), deadline, probes.scrub_for(environ))
 
     return ProviderProbe(send, model)
 
@@ -199,11 +199,10 @@ def experts_probe(
     provider: str, model: str | None, base_url: str, key: str | None, environ: Mapping[str, str]
 ) -> ProviderProbe:
     """The probe of Agent2Agent's expert agents' provider (their own, or the agent's)."""
-    from ... import preflight
 
     def send(deadline: float) -> Any:
-        return preflight.experts_text_probe(
-            provider, model or "", base_url, key, deadline, preflight.scrub_for(environ)
+        return probes.experts_text_probe(
+            provider, model or "", base_url, key, deadline, probes.scrub_for(environ)
         )
 
     return ProviderProbe(send, model)

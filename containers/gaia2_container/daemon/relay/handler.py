@@ -9,15 +9,12 @@ import select
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl
 
 from ..http.server import IDLE_CONNECTION_S, DaemonServer
 from ..provider.faults import Request
 from .key import CREDENTIAL_HEADERS, KEY_QUERY_PARAMS
-
-if TYPE_CHECKING:
-    from .proxy import Relay
 
 log = logging.getLogger("gaia2.relay")
 
@@ -69,8 +66,16 @@ def read_chunked(handler: RelayHandler) -> bytes | None:
         return None
 
 
+class Forwarder(Protocol):
+    """What the handler needs of the relay (proxy.Relay): named here so the two import one way."""
+
+    upstream: str
+
+    def forward(self, handler: RelayHandler) -> None: ...
+
+
 class RelayHandler(BaseHTTPRequestHandler):
-    relay: Relay
+    relay: Forwarder
     protocol_version = "HTTP/1.0"  # the body ends when the connection closes: streams pass as they come
     timeout = IDLE_CONNECTION_S  # an agent that neither sends nor reads for this long is let go
 
@@ -83,7 +88,7 @@ class RelayHandler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _handle
 
 
-def serve_relay(relay: Relay, host: str, port: int) -> DaemonServer:
+def serve_relay(relay: Forwarder, host: str, port: int) -> DaemonServer:
     handler = type("BoundRelayHandler", (RelayHandler,), {"relay": relay})
     server = DaemonServer((host, port), handler)
     threading.Thread(target=server.serve_forever, name="relay", daemon=True).start()

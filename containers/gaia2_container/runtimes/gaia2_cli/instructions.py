@@ -67,7 +67,12 @@ and `<command> <subcommand> --help` their options, e.g. `{example} --help`. Resu
 JSON; errors go to stderr with a non-zero exit code. List and object options take JSON, e.g.
 `--recipients '["ana@example.com"]'`.
 
-## Rules
+{_rules_and_notifications(exec_tool, home, messaging)}"""
+
+
+def _rules_and_notifications(exec_tool: str, home: str, messaging: str) -> str:
+    """The instructions' rules (as Meta's gaia2-cli states them) and how notifications arrive."""
+    return f"""## Rules
 
 1. Work silently: no progress reports. Write to the user only when the task is done or cannot be done.
 2. Do exactly what is asked, no more and no less.
