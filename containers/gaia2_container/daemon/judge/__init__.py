@@ -4,9 +4,20 @@ refusals told apart from the agent's (refusal.py), the session's hooks into it (
 The public surface: attach the judge to a scenario (loader.py live, rejudge.py offline) and
 check its endpoint (check.py: preflight.py, refusal.py)."""
 
-from .check import check_judge
+from typing import Any
+
 from .hooks import clean_rationale
 from .prepare import attach_judge, install_guard, noise_configs
 from .trace import JudgeTrace
+
+
+def __getattr__(name: str) -> Any:
+    """`check_judge` on first use: its probe's HTTP stack (httpx) is no part of a run's start."""
+    if name == "check_judge":
+        from .check import check_judge
+
+        return check_judge
+    raise AttributeError(name)
+
 
 __all__ = ["JudgeTrace", "attach_judge", "check_judge", "clean_rationale", "install_guard", "noise_configs"]

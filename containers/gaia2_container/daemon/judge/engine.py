@@ -9,12 +9,11 @@ silent call to ARE's default model.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .calls import JudgeCalls, RecordedJudgeEngine
-from .check import probe_judge
-from .refusal import CONTENT_FILTER, RefusalCheck
+from .refusal import CONTENT_FILTER, ProbeResult, RefusalCheck
 from .settings import judge_endpoint
 
 
@@ -129,6 +128,13 @@ def _usage(response: Any) -> dict[str, Any]:
     }
 
 
+def _probe_judge(env: Mapping[str, str]) -> ProbeResult | None:
+    """check.probe_judge, imported when a judge call fails: its HTTP stack is no part of a run's start."""
+    from .check import probe_judge
+
+    return probe_judge(env)
+
+
 def build_judge_engine(
     env: dict[str, str] | None = None,
     calls: JudgeCalls | None = None,
@@ -146,7 +152,7 @@ def build_judge_engine(
             provider=endpoint.provider,
             base_url=endpoint.base_url,
             api_key=endpoint.api_key,
-            refusals=RefusalCheck(env, probe_judge),
+            refusals=RefusalCheck(env, _probe_judge),
         )
     model = endpoint.model if endpoint else None
     return engine if calls is None else RecordedJudgeEngine(engine, calls, model, step)

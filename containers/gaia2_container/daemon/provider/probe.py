@@ -24,7 +24,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ... import probes
 from .faults import (
     AUTH_STATUSES,
     CONFIGURATION,
@@ -186,10 +185,12 @@ class ProviderProbe:
 
 
 def agent_probe(environ: Mapping[str, str], model: str | None) -> ProviderProbe:
-    """The probe of the agent's configured provider: the preflight's text request (probes.py), as the preflight
-    sends it for this agent kind (a harness's wire, the built-in runtime's options)."""
+    """The probe of the agent's configured provider: the preflight's text request (probes.py), as the
+    preflight sends it for this agent kind (a harness's wire, the built-in runtime's options)."""
 
     def send(deadline: float) -> Any:
+        from ... import probes  # its HTTP stack on first use: no part of a run's start
+
         return probes.agent_text_probe(dict(environ), deadline, probes.scrub_for(environ))
 
     return ProviderProbe(send, model)
@@ -201,6 +202,8 @@ def experts_probe(
     """The probe of Agent2Agent's expert agents' provider (their own, or the agent's)."""
 
     def send(deadline: float) -> Any:
+        from ... import probes
+
         return probes.experts_text_probe(
             provider, model or "", base_url, key, deadline, probes.scrub_for(environ)
         )
