@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from calendar_demo import SCENARIO, SOLVE
+from dataset_support import llm_on
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
@@ -38,20 +39,7 @@ def test_a_dated_model_priced_by_an_override_file_stops_the_job_at_the_cost_limi
         "run-dataset",
         "--scenario",
         str(SCENARIO),
-        "--agent",
-        "llm",
-        "--provider",
-        "openai-compat",
-        "--model",
-        "fake-model-20250101",
-        "--base-url",
-        base,
-        "--judge-provider",
-        "openai-compat",
-        "--judge-model",
-        "judge-without-a-price",
-        "--judge-base-url",
-        base,
+        *llm_on(base, "fake-model-20250101", judge_model="judge-without-a-price"),
         "--output-dir",
         str(out),
         "--timeout",

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from container_probe import daemon_status, output_dir_label, running
-from dataset_support import DEMO, demo_split
+from dataset_support import DEMO, demo_split, oracle_dataset
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
@@ -148,18 +148,9 @@ def test_retry_reruns_only_the_infra_error(sandbox, images, tmp_path: Path):
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [
-            *CLI,
-            "run-dataset",
-            "--dataset-root",
-            str(root),
+            *oracle_dataset(root, out, concurrency=2),
             "--splits",
             "demo",
-            "--image",
-            ORACLE_IMAGE,
-            "--output-dir",
-            str(out),
-            "--concurrency",
-            "2",
             *REALTIME,
         ],
         cwd=REPO,
@@ -196,18 +187,9 @@ def test_ctrl_c_keeps_results_and_removes_containers(images, sandbox, tmp_path: 
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [
-            *CLI,
-            "run-dataset",
-            "--dataset-root",
-            str(root),
+            *oracle_dataset(root, out),
             "--splits",
             "demo",
-            "--image",
-            ORACLE_IMAGE,
-            "--output-dir",
-            str(out),
-            "--concurrency",
-            "1",
             *REALTIME,
         ],
         cwd=REPO,

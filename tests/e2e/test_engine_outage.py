@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from container_probe import output_dir_label
+from dataset_support import oracle_dataset
 from gaia2_runner.config import ORACLE_IMAGE
 from gaia2_runner.sandbox.engine_select import HOST_ENV
 from polling import until
@@ -64,18 +65,7 @@ def test_an_engine_api_outage_mid_run_loses_nothing(engine: str, images, sandbox
     with open(tmp_path / "stdout.txt", "w+") as stdout:
         runner = subprocess.Popen(
             [
-                sys.executable,
-                "-m",
-                "gaia2_runner.cli",
-                "run-dataset",
-                "--dataset-root",
-                str(tmp_path / "data"),
-                "--image",
-                ORACLE_IMAGE,
-                "--output-dir",
-                str(out),
-                "--concurrency",
-                "1",
+                *oracle_dataset(tmp_path / "data", out),
                 "--engine",
                 engine,
                 "--engine-wait",

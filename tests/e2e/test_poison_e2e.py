@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from gaia2_runner.config import ORACLE_IMAGE
+from dataset_support import oracle_dataset
 from gaia2_runner.output.layout import scenario_dir_name
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
@@ -40,18 +39,7 @@ def test_poison_scenarios_do_not_stop_the_queue(images, tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "gaia2_runner.cli",
-            "run-dataset",
-            "--dataset-root",
-            str(tmp_path / "data"),
-            "--image",
-            ORACLE_IMAGE,
-            "--output-dir",
-            str(out),
-            "--concurrency",
-            "1",
+            *oracle_dataset(tmp_path / "data", out),
         ],
         cwd=REPO,
         capture_output=True,

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from calendar_demo import ADD, SCENARIO, SEND, SOLVE
+from dataset_support import llm_on
 from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import AGENT_IMAGE
 
@@ -44,20 +45,7 @@ def cli(fake, out: Path, *extra: str, key: bool = False, model: str = MODEL) -> 
         "run-dataset",
         "--scenario",
         str(SCENARIO),
-        "--agent",
-        "llm",
-        "--provider",
-        "openai-compat",
-        "--model",
-        model,
-        "--base-url",
-        base,
-        "--judge-provider",
-        "openai-compat",
-        "--judge-model",
-        "fake-judge",
-        "--judge-base-url",
-        base,
+        *llm_on(base, model),
         "--output-dir",
         str(out),
         "--timeout",

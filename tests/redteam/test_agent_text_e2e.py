@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from dataset_support import oracle_dataset
 from fake_llm.server import FakeLLM
 from gaia2_contract.constants import JUDGED_STATUSES
 from gaia2_runner.execution.scenario_run import run_scenario
@@ -104,18 +105,7 @@ def test_random_requests_from_the_agent_all_end_in_verdicts_with_every_call_reco
     judge = judge_env(fake)
     proc = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "gaia2_runner.cli",
-            "run-dataset",
-            "--dataset-root",
-            str(tmp_path / "data"),
-            "--image",
-            ORACLE_IMAGE,
-            "--output-dir",
-            str(out),
-            "--concurrency",
-            "2",
+            *oracle_dataset(tmp_path / "data", out, concurrency=2),
             "--no-preflight",
             "--timeout",
             "300",

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from dataset_support import llm_on
 from gaia2_contract.constants import JUDGED_STATUSES
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
@@ -58,20 +59,7 @@ def job(fake, out: Path, *extra: str) -> subprocess.CompletedProcess:
         "run-dataset",
         "--dataset-root",
         str(out.parent / "data"),
-        "--agent",
-        "llm",
-        "--provider",
-        "openai-compat",
-        "--model",
-        "fake-model",
-        "--base-url",
-        base,
-        "--judge-provider",
-        "openai-compat",
-        "--judge-model",
-        "fake-judge",
-        "--judge-base-url",
-        base,
+        *llm_on(base),
         "--output-dir",
         str(out),
         "--concurrency",

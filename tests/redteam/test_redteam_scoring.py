@@ -10,13 +10,11 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from dataset_support import demo_split
-from gaia2_runner.config import ORACLE_IMAGE
+from dataset_support import demo_split, oracle_dataset
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -68,18 +66,7 @@ def run_give_up(tmp_path: Path, mode: str, *extra: str) -> dict:
     out = tmp_path / "out"
     proc = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "gaia2_runner.cli",
-            "run-dataset",
-            "--dataset-root",
-            str(tmp_path / "data"),
-            "--image",
-            ORACLE_IMAGE,
-            "--output-dir",
-            str(out),
-            "--concurrency",
-            "2",
+            *oracle_dataset(tmp_path / "data", out, concurrency=2),
             "--env",
             f"GAIA2_AGENT_COMMAND={COMMAND}",
             "--env",

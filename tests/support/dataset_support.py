@@ -48,6 +48,44 @@ def oracle_config(path: Path, data: Path, out: Path, *, target: str = "", run: s
     return path
 
 
+def oracle_dataset(data: Path, out: Path, concurrency: int = 1) -> list[str]:
+    """`gaia2-runner run-dataset` of the oracle image over `data` into `out`: the argv the dataset
+    tests start from (append their own options)."""
+    return [
+        *CLI,
+        "run-dataset",
+        "--dataset-root",
+        str(data),
+        "--image",
+        ORACLE_IMAGE,
+        "--output-dir",
+        str(out),
+        "--concurrency",
+        str(concurrency),
+    ]
+
+
+def llm_on(base: str, model: str = "fake-model", judge_model: str = "fake-judge") -> list[str]:
+    """The options that run the built-in LLM agent and the judge on one OpenAI-compatible server at
+    `base` (the scripted provider, mostly)."""
+    return [
+        "--agent",
+        "llm",
+        "--provider",
+        "openai-compat",
+        "--model",
+        model,
+        "--base-url",
+        base,
+        "--judge-provider",
+        "openai-compat",
+        "--judge-model",
+        judge_model,
+        "--judge-base-url",
+        base,
+    ]
+
+
 def run_cli(*args: str, cwd: Path = REPO, timeout: float = 900) -> subprocess.CompletedProcess:
     """The CLI in a subprocess, its tables 200 columns wide."""
     return subprocess.run(
