@@ -77,14 +77,22 @@ def cli(*args: str, env: dict[str, str] | None = None, **kwargs) -> subprocess.C
     )
 
 
-def start_runner(tmp_path: Path, name: str, agent: str, idle: int | None) -> subprocess.Popen:
-    """A real runner process on a long scenario whose agent never finishes by itself."""
+def start_runner(
+    tmp_path: Path,
+    name: str,
+    agent: str = "sleep 600",
+    idle: int | None = None,
+    prefix: tuple[str, ...] = (),
+) -> subprocess.Popen:
+    """A real runner process on a long scenario whose agent never finishes by itself (`idle`: the
+    daemon's idle timeout, else its default; `prefix`: a command the runner runs under)."""
     env = os.environ.copy()
     if idle is not None:
         env[contract.ENV_IDLE_TIMEOUT] = str(idle)
     log = (tmp_path / f"{name}.log").open("w")
     return subprocess.Popen(
         [
+            *prefix,
             sys.executable,
             "-m",
             "gaia2_runner.cli",

@@ -9,7 +9,6 @@ only when they can prove C gone (not from another pid namespace, not with --no-s
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_redteam_orphans import LONG_SCENARIO, QUICK_SCENARIO, cli
+from test_redteam_orphans import LONG_SCENARIO, QUICK_SCENARIO, cli, start_runner
 
 from container_probe import daemon_status, exists, is_running, running
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
@@ -27,34 +26,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
 # --kill-child: SIGTERM to unshare reaches the runner inside (else it outlives the test, container and all)
 OWN_PID_NAMESPACE = ("unshare", "--pid", "--fork", "--mount-proc", "--kill-child=SIGTERM")
-
-
-def start_runner(tmp_path: Path, name: str, prefix: tuple[str, ...] = ()) -> subprocess.Popen:
-    """A real runner on a long scenario whose agent never finishes by itself."""
-    log = (tmp_path / f"{name}.log").open("w")
-    return subprocess.Popen(
-        [
-            *prefix,
-            sys.executable,
-            "-m",
-            "gaia2_runner.cli",
-            "run",
-            "--scenario",
-            str(LONG_SCENARIO),
-            "--image",
-            ORACLE_IMAGE,
-            "--output-dir",
-            str(tmp_path / name),
-            "--timeout",
-            "600",
-            "--env",
-            "GAIA2_AGENT_COMMAND=sleep 600",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        env=os.environ.copy(),
-    )
 
 
 def running_container(sandbox, runner: subprocess.Popen, output_dir: Path):
@@ -98,7 +69,7 @@ def stop(runner: subprocess.Popen) -> None:
 
 
 def test_runners_on_one_host_never_remove_each_others_live_containers(images, sandbox, tmp_path):
-    a = start_runner(tmp_path, "a", OWN_PID_NAMESPACE)
+    a = start_runner(tmp_path, "a", prefix=OWN_PID_NAMESPACE)
     runners = [a]
     try:
         a_box = running_container(sandbox, a, tmp_path / "a")
