@@ -54,6 +54,8 @@ USAGE_TAIL_BYTES = 64 << 10  # the end of a long stream, where its usage is repo
 BUDGET_REFUSAL_STATUS = 400  # final for every client: a refused call past the budget is not retried
 REFUSED_TYPE = "gaia2_relay_refused"  # error.type of a request the relay does not forward
 MODEL_REFUSAL_STATUS = 400  # the agent's own request: final, and no evidence against the provider
+# Told each call's outcome and the simulated clock's view of it ({} without a clock); its result is unused.
+RecordOutcome = Callable[[Outcome, dict[str, Any]], object]
 
 
 class Relay:
@@ -64,7 +66,7 @@ class Relay:
     def __init__(
         self,
         upstream: str,
-        record: Callable[[Outcome], None] | None = None,
+        record: RecordOutcome | None = None,
         timeout_s: float = budget.RELAY_TIMEOUT_S,
         trace: RelayTrace | None = None,
         ledger: ProviderLedger | None = None,
@@ -101,16 +103,13 @@ class Relay:
         if length > MAX_REQUEST_BYTES:
             handler.send_error(413, "request too large for the relay")
             return
-        refused = self.paths(handler.path)
-        if refused is not None:
+        path_refused = self.paths(handler.path)
+        if path_refused is not None:
             # Only API paths below the configured endpoint: "@host/…", "/v1/../x" or "%2e%2e" would
             # reach other pages or hosts, whose answers could fake a provider outage.
-            log.info("refused %s %.200r: %s", method, handler.path, refused[1])
-            send_json(
-                handler,
-                refused[0],
-                {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {refused[1]}"}},
-            )
+            status, why = path_refused
+            log.info("refused %s %.200r: %s", method, handler.path, why)
+            send_json(handler, status, {"error": {"type": REFUSED_TYPE, "message": f"gaia2 relay: {why}"}})
             return
         chunked = "chunked" in (handler.headers.get("Transfer-Encoding") or "").lower()
         body = read_chunked(handler) if chunked else handler.rfile.read(length) if length else b""
@@ -119,7 +118,7 @@ class Relay:
             return
         parsed, repeated = parse(body)
         facts = request_facts(handler, parsed)
-        refused = model_refusal(self.ledger.setup.model, facts, repeated)
+        refused: str | None = model_refusal(self.ledger.setup.model, facts, repeated)
         if refused is not None:  # never forwarded, never traced: counted (`refused_model`) and logged
             log.info("refused %s %.200r: %s", method, handler.path, refused)
             self.ledger.refuse_model()

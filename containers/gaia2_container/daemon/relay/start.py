@@ -3,7 +3,6 @@ in place of its key, what the runner configured, and the relay in front of the p
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from gaia2_contract import constants as contract
@@ -12,10 +11,9 @@ from gaia2_contract import urls
 from ... import budget
 from ..provider.faults import RunnerSetup
 from ..provider.ledger import ProviderLedger
-from ..provider.outcome import Outcome
 from .handler import serve_relay
 from .key import RunCredential, new_placeholder
-from .proxy import Relay
+from .proxy import RecordOutcome, Relay
 from .trace import RelayTrace
 
 
@@ -40,7 +38,7 @@ def runner_setup(environ: dict[str, str] | Any, credential: RunCredential) -> Ru
 def start_for_agent(
     environ: dict[str, str] | Any,
     credential: RunCredential,
-    record: Callable[[Outcome], None] | None = None,
+    record: RecordOutcome | None = None,
     defaults: dict[str, str] | None = None,
     trace_path: Any = None,
     ledger: ProviderLedger | None = None,
