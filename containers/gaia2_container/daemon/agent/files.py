@@ -118,6 +118,7 @@ def collect(
             proc.kill()
         assert proc.stdout is not None
         proc.stdout.close()
+        code: int | None
         try:
             code = proc.wait(timeout=5)
         except subprocess.TimeoutExpired:

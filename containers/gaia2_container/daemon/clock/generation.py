@@ -140,10 +140,10 @@ class GenerationClock:
             if span.held and not self._closed:
                 self._in_flight -= 1
                 if self._in_flight == 0 and self._held:
-                    charge = self._charge()
+                    charged_s = self._charge()
                     self._stop_holding()
-                    self.advanced_s += charge
-                    self.env.resume_with_offset(charge)  # ARE's resume: adds the time, then ticks
+                    self.advanced_s += charged_s
+                    self.env.resume_with_offset(charged_s)  # ARE's resume: adds the time, then ticks
             return self.sim_now()
 
     # ---- the daemon's hooks ----------------------------------------------------------------

@@ -60,6 +60,14 @@ def clocked_time_manager() -> type:
 
     class ClockedTimeManager(TimeManager):
         wall: Callable[[], float] = staticmethod(time.time)  # replaced per instance by SimClock.install
+        # ARE's own attribute types (TimeManager.__init__), declared: ARE is untyped here
+        real_start_time: float | None
+        start_time: float | None
+        offset: float
+        is_paused: bool
+        pause_real_start_time: float | None
+        pause_passed_time: float | None
+        pause_offset: float
 
         def real_time_passed(self) -> float:
             if self.real_start_time is None:

@@ -19,7 +19,7 @@ from ..loader import LoadedScenario
 from ..session.core import Session
 from ..session.recorder import EventRecorder
 from ..session.status import StatusBoard
-from .server import JsonHandler, int_param
+from .server import JsonHandler, Route, int_param
 
 
 @dataclass
@@ -43,6 +43,7 @@ def _health(h: JsonHandler, _q: dict, _b: Any) -> tuple[int, Any]:
     """Open to anyone, so without the adapter token it says nothing but the state word. The tool
     API has no token (the agent is its client): there it is always the state word alone."""
     st: DaemonState = h.daemon_state
+    body: dict[str, Any]
     if st.load_error:
         code, body = 500, {"status": "error", "error": st.load_error}
     elif not st.ready.is_set():
@@ -177,13 +178,13 @@ def _finite(value: Any) -> bool:
 
 # Needs no adapter token (and reveals nothing without one); every other adapter route does.
 ADAPTER_PUBLIC_ROUTES = frozenset({("GET", routes.HEALTH)})
-ADAPTER_ROUTES = {
+ADAPTER_ROUTES: dict[tuple[str, str], Route] = {
     ("GET", routes.HEALTH): _health,
     ("GET", routes.STATUS): _status,
     ("POST", routes.NOTIFY): _notify,
     ("GET", routes.MESSAGES): _messages,
 }
-TOOL_ROUTES = {
+TOOL_ROUTES: dict[tuple[str, str], Route] = {
     ("GET", routes.HEALTH): _health,
     ("GET", routes.TOOLS): _tools,
     ("POST", routes.CALL): _call,

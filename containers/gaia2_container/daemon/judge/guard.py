@@ -69,7 +69,7 @@ def _with_fenced_examples(templates: Any) -> Any:
         return cached[1]
     examples = getattr(templates, "examples", None)
     fenced = templates
-    if examples and dataclasses.is_dataclass(templates):
+    if examples and dataclasses.is_dataclass(templates) and not isinstance(templates, type):
         fenced = dataclasses.replace(
             templates,
             examples=[
@@ -86,7 +86,7 @@ def _with_fenced_examples(templates: Any) -> Any:
 def guarded(checker_class: type) -> type:
     """A subclass of ARE's LLMChecker that applies the rules above and otherwise is ARE's own."""
 
-    class GuardedLLMChecker(checker_class):  # type: ignore[misc, valid-type]
+    class GuardedLLMChecker(checker_class):
         def __init__(self, engine: Any, prompt_templates: Any, *args: Any, **kwargs: Any) -> None:
             super().__init__(engine, _with_fenced_examples(prompt_templates), *args, **kwargs)
 

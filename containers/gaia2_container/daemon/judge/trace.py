@@ -171,7 +171,7 @@ class JudgeTrace:
             match["matched"] = bool(getattr(result, "success", False))
             state = getattr(owner, "state", None)
             index = getattr(state, "oracle_id_to_agent_idx", {}).get(match["oracle_event_id"])
-            if index is not None:
+            if index is not None and state is not None:  # an index comes only from a state
                 match["agent_event_id"] = state.agent_events[index].event_id
             turn["oracle_events"].append(match)
             self._local.match = self._local.attempt = None

@@ -66,7 +66,7 @@ def reservation(body: Any, size: int) -> Tokens:
     estimated from the size, its output limit times the choices it asks for. A limit that is not
     a positive integer counts as DEFAULT_MAX_OUTPUT_TOKENS (the provider may read it otherwise)."""
     doc = body if isinstance(body, dict) else {}
-    configs = [doc.get(key) for key in _GEMINI_CONFIGS if isinstance(doc.get(key), dict)]
+    configs: list[dict[str, Any]] = [doc[key] for key in _GEMINI_CONFIGS if isinstance(doc.get(key), dict)]
     limits = [doc[key] for key in _OUTPUT_LIMITS if key in doc]
     limits += [config[key] for config in configs for key in _GEMINI_LIMITS if key in config]
     choices = [doc[key] for key in _CHOICES if key in doc]

@@ -132,7 +132,7 @@ def build_group(command: AppCommand, action: Action = call_and_print) -> click.G
         name=command.name, help=f"{command.name} - {command.description}.", context_settings=_CONTEXT
     )
     for sub in command.subcommands.values():
-        params = [_option(f) for f in sub.flags]
+        params: list[click.Parameter] = [_option(f) for f in sub.flags]
         group.add_command(
             click.Command(
                 name=sub.name,

@@ -89,11 +89,16 @@ _SUCCESS = "success"
 _OK = "ok"
 
 
+# One app's commands: {are_function: (subcommand, {are_arg: flag}, output)} (see the module docstring).
+_Command = tuple[str, dict[str, str], Any]
+_Table = dict[str, _Command]
+
+
 def _wrap(status: str, **fields: Any) -> dict[str, Any]:
     return {"status": status, **fields}
 
 
-_CALENDAR = {
+_CALENDAR: _Table = {
     "add_calendar_event": ("add-event", {}, _wrap(_SUCCESS, event_id="$result")),
     "get_calendar_event": ("get-event", {}, None),
     "delete_calendar_event": ("delete-event", {}, _wrap(_SUCCESS, message="$result")),
@@ -106,13 +111,13 @@ _CALENDAR = {
     "get_calendar_events_by_tag": ("get-events-by-tag", {}, None),
 }
 
-_CONTACTS = {
+_CONTACTS: _Table = {
     "add_new_contact": ("add-new-contact", {}, _wrap(_SUCCESS, contact_id="$result")),
     "edit_contact": ("edit-contact", {}, _wrap(_SUCCESS, message="$result")),
     "delete_contact": ("delete-contact", {}, _wrap(_SUCCESS, message="$result")),
 }
 
-_EMAILS = {
+_EMAILS: _Table = {
     "send_email": ("send-email", {}, _wrap(_OK, email_id="$result")),
     "forward_email": ("forward-email", {}, _wrap(_OK, email_id="$result")),
     "download_attachments": ("download-attachments", {}, _wrap(_OK, downloaded="$result")),
@@ -121,7 +126,7 @@ _EMAILS = {
     "delete_email": ("delete-email", {}, _wrap(_OK, email_id="$result")),
 }
 
-_APARTMENTS = {
+_APARTMENTS: _Table = {
     "list_all_apartments": ("list-all-apartments", {}, _wrap(_SUCCESS, data="$result")),
     "get_apartment_details": ("get-apartment-details", {}, _wrap(_SUCCESS, data="$result")),
     "save_apartment": ("save-apartment", {}, _wrap(_SUCCESS, message="Successfully saved apartment")),
@@ -134,7 +139,7 @@ _APARTMENTS = {
     "search_apartments": ("search-apartments", {}, _wrap(_SUCCESS, data="$result")),
 }
 
-_SHOPPING = {
+_SHOPPING: _Table = {
     "list_all_products": ("list-all-products", {}, {"status": _SUCCESS, "**": "$result"}),
     "get_product_details": ("get-product-details", {}, _wrap(_SUCCESS, product="$result")),
     "search_product": ("search-products", {}, _wrap(_SUCCESS, products="$result")),
@@ -153,7 +158,7 @@ _SHOPPING = {
     "cancel_order": ("cancel-order", {}, _wrap(_SUCCESS, order_id="$result")),
 }
 
-_CABS = {
+_CABS: _Table = {
     name: (name.replace("_", "-"), {}, _wrap(_SUCCESS, data="$result"))
     for name in (
         "get_quotation",
@@ -167,13 +172,13 @@ _CABS = {
 }
 _CABS["user_cancel_ride"] = ("user-cancel-ride", {}, _wrap(_SUCCESS, message="$result"))
 
-_CITY = {
+_CITY: _Table = {
     name: (name.replace("_", "-"), {}, _wrap(_SUCCESS, data="$result"))
     for name in ("get_crime_rate", "get_api_call_count", "get_api_call_limit")
 }
 
 # Meta's cloud-drive: `--path` for every path, `mv --source --destination`.
-_FILES_COMMON = {
+_FILES_COMMON: _Table = {
     "cat": ("cat", {}, "text"),
     "ls": ("ls", {}, None),
     "exists": ("exists", {}, None),
@@ -186,18 +191,18 @@ _FILES_COMMON = {
     ),
     "rm": ("rm", {}, _wrap(_SUCCESS, path="$arg:path")),
 }
-_SANDBOX_FS = {
+_SANDBOX_FS: _Table = {
     **_FILES_COMMON,
     "mkdir": ("mkdir", {}, _wrap(_SUCCESS, path="$arg:path")),
     "makedirs": ("makedirs", {}, _wrap(_SUCCESS, path="$arg:path")),
 }
-_VIRTUAL_FS = {
+_VIRTUAL_FS: _Table = {
     **_FILES_COMMON,
     "mkdir": ("mkdir", {"create_recursive": "create-parents"}, _wrap(_SUCCESS, path="$arg:path")),
     "rmdir": ("rmdir", {}, _wrap(_SUCCESS, path="$arg:path")),
 }
 
-COMMANDS: dict[str, dict[str, tuple[str, dict[str, str], Any]]] = {
+COMMANDS: dict[str, _Table] = {
     "CalendarApp": _CALENDAR,
     "ContactsApp": _CONTACTS,
     "EmailClientV2": _EMAILS,

@@ -147,12 +147,13 @@ def _run(argv: list[str], env: dict[str, str], cwd: Path, timeout_s: float) -> t
         print(f"harness: cannot start {argv[0]}: {exc}", flush=True)
         return 127, ""
     assert proc.stdout is not None
+    stdout = proc.stdout  # narrowed: the closure below sees an IO[bytes]
     kept: list[bytes] = []
     size = 0
 
     def pump() -> None:
         nonlocal size
-        for line in iter(proc.stdout.readline, b""):
+        for line in iter(stdout.readline, b""):
             sys.stdout.buffer.write(line)
             sys.stdout.flush()
             if size < STDOUT_CAP:

@@ -15,7 +15,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -55,6 +55,14 @@ def parse_retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+class Poster(Protocol):
+    """What a provider needs of its transport: Transport here, the probes' one-shot (probes.OneShot)."""
+
+    def post(
+        self, url: str, body: dict[str, Any], headers: dict[str, str], read: Callable[[Any], Reply]
+    ) -> Reply: ...
 
 
 class Transport:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gaia2_contract import providers
 
 from ..settings import Settings
-from ..transport import Transport
+from ..transport import Poster
 from .anthropic import AnthropicProvider
 from .base import Provider
 from .gemini import GeminiProvider
@@ -13,7 +13,7 @@ from .openai_chat import ChatCompletionsProvider
 from .openai_responses import ResponsesProvider
 
 
-def make_provider(settings: Settings, transport: Transport) -> Provider:
+def make_provider(settings: Settings, transport: Poster) -> Provider:
     name = settings.provider
     if name == providers.OPENAI and settings.options.api == "responses":
         return ResponsesProvider(settings, transport)

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from ..messages import Message, Reply, Tool
 from ..settings import Settings
 from ..text_calls import recognise
-from ..transport import Transport
+from ..transport import Poster
 
 
 class Provider(Protocol):
@@ -24,7 +24,7 @@ class Provider(Protocol):
 class ProviderBase:
     name = "base"
 
-    def __init__(self, settings: Settings, transport: Transport) -> None:
+    def __init__(self, settings: Settings, transport: Poster) -> None:
         self.settings = settings
         self.options = settings.options
         self.transport = transport
