@@ -26,13 +26,12 @@ log = logging.getLogger("gaia2.rejudge")
 def rejudge(text: str) -> dict[str, Any]:
     are_speedups.install()
     install_guard()  # the same judge prompts as a live run
-    from are.simulation.benchmark.scenario_loader import APPS_TO_SKIP
     from are.simulation.data_handler.importer import JsonScenarioImporter
     from are.simulation.environment import Environment
     from are.simulation.types import EventLog
 
     scenario, completed_events, _ = JsonScenarioImporter().import_from_json_to_benchmark(
-        text, apps_to_skip=APPS_TO_SKIP, load_completed_events=True
+        text, apps_to_skip=are_speedups.APPS_TO_SKIP, load_completed_events=True
     )
     # As ARE's preprocess_scenario_from_config with judge_only: its durations, and `--noise`'s
     # configs when the run had them (ARE's exporter says so in the trace's definition).

@@ -4,7 +4,7 @@ final status last (it tells the runner every artifact is complete)."""
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gaia2_contract import constants as contract
 
@@ -14,8 +14,10 @@ from .agent.files import TRACE_CAP_BYTES, copy_agent_file
 from .agent.process import AgentProcess
 from .are_dump import write_are_trace
 from .http.routes import DaemonState
-from .relay import Relay
 from .session.core import Session
+
+if TYPE_CHECKING:
+    from .relay import Relay
 
 log = logging.getLogger("gaia2.daemon")
 

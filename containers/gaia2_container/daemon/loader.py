@@ -96,13 +96,12 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
     os.environ["DEMO_FS_PATH"] = str(root / files_tree.DEMO_FS_DIR)
     are_speedups.install()
     install_guard()
-    from are.simulation.benchmark.scenario_loader import APPS_TO_SKIP
     from are.simulation.data_handler.importer import JsonScenarioImporter
 
     _check_demo_fs_path(root)
     try:
         scenario, _, _ = JsonScenarioImporter().import_from_json_to_benchmark(
-            text, apps_to_skip=APPS_TO_SKIP, load_completed_events=False
+            text, apps_to_skip=are_speedups.APPS_TO_SKIP, load_completed_events=False
         )
     except Exception as exc:  # noqa: BLE001 - ARE raises many kinds; the user needs one line
         raise ScenarioLoadError(f"{path}: ARE could not import the scenario: {_one_line(exc)}") from None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gaia2_contract import constants as contract
 from gaia2_contract import urls
@@ -22,12 +22,13 @@ from .http.routes import DaemonState
 from .provider.faults import RunnerSetup
 from .provider.ledger import ProviderLedger
 from .provider.probe import agent_probe
-from .relay import Relay, run_credential, runner_setup, start_for_agent
-from .relay import experts as expert_relay
 from .session.app_commands import install_app_commands
 from .session.core import Session
 from .session.recorder import EventRecorder
 from .session.status import StatusBoard
+
+if TYPE_CHECKING:  # the relay (and its HTTP client) is imported when a run starts one: not the oracle
+    from .relay import Relay
 
 log = logging.getLogger("gaia2.daemon")
 
@@ -99,6 +100,8 @@ def _agent_relay(
     state: DaemonState, session: Session, harness: bool, custom: bool
 ) -> tuple[Relay | None, dict[str, str]]:
     """The agent's model relay and the environment that points the agent at it."""
+    from .relay import run_credential, runner_setup, start_for_agent
+
     recorder = state.recorder
     credential = run_credential(os.environ)  # the agent gets its placeholder, never the key
     return start_for_agent(
@@ -145,6 +148,8 @@ def _expert_agents(
         return None, None
     relay = placeholder = endpoint = None
     if not serves_oracle:
+        from .relay import experts as expert_relay
+
         relay, placeholder, endpoint = expert_relay.start(
             settings.provider,
             settings.model,
