@@ -79,7 +79,7 @@ def image_fields(doc: Mapping[str, Any], path: Path) -> ImageFields:
         doc["version"],
         doc["base"],
         doc["wire"],
-        tuple(names),
+        tuple(doc["providers"]),
     )
 
 

@@ -49,7 +49,9 @@ def count_phase(phase: str, directory: Path, verdicts: str = CURRENT) -> PhaseCo
     counts `no_validation` (nothing to judge it against) is done: no rerun would give it a verdict."""
     root = output_root(directory)
     run_config = first_run_config(root) or {}
-    runs = run_config.get("pass_at") if isinstance(run_config.get("pass_at"), int) else 1
+    runs = run_config.get("pass_at")
+    if not isinstance(runs, int):
+        runs = 1
     expected = {
         (str(s.get("split") or NO_SPLIT), str(s.get("scenario_id")), k)
         for s in run_config.get("scenarios") or []

@@ -53,6 +53,11 @@ class StatRow:
         return None if self.success is None else float(self.success)
 
 
+def _scores(rows: Iterable[StatRow]) -> list[float]:
+    """The scores of the validated runs among `rows`, in order."""
+    return [score for r in rows if (score := r.score) is not None]
+
+
 def capability_key(config: str, phase: str) -> str:
     """ARE's key of a capability: the config, or `mini_<phase>` for mini (run in several phases)."""
     return f"{config}_{phase}" if config == MINI else config
@@ -87,11 +92,11 @@ def _rate(rows: list[StatRow]) -> dict[str, float]:
     if not validated:
         return {"success_rate": 0.0, "success_rate_std": 0.0, "success_rate_sem": 0.0}
     per_run = [
-        100.0 * mean(r.score for r in validated if r.run == k) for k in sorted({r.run for r in validated})
+        100.0 * mean(_scores(r for r in validated if r.run == k)) for k in sorted({r.run for r in validated})
     ]
     std, sem = _spread(per_run)
     return {
-        "success_rate": 100.0 * mean(r.score for r in validated),
+        "success_rate": 100.0 * mean(_scores(validated)),
         "success_rate_std": std,
         "success_rate_sem": sem,
     }
@@ -137,7 +142,7 @@ def _cross_run(rows: list[StatRow], per_capability: dict[str, dict[str, Any]], k
     groups = sorted({(r.config, r.phase) for r in validated})
     per_run = []
     for k in sorted({r.run for r in validated}):
-        parts = [[r.score for r in validated if r.run == k and (r.config, r.phase) == g] for g in groups]
+        parts = [_scores(r for r in validated if r.run == k and (r.config, r.phase) == g) for g in groups]
         parts = [p for p in parts if p]
         if parts:
             scores = [100.0 * mean(p) for p in parts]

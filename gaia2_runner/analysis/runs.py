@@ -86,13 +86,19 @@ def describe(path: Path, verdicts: str = CURRENT, *, strict: bool = False) -> Ru
     )
     info.image_id, info.runner_version = labels.image_id, labels.runner_version
     if config:
-        settings = config.get("config") if isinstance(config.get("config"), dict) else {}
-        agent = settings.get("agent") if isinstance(settings.get("agent"), dict) else {}
+        settings = config.get("config")
+        if not isinstance(settings, dict):
+            settings = {}
+        agent = settings.get("agent")
+        if not isinstance(agent, dict):
+            agent = {}
         info.command = _str(config.get("command"))
         info.image = _str(config.get("image")) or _str(agent.get("image"))
         info.started_at = _str(config.get("started_at"))
         info.pass_at = _int(config.get("pass_at")) or 1
-        engine = config.get("engine") if isinstance(config.get("engine"), dict) else {}
+        engine = config.get("engine")
+        if not isinstance(engine, dict):
+            engine = {}
         info.engine = _str(engine.get("engine"))
     rows = load_rows(root, info.verdicts)
     info.runs = len(rows)

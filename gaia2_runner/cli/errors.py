@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import typer
@@ -19,7 +19,8 @@ from typer.core import TyperGroup
 try:  # typer >= 0.20 carries its own copy of click
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
 except ImportError:  # pragma: no cover - older typer uses click itself
-    from click.exceptions import ClickException, NoArgsIsHelpError
+    # click's own classes, which typer's copy mirrors: the names bind to one or the other
+    from click.exceptions import ClickException, NoArgsIsHelpError  # type: ignore[assignment]
 from rich.text import Text
 
 from gaia2_runner.cli.console import err
@@ -76,9 +77,24 @@ class OneLineErrors(TyperGroup):
     """Usage errors (a bad flag value, a missing option) as one `error:` line, like every other
     user mistake, instead of click's framed panel."""
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
         try:
-            rv = super().main(*args, standalone_mode=False, **kwargs)
+            rv = super().main(
+                args,
+                prog_name,
+                complete_var,
+                standalone_mode=False,
+                windows_expand_args=windows_expand_args,
+                **extra,
+            )
         except NoArgsIsHelpError as exc:  # no arguments: the help, as --help shows it
             if exc.ctx is not None:
                 typer.echo(exc.ctx.get_help())

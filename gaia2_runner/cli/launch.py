@@ -98,7 +98,7 @@ def launch(
     fresh: bool = False,
     overwrite: bool = False,
     per_scenario: bool = False,
-    prepare: Callable[[Sandbox], None] | None = None,
+    prepare: Callable[[Sandbox], object] | None = None,
     refs: list[ScenarioRef] | None = None,
 ) -> DatasetOutcome | int:
     """Check, then run (or print the plan). Returns the outcome, or 0 after a dry run.

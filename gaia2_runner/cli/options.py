@@ -59,6 +59,7 @@ OLD_FLAG_PREFIX = "deprecated__"  # the parameter of a setting's old flag (hidde
 
 
 def _old_option(setting: Setting) -> inspect.Parameter:
+    assert setting.deprecated_flag is not None  # called only for the settings with an old flag
     default = typer.Option(None, setting.deprecated_flag, hidden=True)
     return inspect.Parameter(
         OLD_FLAG_PREFIX + setting.name,

@@ -54,7 +54,7 @@ def fingerprint(
     """The document; `scenarios` are (split, scenario_id, sha256) triples; `engine` the one the
     containers run on (image ids and container behaviour differ between engines)."""
     agent, judge = config.agent, config.judge
-    doc = {
+    doc: dict[str, Any] = {
         "schema": SCHEMA,
         "settings": {
             "runner_version": __version__,

@@ -56,7 +56,9 @@ def sanitize(doc: Any) -> dict[str, Any] | None:
         return None
     account: dict[str, Any] = {key: _count(doc.get(key)) for key in COUNTS}
     account["tokens"] = _tokens(doc.get("tokens"))
-    models = doc.get("by_model") if isinstance(doc.get("by_model"), dict) else {}
+    models = doc.get("by_model")
+    if not isinstance(models, dict):
+        models = {}
     account["by_model"] = {
         one_line(str(name), limit=200): {**_tokens(entry), "calls": _count((entry or {}).get("calls"))}
         for name, entry in list(models.items())[:MAX_MODELS]

@@ -151,7 +151,9 @@ def _a2a_choice(value: Any) -> dict[str, Any] | None:
     """The daemon's Agent2Agent record, its known fields only (untrusted input)."""
     if not isinstance(value, dict) or _number(value.get("app_prop")) is None:
         return None
-    apps = value.get("apps") if isinstance(value.get("apps"), list) else []
+    apps = value.get("apps")
+    if not isinstance(apps, list):
+        apps = []
     return {"app_prop": _number(value["app_prop"]), "apps": [one_line(str(a))[:100] for a in apps[:50]]}
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LEN = 8
@@ -63,7 +63,7 @@ class Scrubber:
             return [self.value(v) for v in obj]
         return obj
 
-    def copy(self, source: BinaryIO, out: BinaryIO, chunk_size: int = CHUNK) -> int:
+    def copy(self, source: IO[bytes], out: IO[bytes], chunk_size: int = CHUNK) -> int:
         """Stream `source` to `out` scrubbed, in bounded memory; returns the bytes read.
 
         A secret split across two reads is still found: the last `longest - 1` bytes of each

@@ -230,7 +230,7 @@ def summarize(
     splits = {name: group_stats(rows, pass_at) for name, rows in sorted(grouped.items())}
     overall = group_stats(records, pass_at)
     macro_per_run = [
-        mean([s.success_rate.per_run[i] for s in splits.values() if s.success_rate.per_run[i] is not None])
+        mean([v for s in splits.values() if (v := s.success_rate.per_run[i]) is not None])
         for i in range(pass_at)
     ]
     macro = rate_over_runs(macro_per_run)

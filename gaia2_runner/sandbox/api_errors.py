@@ -18,7 +18,8 @@ def unreachable(exc: BaseException) -> bool:
     )
 
 
-def api_message(exc: APIError) -> str:
+def api_message(exc: BaseException) -> str:
+    """The engine's explanation of an API error (an OSError's own message), on one line."""
     text = " ".join(str(getattr(exc, "explanation", None) or exc).split())
     if "slirp4netns" in text:
         text += " (install slirp4netns: apt-get install slirp4netns, or run scripts/setup-podman.sh)"

@@ -156,7 +156,8 @@ def spec_digest(
     """An image's digest covers the harness directories of every image in its FROM chain (a
     Node harness: its own and the Node image's)."""
     by_tag = {s.tag: s for s in specs}
-    harnesses, current = set(), spec
+    harnesses: set[str] = set()
+    current: ImageSpec | None = spec
     while current is not None:
         parts = current.containerfile.split("/")
         if parts[0] == HARNESSES_DIR:

@@ -52,7 +52,7 @@ def resolve_targets(target: TargetConfig, cache_dir: Path | None = None) -> list
         raise Gaia2Error("no target: set [target] scenario, dataset or dataset_root")
     available = local_splits(root)
     chosen = choose_splits(available, wanted, str(target.dataset or root))
-    refs: list[ScenarioRef] = []
+    refs = []
     for split in chosen:
         files = sorted(available[split].glob("*.json"))
         split_refs = [scenario_ref(p, split) for p in files]

@@ -79,8 +79,12 @@ def judge_diffs(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "args": _side_by_side(oracle, closest),
                 }
             )
-        counts = detail.get("counts") if isinstance(detail.get("counts"), dict) else {}
-        differing = counts.get("differing") if isinstance(counts.get("differing"), dict) else {}
+        counts = detail.get("counts")
+        if not isinstance(counts, dict):
+            counts = {}
+        differing = counts.get("differing")
+        if not isinstance(differing, dict):
+            differing = {}
         turns.append(
             {
                 "turn": turn_number(detail),
@@ -94,8 +98,12 @@ def judge_diffs(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _side_by_side(oracle: dict[str, Any], attempt: dict[str, Any] | None) -> list[dict[str, Any]]:
-    expected = oracle.get("args") if isinstance(oracle.get("args"), dict) else {}
-    actual = attempt.get("args") if attempt and isinstance(attempt.get("args"), dict) else {}
+    expected = oracle.get("args")
+    if not isinstance(expected, dict):
+        expected = {}
+    actual = attempt.get("args") if attempt else None
+    if not isinstance(actual, dict):
+        actual = {}
     failing: dict[str, str] = {}
     for check in _dicts(attempt.get("checks")) if attempt else []:
         if check.get("ok") is False and not check.get("prefilter"):

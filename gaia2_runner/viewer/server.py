@@ -119,7 +119,7 @@ class Handler(SimpleHTTPRequestHandler):
             result = os.path.join(result, word)
         return result + "/" if trailing else result
 
-    def send_head(self) -> BinaryIO | None:  # type: ignore[override]
+    def send_head(self) -> BinaryIO | None:
         """SimpleHTTPRequestHandler.send_head without listings, links, special files or guessed types."""
         target = Path(self.translate_path(self.path))
         if target.is_dir():

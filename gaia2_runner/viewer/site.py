@@ -198,7 +198,7 @@ class Site:
 
     def _page_html(self, rel: str, ref: ScenarioRef, data: ScenarioData, row: RunRecord) -> str:
         prefix = render.up(rel)
-        siblings = [
+        siblings: list[dict[str, Any]] = [  # the shape page.context takes
             {"run": r.run, "href": render.page_href(r.rel, prefix), "current": r.rel == rel}
             for r in self.refs.values()
             if r.key == ref.key and r.exists and r.run is not None

@@ -114,7 +114,9 @@ def summary_rows(summary: Any) -> list[dict[str, Any]]:
     for name, stats in list(groups.items())[:100]:
         if not isinstance(stats, dict):
             continue
-        rate = stats.get("success_rate") if isinstance(stats.get("success_rate"), dict) else {}
+        rate = stats.get("success_rate")
+        if not isinstance(rate, dict):
+            rate = {}
         verdicts = stats.get("success_rate_verdicts_only")
         verdicts = verdicts if isinstance(verdicts, dict) else {}
         spread = _has_spread(rate, summary.get("pass_at"))

@@ -105,7 +105,9 @@ def judge_calls(events: list[dict[str, Any]], rejudge: Any = None) -> list[dict[
     for rejudged, call in calls:
         if not isinstance(call, dict):
             continue
-        messages = call.get("messages") if isinstance(call.get("messages"), list) else []
+        messages = call.get("messages")
+        if not isinstance(messages, list):
+            messages = []
         out.append(
             {
                 "rejudge": rejudged,
@@ -192,8 +194,10 @@ def nest_expert_calls(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _reply_text(raw: Any) -> str:
     """The assistant's text of a Chat Completions answer (what ARE's app agent reads)."""
+    if not isinstance(raw, str):
+        return ""
     try:
-        doc = json.loads(raw) if isinstance(raw, str) else None
+        doc = json.loads(raw)
         return text_of(doc["choices"][0]["message"].get("content"))
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
         return ""

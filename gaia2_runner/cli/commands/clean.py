@@ -69,7 +69,7 @@ def clean_cmd(
     match this process's (a runner of this machine is checked here, even for containers it
     started on another --host). Exit code 1 when some removal failed.
     """
-    urls = [spec.url for spec in parse_hosts(host, 1)] or [None]
+    urls: list[str | None] = [spec.url for spec in parse_hosts(host, 1)] or [None]
     # --engine, else GAIA2_ENGINE, else auto, resolved once: a bad value is one error, not one per host
     engine, source = requested_engine(engine)
     failed = False

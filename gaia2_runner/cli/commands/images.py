@@ -80,7 +80,8 @@ def list_cmd(engine: EngineOption = None) -> None:
     add_fixed(table, "built", "left")
     for h in harnesses.values():
         package = f"{h.package.partition(':')[2]}@{h.version}" if h.package else "(built in)"
-        built = {True: "yes", False: "no"}.get(present.get(h.name), "?")
+        exists = present.get(h.name)
+        built = "?" if exists is None else "yes" if exists else "no"
         cell = name_cell(package)
         cell.append(f"\n{h.wire or '-'} · {h.image.removeprefix('localhost/')}", style="dim")
         table.add_row(h.name, cell, built)

@@ -135,6 +135,7 @@ def leaderboard_cmd(
             )
             raise typer.Exit(phase_code)
         code = max(code, phase_code)
+    assert base.run.output_dir is not None  # validate() guarantees it (check_base relies on it too)
     raise typer.Exit(max(code, finish(Path(base.run.output_dir), split, hf_upload)))
 
 

@@ -32,7 +32,7 @@ def ls_cmd(
     found = find_output_dirs(dirs or [Path(".")])
     if not found:
         raise Gaia2Error(
-            f"no output directory of a gaia2-runner run under {', '.join(map(str, dirs or ['.']))}"
+            f"no output directory of a gaia2-runner run under {', '.join(map(str, dirs or [Path('.')]))}"
         )
     table = compact_table(f"gaia2-runner runs ({len(found)})")
     add_name(table, "run · agent · model · judge", max_width=30)

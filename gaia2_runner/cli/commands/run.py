@@ -48,7 +48,7 @@ def run_cmd(
     overwrite: bool = typer.Option(
         False, "--overwrite", help=OVERWRITE_HELP, rich_help_panel=PANELS["output"]
     ),
-    settings: dict[str, Any] = None,  # type: ignore[assignment] - filled by with_settings
+    settings: dict[str, Any] = None,  # type: ignore[assignment]  # filled by with_settings
 ) -> None:
     """Run one scenario in a fresh container and print its verdict.
 

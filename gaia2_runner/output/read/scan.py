@@ -55,8 +55,8 @@ def is_scenario_dir(path: Path) -> bool:
 def ref_for(root: Path, directory: Path) -> ScenarioRef:
     rel_parts = directory.relative_to(root).parts
     run = None
-    if rel_parts and RUN_DIR.match(rel_parts[0]):
-        run = int(RUN_DIR.match(rel_parts[0]).group(1))
+    if rel_parts and (match := RUN_DIR.match(rel_parts[0])):
+        run = int(match.group(1))
         rest = rel_parts[1:]
     else:
         rest = rel_parts

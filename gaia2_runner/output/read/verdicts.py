@@ -66,7 +66,8 @@ def _rejudge_info(root: Path) -> tuple[str | None, str | None]:
 def current_of(root: Path) -> str:
     """The directory's current set: verdicts.json's choice, else the original."""
     doc = json_object(root, root / VERDICTS_FILE) or {}
-    return doc.get("current") if doc.get("current") in VERDICT_SETS else ORIGINAL
+    current = doc.get("current")
+    return current if isinstance(current, str) and current in VERDICT_SETS else ORIGINAL
 
 
 def choose(root: Path, requested: str = CURRENT, *, strict: bool = True) -> VerdictSet:

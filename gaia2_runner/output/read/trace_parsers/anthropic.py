@@ -91,7 +91,7 @@ def from_events(events: list[Any]) -> ParsedResponse:
             index = as_int(data.get("index")) or 0
             blocks.setdefault(index, {"type": "text", "text": ""})
             delta = _dict(data.get("delta"))
-            field = _DELTA_FIELDS.get(delta.get("type"))
+            field = _DELTA_FIELDS.get(delta.get("type", ""))
             if field:
                 value = delta.get(field)
                 pieces.setdefault(index, {}).setdefault(field, []).append(

@@ -113,7 +113,9 @@ def _error_only(doc: dict[str, Any]) -> ParsedResponse:
 def _normalised(doc: dict[str, Any]) -> ParsedResponse:
     """`response` written by a runtime in this viewer's own shape (TRACE_FORMAT.md)."""
     reasoning = doc.get("reasoning")
-    usage = doc.get("usage") if isinstance(doc.get("usage"), dict) else {}
+    usage = doc.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}
     return ParsedResponse(
         format="normalised",
         text=str(doc.get("text") or ""),
