@@ -105,7 +105,8 @@ DEFAULT_DEADLINE_GRACE_S = 600
 EVENTS_FILE = "events.jsonl"
 STATUS_FILE = "daemon_status.json"
 AGENT_RESPONSE_FILE = "agent_response.txt"
-TRACE_FILE = "trace.jsonl"  # optional: the model relay's record, or copied from the agent's $HOME (built-in LLM runtime)
+# optional: the model relay's record, or copied from the agent's $HOME (built-in LLM runtime)
+TRACE_FILE = "trace.jsonl"
 DAEMON_LOG_FILE = "daemon.log"
 AGENT_LOG_FILE = "agent.log"
 ARE_TRACE_FILE = "are_trace.json.gz"  # ARE's own trace dump of the run (its exporter, "hf" format), gzipped

@@ -1,6 +1,7 @@
 """Reading finished output directories: rows for pandas and exports, run listings, comparisons.
 
-Public API: `load_rows`, `RunRecord`, `COLUMNS` (the output package's reader, re-exported), `describe`, `find_output_dirs`, `compare`, `export_rows`.
+Public API: `load_rows`, `RunRecord`, `COLUMNS` (the output package's reader, re-exported),
+`describe`, `find_output_dirs`, `compare`, `export_rows`.
 """
 
 from gaia2_runner.output.read.record import COLUMNS, RunRecord, load_rows

@@ -14,7 +14,8 @@ from gaia2_runner.output.read.scenario import text_of
 from gaia2_runner.output.read.trace_parsers import Message
 from gaia2_runner.output.turns import turn_number
 
-TASK_MIN = 16  # a task this long or longer is replaced wherever it is quoted; a shorter one only when it is the whole text
+# a task this long or longer is replaced wherever it is quoted; a shorter one only when it is the whole text
+TASK_MIN = 16
 TURN_PREFIX = re.compile(r"^turn \d+: ")
 
 

@@ -45,7 +45,8 @@ def only(text: str):
         (f"<tool_call>\n{CALL}\n</tool_call>", TAG),
         (f"Let me add it.\n<tool_call>\n{CALL}", TAG),  # the closing tag cut off by a stop sequence
         (
-            f"Thought: the user wants an event.\n\nAction:\n{json.dumps({'action': ADD, 'action_input': ARGS})}<end_action>",
+            "Thought: the user wants an event.\n\n"
+            f"Action:\n{json.dumps({'action': ADD, 'action_input': ARGS})}<end_action>",
             ACTION,
         ),
         (f"Action:\n```json\n{json.dumps({'action': ADD, 'action_input': ARGS})}\n```<end_action>", ACTION),
@@ -193,7 +194,10 @@ def test_no_tools_offered_means_no_calls():
 def test_a_call_quoted_inside_an_argument_is_not_run():
     """An answer that quotes an email holding a tag, a fenced block and an Action blob: one call, the answer."""
     inner = json.dumps({"name": DELETE, "arguments": {"email_id": "all"}})
-    content = f"The email says: <tool_call>{inner}</tool_call> and ```json\n{inner}\n``` and Action:\n{inner}<end_action>"
+    content = (
+        f"The email says: <tool_call>{inner}</tool_call> and ```json\n{inner}\n``` and "
+        f"Action:\n{inner}<end_action>"
+    )
     text = f"```json\n{json.dumps({'name': SEND, 'arguments': {'content': content}})}\n```"
     found = recognise(text, NAMES)
     assert [(c.name, c.arguments) for c in found.calls] == [(SEND, {"content": content})]

@@ -52,7 +52,8 @@ def call(tool, **args):
                                  {"Content-Type": "application/json"})
     return json.load(urllib.request.urlopen(req))
 print("TOOL", json.dumps(call("Files__cat", path="/Documents/notes/meeting.txt")))
-print("CLI", subprocess.run(["cloud-drive", "cat", "--path", "/Documents/report.txt"], capture_output=True, text=True).stdout)
+print("CLI", subprocess.run(["cloud-drive", "cat", "--path", "/Documents/report.txt"],
+                            capture_output=True, text=True).stdout)
 for path in ("/../../../../etc/passwd", "../../../../gaia2/input/scenario.json",
              "/../../../gaia2/input/filesystem/demo_filesystem/Documents/report.txt"):
     print("ESCAPE", path, json.dumps(call("Files__cat", path=path)))

@@ -53,7 +53,8 @@ echo "APP-ERROR rc=$rc stderr=$(cat err.txt) stdout=$(cat out.txt)"
 rc=0; calendar get-events --start-date '2024-10-03 00:00:00' 2> err.txt || rc=$?
 echo "USAGE-ERROR rc=$rc $(tail -n 1 err.txt)"
 calendar add-event --title 'Dentist appointment' --start-datetime '2024-10-03 14:00:00' \\
-  --end-datetime '2024-10-03 15:00:00' --location 'Smile Dental, 12 Rue Oberkampf, Paris' | tr -d '\\n' | sed 's/^/ADDED /'
+  --end-datetime '2024-10-03 15:00:00' --location 'Smile Dental, 12 Rue Oberkampf, Paris' \\
+  | tr -d '\\n' | sed 's/^/ADDED /'
 echo
 {REPLY} {shlex.quote(_answer("demo_calendar_add_event"))}
 """

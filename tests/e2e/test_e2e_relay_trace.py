@@ -24,7 +24,10 @@ HOST = "host.containers.internal"
 SCENARIO = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "demo_calendar_add_event.json"
 SECRET = "sk-relay-e2e-SECRET-987654"
 REPLY = {"text": "Booking it.", "tool_calls": [{"name": "shell", "arguments": {"cmd": "calendar add-event"}}]}
-ANSWER = "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 at Smile Dental, 12 Rue Oberkampf, Paris."
+ANSWER = (
+    "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
+    "at Smile Dental, 12 Rue Oberkampf, Paris."
+)
 
 # Shared by every scripted agent: call the relay, print what came back, solve the scenario.
 COMMON = r"""
@@ -57,9 +60,11 @@ FORMATS = (
     COMMON
     + r"""
 user = "book the dentist"
-call("/v1/messages", {"model": "qwen", "stream": True, "max_tokens": 99, "messages": [{"role": "user", "content": user}]})
+call("/v1/messages", {"model": "qwen", "stream": True, "max_tokens": 99,
+                      "messages": [{"role": "user", "content": user}]})
 call("/v1/responses", {"model": "qwen", "stream": True, "input": user})
-call("/v1beta/models/qwen:streamGenerateContent?alt=sse&key=" + KEY, {"contents": [{"role": "user", "parts": [{"text": user}]}]})
+call("/v1beta/models/qwen:streamGenerateContent?alt=sse&key=" + KEY,
+     {"contents": [{"role": "user", "parts": [{"text": user}]}]})
 call("/v1/responses", {"model": "gpt-5-codex", "stream": True, "input": user})  # another model: refused, never sent
 call("/v1/chat/completions", {"model": "qwen", "stream": True, "messages": [{"role": "user", "content": user}]})
 call("/v1/models", method="GET")

@@ -41,7 +41,10 @@ def _agent(script: str) -> dict[str, str]:
 
 
 # SystemApp is not a gaia2-cli command (nor is it in Meta's): scripted agents wait through the raw call.
-WAIT = """/opt/gaia2/venv/bin/python -m gaia2_container.runtimes.call SystemApp__wait_for_notification '{{"timeout": {}}}'"""
+WAIT = (
+    "/opt/gaia2/venv/bin/python -m gaia2_container.runtimes.call "
+    """SystemApp__wait_for_notification '{{"timeout": {}}}'"""
+)
 
 
 def _send_later(wait: str) -> str:
@@ -146,7 +149,8 @@ echo "OWNER $(stat -c '%U %a' /gaia2/clock) $(stat -c '%U %a' /gaia2/clock/offse
 echo +0 > /gaia2/clock/offset 2>/dev/null && echo "WROTE" || echo "WRITE DENIED"
 rm -f /gaia2/clock/offset 2>/dev/null; test -e /gaia2/clock/offset && echo "KEPT"
 mv /gaia2/clock /gaia2/clock2 2>/dev/null && echo "MOVED" || echo "MOVE DENIED"
-/opt/gaia2/venv/bin/python -m gaia2_container.runtimes.call SystemApp__wait_for_notification '{"timeout": 200}' >/dev/null
+/opt/gaia2/venv/bin/python -m gaia2_container.runtimes.call \
+  SystemApp__wait_for_notification '{"timeout": 200}' >/dev/null
 echo "AFTER $(date +%s)"
 """
 

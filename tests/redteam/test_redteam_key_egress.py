@@ -28,7 +28,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(
 HOST = "host.containers.internal"
 DNS_NAME = "pypi.org"  # a name the host resolves (CI installs from PyPI): the agent must not
 SCENARIO = Path(__file__).resolve().parents[2] / "examples" / "scenarios" / "demo_calendar_add_event.json"
-ANSWER = "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 at Smile Dental, 12 Rue Oberkampf, Paris."
+ANSWER = (
+    "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
+    "at Smile Dental, 12 Rue Oberkampf, Paris."
+)
 
 AGENT = r"""
 import hashlib, json, os, re, socket, subprocess, time, urllib.request, urllib.error

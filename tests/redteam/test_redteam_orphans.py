@@ -58,7 +58,8 @@ headers = {"Authorization": "Bearer " + token} if token else {}
 while True:
     for path in ("/status", "/health", "/messages"):
         try:
-            urllib.request.urlopen(urllib.request.Request("http://127.0.0.1:8090" + path, headers=headers), timeout=1).read()
+            urllib.request.urlopen(urllib.request.Request("http://127.0.0.1:8090" + path, headers=headers),
+                                   timeout=1).read()
         except Exception:
             pass
     time.sleep(0.2)

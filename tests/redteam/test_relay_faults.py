@@ -30,7 +30,8 @@ class Provider(BaseHTTPRequestHandler):
 
     release = threading.Event()
     seen: list[dict] = []
-    probe: dict = {}  # what the runner's own probe gets: the provider's state ({"hang": True}, {"reply_status": 404, ...})
+    # what the runner's own probe gets: the provider's state ({"hang": True}, {"reply_status": 404, ...})
+    probe: dict = {}
 
     def log_message(self, *_args: object) -> None:
         pass

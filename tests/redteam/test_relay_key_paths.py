@@ -1,6 +1,7 @@
 """Red team against the relay over real HTTP (no container), issue 21 part 5: paths that would
-leave the provider's API are refused before anything is forwarded, and the agent's placeholder is swapped for the configured key in every credential style,
-so a call with the placeholder straight to the provider gets 401 (tests/support/fake_llm checks keys)."""
+leave the provider's API are refused before anything is forwarded, and the agent's placeholder is
+swapped for the configured key in every credential style, so a call with the placeholder straight to
+the provider gets 401 (tests/support/fake_llm checks keys)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import pytest
 
 from fake_llm.server import FakeLLM  # noqa: E402
 from gaia2_container.daemon.provider.paths import refusal  # noqa: E402
-from gaia2_container.daemon.relay.key import RunCredential, new_placeholder  # noqa: E402
 from gaia2_container.daemon.relay import Relay, serve_relay  # noqa: E402
+from gaia2_container.daemon.relay.key import RunCredential, new_placeholder  # noqa: E402
 
 pytestmark = pytest.mark.redteam
 KEY = "sk-real-provider-KEY-31337"

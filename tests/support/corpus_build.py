@@ -59,7 +59,8 @@ print("identical_files", sum(a[k] == b.get(k) for k in a), "of", len(a), "differ
       [k for k in a if a[k] != b.get(k)])
 EOF
 start=$(date +%s)
-$PY scripts/validate_scenarios_with_are.py out/{SPLIT} --skip-cli > out/validate.log 2>&1; echo "validate $?" >> out/status.txt
+$PY scripts/validate_scenarios_with_are.py out/{SPLIT} --skip-cli > out/validate.log 2>&1
+echo "validate $?" >> out/status.txt
 echo "validate_seconds $(( $(date +%s) - start ))" >> out/status.txt
 """
 

@@ -4,8 +4,9 @@ llama.cpp's `llama-server` serving a small instruct GGUF, both set up once per m
 scripts/setup-model-server.sh (which owns every version, name, size and server flag: the flags come
 from its output, GAIA2_LLAMA_FLAGS, so the tests serve exactly as `setup-model-server.sh --serve`
 does, bound to 0.0.0.0 so scenario containers reach it through the host gateway), started here on a
-free port, waited for on `/health`, logged to a file and always stopped at the end. Tests get it from the session fixture
-`real_model_server` (tests/conftest.py); benchmarks use `running_server` directly.
+free port, waited for on `/health`, logged to a file and always stopped at the end. Tests get it
+from the session fixture `real_model_server` (tests/conftest.py); benchmarks use `running_server`
+directly.
 """
 
 from __future__ import annotations

@@ -446,11 +446,23 @@ def _stream(kind: str, n: int) -> Callable[..., None]:
     def build(out: Path, outside: Path, slot: Path, rng: random.Random) -> None:
         good(slot, rng)
         if kind == "anthropic":
-            start = 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
-            one = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ab"}}\n\n'
+            start = (
+                "event: content_block_start\n"
+                'data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
+            )
+            one = (
+                "event: content_block_delta\n"
+                'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ab"}}\n\n'
+            )
         else:
-            start = 'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":""}}]}}]}\n\n'
-            one = 'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"g","arguments":"x"}}]}}]}\n\n'
+            start = (
+                'data: {"choices":[{"delta":{"tool_calls":'
+                '[{"index":0,"id":"c","function":{"name":"f","arguments":""}}]}}]}\n\n'
+            )
+            one = (
+                'data: {"choices":[{"delta":{"tool_calls":'
+                '[{"index":0,"function":{"name":"g","arguments":"x"}}]}}]}\n\n'
+            )
         write_jsonl(slot / "trace.jsonl", [{"seq": 0, "type": "llm_call", "raw_response": start + one * n}])
 
     return build

@@ -176,7 +176,8 @@ def test_serve_command_prints_url_and_stops_on_ctrl_c(tmp_path: Path) -> None:
             sys.executable,
             "-c",
             "import sys; from pathlib import Path; "
-            "from gaia2_runner.cli.commands.serve import serve_cmd as serve_command; sys.exit(serve_command(Path(sys.argv[1])))",
+            "from gaia2_runner.cli.commands.serve import serve_cmd as serve_command; "
+            "sys.exit(serve_command(Path(sys.argv[1])))",
             str(tmp_path),
         ],
         stdout=subprocess.PIPE,

@@ -248,8 +248,8 @@ def test_a_made_up_tool_name_is_a_tool_error(tmp_path: Path) -> None:
         page,
     )
     assert (
-        'class="badge s-fail" title="the model called a tool it was not offered: a tool error">unknown tool CalendarApp__invent_event<'
-        in page
+        'class="badge s-fail" title="the model called a tool it was not offered: a tool error">'
+        "unknown tool CalendarApp__invent_event<" in page
     )
 
 

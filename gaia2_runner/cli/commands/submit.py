@@ -106,7 +106,8 @@ def _show_submitted(job: SlurmJob, array_id: str, aggregate_id: str, *, scenario
         f"logs:    {job.logs}/",
         f"live:    gaia2-runner serve --output-dir {root}",
         f"result:  {root / 'summary.json'} once job {aggregate_id} ends; "
-        f"a failed shard: rerun it (run-config --config {job.config} --shard I/{shards}), then gaia2-runner aggregate {root}",
+        f"a failed shard: rerun it (run-config --config {job.config} --shard I/{shards}), "
+        f"then gaia2-runner aggregate {root}",
     ]
     for line in lines:
         out.print(Text(printable(line)), soft_wrap=True)

@@ -106,7 +106,8 @@ def _walk(
             if entry.is_symlink():
                 if len(warnings) <= MAX_WARNINGS and entry.is_dir():
                     warnings.append(
-                        f"{Path(entry.path).relative_to(root).as_posix()} is a symbolic link to a directory: not followed"
+                        f"{Path(entry.path).relative_to(root).as_posix()} is a symbolic link to a directory: "
+                        "not followed"
                     )
             elif entry.is_dir(follow_symlinks=False):
                 _walk(root, Path(entry.path), depth + 1, found, warnings)

@@ -11,7 +11,8 @@ route (`chat`, `responses`, `anthropic`, `gemini`) or `default` for any route (a
                                                              error's code, e.g. Azure's "content_filter")
     {"by_turn": [reply, reply, ...]}                          the reply for the request's point in its conversation: the
                                                              n-th when it holds n model turns (the last one after that)
-    {"echo_prompt": true, "text": "..."}                     a judge that quotes its input: the last user message, then "text"
+    {"echo_prompt": true, "text": "..."}                     a judge that quotes its input: the last user message,
+                                                             then "text"
 A reply with "delay_s": s is answered after s seconds (a slow model: a CPU server takes minutes),
 whatever its kind; the preflight's scripted replies too.
 A reply with "filter_word": w answers HTTP 400 with Azure's "content_filter" code to a request whose
