@@ -1,1 +1,1 @@
-"""The eval engine: plan a run, run it (one scenario or many, resumable), report to observers."""
+"""Running an evaluation: plan a run, run it (one scenario or many, resumable), report to observers."""

@@ -1,4 +1,5 @@
-"""The judge room: ARE's judge on our engine (engine.py), its calls recorded (calls.py) and traced
+"""The judge room: ARE's judge on our engine (engine.py) from the run's settings (settings.py), its
+calls recorded (calls.py) and traced
 step by step (trace.py), agent text fenced and capped in its prompts (guard.py), provider
 refusals told apart from the agent's (refusal.py), the session's hooks into it (hooks.py).
 The public surface: attach the judge to a scenario (loader.py live, rejudge.py offline) and
