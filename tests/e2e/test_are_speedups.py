@@ -11,25 +11,26 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 CHECK = r"""
 import sys, tempfile
-from pathlib import Path
 from gaia2_container.daemon import are_speedups
 
-HEAVY = ("mammoth", "pptx", "pdfminer", "bs4", "are.simulation.benchmark", "datasets", "aiohttp")
+HEAVY = ("mammoth", "pptx", "pdfminer", "are.simulation.benchmark", "datasets", "aiohttp")  # bs4: other ARE apps
 are_speedups.install()
 from are.simulation.apps.sandbox_file_system import SandboxLocalFileSystem
 from are.simulation.data_handler.importer import JsonScenarioImporter
 loaded = sorted(name for name in HEAVY if name in sys.modules)
 print("LOADED", loaded)
 
-sandbox = tempfile.mkdtemp()
-Path(sandbox, "note.html").write_text("<html><body><h1>Budget</h1><p>Rent: 1200 EUR</p></body></html>")
-files = SandboxLocalFileSystem(name="Files", sandbox_dir=sandbox)
-text = files.read_document("note.html")
+HTML = b"<html><body><h1>Budget</h1><p>Rent: 1200 EUR</p></body></html>"
+files = SandboxLocalFileSystem(name="Files", sandbox_dir=tempfile.mkdtemp())
+with files.open("/note.html", "wb") as handle:
+    handle.write(HTML)
+text = files.read_document("/note.html")
 converter = type(files._md_converter)
 print("CONVERTER", converter.__module__, converter.__name__)
 
 import are.simulation.core.mdconvert as real
-own = real.MarkdownConverter().convert_local(str(Path(sandbox, "note.html"))).text_content
+import io
+own = real.MarkdownConverter().convert_io(io.BytesIO(HTML), file_extension=".html").text_content
 print("SAME", text.strip() == own.strip() or own.strip() in text, repr(text[:80]))
 
 from are.simulation.benchmark.scenario_loader import APPS_TO_SKIP

@@ -63,6 +63,14 @@ class _DeferredConverter:
         return _real_mdconvert().MarkdownConverter(*args, **kwargs)
 
 
+def _from_real(name: str) -> Any:
+    """A name the stand-in lacks, from ARE's module. Not the import system's own questions
+    (`from … import` asks for `__path__`): the stand-in answers those as a plain module does."""
+    if name.startswith("__") and name.endswith("__"):
+        raise AttributeError(name)
+    return getattr(_real_mdconvert(), name)
+
+
 def defer_document_converter() -> None:
     """Register a stand-in for ARE's mdconvert module until something needs the real one: its
     `MarkdownConverter` makes ARE's, any other name imports ARE's module and is read from it."""
@@ -71,7 +79,7 @@ def defer_document_converter() -> None:
     stand_in = types.ModuleType(MDCONVERT)
     stand_in._gaia2_deferred = True  # type: ignore[attr-defined]  # a marker on a plain module object
     stand_in.MarkdownConverter = _DeferredConverter  # type: ignore[attr-defined]
-    stand_in.__getattr__ = lambda name: getattr(_real_mdconvert(), name)  # type: ignore[method-assign]
+    stand_in.__getattr__ = _from_real  # type: ignore[method-assign]
     sys.modules[MDCONVERT] = stand_in
 
 
