@@ -17,6 +17,8 @@ import httpx
 
 from gaia2_contract import routes
 
+from ..config.defaults import HEALTH_POLL_S
+
 
 class AdapterError(Exception):
     """The adapter did not answer as the contract says."""
@@ -71,7 +73,7 @@ class AdapterClient:
         self,
         timeout: float,
         container_alive: Callable[[], bool] | None = None,
-        poll: float = 0.2,
+        poll: float = HEALTH_POLL_S,
     ) -> dict[str, Any]:
         """Poll GET /health until it says ok; return its body.
 
