@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from container_probe import run_python
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.podman_driver import NETWORK_MODE, NETWORK_OPTIONS
 from harness_support import CALENDAR_ANSWER, SCENARIOS, run_cli
@@ -103,21 +104,9 @@ def _lines(text: str, tag: str):
 
 def test_ares_choice_and_the_tool_surface(images, sandbox):
     scenario = (SCENARIOS / f"{SCENARIO}.json").read_text()
-    container = sandbox.driver.client.containers.create(
-        ORACLE_IMAGE,
-        entrypoint=["/opt/gaia2/venv/bin/python", "-c", CHECK, scenario],
-        network_mode=NETWORK_MODE,
-        network_options=NETWORK_OPTIONS,
+    _, text = run_python(
+        sandbox, ORACLE_IMAGE, CHECK, scenario, network_mode=NETWORK_MODE, network_options=NETWORK_OPTIONS
     )
-    try:
-        container.start()
-        container.wait()
-        text = b"".join(
-            chunk if isinstance(chunk, bytes) else str(chunk).encode()
-            for chunk in container.logs(stdout=True, stderr=True)
-        ).decode(errors="replace")
-    finally:
-        container.remove(force=True, v=True)
     assert "ALL-OK" in text, text[-4000:]
     choices = _lines(text, "CHOICES")
     # Half of the two candidate apps: one, picked by the seed (both are picked for some seed); all at 1.0.

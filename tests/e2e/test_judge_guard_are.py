@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from container_probe import run_python
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.podman_driver import NETWORK_MODE, NETWORK_OPTIONS
 
@@ -115,21 +116,14 @@ print("ALL-OK")
 
 def test_guarded_checkers_against_ares_own(images, sandbox, fake):
     fake.set_script({"chat": [{"status": 400, "message": OVERFLOW, "repeat": 10}]})
-    container = sandbox.driver.client.containers.create(
+    code, text = run_python(
+        sandbox,
         ORACLE_IMAGE,
-        entrypoint=["/opt/gaia2/venv/bin/python", "-c", CHECK, f"http://{HOST}:{fake.port}/v1"],
+        CHECK,
+        f"http://{HOST}:{fake.port}/v1",
         network_mode=NETWORK_MODE,
         network_options=NETWORK_OPTIONS,
     )
-    try:
-        container.start()
-        code = container.wait()
-        text = b"".join(
-            chunk if isinstance(chunk, bytes) else str(chunk).encode()
-            for chunk in container.logs(stdout=True, stderr=True)
-        ).decode(errors="replace")
-    finally:
-        container.remove(force=True, v=True)  # and the output volume (Containerfile.base)
     assert code == 0 and "ALL-OK" in text, text
     provider_line = next(line for line in text.splitlines() if line.startswith("PROVIDER"))
     assert OVERFLOW in provider_line and "tenacity" not in provider_line, provider_line

@@ -83,3 +83,22 @@ def exec_in(sandbox: Any, cid: str, command: list[str], user: str = "root") -> t
         return int(api.exec_inspect(exec_id)["ExitCode"]), output
     code, output = sandbox.driver.client.containers.get(cid).exec_run(command, user=user)
     return int(code), output
+
+
+def run_python(sandbox: Any, image: str, script: str, *args: str, **create: Any) -> tuple[int, str]:
+    """`script` run by the image's Python (`python -c script *args`) in a container of its own, which
+    is removed with its output volume; returns (exit code, stdout + stderr). `create`: more options
+    for the engine's create (network mode and options)."""
+    container = sandbox.driver.client.containers.create(
+        image, entrypoint=["/opt/gaia2/venv/bin/python", "-c", script, *args], **create
+    )
+    try:
+        container.start()
+        code = container.wait()
+        text = b"".join(
+            chunk if isinstance(chunk, bytes) else str(chunk).encode()
+            for chunk in container.logs(stdout=True, stderr=True)
+        ).decode(errors="replace")
+    finally:
+        container.remove(force=True, v=True)  # and the output volume (Containerfile.base)
+    return code, text
