@@ -8,7 +8,7 @@
   It is imported when the first converter is made instead: the same class, the same output.
 - ARE's importer is called with the benchmark's `APPS_TO_SKIP`, a constant of
   `are.simulation.benchmark.scenario_loader`, whose package pulls in `datasets` and `aiohttp`
-  (~0.4 s). Its value is stated here; tests/e2e/test_are_speedups.py holds it equal to ARE's.
+  (~0.4 s). Its value is stated here; tests/e2e/test_e2e_are_speedups.py holds it equal to ARE's.
 """
 
 from __future__ import annotations
