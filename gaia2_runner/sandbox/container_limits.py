@@ -15,6 +15,7 @@ uploads into a read-only root outside volumes, so its driver makes those directo
 
 from __future__ import annotations
 
+import resource
 from typing import Any
 
 from gaia2_contract import constants as contract
@@ -38,6 +39,30 @@ CAPABILITIES = ["SYS_RESOURCE", "NET_ADMIN"]
 NO_NEW_PRIVILEGES = True
 CLOCK_DIR = "/gaia2/clock"  # containers/gaia2_container/daemon/process_clock.py CLOCK_DIR
 DAEMON_TMP_DIR = "/run"  # the daemon's TMPDIR lives below it (daemon/main.py)
+# scripts/setup-podman.sh's containers.conf: default_ulimits = ["nofile=1024:1024", …]
+NOFILE_LIMIT = 1024
+# RLIMIT_NPROC counts a uid's processes across the whole host, and every container's agent is the
+# same uid: at 1024 (the containers.conf setup-podman.sh writes) a few agents' fork bombs, each
+# within its pids limit, left another scenario's agent unable to start a thread. The pids limit
+# bounds each container; this only keeps the uid-wide count from coupling them. pid_max's usual
+# default, never above the runner's own hard limit (a rootless podman cannot raise its user's).
+NPROC_LIMIT = 32768
+
+
+def nproc_limit() -> int:
+    """NPROC_LIMIT, or the runner's own hard RLIMIT_NPROC where that is lower."""
+    hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+    return NPROC_LIMIT if hard == resource.RLIM_INFINITY else min(NPROC_LIMIT, hard)
+
+
+def ulimits() -> list[dict[str, Any]]:
+    """podman-py `ulimits` (an explicit list replaces containers.conf's default_ulimits whole, so
+    nofile is restated)."""
+    nproc = nproc_limit()
+    return [
+        {"Name": "nofile", "Soft": NOFILE_LIMIT, "Hard": NOFILE_LIMIT},
+        {"Name": "nproc", "Soft": nproc, "Hard": nproc},
+    ]
 
 
 def tmpfs_places(limits: ContainerLimits) -> tuple[Tmpfs, ...]:
@@ -75,4 +100,5 @@ def limit_options(limits: ContainerLimits) -> dict[str, Any]:
         read_only=True,
         cap_add=list(CAPABILITIES),
         no_new_privileges=NO_NEW_PRIVILEGES,
+        ulimits=ulimits(),
     )

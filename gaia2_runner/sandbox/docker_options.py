@@ -14,7 +14,8 @@ Where Docker's defaults differ from podman's, the difference is closed here:
   nofile is set as podman's containers.conf does (scripts/setup-podman.sh). nproc is not: the
   kernel counts it per uid across the host, so every scenario's `agent` user would share one
   budget and one agent's fork bomb would stop another's agent from forking. The container's pids
-  limit bounds its processes instead.
+  limit bounds its processes instead (on podman the runner states a high one:
+  container_limits.NPROC_LIMIT).
 - copy-in: Docker refuses uploads into a read-only root outside volumes, so each upload dir is an
   anonymous volume (removed with the container: remove(v=True)).
 - the host: `host-gateway` names the host in /etc/hosts as podman does (config/endpoints.py).
@@ -27,7 +28,7 @@ from typing import Any
 from docker.types import HostConfig, LogConfig, Mount, Ulimit
 
 from gaia2_runner.config.endpoints import HOST_GATEWAY
-from gaia2_runner.sandbox.container_limits import CAPABILITIES, limit_options
+from gaia2_runner.sandbox.container_limits import CAPABILITIES, NOFILE_LIMIT, limit_options
 from gaia2_runner.sandbox.engine import ContainerSpec, Tmpfs
 from gaia2_runner.sandbox.streams import CONTAINER_LOG_MAX_BYTES
 
@@ -51,8 +52,6 @@ PODMAN_DEFAULT_CAPABILITIES = (
 # caps"). The daemon then keeps the agent's OOM score without it (daemon/limit_reasons.py).
 OPTIONAL_CAPABILITIES = ("SYS_RESOURCE",)
 NO_NEW_PRIVILEGES = "no-new-privileges"
-# scripts/setup-podman.sh's containers.conf: default_ulimits = ["nofile=1024:1024", …]
-NOFILE_LIMIT = 1024
 # json-file keeps the logs API working whatever the daemon's default driver is, and bounds the disk:
 # a few times what the runner reads (json-file's framing roughly doubles each line).
 LOG_DRIVER = "json-file"
@@ -84,6 +83,7 @@ def host_config_options(
     # podman-py spellings that Docker writes differently (or that are set here from the module's policy)
     limits.pop("no_new_privileges", None)
     limits.pop("cap_add", None)
+    limits.pop("ulimits", None)  # no nproc on Docker (see the module's docstring)
     host = ("127.0.0.1", spec.host_port) if spec.host_port is not None else ("127.0.0.1",)
     return dict(
         limits,

@@ -36,8 +36,10 @@ WIDTH = 80
 # model calling an unknown tool again and again: neither side ends by itself). The runner judges at
 # its limit; ARE's own limit does not end its run (scripts/are_parity.py ARE_GRACE_S), so its
 # container is stopped 60 s later, without a verdict. The runner's first call finds the prompt in
-# the server's cache (ARE's side sent it just before).
-CI_LIMITS = ("--timeout", "120", "--are-grace", "60")
+# the server's cache (ARE's side sent it just before). What is asserted needs one request from each
+# side (the proxy records a request its side's end left unanswered too) and the runner's verdict at
+# its limit: 90 s and ARE's 30 s more (120 s and 60 s cost the suite's longest chain 3.5 min).
+CI_LIMITS = ("--timeout", "90", "--are-grace", "30")
 # The report's table row: scenario, first request, identical pairs, calls (ARE/runner), cause, both verdicts.
 ROW = re.compile(
     r"^(?P<id>\S+)\s+(?P<first>identical|same JSON|differs|no call)\s+(?P<same>\d+)\s+"

@@ -24,10 +24,10 @@ import pytest
 from gaia2_runner.config.endpoints import HOST_GATEWAY
 from gaia2_runner.config.limits import TINY_DIR_BYTES, ContainerLimits
 from gaia2_runner.errors import Gaia2Error
-from gaia2_runner.sandbox.container_limits import tmpfs_places
+from gaia2_runner.sandbox.container_limits import NOFILE_LIMIT, tmpfs_places
 from gaia2_runner.sandbox.docker_driver import DockerDriver
 from gaia2_runner.sandbox.docker_network import ICC_OPTION, NETWORK_NAME, ensure_isolated_network
-from gaia2_runner.sandbox.docker_options import NOFILE_LIMIT, PODMAN_DEFAULT_CAPABILITIES
+from gaia2_runner.sandbox.docker_options import PODMAN_DEFAULT_CAPABILITIES
 from gaia2_runner.sandbox.engine import ContainerSpec, EngineUnavailable
 from gaia2_runner.sandbox.ownership import container_labels
 from polling import until
