@@ -16,6 +16,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from gaia2_contract import constants as contract
@@ -54,6 +55,12 @@ def deferred_interrupts() -> Iterator[None]:
 
 
 Upload = tuple[str, str, bytes, int]  # directory, file name, content, mode
+# The host port is picked free, then bound by the engine at start: another process (another job,
+# another runner thread's container) can take it in between. Such a start is tried again on a new
+# port; the engines say it these ways (podman's rootlessport and Docker's proxy; Docker's own
+# allocator when one of its containers holds the port).
+PORT_TAKEN = ("address already in use", "port is already allocated")
+PORT_ATTEMPTS = 3
 
 
 def _uploads(scenario: bytes | None, input_dir: str, extra_files: Mapping[str, bytes] | None) -> list[Upload]:
@@ -274,18 +281,15 @@ class Sandbox:
         the writable places' sizes) are on for every container (sandbox/container_limits.py).
         """
         self.sweep_orphans()
-        # On an ssh:// host the local free port means nothing: the remote engine picks one.
-        port = free_port()
-        token = secrets.token_urlsafe(32)
         name = name or f"gaia2-{safe_name(scenario_id)[:60]}-{secrets.token_hex(3)}"
         uploads = _uploads(scenario_bytes, input_dir, extra_files)
         spec = ContainerSpec(
             image=image,
             name=name,
-            env={**env, contract.ENV_ADAPTER_TOKEN: token},
+            env=dict(env),
             labels=container_labels(scenario_id, output_dir),
             adapter_port=contract.ADAPTER_PORT,
-            host_port=None if self.tunnel else port,
+            host_port=None,
             limits=limits,
             tmpfs=tmpfs_places(limits),
             binds=(Bind(filesystem_dir, contract.FILESYSTEM_DIR),) if filesystem_dir is not None else (),
@@ -293,8 +297,26 @@ class Sandbox:
             command=tuple(command) if command is not None else None,
             entrypoint=tuple(entrypoint) if entrypoint is not None else None,
         )
+        for attempt in range(1, PORT_ATTEMPTS + 1):
+            try:
+                return self._start_container(spec, uploads)
+            except Gaia2Error as exc:
+                if not any(words in str(exc) for words in PORT_TAKEN) or attempt == PORT_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _start_container(self, spec: ContainerSpec, uploads: list[Upload]) -> ContainerHandle:
+        """One attempt: a free host port and a fresh token, create, copy the uploads in, start."""
+        # On an ssh:// host the local free port means nothing: the remote engine picks one.
+        port = free_port()
+        token = secrets.token_urlsafe(32)
+        spec = replace(
+            spec,
+            env={**spec.env, contract.ENV_ADAPTER_TOKEN: token},
+            host_port=None if self.tunnel else port,
+        )
         cid = self.driver.create(spec)
-        handle = ContainerHandle(cid=cid, name=name, host_port=port, sandbox=self, adapter_token=token)
+        handle = ContainerHandle(cid=cid, name=spec.name, host_port=port, sandbox=self, adapter_token=token)
         self._live[cid] = handle
         try:
             for directory, filename, data, mode in uploads:

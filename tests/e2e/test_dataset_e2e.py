@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from container_probe import daemon_status, output_dir_label, running
+from ctrl_c import restore_ctrl_c
 from dataset_support import DEMO, demo_split, oracle_dataset
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 
@@ -196,8 +197,7 @@ def test_ctrl_c_keeps_results_and_removes_containers(images, sandbox, tmp_path: 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        # a shell's background job inherits SIGINT ignored; undo that
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=restore_ctrl_c,
     )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not list(out.glob("demo/*/result.json")):

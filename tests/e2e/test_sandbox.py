@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import socket
 import tarfile
 import time
 
@@ -87,6 +88,34 @@ def test_container_roundtrip(sandbox, engine):
         handle.cleanup(timeout=2)
     assert handle.removed
     assert not sandbox.container_exists(handle.id)
+
+
+@pytest.mark.both_engines
+def test_a_host_port_taken_before_start_is_tried_again_on_another(sandbox, monkeypatch):
+    """The port picked free is bound by the engine only at start: another process may take it in
+    between (seen in the parallel suite: a shard's run an infrastructure error). The start is tried
+    again on a new port."""
+    from gaia2_runner.sandbox import sandbox as sandbox_module
+    from gaia2_runner.sandbox.ports import free_port
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    picks = iter([port])
+    monkeypatch.setattr(sandbox_module, "free_port", lambda: next(picks, None) or free_port())
+    try:
+        handle = sandbox.run_scenario_container(
+            TEST_IMAGE, b"{}", {}, "it/port-taken", command=HTTP_SERVER, input_dir=UPLOAD_DIR
+        )
+    finally:
+        taken.close()
+    try:
+        assert handle.host_port != port and handle.is_running()
+        ours = [r for r in sandbox.list_labelled() if r.name.startswith("gaia2-it_port-taken-")]
+        assert [r.id for r in ours] == [handle.id]  # the first attempt's container is gone
+    finally:
+        handle.cleanup(timeout=2)
 
 
 @pytest.mark.both_engines

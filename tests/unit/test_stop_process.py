@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+from ctrl_c import restore_ctrl_c
 from gaia2_runner.sandbox.processes import stop_process
 
 POLITE = "import time; print('up', flush=True); time.sleep(600)"
@@ -17,7 +18,9 @@ STUBBORN = (
 
 
 def started(script: str) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, preexec_fn=restore_ctrl_c
+    )
     assert proc.stdout.readline().strip() == "up"  # its signal handling is in place
     return proc
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ctrl_c import restore_ctrl_c
 from gaia2_runner.viewer.live import serve
 from gaia2_runner.viewer.server import Broker, make_server
 from viewer_synth import dataset_tree, result_doc, write_scenario
@@ -183,6 +184,7 @@ def test_serve_command_prints_url_and_stops_on_ctrl_c(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=restore_ctrl_c,
     )
     try:
         first = proc.stdout.readline()

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from ctrl_c import restore_ctrl_c
 from viewer_synth import dataset_tree
 
 # Runs serve_command; a Ctrl-C that escapes it is reported with where it was raised, so one that
@@ -71,6 +72,7 @@ def test_ctrl_c_during_start_up_stops_cleanly(tmp_path: Path, point: str, round_
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=restore_ctrl_c,
         )
         try:
             assert proc.stdout.readline() == "ready\n"
