@@ -41,6 +41,7 @@ ARE_CLI = "/opt/gaia2/venv/bin/are-benchmark"  # ARE's console script in the ima
 CONFIG = "parity"  # the one config subdirectory `are-benchmark run --config` reads
 VERDICTS = ("PASS", "FAIL")
 SIDES = ("are", "runner")
+RUNNER_EXIT = "runner exit code: "  # the last line of the runner side's log
 ROLES = ("agent", "judge")
 # ARE's own --scenario_timeout (a SIGALRM) does not end a run whose alarm lands in a model call: the
 # OpenAI client under LiteLLM retries the interrupted request and the agent goes on (up to 80 steps).
@@ -241,7 +242,8 @@ def run_runner(args: argparse.Namespace, data: Path, out: Path, agent_url: str, 
     ]
     out.parent.mkdir(parents=True, exist_ok=True)
     with (out.parent / f"{out.name}.log").open("w") as log:
-        subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
+        proc = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
+        log.write(f"{RUNNER_EXIT}{proc.returncode}\n")
 
 
 def runner_verdict(out: Path) -> tuple[str, str]:

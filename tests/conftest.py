@@ -243,6 +243,17 @@ def real_model_server(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def ci_model_parity(real_model_server, images, tmp_path_factory):
+    """scripts/are_parity.py on the CI model, run once (tests/support/are_parity_runs.py): the parity
+    test reads the report, the real-model tests of ARE's default agent read its runner side.
+    (proc, output directory)."""
+    from are_parity_runs import parity_on_ci_model
+
+    out = tmp_path_factory.mktemp("parity-ci-model") / "parity"
+    return parity_on_ci_model(real_model_server, out), out
+
+
+@pytest.fixture(scope="session")
 def harness_runs(sandboxes, harness_image, tmp_path_factory):
     """`harness_runs("codex", CALENDAR)`: that CLI harness solving the calendar task (or, with
     MULTI_TURN, the two-turn email task) as its row of tests/support/harness_cases.py scripts it,

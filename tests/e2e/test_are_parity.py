@@ -11,10 +11,8 @@ the host's agent table must agree with.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -25,36 +23,17 @@ from test_are_default_agent import ADD, SEND
 
 from are_parity_proxy import Exchange, RecordingProxy, read_recording
 from are_parity_report import Side, answer_of, compare, render
+from are_parity_runs import CI_MODEL_SCENARIOS, parity
 from gaia2_container.runtimes.are_default import settings
 from gaia2_runner.config.harnesses import BUILTIN
 from harness_support import SCENARIOS
 
-REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "scripts" / "are_parity.py"
 WIDTH = 80
-# The CI model on 2 shared cores: ARE's cold first call took 88 s and later ones 15-115 s (a 0.5B
-# model calling an unknown tool again and again: neither side ends by itself). The runner judges at
-# its limit; ARE's own limit does not end its run (scripts/are_parity.py ARE_GRACE_S), so its
-# container is stopped 60 s later, without a verdict. The runner's first call finds the prompt in
-# the server's cache (ARE's side sent it just before). What is asserted needs one request from each
-# side (the proxy records a request its side's end left unanswered too) and the runner's verdict at
-# its limit: 90 s and ARE's 30 s more (120 s and 60 s cost the suite's longest chain 3.5 min).
-CI_LIMITS = ("--timeout", "90", "--are-grace", "30")
 # The report's table row: scenario, first request, identical pairs, calls (ARE/runner), cause, both verdicts.
 ROW = re.compile(
     r"^(?P<id>\S+)\s+(?P<first>identical|same JSON|differs|no call)\s+(?P<same>\d+)\s+"
     r"(?P<calls>\d+/\d+)\s+(?P<cause>\S.*?)\s+(?P<are>PASS|FAIL|ERROR|-)\s+(?P<runner>PASS|FAIL|ERROR|-)$"
 )
-
-
-def parity(*args: str, timeout: float) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, "PYTHONPATH": str(REPO / "containers")},
-    )
 
 
 def rows(stdout: str) -> dict[str, dict[str, str]]:
@@ -109,25 +88,12 @@ def test_parity_script_runs_both_sides_on_the_same_server(sandbox, images, fake,
 @pytest.mark.integration
 @pytest.mark.real_model
 @pytest.mark.timeout(3000)
-def test_parity_on_the_ci_model_starts_from_identical_requests(real_model_server, images, tmp_path):
+def test_parity_on_the_ci_model_starts_from_identical_requests(ci_model_parity):
     """The CI model (greedy at the server): what the issue measured by hand stays true in CI."""
-    out = tmp_path / "parity"
-    proc = parity(
-        "--model",
-        real_model_server.model,
-        "--base-url",
-        real_model_server.host_url,
-        "--scenarios",
-        str(SCENARIOS / "demo_contacts_update_phone.json"),
-        str(SCENARIOS / "demo_calendar_add_event.json"),
-        "--output-dir",
-        str(out),
-        *CI_LIMITS,
-        timeout=2900,
-    )
+    proc, out = ci_model_parity
     print(proc.stdout)  # the report, for the CI log (and docs/design/are-fidelity.md)
     found = rows(proc.stdout)
-    assert set(found) == {"demo_contacts_update_phone", "demo_calendar_add_event"}, explain(proc, out)
+    assert set(found) == set(CI_MODEL_SCENARIOS), explain(proc, out)
     for scenario_id, row in found.items():
         assert row["first"] == "identical", (scenario_id, proc.stdout)
         are_calls, runner_calls = map(int, row["calls"].split("/"))

@@ -1,40 +1,40 @@
 """ARE's default agent (`--agent are-default`) against a real model server.
 
-llama.cpp's llama-server with a small Qwen2.5-Coder model (tests/support/real_model.py), run through the CLI
-as a user runs it, the judge's LLM checks on the same server. ARE's agent runs with gaia2-run's own
-settings (no step or token options: 80 iterations, no max_tokens), so each run is bounded by a short
-scenario time limit instead (the test server caps one reply with `-n`, scripts/setup-model-server.sh), after which the
-daemon judges what the agent did. What the model achieves is not asserted: every run ends in a
-verdict, every model call is traced through the relay with real token counts, and ARE's parser
-turned the model's text actions into app tool calls.
+llama.cpp's llama-server with a small Qwen2.5-Coder model (tests/support/real_model.py), run through
+the CLI (`run-dataset`, as scripts/are_parity.py runs it), the judge's LLM checks on the same server.
+ARE's agent runs with gaia2-run's own settings (no step or token options: 80 iterations, no
+max_tokens), so each run is bounded by a short scenario time limit instead (the test server caps one
+reply with `-n`, scripts/setup-model-server.sh), after which the daemon judges what the agent did.
+What the model achieves is not asserted: every run ends in a verdict, every model call is traced
+through the relay with real token counts, and ARE's parser turned the model's text actions into
+app tool calls.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from real_model_runs import app_tool_calls, assert_model_calls_traced, run_real
+from are_parity_runs import runner_side
+from real_model_runs import app_tool_calls, assert_model_calls_traced
 
 pytestmark = [pytest.mark.integration, pytest.mark.real_model, pytest.mark.timeout(3600)]
 
-# One scenario: a second one proved the same things (a verdict, traced calls, ARE's parser) and cost
-# CI another full time limit.
+# ARE's default agent has no option to stop sooner (by design): a short scenario time limit bounds
+# the run, after which the daemon judges what it did. The run is the runner side of the parity run
+# on the CI model (tests/support/are_parity_runs.py: `gaia2-runner run-dataset --agent are-default`
+# on the real server, judged there too), which ran the same scenario the same way: running it again
+# cost the suite's longest chain 4 min. Its first call finds the prompt in the server's cache (ARE's
+# side sent it just before), so the parity run's 90 s limit holds a few calls.
 SCENARIO = "demo_calendar_add_event"
 AGENT = "are-default"
-# ARE's agent has no option to stop sooner (by design), so CI's budget bounds the run here, after which
-# the daemon judges what it did: a few model calls. The cold first one takes 40-55 s on 2 quiet cores;
-# one call's attempts get 75 % of the limit (budget.py). At 100 s the first call (75 s) timed out
-# twice in the parallel suite, where the other workers' containers share the cores: 240 s.
-TIME_LIMIT_S = "240"
 JUDGED = ("completed", "failed", "timeout", "agent_exit")
 TOOL_CALL_LOG = '[tool_call] {"tool_name"'  # are_default/main.py show_log: ARE's ToolCallLog
 
 
 @pytest.fixture(scope="module")
-def run(real_model_server, images, tmp_path_factory):
-    """One CLI run of the scenario (the model is slow: every test reads the same run)."""
-    root = tmp_path_factory.mktemp("real-are-default")
-    return run_real(AGENT, SCENARIO, root / SCENARIO, real_model_server, "--timeout", TIME_LIMIT_S)
+def run(ci_model_parity):
+    """The parity run's runner side on SCENARIO, read as a CLI run (every test reads the same run)."""
+    return runner_side(ci_model_parity[1], SCENARIO)
 
 
 def test_the_run_ends_in_a_verdict(run):

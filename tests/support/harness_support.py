@@ -110,6 +110,11 @@ def run_cli(
         timeout=timeout,
         env={**os.environ, "HARNESS_TEST_KEY": key or "", "COLUMNS": "200"},
     )
+    return read_cli_run(proc, out)
+
+
+def read_cli_run(proc: subprocess.CompletedProcess, out: Path) -> CliRun:
+    """What a run of one scenario left in `out` (`run` or `run-dataset`), beside its process."""
     found = sorted(out.rglob("result.json"))
     result = json.loads(found[0].read_text()) if found else {}
     configs = sorted(out.rglob("run_config.json"))

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from gaia2_runner.output.read.trace_parsers import LlmCall, read_trace
-from harness_support import SCENARIOS, CliRun
+from harness_support import SCENARIOS, CliRun, read_cli_run
 from real_model import RealModelServer
 
 RUN_TIMEOUT_S = 1200  # one CLI run; a first image build happens in the suite's `images` fixture
@@ -63,11 +63,7 @@ def run_real(
         timeout=timeout,
         env={**os.environ, "COLUMNS": "200"},
     )
-    found = sorted(out.rglob("result.json"))
-    result = json.loads(found[0].read_text()) if found else {}
-    configs = sorted(out.rglob("run_config.json"))
-    record = json.loads(configs[0].read_text()) if configs else {}
-    return CliRun(proc, result, found[0].parent if found else out, record, out)
+    return read_cli_run(proc, out)
 
 
 def llm_agent_args() -> list[str]:
