@@ -22,10 +22,11 @@ pytestmark = [pytest.mark.integration, pytest.mark.real_model, pytest.mark.timeo
 # ARE's default agent has no option to stop sooner (by design): a short scenario time limit bounds
 # the run, after which the daemon judges what it did. The run is the runner side of the parity run
 # on the CI model (tests/support/are_parity_runs.py: `gaia2-runner run-dataset --agent are-default`
-# on the real server, judged there too), which ran the same scenario the same way: running it again
-# cost the suite's longest chain 4 min. Its first call finds the prompt in the server's cache (ARE's
-# side sent it just before), so the parity run's 90 s limit holds a few calls.
-SCENARIO = "demo_calendar_add_event"
+# on the real server, judged there too), which runs this agent on this scenario anyway: running it
+# again cost the suite's longest chain 4 min. Its first scenario: the server computed ARE's first
+# prompt just before, so the runner's first call finds it cached (10 calls answered in the 90 s of a
+# parallel rehearsal, where the second scenario's first call could time out).
+SCENARIO = "demo_contacts_update_phone"
 AGENT = "are-default"
 JUDGED = ("completed", "failed", "timeout", "agent_exit")
 TOOL_CALL_LOG = '[tool_call] {"tool_name"'  # are_default/main.py show_log: ARE's ToolCallLog
