@@ -297,13 +297,13 @@ class Sandbox:
             command=tuple(command) if command is not None else None,
             entrypoint=tuple(entrypoint) if entrypoint is not None else None,
         )
-        for attempt in range(1, PORT_ATTEMPTS + 1):
+        for _ in range(PORT_ATTEMPTS - 1):
             try:
                 return self._start_container(spec, uploads)
             except Gaia2Error as exc:
-                if not any(words in str(exc) for words in PORT_TAKEN) or attempt == PORT_ATTEMPTS:
+                if not any(words in str(exc) for words in PORT_TAKEN):
                     raise
-        raise AssertionError("unreachable")  # the loop returns or raises
+        return self._start_container(spec, uploads)  # the last attempt's error is the run's
 
     def _start_container(self, spec: ContainerSpec, uploads: list[Upload]) -> ContainerHandle:
         """One attempt: a free host port and a fresh token, create, copy the uploads in, start."""

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from container_probe import run_python
+from container_probe import output_of, run_python, start_python
 from gaia2_runner.config.engines import PODMAN
 from gaia2_runner.config.limits import ContainerLimits
 from gaia2_runner.sandbox.container_limits import limit_options, nproc_limit
@@ -45,30 +45,16 @@ if keep:
 """.replace("AGENT_UID", str(AGENT_UID))
 
 
-def _log(container) -> str:
-    return b"".join(
-        chunk if isinstance(chunk, bytes) else str(chunk).encode() for chunk in container.logs(stdout=True)
-    ).decode(errors="replace")
-
-
-def _holder(sandbox, options):
-    container = sandbox.driver.client.containers.create(
-        ORACLE_IMAGE, entrypoint=["/opt/gaia2/venv/bin/python", "-c", FORK, str(HELD), "keep"], **options
-    )
-    container.start()
-    return container
-
-
 def test_agents_of_other_containers_cannot_use_up_an_agents_processes(sandboxes, built_images):
     built_images(PODMAN)
     sandbox = sandboxes(PODMAN)
     options = limit_options(ContainerLimits.of(pids=1024))
-    holders = [_holder(sandbox, options) for _ in range(2)]
+    holders = [start_python(sandbox, ORACLE_IMAGE, FORK, str(HELD), "keep", **options) for _ in range(2)]
     try:
         deadline = time.monotonic() + 120
-        while not all("GOT" in _log(c) for c in holders) and time.monotonic() < deadline:
+        while not all("GOT" in output_of(c) for c in holders) and time.monotonic() < deadline:
             time.sleep(0.5)
-        logs = [_log(c) for c in holders]
+        logs = [output_of(c) for c in holders]
         assert all(f"GOT {HELD} {nproc_limit()}" in log for log in logs), logs
         code, out = run_python(sandbox, ORACLE_IMAGE, FORK, "50", "exit", **options)
         assert code == 0 and f"GOT 50 {nproc_limit()}" in out, out

@@ -85,20 +85,31 @@ def exec_in(sandbox: Any, cid: str, command: list[str], user: str = "root") -> t
     return int(code), output
 
 
-def run_python(sandbox: Any, image: str, script: str, *args: str, **create: Any) -> tuple[int, str]:
-    """`script` run by the image's Python (`python -c script *args`) in a container of its own, which
-    is removed with its output volume; returns (exit code, stdout + stderr). `create`: more options
-    for the engine's create (network mode and options)."""
+def start_python(sandbox: Any, image: str, script: str, *args: str, **create: Any) -> Any:
+    """A started container of its own in which the image's Python runs `script` (`python -c script
+    *args`); `create`: more options for the engine's create (network mode, limits). The caller
+    removes it (`remove(force=True, v=True)`: its output volume too, Containerfile.base)."""
     container = sandbox.driver.client.containers.create(
         image, entrypoint=["/opt/gaia2/venv/bin/python", "-c", script, *args], **create
     )
+    container.start()
+    return container
+
+
+def output_of(container: Any) -> str:
+    """What the container wrote to stdout and stderr so far, as text."""
+    return b"".join(
+        chunk if isinstance(chunk, bytes) else str(chunk).encode()
+        for chunk in container.logs(stdout=True, stderr=True)
+    ).decode(errors="replace")
+
+
+def run_python(sandbox: Any, image: str, script: str, *args: str, **create: Any) -> tuple[int, str]:
+    """start_python to its end; the container is removed; returns (exit code, stdout + stderr)."""
+    container = start_python(sandbox, image, script, *args, **create)
     try:
-        container.start()
         code = container.wait()
-        text = b"".join(
-            chunk if isinstance(chunk, bytes) else str(chunk).encode()
-            for chunk in container.logs(stdout=True, stderr=True)
-        ).decode(errors="replace")
+        text = output_of(container)
     finally:
         container.remove(force=True, v=True)  # and the output volume (Containerfile.base)
     return code, text
