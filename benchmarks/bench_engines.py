@@ -7,9 +7,12 @@ tables compare like with like. For each engine:
 - the oracle on the demo scenarios at concurrency 1 (no contention), each run's result.json
   `timings`: start (create, copy the scenario in, start), ready (until the daemon answers),
   collect (output archive and logs), and the overhead around the scenario itself: total - run
-  (create -> ready, then collected and removed);
+  (create -> ready, then collected and removed); once with the warm pool (the default) and once
+  without it (`<engine>-cold`: the previous design, every container started with its scenario);
 
-as the median and the 90th percentile (nearest rank) over the runs.
+as the median and the 90th percentile (nearest rank) over the runs, then the warm starts' targets
+(issue 34): ready <= 0.8 s, a small oracle run <= 2 x floor + 0.5 s, a pass over the 9 demo
+scenarios at concurrency 1 <= 12 s (full mode only: --quick runs fewer).
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ FLOOR_ROW = "floor (bare)"
 COLUMNS = ("median", "p90")
 GAP = 4  # spaces between two engines' tables
 QUICK_SCENARIOS, QUICK_REPEATS, QUICK_FLOOR_REPS = 4, 1, 2
+FULL_SCENARIOS = 9  # the demo scenarios: the 12 s target is for a pass over all of them
+COLD = "-cold"  # the label of an engine's runs without the warm pool
 FULL_REPEATS, FULL_FLOOR_REPS = 3, 5
 
 
@@ -64,6 +69,7 @@ class EngineNumbers:
     floor: list[float]
     timings: list[dict[str, Any]]
     not_passed: int = 0
+    pass_s: float = 0.0  # wall seconds per pass over the demo scenarios
 
 
 def engine_table(n: EngineNumbers) -> list[str]:
@@ -106,20 +112,46 @@ def side_by_side(blocks: Sequence[Sequence[str]], width: int = WIDTH, gap: int =
 
 def render(numbers: Sequence[EngineNumbers], scenarios: int, repeats: int) -> str:
     head = f"per-scenario overhead (s): oracle, {scenarios} demo scenarios x {repeats}, concurrency 1"
-    return head[:WIDTH] + "\n\n" + side_by_side([engine_table(n) for n in numbers])
+    text = head[:WIDTH] + "\n\n" + side_by_side([engine_table(n) for n in numbers])
+    lines = [target_line(n, scenarios) for n in numbers if not n.engine.endswith(COLD)]
+    return text + ("\n\n" + "\n".join(lines) if lines else "")
+
+
+def target_line(n: EngineNumbers, scenarios: int) -> str:
+    """The warm starts' targets on one engine: ready, a small run against the floor, a pass."""
+    runs = [overhead(t) for t in n.timings]
+    ready = statistics.median(r["ready_s"] for r in runs)
+    total = statistics.median(r["total_s"] for r in runs)
+    limit = 2 * statistics.median(n.floor) + 0.5
+    checks = [
+        f"ready {ready:.2f}<=0.8 {_ok(ready <= 0.8)}",
+        f"run {total:.2f}<={limit:.2f} {_ok(total <= limit)}",
+    ]
+    if scenarios == FULL_SCENARIOS:
+        checks.append(f"{scenarios} demo {n.pass_s:.1f}<=12 {_ok(n.pass_s <= 12)}")
+    else:
+        checks.append(f"{scenarios} demo {n.pass_s:.1f}")
+    return f"{n.engine}: " + ", ".join(checks)
+
+
+def _ok(ok: bool) -> str:
+    return "ok" if ok else "MISS"
 
 
 def demo_files(quick: bool) -> list[Path]:
     return sorted(DEMO_DIR.glob("*.json"))[: QUICK_SCENARIOS if quick else None]
 
 
-def measure_engine(engine: str, work: Path, quick: bool) -> EngineNumbers:
-    """Connect to `engine`, build its images when missing, then measure the floor and the runs."""
+def measure_engine(engine: str, work: Path, quick: bool) -> list[EngineNumbers]:
+    """Connect to `engine`, build its images when missing, then measure the floor and the runs:
+    without the warm pool (`<engine>-cold`), then with it."""
     from gaia2_runner.sandbox.images import RUNTIME_BASE_IMAGE, ensure_images
     from gaia2_runner.sandbox.sandbox import Sandbox
     from gaia2_runner.targets.resolve import scenario_ref
 
     demos = demo_files(quick)
+    repeats = QUICK_REPEATS if quick else FULL_REPEATS
+    numbers = []
     with Sandbox.connect(None, engine=engine) as sandbox:
         info = sandbox.info()
         built = ensure_images(sandbox, log=lambda _line: None)
@@ -132,17 +164,21 @@ def measure_engine(engine: str, work: Path, quick: bool) -> EngineNumbers:
                 sandbox, RUNTIME_BASE_IMAGE, QUICK_FLOOR_REPS if quick else FULL_FLOOR_REPS
             )
         ]
-        log(f"{engine}: {len(demos)} demo scenarios …")
-        runner = Runner(sandbox, work / engine)
-        records = runner.run(
-            [scenario_ref(p, None) for p in demos], 1, QUICK_REPEATS if quick else FULL_REPEATS
-        )
-    return EngineNumbers(engine, info.version, floor, [r["timings"] for r in records], len(runner.not_passed))
+        for warm in (False, True):
+            label = engine if warm else engine + COLD
+            log(f"{label}: {len(demos)} demo scenarios x {repeats} …")
+            runner = Runner(sandbox, work / label)
+            t0 = time.perf_counter()
+            records = runner.run([scenario_ref(p, None) for p in demos], 1, repeats, warm_pool=warm)
+            pass_s = (time.perf_counter() - t0) / repeats
+            timings = [r["timings"] for r in records]
+            numbers.append(EngineNumbers(label, info.version, floor, timings, len(runner.not_passed), pass_s))
+    return numbers
 
 
 def compare(engines: Sequence[str], work: Path, quick: bool) -> str:
     """Measure every engine in turn; the side-by-side report."""
     t0 = time.perf_counter()
-    numbers = [measure_engine(engine, work, quick) for engine in engines]
+    numbers = [n for engine in engines for n in measure_engine(engine, work, quick)]
     log(f"engines measured in {time.perf_counter() - t0:.0f} s")
     return render(numbers, len(demo_files(quick)), QUICK_REPEATS if quick else FULL_REPEATS)

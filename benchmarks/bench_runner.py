@@ -164,7 +164,9 @@ class Runner:
         self.sandbox, self.work, self.count = sandbox, work, 0
         self.not_passed: list[str] = []
 
-    def run(self, refs: list[Any], concurrency: int, pass_at: int, extra: Any = None) -> list[dict[str, Any]]:
+    def run(
+        self, refs: list[Any], concurrency: int, pass_at: int, extra: Any = None, warm_pool: bool = True
+    ) -> list[dict[str, Any]]:
         from rich.console import Console
 
         from gaia2_runner.cli.progress import DatasetProgress
@@ -187,6 +189,7 @@ class Runner:
                 "concurrency": concurrency,
                 "pass_at": pass_at,
                 "engine": self.sandbox.engine,
+                "warm_pool": warm_pool,
             },
         )
         plan = plan_run(config, command="bench", fresh=True, refs=refs)

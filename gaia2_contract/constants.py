@@ -101,6 +101,14 @@ ENV_DEADLINE = "GAIA2_DEADLINE"
 DEFAULT_IDLE_TIMEOUT_S = 60
 DEFAULT_DEADLINE_GRACE_S = 600
 
+# A warm container (the runner's single-use pool, gaia2_runner/sandbox/warm_pool.py) is started
+# before its scenario is known: with GAIA2_WARM=1 the daemon does its imports, then waits for
+# POST routes.ASSIGN, which brings the variables that depend on the scenario (ASSIGNED_ENV: its
+# time limit and the deadline that follows from it). Its deadline counts from the assignment; until
+# then only the idle timeout applies (the runner asks /health of its spares to keep them).
+ENV_WARM = "GAIA2_WARM"
+ASSIGNED_ENV = (ENV_SCENARIO_TIMEOUT, ENV_DEADLINE)
+
 # Files the daemon writes into OUTPUT_DIR (the runner collects them as they are).
 EVENTS_FILE = "events.jsonl"
 STATUS_FILE = "daemon_status.json"

@@ -15,6 +15,9 @@ HEALTH = "/health"
 STATUS = "/status"  # the daemon's status document (final statuses: constants.FINAL_STATUSES)
 NOTIFY = "/notify"  # POST {"message", "sender"}: a message for the agent
 MESSAGES = "/messages"  # ?after=N: what the agent wrote to the user
+# POST {"env": {...}}: a warm container (constants.ENV_WARM) is given its one scenario, already
+# copied in, with the variables of constants.ASSIGNED_ENV; accepted once.
+ASSIGN = "/assign"
 
 # ---- tool API (agent-facing) --------------------------------------------------------------------
 TOOLS = "/tools"  # the scenario's tools
@@ -30,7 +33,7 @@ ORACLE_ADVANCE = "/oracle/advance"  # POST: move the manual clock: built-in orac
 
 AFTER = "after"  # the paging parameter of MESSAGES and INBOX: items with an index above it
 
-ADAPTER_PATHS = (HEALTH, STATUS, NOTIFY, MESSAGES)
+ADAPTER_PATHS = (HEALTH, STATUS, NOTIFY, MESSAGES, ASSIGN)
 TOOL_PATHS = (HEALTH, TOOLS, CALL, INBOX, TIME, ORACLE_PLAN, ORACLE_COMPLETED, ORACLE_ADVANCE)
 ALL_PATHS = tuple(dict.fromkeys(ADAPTER_PATHS + TOOL_PATHS))
 

@@ -205,6 +205,17 @@ RUN_SETTINGS: tuple[Setting, ...] = (
         flag_name="--no-preflight",
         default=True,
     ),
+    Setting(
+        "warm_pool",
+        "run",
+        "warm_pool",
+        "bool",
+        "Start each slot's next container while the current run goes, its imports done, and give it "
+        "exactly one scenario (default: on; never reused). --no-warm-pool starts every container "
+        "with its scenario.",
+        flag_name="--no-warm-pool",
+        default=True,
+    ),
     # Not given: $GAIA2_ENGINE decides, else auto (config/environment.py).
     Setting(
         "engine",

@@ -135,6 +135,7 @@ class _DatasetRun:
             self.observer.warning(on_stop_message(self.limits.stop))
         self.watch.start()
         self._remaining = len(workers)
+        self._use_warm_pools(len(workers))
         if not workers:
             self._all_done.set()
         try:
@@ -152,6 +153,8 @@ class _DatasetRun:
                 host.sandbox.remove_containers(host.sandbox.live_container_ids() - known[host.url])
         finally:
             self.watch.stop()
+            for host in self.hosts:
+                host.sandbox.close_warm_pool()  # the spares no run took
         records = rebuild_results(self.plan, self.jobs)
         summary = summarize(records, self.plan.pass_at, round(time.monotonic() - t0, 3), len(self.jobs))
         write_summary(
@@ -173,6 +176,18 @@ class _DatasetRun:
         )
         self.observer.run_finished(outcome)
         return outcome
+
+    def _use_warm_pools(self, workers: int) -> None:
+        """`[run] warm_pool`: each host keeps a spare per slot while runs are queued and the job
+        goes on (sandbox/warm_pool.py)."""
+        if not self.plan.config.run.warm_pool:
+            return
+
+        def pending() -> int:
+            return 0 if self.stop.is_set() or self.limits.halted else len(self._queue)
+
+        for host in self.hosts:
+            host.sandbox.use_warm_pool(min(host.slots, workers), pending)
 
     # ---- workers ------------------------------------------------------------------------------
 

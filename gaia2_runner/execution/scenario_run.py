@@ -204,13 +204,14 @@ class _Run:
                     output_dir=str(self.dest.resolve()),
                     filesystem_dir=self.filesystem_dir,
                     limits=self.limits,
+                    warm=True,  # a spare of the job's warm pool when there is one
                 )
             except EngineUnavailable:
                 raise  # no container yet: the caller waits for the API (engine_wait) and runs it again
             except Gaia2Error as exc:
                 result.status, result.error = "error", exc.message
                 return result
-            result.container_id = self.handle.id
+            result.container_id, result.warm_start = self.handle.id, self.handle.warm
             timings.start_s = self._lap()
             with AdapterClient(self.handle.base_url, self.handle.adapter_token) as client:
                 if self._wait_healthy(client, health_timeout):

@@ -71,6 +71,7 @@ class ScenarioResult:
     image: str | None = None
     runtime: str | None = None
     container_id: str | None = None
+    warm_start: bool = False  # the container was a warm spare, given this scenario after it started
     started_at: str | None = None
     finished_at: str | None = None
     output_dir: Path | None = None  # where the artifacts went; not part of result.json

@@ -50,6 +50,7 @@ class ContainerHandle:
     adapter_token: str = field(default="", repr=False)  # a secret: never logged nor saved
     removed: bool = field(default=False)
     remote_port: int | None = None  # ssh:// hosts: the port on the remote loopback host_port forwards to
+    warm: bool = False  # a warm spare given its scenario after start (sandbox/warm_pool.py)
 
     @property
     def id(self) -> str:

@@ -45,6 +45,9 @@ class Bind:
     read_only: bool = True
 
 
+Upload = tuple[str, str, bytes, int]  # a file copied into a container: directory, name, content, mode
+
+
 @dataclass(frozen=True)
 class ContainerSpec:
     """One scenario container, engine-neutral. Built once by Sandbox.run_scenario_container."""

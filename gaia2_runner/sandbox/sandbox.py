@@ -25,13 +25,21 @@ from gaia2_runner.config.limits import DEFAULT_LIMITS, ContainerLimits
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.sandbox.container_limits import tmpfs_places
-from gaia2_runner.sandbox.engine import Bind, ContainerRecord, ContainerSpec, EngineDriver, EngineInfo
+from gaia2_runner.sandbox.engine import (
+    Bind,
+    ContainerRecord,
+    ContainerSpec,
+    EngineDriver,
+    EngineInfo,
+    Upload,
+)
 from gaia2_runner.sandbox.engine_select import ENGINE_FLAG, choose_engine, default_url, identify
 from gaia2_runner.sandbox.leftovers import Leftover, sweep_orphans, sweep_wanted
 from gaia2_runner.sandbox.ownership import RUNNER_FILTER, container_labels
 from gaia2_runner.sandbox.ports import free_port
 from gaia2_runner.sandbox.service import INSTALL_HINT, PrivateService, start_private_service
 from gaia2_runner.sandbox.ssh_tunnel import SshHost
+from gaia2_runner.sandbox.warm_pool import WarmPool
 from gaia2_runner.text import safe_name
 
 
@@ -54,7 +62,6 @@ def deferred_interrupts() -> Iterator[None]:
             raise KeyboardInterrupt
 
 
-Upload = tuple[str, str, bytes, int]  # directory, file name, content, mode
 # The host port is picked free, then bound by the engine at start: another process (another job,
 # another runner thread's container) can take it in between. Such a start is tried again on a new
 # port; the engines say it these ways (podman's rootlessport and Docker's proxy; Docker's own
@@ -109,6 +116,7 @@ class Sandbox:
         self._info: EngineInfo | None = None
         # Set when the runner gave this host up (execution/hosts.py): waits for it end at once.
         self.lost = threading.Event()
+        self.pool: WarmPool | None = None  # a job's warm spares (use_warm_pool), else cold starts
         atexit.register(self.close)
 
     @classmethod
@@ -180,8 +188,21 @@ class Sandbox:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def use_warm_pool(self, size: int, pending: Callable[[], int]) -> None:
+        """Runs asking for it (`warm=True`) take warm spares from now on (sandbox/warm_pool.py):
+        `size` spares at most, never more than `pending()` (the runs still queued)."""
+        self.close_warm_pool()
+        self.pool = WarmPool(self, size, pending)
+
+    def close_warm_pool(self) -> None:
+        """Remove the spares; runs start cold again."""
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.close()
+
     def close(self) -> None:
         """Remove containers still running, stop the private service. Safe to call twice."""
+        self.close_warm_pool()
         for handle in list(self._live.values()):
             handle.cleanup()
         if self.service is not None:
@@ -269,8 +290,10 @@ class Sandbox:
         output_dir: str | None = None,
         filesystem_dir: str | None = None,
         limits: ContainerLimits = DEFAULT_LIMITS,
+        warm: bool = False,
     ) -> ContainerHandle:
-        """Create the container, copy the scenario in before it starts, then start it.
+        """Create the container, copy the scenario in before it starts, then start it; with `warm`
+        and a warm pool (use_warm_pool), a spare of the same spec is given the scenario instead.
 
         The adapter port is published on the host's 127.0.0.1 only, the container has a network
         of its own (the driver's policy), and the adapter wants a fresh random token that only
@@ -297,6 +320,16 @@ class Sandbox:
             command=tuple(command) if command is not None else None,
             entrypoint=tuple(entrypoint) if entrypoint is not None else None,
         )
+        pool = self.pool
+        if warm and pool is not None and scenario_bytes is not None:
+            assigned = {k: v for k, v in spec.env.items() if k in contract.ASSIGNED_ENV}
+            handle = pool.take(spec, uploads[1:], uploads[0], assigned)
+            if handle is not None:
+                return handle
+        return self.start_container(spec, uploads)
+
+    def start_container(self, spec: ContainerSpec, uploads: list[Upload]) -> ContainerHandle:
+        """Create, copy `uploads` in, start; on a new port when the picked one was taken meanwhile."""
         for _ in range(PORT_ATTEMPTS - 1):
             try:
                 return self._start_container(spec, uploads)

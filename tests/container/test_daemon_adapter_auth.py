@@ -132,3 +132,32 @@ def test_a_claimed_body_size_cannot_exhaust_the_daemon(adapter):
     with httpx.Client(base_url=adapter.base, trust_env=False, timeout=5) as http:  # still serving
         resp = http.post("/notify", json={"message": "ok"}, headers={"Authorization": f"Bearer {TOKEN}"})
         assert resp.status_code == 202
+
+
+def test_a_warm_container_takes_one_assignment_from_the_runner_alone(adapter):
+    """POST /assign: token only, the scenario's variables only, once; a container started with its
+    scenario (not warm) takes none."""
+    good = {"Authorization": f"Bearer {TOKEN}"}
+    assigned = {contract.ENV_SCENARIO_TIMEOUT: "30", contract.ENV_DEADLINE: "700"}
+    with httpx.Client(base_url=adapter.base, trust_env=False, timeout=5) as http:
+        resp = http.post("/assign", json={"env": assigned}, headers=good)
+        assert resp.status_code == 409 and adapter.state.assignment is None  # not warm
+
+        adapter.state.warm = True
+        for headers in ({}, {"Authorization": "Bearer wrong"}):
+            assert http.post("/assign", json={"env": assigned}, headers=headers).status_code == 401
+        for body in (
+            {"env": {"GAIA2_AGENT_COMMAND": "sh -c id"}},  # only the scenario's own variables
+            {"env": {contract.ENV_SCENARIO_TIMEOUT: 30}},
+            {"env": {contract.ENV_SCENARIO_TIMEOUT: " "}},
+            {"env": "GAIA2_DEADLINE=1"},
+            ["env"],
+        ):
+            assert http.post("/assign", json=body, headers=good).status_code == 400, body
+        assert not adapter.state.assigned.is_set()
+
+        resp = http.post("/assign", json={"env": assigned}, headers=good)
+        assert resp.status_code == 202 and adapter.state.assignment == assigned
+        again = {contract.ENV_SCENARIO_TIMEOUT: "9999", contract.ENV_DEADLINE: "99999"}
+        assert http.post("/assign", json={"env": again}, headers=good).status_code == 409
+        assert adapter.state.assignment == assigned

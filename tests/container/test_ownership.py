@@ -217,6 +217,18 @@ def test_watchdog_limits():
     assert dog.check(101.0) == ("error", "container deadline of 100s passed")
 
 
+def test_a_warm_containers_deadline_counts_from_its_assignment():
+    """Waiting in the pool only the idle timeout applies; the scenario's deadline starts when the
+    runner gives it (a spare may wait minutes for its run)."""
+    dog = Watchdog(Limits.from_env({contract.ENV_IDLE_TIMEOUT: "60"}, None), started=1.0)
+    assert dog.limits.deadline_s is None
+    assert dog.check(50.0) is None
+    dog.rearm(Limits.from_env({contract.ENV_DEADLINE: "90"}, 30.0))
+    now = dog.started
+    assert dog.check(now + 59.0) is None
+    assert dog.check(now + 90.0) == ("error", "container deadline of 90s passed")
+
+
 def test_watchdog_counts_only_requests_with_the_adapter_token():
     """Over real HTTP: the agent (no token, or a guess) cannot keep an abandoned container alive."""
     import urllib.error

@@ -204,10 +204,26 @@ def test_engines_overhead_side_by_side_from_one_run(request, built_images):
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     assert max(len(line) for line in proc.stdout.splitlines()) <= 80, proc.stdout
     tables = overhead_tables(proc.stdout)
-    assert list(tables) == engines, proc.stdout
+    # Each engine without the warm pool (the previous design), then with it.
+    assert list(tables) == [label for e in engines for label in (e + bench_engines.COLD, e)], proc.stdout
     for engine, rows in tables.items():
         assert list(rows) == OVERHEAD_ROWS, proc.stdout
         assert all(0 < median <= p90 for median, p90 in rows.values()), (engine, rows)
     runs = bench_engines.QUICK_SCENARIOS * bench_engines.QUICK_REPEATS
     counts = re.findall(rf"\b{runs} runs, {bench_engines.QUICK_FLOOR_REPS} floor\b", proc.stdout)
-    assert len(counts) == len(engines), proc.stdout  # every run of every engine passed (none "not passed")
+    assert len(counts) == 2 * len(engines), proc.stdout  # every run passed (none "not passed")
+    for engine in engines:  # the warm starts' targets, checked on each engine (the pass: 4 scenarios)
+        assert re.search(rf"^{engine}: ready \d+\.\d\d<=0\.8 (ok|MISS), run .* 4 demo \d", proc.stdout, re.M)
+
+
+def test_warm_start_targets_are_checked_on_each_engine_with_the_pool():
+    fast = {"start_s": 0.05, "ready_s": 0.5, "run_s": 0.1, "collect_s": 0.1, "total_s": 0.9}
+    warm = bench_engines.EngineNumbers("podman", "4.3.1", [0.3, 0.3], [fast] * 3, pass_s=9.0)
+    cold = bench_engines.EngineNumbers("podman-cold", "4.3.1", [0.3, 0.3], [TIMINGS] * 3, pass_s=30.0)
+    text = bench_engines.render([cold, warm], scenarios=9, repeats=1)
+    assert text.splitlines()[-1] == "podman: ready 0.50<=0.8 ok, run 0.90<=1.10 ok, 9 demo 9.0<=12 ok"
+    assert "podman-cold:" not in text  # the previous design is shown, not held to the new targets
+    slow = bench_engines.EngineNumbers("docker", "20.10", [0.5], [TIMINGS], pass_s=13.0)
+    line = bench_engines.target_line(slow, 9)
+    assert line.count("MISS") == 3 and line.startswith("docker: ready 1.50<=0.8 MISS")
+    assert bench_engines.target_line(warm, 4).endswith("4 demo 9.0")  # --quick: no 12 s target

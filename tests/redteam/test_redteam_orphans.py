@@ -28,6 +28,7 @@ from gaia2_contract import constants as contract
 from gaia2_runner.sandbox.engine import ContainerRecord
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_PID
+from gaia2_runner.sandbox.warm_pool import WARM_SCENARIO_LABEL
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -84,6 +85,7 @@ def start_runner(
     agent: str = "sleep 600",
     idle: int | None = None,
     prefix: tuple[str, ...] = (),
+    extra: tuple[str, ...] = (),
 ) -> subprocess.Popen:
     """A real runner process on a long scenario whose agent never finishes by itself (`idle`: the
     daemon's idle timeout, else its default; `prefix`: a command the runner runs under)."""
@@ -108,6 +110,7 @@ def start_runner(
             "600",
             "--env",
             f"GAIA2_AGENT_COMMAND={agent}",
+            *extra,
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -121,9 +124,9 @@ def container_of(sandbox, runner: subprocess.Popen) -> ContainerRecord:
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         assert runner.poll() is None, f"runner exited early with {runner.returncode}"
-        found = running(sandbox, f"{LABEL_PID}={runner.pid}")
-        if found and daemon_status(sandbox, found[0].id) == "running":
-            return found[0]
+        for found in running(sandbox, f"{LABEL_PID}={runner.pid}"):  # not a warm spare: it waits
+            if daemon_status(sandbox, found.id) == "running":
+                return found
         time.sleep(0.3)
     raise AssertionError(f"runner {runner.pid} never had a running scenario")
 
@@ -178,6 +181,33 @@ def test_killed_runner_leaves_a_stopped_container_that_clean_removes(
     assert cleaned.returncode == 0, cleaned.stderr
     assert any(ln.startswith("remove") and container.name in ln for ln in cleaned.stdout.splitlines())
     assert not exists(sandbox, container.id)
+
+
+def test_a_killed_runners_warm_spare_ends_itself_too(images, sandbox, tmp_path):
+    """pass@2 at concurrency 1: while the first run goes, a warm spare waits for the second. The
+    runner's keep-alive holds it past its idle timeout; after kill -9 it stops by itself as the
+    run's container does, and `clean` removes both."""
+    runner = start_runner(tmp_path, "pooled", "sleep 600", idle=SHORT_IDLE_S, extra=("--pass-at", "2"))
+    container = container_of(sandbox, runner)
+    deadline = time.monotonic() + 120
+    while not (spares := [r for r in running(sandbox, f"{LABEL_PID}={runner.pid}") if r.id != container.id]):
+        assert time.monotonic() < deadline and runner.poll() is None, "no warm spare was started"
+        time.sleep(0.3)
+    (spare,) = spares
+    assert spare.labels["gaia2.scenario_id"] == WARM_SCENARIO_LABEL
+    time.sleep(SHORT_IDLE_S + 2)  # longer than its idle timeout: the runner's keep-alive holds it
+    assert is_running(sandbox, spare.id) and daemon_status(sandbox, spare.id) == "starting"
+
+    runner.send_signal(signal.SIGKILL)
+    killed = time.monotonic()
+    runner.wait()
+    for record in (spare, container):
+        while is_running(sandbox, record.id):
+            assert time.monotonic() - killed < SURVIVAL_BOUND_S, f"{record.name} still running after kill -9"
+            time.sleep(0.1)
+    cleaned = cli("clean")
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert not exists(sandbox, spare.id) and not exists(sandbox, container.id)
 
 
 @pytest.mark.both_engines  # the cheaper of the two kill -9 tests; its sweep lists and removes per engine

@@ -92,10 +92,7 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
     check_format(path, doc)
     root = filesystem_root or places.FILESYSTEM_PATH
     check_files_data(path, doc, root)
-    # ARE reads DEMO_FS_PATH when it is first imported: the Files app's bytes come from the mount.
-    os.environ["DEMO_FS_PATH"] = str(root / files_tree.DEMO_FS_DIR)
-    are_speedups.install()
-    install_guard()
+    prepare_are(root)
     from are.simulation.data_handler.importer import JsonScenarioImporter
 
     _check_demo_fs_path(root)
@@ -119,6 +116,27 @@ def load_scenario(path: Path, filesystem_root: Path | None = None) -> LoadedScen
         oracle_plan=build_oracle_plan(scenario),
         judge_trace=trace,
     )
+
+
+def prepare_are(root: Path | None = None) -> None:
+    """ARE set up as a load needs it: the Files app's root, our speed-ups and the judge's guard
+    installed before ARE's apps are imported. Idempotent: load_scenario calls it, and a warm
+    container (main.py) calls it with `preload` before its scenario is known."""
+    # ARE reads DEMO_FS_PATH when it is first imported: the Files app's bytes come from the mount.
+    os.environ["DEMO_FS_PATH"] = str((root or places.FILESYSTEM_PATH) / files_tree.DEMO_FS_DIR)
+    are_speedups.install()
+    install_guard()
+
+
+def preload() -> None:
+    """Import what loading a scenario imports (ARE's importer, apps, judge and oracle types: ~0.5 s
+    of CPU), so that a warm container's load after its assignment is the load alone."""
+    prepare_are()
+    import are.simulation.apps  # noqa: F401  (every app class the importer may build)
+    import are.simulation.data_handler.importer  # noqa: F401
+    import are.simulation.scenarios.scenario_imported_from_json.utils  # noqa: F401
+    import are.simulation.types  # noqa: F401
+    import are.simulation.validation.configs  # noqa: F401
 
 
 def _check_demo_fs_path(root: Path) -> None:

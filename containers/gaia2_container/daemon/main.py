@@ -22,7 +22,7 @@ from .agent.watchdog import Limits, Watchdog
 from .finish import finish_run
 from .http.routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .http.server import serve
-from .loader import ScenarioLoadError, load_scenario
+from .loader import ScenarioLoadError, load_scenario, preload
 from .session.recorder import EventRecorder
 from .session.status import StatusBoard
 from .startup import build_session, install_commands, start_agent
@@ -74,14 +74,14 @@ def main() -> int:
     _setup_logging()
     use_private_tmp()
     runtime = os.environ.get(contract.ENV_RUNTIME, "none")
-    timeout_s = float(os.environ.get(contract.ENV_SCENARIO_TIMEOUT) or 0) or None
     state = DaemonState(
         runtime=runtime,
         status=StatusBoard(places.OUTPUT_PATH / contract.STATUS_FILE, None, runtime),
         recorder=EventRecorder(places.OUTPUT_PATH / contract.EVENTS_FILE),
         serves_oracle=runtime == "oracle" and not os.environ.get(contract.ENV_AGENT_COMMAND),
+        warm=os.environ.get(contract.ENV_WARM) == "1",
     )
-    watchdog = Watchdog(Limits.from_env(os.environ, timeout_s))
+    watchdog = Watchdog(Limits.from_env(os.environ, _scenario_timeout()))
     finished = threading.Event()  # set once the final files are written
     _serve(state, watchdog)
     watchdog.start(lambda final, reason: _cut_short(state, final, reason), finished)
@@ -90,6 +90,9 @@ def main() -> int:
         command = agent_command(runtime)
     except SystemExit as exc:  # GAIA2_AGENT_COMMAND or GAIA2_RUNTIME unusable: the run's error, one line
         return _refuse(state, watchdog, finished, str(exc.code))
+    if state.warm and not _await_scenario(state, watchdog):
+        return _linger(state, watchdog, finished)  # the runner left before it gave us a scenario
+    timeout_s = _scenario_timeout()
     started = time.perf_counter()
     try:
         state.loaded = load_scenario(places.SCENARIO_PATH)
@@ -120,6 +123,29 @@ def main() -> int:
         verdict.get("error"),
     )
     return _linger(state, watchdog, finished)
+
+
+def _scenario_timeout() -> float | None:
+    return float(os.environ.get(contract.ENV_SCENARIO_TIMEOUT) or 0) or None
+
+
+def _await_scenario(state: DaemonState, watchdog: Watchdog) -> bool:
+    """A warm container: do the imports a load needs, then wait for the runner's POST /assign (its
+    scenario is copied in by then). Its variables join our environment (the agent inherits them)
+    and the watchdog's deadline restarts from now. False when the watchdog fired first."""
+    started = time.perf_counter()
+    try:
+        preload()
+    except Exception:  # noqa: BLE001 - the load reports the same failure as the run's error
+        log.exception("preloading ARE failed")
+    log.info("warm: imports done in %.2fs, waiting for a scenario", time.perf_counter() - started)
+    while not state.assigned.wait(0.5):
+        if watchdog.expired.is_set():
+            return False
+    os.environ.update(state.assignment or {})
+    watchdog.rearm(Limits.from_env(os.environ, _scenario_timeout()))
+    log.info("assigned: deadline %s s from now", watchdog.limits.deadline_s)
+    return True
 
 
 def _serve(state: DaemonState, watchdog: Watchdog) -> None:

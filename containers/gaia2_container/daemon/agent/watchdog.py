@@ -74,6 +74,11 @@ class Watchdog:
         """Called for every adapter request that carries the adapter token: the runner is there."""
         self.last_seen = time.monotonic()
 
+    def rearm(self, limits: Limits) -> None:
+        """New limits counted from now: a warm container's, once it is given its scenario."""
+        self.started = self.last_seen = time.monotonic()
+        self.limits = limits
+
     def check(self, now: float) -> tuple[str, str] | None:
         """(final status, reason) when the container should end at monotonic time `now`, else None."""
         limits = self.limits

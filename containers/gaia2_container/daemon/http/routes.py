@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gaia2_contract import routes
+from gaia2_contract import constants, routes
 
 from ..loader import LoadedScenario
 from ..session.core import Session
@@ -36,6 +36,21 @@ class DaemonState:
     # Ground truth is served only to the built-in oracle runtime: never to a custom agent command,
     # even one started in an oracle image.
     serves_oracle: bool = False
+    # A warm container waits for its one scenario (constants.ENV_WARM): POST /assign sets
+    # `assignment` (the variables of constants.ASSIGNED_ENV) and `assigned`, once.
+    warm: bool = False
+    assignment: dict[str, str] | None = None
+    assigned: threading.Event = field(default_factory=threading.Event)
+    _assign_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def assign(self, env: dict[str, str]) -> bool:
+        """Take the one assignment; False when this container is not warm or already has one."""
+        with self._assign_lock:
+            if not self.warm or self.assigned.is_set():
+                return False
+            self.assignment = env
+            self.assigned.set()
+            return True
 
 
 # ---- adapter contract (runner-facing) -----------------------------------------------------------
@@ -74,6 +89,22 @@ def _notify(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
     if st.session is None:
         return 503, {"error": "scenario not loaded yet"}
     return 202, {"accepted": True, "index": st.session.notify(body["message"], sender)}
+
+
+def _assign(h: JsonHandler, _q: dict, body: Any) -> tuple[int, Any]:
+    """The runner gives a warm container its scenario (already copied in) and its time limits.
+    Token only (the agent does not exist yet, and never holds the token); accepted once."""
+    st: DaemonState = h.daemon_state
+    env = body.get("env") if isinstance(body, dict) else None
+    if not isinstance(env, dict) or not all(
+        k in constants.ASSIGNED_ENV and isinstance(v, str) and v.strip() for k, v in env.items()
+    ):
+        return 400, {
+            "error": f'expected {{"env": {{...}}}} with string values of {list(constants.ASSIGNED_ENV)}'
+        }
+    if not st.assign({str(k): str(v) for k, v in env.items()}):
+        return 409, {"error": "not a warm container, or its scenario was assigned already"}
+    return 202, {"status": "assigned"}
 
 
 def _page(query: dict, fetch: Callable[[int], list[dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
@@ -183,6 +214,7 @@ ADAPTER_ROUTES: dict[tuple[str, str], Route] = {
     ("GET", routes.STATUS): _status,
     ("POST", routes.NOTIFY): _notify,
     ("GET", routes.MESSAGES): _messages,
+    ("POST", routes.ASSIGN): _assign,
 }
 TOOL_ROUTES: dict[tuple[str, str], Route] = {
     ("GET", routes.HEALTH): _health,

@@ -1,0 +1,250 @@
+"""A single-use warm pool: scenario containers started ahead of need, each given exactly one scenario.
+
+Why: most of a small scenario's time was its container getting ready (Python, ARE's imports); a
+spare does that while the run before it goes (docs/measurements.md, "Warm starts").
+
+What keeps it as safe as a fresh container per scenario:
+- a spare is the cold path's container (same image, limits, network, mounts, CA files, owner
+  labels) minus its scenario's own parts (the file, and contract.ASSIGNED_ENV: its time limit and
+  deadline), plus contract.ENV_WARM; a run takes only a spare made from its own spec;
+- it is never reused: taken by one run, given its scenario by a token-protected POST /assign that
+  the daemon accepts once, and removed after that run as any container is; the agent starts after
+  the assignment, in that container alone;
+- the runner asks each spare's /health with its token (keepalive_s), so a killed runner's
+  spares end themselves at their idle timeout as any container does; close() (the end of a job,
+  Ctrl-C) and the next invocation's orphan sweep remove them.
+
+Size: one spare per slot of the host (`size`), never more than the runs still queued (`pending`).
+A spare that cannot be given its scenario is removed and the run starts cold, and its spec gets no
+more spares (an image whose daemon has no /assign costs one spare, not one per run).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+import httpx
+
+from gaia2_contract import constants as contract
+from gaia2_contract import routes
+from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.sandbox.container_handle import ContainerHandle
+from gaia2_runner.sandbox.engine import ContainerSpec, Upload
+from gaia2_runner.sandbox.ownership import container_labels
+
+log = logging.getLogger("gaia2.warm_pool")
+
+KEEPALIVE_S = 10.0  # at most; a third of the spares' idle timeout when that is shorter
+ASSIGN_WAIT_S = 30.0  # a spare's adapter may still be starting when it is taken
+ASSIGN_POLL_S = 0.05
+WARM_SCENARIO_LABEL = "(warm spare)"  # a spare's scenario label: it has no scenario yet
+
+
+@dataclass
+class Spare:
+    key: str
+    handle: ContainerHandle
+    started: float  # monotonic
+
+
+def spare_spec(spec: ContainerSpec) -> ContainerSpec:
+    """The cold path's spec as a spare's: no scenario variables, warm, labelled as a spare."""
+    env = {k: v for k, v in spec.env.items() if k not in contract.ASSIGNED_ENV}
+    env[contract.ENV_WARM] = "1"
+    return replace(
+        spec,
+        name=f"gaia2-warm-{secrets.token_hex(4)}",
+        env=env,
+        labels=container_labels(WARM_SCENARIO_LABEL, None),
+    )
+
+
+def keepalive_s(spec: ContainerSpec) -> float:
+    """How often to ask a spare's /health: a third of its idle timeout (ENV_IDLE_TIMEOUT, set by
+    execution/container_env.py), at most KEEPALIVE_S."""
+    try:
+        idle = float(spec.env.get(contract.ENV_IDLE_TIMEOUT) or contract.DEFAULT_IDLE_TIMEOUT_S)
+    except ValueError:
+        idle = contract.DEFAULT_IDLE_TIMEOUT_S
+    return min(KEEPALIVE_S, idle / 3) if idle > 0 else KEEPALIVE_S
+
+
+def spec_key(spec: ContainerSpec, uploads: list[Upload]) -> str:
+    """What must be equal for a spare to serve a run: everything but the names, labels, port and
+    the scenario's own variables; the files copied in before start by content."""
+    env = sorted((k, v) for k, v in spec.env.items() if k not in (*contract.ASSIGNED_ENV, contract.ENV_WARM))
+    files = sorted((d, f, hash(data), mode) for d, f, data, mode in uploads)
+    plain = replace(spec, name="", labels={}, env={}, host_port=None)
+    return repr((plain, env, files))
+
+
+class Starter(Protocol):
+    """What starts the spares: the pool's Sandbox (sandbox/sandbox.py)."""
+
+    def start_container(self, spec: ContainerSpec, uploads: list[Upload]) -> ContainerHandle: ...
+
+
+class WarmPool:
+    """The spares of one sandbox (one engine host)."""
+
+    def __init__(self, sandbox: Starter, size: int, pending: Callable[[], int]) -> None:
+        self.sandbox, self.size, self.pending = sandbox, max(0, size), pending
+        self._spares: list[Spare] = []
+        self._latest: tuple[ContainerSpec, list[Upload]] | None = None  # what the last run asked for
+        self._cold: set[str] = set()  # specs whose spare refused its scenario: no more spares
+        self._growing = False
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        self._keeper: threading.Thread | None = None
+        self._every = KEEPALIVE_S  # the latest spec's keepalive_s
+
+    def take(
+        self, spec: ContainerSpec, uploads: list[Upload], scenario: Upload, assigned: Mapping[str, str]
+    ) -> ContainerHandle | None:
+        """A spare made from `spec`, given `scenario` (copied in) and `assigned` (POST /assign);
+        None when there is none (the caller starts one cold). Either way the pool refills."""
+        key = spec_key(spec, uploads)
+        with self._lock:
+            spare = next((s for s in self._spares if s.key == key), None)
+            if spare is not None:
+                self._spares.remove(spare)
+            stale = [s for s in self._spares if s.key != key] if spare is None else []
+            for s in stale:
+                self._spares.remove(s)
+        for s in stale:  # another spec's spares: this job's runs have moved on
+            s.handle.cleanup(timeout=0)
+        self.refill(spec, uploads)
+        if spare is None:
+            return None
+        try:
+            _give(spare.handle, scenario, assigned)
+        except (Gaia2Error, httpx.HTTPError, OSError) as exc:
+            log.warning("warm spare %s refused its scenario (%s): cold starts", spare.handle.name, exc)
+            with self._lock:
+                self._cold.add(key)
+                others = [s for s in self._spares if s.key == key]
+                for s in others:
+                    self._spares.remove(s)
+            for s in [spare, *others]:
+                s.handle.cleanup(timeout=0)
+            return None
+        spare.handle.warm = True
+        return spare.handle
+
+    def refill(self, spec: ContainerSpec, uploads: list[Upload]) -> None:
+        """Start spares of `spec` in the background, one at a time, up to min(size, pending)."""
+        with self._lock:
+            if spec_key(spec, uploads) in self._cold:
+                return
+            self._latest = (spec, uploads)
+            if self._closed.is_set() or self._growing:
+                return
+            self._growing = True
+        threading.Thread(target=self._grow, name="gaia2-warm-pool", daemon=True).start()
+
+    def _wanted(self) -> int:
+        return min(self.size, max(0, self.pending()))
+
+    def _grow(self) -> None:
+        """The one grower: while spares are wanted, start one of the latest spec (decided under
+        the lock that take() holds, so a run taken meanwhile is seen or starts a new grower)."""
+        while True:
+            with self._lock:
+                latest = self._latest
+                if (
+                    self._closed.is_set()
+                    or latest is None
+                    or spec_key(*latest) in self._cold
+                    or len(self._spares) >= self._wanted()
+                ):
+                    self._growing = False
+                    return
+                spec, uploads = latest
+                self._every = keepalive_s(spec)
+            try:
+                handle = self.sandbox.start_container(spare_spec(spec), uploads)
+            except Exception as exc:  # noqa: BLE001 - no spare: the runs start cold
+                log.warning("could not start a warm spare: %s", exc)
+                with self._lock:
+                    self._growing = False
+                return
+            key = spec_key(spec, uploads)
+            with self._lock:
+                closed = self._closed.is_set() or key in self._cold
+                if not closed:
+                    self._spares.append(Spare(key, handle, time.monotonic()))
+            if closed:
+                handle.cleanup(timeout=0)
+            else:
+                self._keep_alive()
+
+    def _keep_alive(self) -> None:
+        with self._lock:
+            if self._keeper is None:
+                self._keeper = threading.Thread(
+                    target=self._ping_spares, name="gaia2-warm-keeper", daemon=True
+                )
+                self._keeper.start()
+
+    def _ping_spares(self) -> None:
+        """Every keepalive_s: each spare's /health with its token (the daemon's watchdog counts
+        only such requests); a spare that stopped is removed."""
+        while not self._closed.wait(self._every):
+            with self._lock:
+                spares = list(self._spares)
+            for spare in spares:
+                if not _ping(spare.handle):
+                    with self._lock:
+                        if spare not in self._spares:
+                            continue  # taken meanwhile
+                        self._spares.remove(spare)
+                    spare.handle.cleanup(timeout=0)
+
+    def spare_ids(self) -> set[str]:
+        with self._lock:
+            return {s.handle.id for s in self._spares}
+
+    def close(self) -> None:
+        """Remove every spare; spares still starting are removed as they come up."""
+        self._closed.set()
+        with self._lock:
+            spares, self._spares = self._spares, []
+        for spare in spares:
+            spare.handle.cleanup(timeout=0)
+
+
+def _ping(handle: ContainerHandle) -> bool:
+    try:
+        with httpx.Client(timeout=2.0, trust_env=False) as client:
+            client.get(
+                handle.base_url + routes.HEALTH, headers={"Authorization": f"Bearer {handle.adapter_token}"}
+            )
+        return True
+    except httpx.HTTPError:
+        return handle.is_running()
+
+
+def _give(handle: ContainerHandle, scenario: Upload, assigned: Mapping[str, str]) -> None:
+    """Copy the scenario in, then POST /assign; waits for a spare whose adapter is still starting."""
+    directory, filename, data, mode = scenario
+    handle.put_file(directory, filename, data, mode=mode)
+    deadline = time.monotonic() + ASSIGN_WAIT_S
+    headers = {"Authorization": f"Bearer {handle.adapter_token}"}
+    with httpx.Client(base_url=handle.base_url, timeout=2.0, trust_env=False, headers=headers) as client:
+        while True:
+            try:
+                resp = client.post(routes.ASSIGN, json={"env": dict(assigned)})
+            except httpx.TransportError:
+                if time.monotonic() >= deadline or not handle.is_running():
+                    raise
+                time.sleep(ASSIGN_POLL_S)
+                continue
+            if resp.status_code != 202:
+                raise Gaia2Error(f"{routes.ASSIGN} answered {resp.status_code}: {resp.text[:200]}")
+            return

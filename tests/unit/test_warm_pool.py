@@ -1,0 +1,62 @@
+"""A warm spare's spec: the cold path's minus the scenario's own parts, and which runs it may serve."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gaia2_contract import constants as contract
+from gaia2_runner.config.limits import DEFAULT_LIMITS
+from gaia2_runner.sandbox.container_limits import tmpfs_places
+from gaia2_runner.sandbox.engine import Bind, ContainerSpec
+from gaia2_runner.sandbox.ownership import LABEL_SCENARIO_ID
+from gaia2_runner.sandbox.warm_pool import WARM_SCENARIO_LABEL, spare_spec, spec_key
+
+CA = ("/gaia2/ca", "bundle.pem", b"-----BEGIN CERTIFICATE-----", 0o644)
+
+
+def cold_spec(scenario: str = "demo_email_reply", timeout: str = "300", **changes) -> ContainerSpec:
+    spec = ContainerSpec(
+        image="localhost/gaia2-oracle",
+        name=f"gaia2-{scenario}-abc123",
+        env={
+            contract.ENV_RUNTIME: "oracle",
+            contract.ENV_SCENARIO_TIMEOUT: timeout,
+            contract.ENV_DEADLINE: str(int(timeout) + 700),
+            contract.ENV_IDLE_TIMEOUT: "60",
+        },
+        labels={LABEL_SCENARIO_ID: scenario},
+        adapter_port=contract.ADAPTER_PORT,
+        host_port=40000,
+        limits=DEFAULT_LIMITS,
+        tmpfs=tmpfs_places(DEFAULT_LIMITS),
+        upload_dirs=(contract.INPUT_DIR, "/gaia2/ca"),
+    )
+    return replace(spec, **changes)
+
+
+def test_a_spare_has_no_scenario_variables_and_says_it_is_warm():
+    spare = spare_spec(cold_spec())
+    assert not set(contract.ASSIGNED_ENV) & set(spare.env)
+    assert spare.env[contract.ENV_WARM] == "1"
+    assert spare.env[contract.ENV_RUNTIME] == "oracle" and spare.env[contract.ENV_IDLE_TIMEOUT] == "60"
+    assert spare.labels[LABEL_SCENARIO_ID] == WARM_SCENARIO_LABEL
+    assert spare.name.startswith("gaia2-warm-") and spare.name != spare_spec(cold_spec()).name
+    # The input directory is still made writable before start: the scenario is copied in later.
+    assert contract.INPUT_DIR in spare.upload_dirs
+
+
+def test_a_spare_serves_only_runs_of_its_own_spec():
+    key = spec_key(cold_spec(), [CA])
+    # Another scenario, time limit, name or port: the same container.
+    assert spec_key(cold_spec("demo_cab_order", timeout="45", host_port=41000), [CA]) == key
+    assert spec_key(spare_spec(cold_spec()), [CA]) == key
+    # Anything else the container is made of: not the same.
+    different = [
+        spec_key(cold_spec(image="localhost/gaia2-agent"), [CA]),
+        spec_key(cold_spec(env={contract.ENV_RUNTIME: "agent"}), [CA]),
+        spec_key(cold_spec(limits=replace(DEFAULT_LIMITS, memory_bytes=1 << 30)), [CA]),
+        spec_key(cold_spec(binds=(Bind("/data/fs", contract.FILESYSTEM_DIR),)), [CA]),
+        spec_key(cold_spec(), []),
+        spec_key(cold_spec(), [(*CA[:2], b"another CA", CA[3])]),
+    ]
+    assert key not in different and len(set(different)) == len(different)
