@@ -24,6 +24,7 @@ GiB = 1024**3
 # Fixed sizes of the other writable places (tmpfs; they also count against `memory`).
 DAEMON_DIR_BYTES = 256 * MiB  # /run: the daemon's TMPDIR (ARE's Files app writes there)
 SMALL_DIR_BYTES = 64 * MiB  # /var/tmp and /dev/shm
+LATE_UPLOAD_BYTES = 64 * MiB  # a warm spare's scenario directory (podman: a tmpfs); a larger file starts cold
 TINY_DIR_BYTES = 16 * MiB  # /gaia2/bin (app commands) and /gaia2/clock (the agent's clock offset)
 PROCESS_ROOM_BYTES = 1 * GiB  # what `memory` must leave to the processes once every tmpfs is full
 

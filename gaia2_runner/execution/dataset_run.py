@@ -187,7 +187,7 @@ class _DatasetRun:
             return 0 if self.stop.is_set() or self.limits.halted else len(self._queue)
 
         for host in self.hosts:
-            host.sandbox.use_warm_pool(min(host.slots, workers), pending)
+            host.sandbox.use_warm_pool(min(host.slots, workers), pending, self.observer.warning)
 
     # ---- workers ------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from typing import Any
 from gaia2_contract import constants as contract
 from gaia2_runner.config.limits import (
     DAEMON_DIR_BYTES,
+    LATE_UPLOAD_BYTES,
     SMALL_DIR_BYTES,
     TINY_DIR_BYTES,
     ContainerLimits,
@@ -78,6 +79,15 @@ def tmpfs_places(limits: ContainerLimits) -> tuple[Tmpfs, ...]:
         (CLOCK_DIR, TINY_DIR_BYTES, "0755"),
     ]
     return tuple(Tmpfs(target, size, mode) for target, size, mode in places)
+
+
+LATE_UPLOAD_MODE = "0700"  # root only, as the image's /gaia2/input: the scenario holds the answers
+
+
+def late_upload_places(directories: tuple[str, ...]) -> tuple[Tmpfs, ...]:
+    """podman: the directories that receive files after start, as tmpfs (only what is written
+    counts against the container's memory)."""
+    return tuple(Tmpfs(d, LATE_UPLOAD_BYTES, LATE_UPLOAD_MODE, exec=False) for d in directories)
 
 
 def tmpfs_mounts(places: tuple[Tmpfs, ...]) -> list[dict[str, Any]]:

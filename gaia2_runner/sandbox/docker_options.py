@@ -117,7 +117,7 @@ def create_options(
         environment=dict(spec.env),
         labels=dict(spec.labels),
         ports=[(spec.adapter_port, "tcp")],
-        volumes=list(spec.upload_dirs),  # anonymous volumes: Config.Volumes
+        volumes=list(dict.fromkeys(spec.upload_dirs + spec.late_upload_dirs)),  # anonymous: Config.Volumes
         host_config=HostConfig(
             version=api_version, **host_config_options(spec, network_name, grant_optional)
         ),

@@ -65,6 +65,10 @@ class ContainerSpec:
     # podman writes into the container's layer even with a read-only root; Docker refuses, so its
     # driver makes each of them an anonymous volume (removed with the container).
     upload_dirs: tuple[str, ...] = ()
+    # Directories that receive files after start (a warm spare's scenario, sandbox/warm_pool.py):
+    # podman mounts each as a small root-only tmpfs (its layer takes files before start only);
+    # Docker makes them anonymous volumes as the others.
+    late_upload_dirs: tuple[str, ...] = ()
     command: tuple[str, ...] | None = None
     entrypoint: tuple[str, ...] | None = None
 

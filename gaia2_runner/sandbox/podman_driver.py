@@ -19,7 +19,7 @@ from gaia2_runner.config.engines import PODMAN
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.api_errors import api_message, unreachable
 from gaia2_runner.sandbox.build_stream import bare_id, follow_build
-from gaia2_runner.sandbox.container_limits import limit_options, tmpfs_mounts
+from gaia2_runner.sandbox.container_limits import late_upload_places, limit_options, tmpfs_mounts
 from gaia2_runner.sandbox.driver_common import published_host_port, streamed
 from gaia2_runner.sandbox.engine import (
     BuildResult,
@@ -37,7 +37,7 @@ NETWORK_OPTIONS = {"slirp4netns": ["allow_host_loopback=false"]}
 def create_options(spec: ContainerSpec) -> dict[str, Any]:
     """podman-py `containers.create` keyword arguments for `spec` (pure: unit-tested)."""
     host = ("127.0.0.1", spec.host_port) if spec.host_port is not None else {"ip": "127.0.0.1"}
-    mounts = tmpfs_mounts(spec.tmpfs) + [
+    mounts = tmpfs_mounts(spec.tmpfs + late_upload_places(spec.late_upload_dirs)) + [
         {"type": "bind", "source": b.source, "target": b.target, "read_only": b.read_only} for b in spec.binds
     ]
     kwargs: dict[str, Any] = dict(

@@ -188,11 +188,14 @@ class Sandbox:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def use_warm_pool(self, size: int, pending: Callable[[], int]) -> None:
+    def use_warm_pool(
+        self, size: int, pending: Callable[[], int], warn: Callable[[str], None] | None = None
+    ) -> None:
         """Runs asking for it (`warm=True`) take warm spares from now on (sandbox/warm_pool.py):
-        `size` spares at most, never more than `pending()` (the runs still queued)."""
+        `size` spares at most, never more than `pending()` (the runs still queued); `warn` hears
+        of the pool's first trouble (the runs then start cold)."""
         self.close_warm_pool()
-        self.pool = WarmPool(self, size, pending)
+        self.pool = WarmPool(self, size, pending, warn)
 
     def close_warm_pool(self) -> None:
         """Remove the spares; runs start cold again."""

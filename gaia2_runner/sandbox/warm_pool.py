@@ -21,7 +21,6 @@ more spares (an image whose daemon has no /assign costs one spare, not one per r
 
 from __future__ import annotations
 
-import logging
 import secrets
 import threading
 import time
@@ -38,8 +37,6 @@ from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.sandbox.engine import ContainerSpec, Upload
 from gaia2_runner.sandbox.ownership import container_labels
 
-log = logging.getLogger("gaia2.warm_pool")
-
 KEEPALIVE_S = 10.0  # at most; a third of the spares' idle timeout when that is shorter
 ASSIGN_WAIT_S = 30.0  # a spare's adapter may still be starting when it is taken
 ASSIGN_POLL_S = 0.05
@@ -53,8 +50,9 @@ class Spare:
     started: float  # monotonic
 
 
-def spare_spec(spec: ContainerSpec) -> ContainerSpec:
-    """The cold path's spec as a spare's: no scenario variables, warm, labelled as a spare."""
+def spare_spec(spec: ContainerSpec, scenario_dir: str) -> ContainerSpec:
+    """The cold path's spec as a spare's: no scenario variables, warm, labelled as a spare, and
+    `scenario_dir` writable after start (the scenario arrives then)."""
     env = {k: v for k, v in spec.env.items() if k not in contract.ASSIGNED_ENV}
     env[contract.ENV_WARM] = "1"
     return replace(
@@ -62,6 +60,7 @@ def spare_spec(spec: ContainerSpec) -> ContainerSpec:
         name=f"gaia2-warm-{secrets.token_hex(4)}",
         env=env,
         labels=container_labels(WARM_SCENARIO_LABEL, None),
+        late_upload_dirs=(scenario_dir,),
     )
 
 
@@ -80,7 +79,7 @@ def spec_key(spec: ContainerSpec, uploads: list[Upload]) -> str:
     the scenario's own variables; the files copied in before start by content."""
     env = sorted((k, v) for k, v in spec.env.items() if k not in (*contract.ASSIGNED_ENV, contract.ENV_WARM))
     files = sorted((d, f, hash(data), mode) for d, f, data, mode in uploads)
-    plain = replace(spec, name="", labels={}, env={}, host_port=None)
+    plain = replace(spec, name="", labels={}, env={}, host_port=None, late_upload_dirs=())
     return repr((plain, env, files))
 
 
@@ -93,10 +92,19 @@ class Starter(Protocol):
 class WarmPool:
     """The spares of one sandbox (one engine host)."""
 
-    def __init__(self, sandbox: Starter, size: int, pending: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        sandbox: Starter,
+        size: int,
+        pending: Callable[[], int],
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self.sandbox, self.size, self.pending = sandbox, max(0, size), pending
+        self._warn = warn or (lambda _message: None)
+        self._warned = False  # the job hears of the pool's first trouble only: runs go on cold
         self._spares: list[Spare] = []
-        self._latest: tuple[ContainerSpec, list[Upload]] | None = None  # what the last run asked for
+        # What the last run asked for: its spec, its files but the scenario, the scenario's directory.
+        self._latest: tuple[ContainerSpec, list[Upload], str] | None = None
         self._cold: set[str] = set()  # specs whose spare refused its scenario: no more spares
         self._growing = False
         self._lock = threading.Lock()
@@ -119,13 +127,13 @@ class WarmPool:
                 self._spares.remove(s)
         for s in stale:  # another spec's spares: this job's runs have moved on
             s.handle.cleanup(timeout=0)
-        self.refill(spec, uploads)
+        self.refill(spec, uploads, scenario[0])
         if spare is None:
             return None
         try:
             _give(spare.handle, scenario, assigned)
         except (Gaia2Error, httpx.HTTPError, OSError) as exc:
-            log.warning("warm spare %s refused its scenario (%s): cold starts", spare.handle.name, exc)
+            self._warn_once(f"warm spare {spare.handle.name} refused its scenario ({exc}): cold starts")
             with self._lock:
                 self._cold.add(key)
                 others = [s for s in self._spares if s.key == key]
@@ -137,12 +145,12 @@ class WarmPool:
         spare.handle.warm = True
         return spare.handle
 
-    def refill(self, spec: ContainerSpec, uploads: list[Upload]) -> None:
+    def refill(self, spec: ContainerSpec, uploads: list[Upload], scenario_dir: str) -> None:
         """Start spares of `spec` in the background, one at a time, up to min(size, pending)."""
         with self._lock:
             if spec_key(spec, uploads) in self._cold:
                 return
-            self._latest = (spec, uploads)
+            self._latest = (spec, uploads, scenario_dir)
             if self._closed.is_set() or self._growing:
                 return
             self._growing = True
@@ -160,17 +168,17 @@ class WarmPool:
                 if (
                     self._closed.is_set()
                     or latest is None
-                    or spec_key(*latest) in self._cold
+                    or spec_key(latest[0], latest[1]) in self._cold
                     or len(self._spares) >= self._wanted()
                 ):
                     self._growing = False
                     return
-                spec, uploads = latest
+                spec, uploads, scenario_dir = latest
                 self._every = keepalive_s(spec)
             try:
-                handle = self.sandbox.start_container(spare_spec(spec), uploads)
+                handle = self.sandbox.start_container(spare_spec(spec, scenario_dir), uploads)
             except Exception as exc:  # noqa: BLE001 - no spare: the runs start cold
-                log.warning("could not start a warm spare: %s", exc)
+                self._warn_once(f"could not start a warm spare ({exc}): runs start cold meanwhile")
                 with self._lock:
                     self._growing = False
                 return
@@ -183,6 +191,11 @@ class WarmPool:
                 handle.cleanup(timeout=0)
             else:
                 self._keep_alive()
+
+    def _warn_once(self, message: str) -> None:
+        if not self._warned:
+            self._warned = True
+            self._warn(f"warm pool: {message}")
 
     def _keep_alive(self) -> None:
         with self._lock:
@@ -199,7 +212,11 @@ class WarmPool:
             with self._lock:
                 spares = list(self._spares)
             for spare in spares:
-                if not _ping(spare.handle):
+                try:
+                    alive = _ping(spare.handle)
+                except Exception:  # noqa: BLE001 - the engine is away: asked again next time
+                    continue
+                if not alive:
                     with self._lock:
                         if spare not in self._spares:
                             continue  # taken meanwhile

@@ -161,7 +161,9 @@ def test_the_total_is_capped_with_one_marker_line(tmp_path: Path, setup) -> None
     relay = Relay(f"http://127.0.0.1:{port}/v1", trace=trace, paths=ANY_PATH)
     server = serve_relay(relay, "127.0.0.1", 0)
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False) as flood:
+        with httpx.Client(
+            base_url=f"http://127.0.0.1:{server.server_address[1]}", trust_env=False, timeout=30
+        ) as flood:
             for n in range(25):
                 assert flood.post("/x", json={"n": n, "pad": "p" * 50}).json() == {"ok": True}
     finally:

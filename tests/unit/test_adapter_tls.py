@@ -62,7 +62,7 @@ def test_memory_stays_flat_over_many_clients_on_worker_threads(server: str):
             with lock:
                 if done[0] >= 400:
                     return
-            with AdapterClient(server, "tok") as client:
+            with AdapterClient(server, "tok", request_timeout=30) as client:  # a loaded machine is slow
                 for _ in range(5):
                     client.get_status()
             with lock:

@@ -7,8 +7,10 @@ from dataclasses import replace
 from gaia2_contract import constants as contract
 from gaia2_runner.config.limits import DEFAULT_LIMITS
 from gaia2_runner.sandbox.container_limits import tmpfs_places
+from gaia2_runner.sandbox.docker_options import create_options as docker_options
 from gaia2_runner.sandbox.engine import Bind, ContainerSpec
 from gaia2_runner.sandbox.ownership import LABEL_SCENARIO_ID
+from gaia2_runner.sandbox.podman_driver import create_options as podman_options
 from gaia2_runner.sandbox.warm_pool import WARM_SCENARIO_LABEL, spare_spec, spec_key
 
 CA = ("/gaia2/ca", "bundle.pem", b"-----BEGIN CERTIFICATE-----", 0o644)
@@ -35,21 +37,31 @@ def cold_spec(scenario: str = "demo_email_reply", timeout: str = "300", **change
 
 
 def test_a_spare_has_no_scenario_variables_and_says_it_is_warm():
-    spare = spare_spec(cold_spec())
+    spare = spare_spec(cold_spec(), contract.INPUT_DIR)
     assert not set(contract.ASSIGNED_ENV) & set(spare.env)
     assert spare.env[contract.ENV_WARM] == "1"
     assert spare.env[contract.ENV_RUNTIME] == "oracle" and spare.env[contract.ENV_IDLE_TIMEOUT] == "60"
     assert spare.labels[LABEL_SCENARIO_ID] == WARM_SCENARIO_LABEL
-    assert spare.name.startswith("gaia2-warm-") and spare.name != spare_spec(cold_spec()).name
-    # The input directory is still made writable before start: the scenario is copied in later.
-    assert contract.INPUT_DIR in spare.upload_dirs
+    assert (
+        spare.name.startswith("gaia2-warm-")
+        and spare.name != spare_spec(cold_spec(), contract.INPUT_DIR).name
+    )
+    # The scenario arrives after start: podman mounts its directory as a root-only tmpfs (its layer
+    # takes files before start only); Docker makes it a volume, once.
+    assert spare.late_upload_dirs == (contract.INPUT_DIR,)
+    mounts = podman_options(spare)["mounts"]
+    (place,) = [m for m in mounts if m["target"] == contract.INPUT_DIR]
+    assert place["type"] == "tmpfs" and place["mode"] == "0700"
+    assert docker_options(spare, "gaia2-isolated")["volumes"].count(contract.INPUT_DIR) == 1
+    cold = podman_options(cold_spec())["mounts"]
+    assert not [m for m in cold if m["target"] == contract.INPUT_DIR]  # a cold start: in its layer
 
 
 def test_a_spare_serves_only_runs_of_its_own_spec():
     key = spec_key(cold_spec(), [CA])
     # Another scenario, time limit, name or port: the same container.
     assert spec_key(cold_spec("demo_cab_order", timeout="45", host_port=41000), [CA]) == key
-    assert spec_key(spare_spec(cold_spec()), [CA]) == key
+    assert spec_key(spare_spec(cold_spec(), contract.INPUT_DIR), [CA]) == key
     # Anything else the container is made of: not the same.
     different = [
         spec_key(cold_spec(image="localhost/gaia2-agent"), [CA]),
