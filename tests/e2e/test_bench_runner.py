@@ -213,7 +213,9 @@ def test_engines_overhead_side_by_side_from_one_run(request, built_images):
     counts = re.findall(rf"\b{runs} runs, {bench_engines.QUICK_FLOOR_REPS} floor\b", proc.stdout)
     assert len(counts) == 2 * len(engines), proc.stdout  # every run passed (none "not passed")
     for engine in engines:  # the warm starts' targets, checked on each engine (the pass: 4 scenarios)
-        assert re.search(rf"^{engine}: ready \d+\.\d\d<=0\.8 (ok|MISS), run .* 4 demo \d", proc.stdout, re.M)
+        assert re.search(
+            rf"^{engine}: ready \d+\.\d\d<=0\.8 (ok|MISS), small run .* 4 demo \d", proc.stdout, re.M
+        )
 
 
 def test_warm_start_targets_are_checked_on_each_engine_with_the_pool():
@@ -221,7 +223,7 @@ def test_warm_start_targets_are_checked_on_each_engine_with_the_pool():
     warm = bench_engines.EngineNumbers("podman", "4.3.1", [0.3, 0.3], [fast] * 3, pass_s=9.0)
     cold = bench_engines.EngineNumbers("podman-cold", "4.3.1", [0.3, 0.3], [TIMINGS] * 3, pass_s=30.0)
     text = bench_engines.render([cold, warm], scenarios=9, repeats=1)
-    assert text.splitlines()[-1] == "podman: ready 0.50<=0.8 ok, run 0.90<=1.10 ok, 9 demo 9.0<=12 ok"
+    assert text.splitlines()[-1] == "podman: ready 0.50<=0.8 ok, small run 0.90<=1.10 ok, 9 demo 9.0<=12 ok"
     assert "podman-cold:" not in text  # the previous design is shown, not held to the new targets
     slow = bench_engines.EngineNumbers("docker", "20.10", [0.5], [TIMINGS], pass_s=13.0)
     line = bench_engines.target_line(slow, 9)

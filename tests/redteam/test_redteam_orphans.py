@@ -187,7 +187,9 @@ def test_a_killed_runners_warm_spare_ends_itself_too(images, sandbox, tmp_path):
     """pass@2 at concurrency 1: while the first run goes, a warm spare waits for the second. The
     runner's keep-alive holds it past its idle timeout; after kill -9 it stops by itself as the
     run's container does, and `clean` removes both."""
-    runner = start_runner(tmp_path, "pooled", "sleep 600", idle=SHORT_IDLE_S, extra=("--pass-at", "2"))
+    runner = start_runner(
+        tmp_path, "pooled", "sleep 600", idle=SHORT_IDLE_S, extra=("--pass-at", "2", "--concurrency", "1")
+    )
     container = container_of(sandbox, runner)
     deadline = time.monotonic() + 120
     while not (spares := [r for r in running(sandbox, f"{LABEL_PID}={runner.pid}") if r.id != container.id]):
