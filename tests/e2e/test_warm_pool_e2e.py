@@ -48,8 +48,8 @@ def run_job(data: Path, out: Path, *extra: str) -> tuple[int, list[dict]]:
 @pytest.mark.both_engines
 def test_spares_serve_one_scenario_each_and_the_job_leaves_none(engine, images, sandbox, tmp_path):
     data = demo_split(tmp_path / "data", NAMES)
-    pid, warm = run_job(data, tmp_path / "warm")
-    _, cold = run_job(data, tmp_path / "cold", "--no-warm-pool")
+    pid, warm = run_job(data, tmp_path / "warm", "--warm-pool")
+    _, cold = run_job(data, tmp_path / "cold")  # the default
 
     def verdicts(results: list[dict]) -> dict[str, tuple]:
         return {r["scenario_id"]: (r["success"], r["status"], r["agent_actions"]) for r in results}

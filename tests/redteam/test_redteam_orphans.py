@@ -188,7 +188,11 @@ def test_a_killed_runners_warm_spare_ends_itself_too(images, sandbox, tmp_path):
     runner's keep-alive holds it past its idle timeout; after kill -9 it stops by itself as the
     run's container does, and `clean` removes both."""
     runner = start_runner(
-        tmp_path, "pooled", "sleep 600", idle=SHORT_IDLE_S, extra=("--pass-at", "2", "--concurrency", "1")
+        tmp_path,
+        "pooled",
+        "sleep 600",
+        idle=SHORT_IDLE_S,
+        extra=("--pass-at", "2", "--concurrency", "1", "--warm-pool"),
     )
     container = container_of(sandbox, runner)
     deadline = time.monotonic() + 120

@@ -114,6 +114,7 @@ def test_result_json_keys_and_atomic_write(tmp_path):
         "image",
         "runtime",
         "container_id",
+        "warm_start",
         "started_at",
         "finished_at",
     }

@@ -136,6 +136,8 @@ def _await_scenario(state: DaemonState, watchdog: Watchdog) -> bool:
     started = time.perf_counter()
     try:
         preload()
+        if os.environ.get(contract.ENV_AGENT_PROVIDER):  # an agent with a model: its relay's imports
+            from . import relay  # noqa: F401
     except Exception:  # noqa: BLE001 - the load reports the same failure as the run's error
         log.exception("preloading ARE failed")
     log.info("warm: imports done in %.2fs, waiting for a scenario", time.perf_counter() - started)
