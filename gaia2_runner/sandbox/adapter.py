@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import httpx
@@ -117,6 +117,17 @@ class AdapterClient:
         if resp.status_code != 200:
             raise AdapterError(f"/messages answered {resp.status_code}")
         return _json(resp)
+
+    def ping(self) -> None:
+        """GET /health with the token: the daemon's watchdog counts it (a warm spare kept alive).
+        Raises httpx.HTTPError when nothing answers."""
+        self._http.get(routes.HEALTH)
+
+    def assign(self, env: Mapping[str, str]) -> None:
+        """POST /assign: a warm spare's one scenario (copied in already) and its variables."""
+        resp = self._http.post(routes.ASSIGN, json={"env": dict(env)})
+        if resp.status_code != 202:
+            raise AdapterError(f"{routes.ASSIGN} answered {resp.status_code}: {_json(resp).get('error', '')}")
 
     def notify(self, message: str, sender: str = "user") -> int:
         """POST /notify: queue a message for the agent; returns its inbox index."""

@@ -31,8 +31,8 @@ from typing import Protocol
 import httpx
 
 from gaia2_contract import constants as contract
-from gaia2_contract import routes
 from gaia2_runner.errors import Gaia2Error
+from gaia2_runner.sandbox.adapter import AdapterClient, AdapterError
 from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.sandbox.engine import ContainerSpec, Upload
 from gaia2_runner.sandbox.ownership import container_labels
@@ -45,9 +45,8 @@ WARM_SCENARIO_LABEL = "(warm spare)"  # a spare's scenario label: it has no scen
 
 @dataclass
 class Spare:
-    key: str
+    key: str  # spec_key of what it was made from
     handle: ContainerHandle
-    started: float  # monotonic
 
 
 def spare_spec(spec: ContainerSpec, scenario_dir: str) -> ContainerSpec:
@@ -103,8 +102,8 @@ class WarmPool:
         self._warn = warn or (lambda _message: None)
         self._warned = False  # the job hears of the pool's first trouble only: runs go on cold
         self._spares: list[Spare] = []
-        # What the last run asked for: its spec, its files but the scenario, the scenario's directory.
-        self._latest: tuple[ContainerSpec, list[Upload], str] | None = None
+        # What the last run asked for: its key, spec, files but the scenario, the scenario's directory.
+        self._latest: tuple[str, ContainerSpec, list[Upload], str] | None = None
         self._cold: set[str] = set()  # specs whose spare refused its scenario: no more spares
         self._growing = False
         self._lock = threading.Lock()
@@ -127,12 +126,12 @@ class WarmPool:
                 self._spares.remove(s)
         for s in stale:  # another spec's spares: this job's runs have moved on
             s.handle.cleanup(timeout=0)
-        self.refill(spec, uploads, scenario[0])
+        self.refill(key, spec, uploads, scenario[0])
         if spare is None:
             return None
         try:
             _give(spare.handle, scenario, assigned)
-        except (Gaia2Error, httpx.HTTPError, OSError) as exc:
+        except (Gaia2Error, AdapterError, httpx.HTTPError, OSError) as exc:
             self._warn_once(f"warm spare {spare.handle.name} refused its scenario ({exc}): cold starts")
             with self._lock:
                 self._cold.add(key)
@@ -145,12 +144,13 @@ class WarmPool:
         spare.handle.warm = True
         return spare.handle
 
-    def refill(self, spec: ContainerSpec, uploads: list[Upload], scenario_dir: str) -> None:
-        """Start spares of `spec` in the background, one at a time, up to min(size, pending)."""
+    def refill(self, key: str, spec: ContainerSpec, uploads: list[Upload], scenario_dir: str) -> None:
+        """Start spares of `spec` (its spec_key: `key`) in the background, one at a time, up to
+        min(size, pending)."""
         with self._lock:
-            if spec_key(spec, uploads) in self._cold:
+            if key in self._cold:
                 return
-            self._latest = (spec, uploads, scenario_dir)
+            self._latest = (key, spec, uploads, scenario_dir)
             if self._closed.is_set() or self._growing:
                 return
             self._growing = True
@@ -168,12 +168,12 @@ class WarmPool:
                 if (
                     self._closed.is_set()
                     or latest is None
-                    or spec_key(latest[0], latest[1]) in self._cold
+                    or latest[0] in self._cold
                     or len(self._spares) >= self._wanted()
                 ):
                     self._growing = False
                     return
-                spec, uploads, scenario_dir = latest
+                key, spec, uploads, scenario_dir = latest
                 self._every = keepalive_s(spec)
             try:
                 handle = self.sandbox.start_container(spare_spec(spec, scenario_dir), uploads)
@@ -182,11 +182,10 @@ class WarmPool:
                 with self._lock:
                     self._growing = False
                 return
-            key = spec_key(spec, uploads)
             with self._lock:
                 closed = self._closed.is_set() or key in self._cold
                 if not closed:
-                    self._spares.append(Spare(key, handle, time.monotonic()))
+                    self._spares.append(Spare(key, handle))
             if closed:
                 handle.cleanup(timeout=0)
             else:
@@ -238,10 +237,8 @@ class WarmPool:
 
 def _ping(handle: ContainerHandle) -> bool:
     try:
-        with httpx.Client(timeout=2.0, trust_env=False) as client:
-            client.get(
-                handle.base_url + routes.HEALTH, headers={"Authorization": f"Bearer {handle.adapter_token}"}
-            )
+        with AdapterClient(handle.base_url, handle.adapter_token, request_timeout=2.0) as client:
+            client.ping()
         return True
     except httpx.HTTPError:
         return handle.is_running()
@@ -252,16 +249,12 @@ def _give(handle: ContainerHandle, scenario: Upload, assigned: Mapping[str, str]
     directory, filename, data, mode = scenario
     handle.put_file(directory, filename, data, mode=mode)
     deadline = time.monotonic() + ASSIGN_WAIT_S
-    headers = {"Authorization": f"Bearer {handle.adapter_token}"}
-    with httpx.Client(base_url=handle.base_url, timeout=2.0, trust_env=False, headers=headers) as client:
+    with AdapterClient(handle.base_url, handle.adapter_token, request_timeout=2.0) as client:
         while True:
             try:
-                resp = client.post(routes.ASSIGN, json={"env": dict(assigned)})
+                client.assign(assigned)
+                return
             except httpx.TransportError:
                 if time.monotonic() >= deadline or not handle.is_running():
                     raise
                 time.sleep(ASSIGN_POLL_S)
-                continue
-            if resp.status_code != 202:
-                raise Gaia2Error(f"{routes.ASSIGN} answered {resp.status_code}: {resp.text[:200]}")
-            return
