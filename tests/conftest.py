@@ -102,12 +102,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     """$GAIA2_ENGINE names a marked test's engine from its fixtures' set-up to their teardown (so
     subprocess runners and module fixtures follow it), and is put back afterwards (unit tests never
-    see it). On an xdist worker the test also holds its share of the engines (parallel_guard)."""
+    see it). On an xdist worker the test runs with the sweep off unless it counts leftovers
+    (parallel_guard)."""
     name = engine_of(item)
     with ExitStack() as stack:
         if name is not None:
             stack.enter_context(environ(ENGINE_ENV, name))
-        stack.enter_context(parallel_guard(item, nextitem))
+        stack.enter_context(parallel_guard(item))
         return (yield)
 
 

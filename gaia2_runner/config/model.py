@@ -101,7 +101,7 @@ class RunSettings:
     shard: Shard | None = None
     sweep: bool = field(default_factory=sweep_from_env)
     preflight: bool = True
-    warm_pool: bool = False
+    warm_pool: bool = True
     engine: str = field(default_factory=engine_from_env)
     hosts: tuple[HostSpec, ...] = ()
 

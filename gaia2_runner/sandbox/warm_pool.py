@@ -34,7 +34,7 @@ from gaia2_contract import constants as contract
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.adapter import AdapterClient, AdapterError
 from gaia2_runner.sandbox.container_handle import ContainerHandle
-from gaia2_runner.sandbox.engine import ContainerSpec, Upload
+from gaia2_runner.sandbox.engine import ContainerSpec, EngineUnavailable, Upload
 from gaia2_runner.sandbox.ownership import container_labels
 
 KEEPALIVE_S = 10.0  # at most; a third of the spares' idle timeout when that is shorter
@@ -131,6 +131,11 @@ class WarmPool:
             return None
         try:
             _give(spare.handle, scenario, assigned)
+        except EngineUnavailable:
+            # The engine's API is away, not the spare at fault: the run waits for the API
+            # (dataset_run: engine_wait) and starts again; the spec stays warm.
+            spare.handle.cleanup(timeout=0)
+            raise
         except (Gaia2Error, AdapterError, httpx.HTTPError, OSError) as exc:
             self._warn_once(f"warm spare {spare.handle.name} refused its scenario ({exc}): cold starts")
             with self._lock:

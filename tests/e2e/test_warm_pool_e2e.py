@@ -22,6 +22,7 @@ from gaia2_contract import routes
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_PID, LABEL_SCENARIO_ID
 from gaia2_runner.sandbox.warm_pool import WARM_SCENARIO_LABEL
+from redteam_targets import assign_by_runner, spare_status, wait_for_spare
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -48,8 +49,8 @@ def run_job(data: Path, out: Path, *extra: str) -> tuple[int, list[dict]]:
 @pytest.mark.both_engines
 def test_spares_serve_one_scenario_each_and_the_job_leaves_none(engine, images, sandbox, tmp_path):
     data = demo_split(tmp_path / "data", NAMES)
-    pid, warm = run_job(data, tmp_path / "warm", "--warm-pool")
-    _, cold = run_job(data, tmp_path / "cold")  # the default
+    pid, warm = run_job(data, tmp_path / "warm")  # the default
+    _, cold = run_job(data, tmp_path / "cold", "--no-warm-pool")
 
     def verdicts(results: list[dict]) -> dict[str, tuple]:
         return {r["scenario_id"]: (r["success"], r["status"], r["agent_actions"]) for r in results}
@@ -89,11 +90,8 @@ def test_a_spare_takes_one_scenario_and_only_from_the_runner(engine, images, san
             assert post_until_up(http, url, body, {}).status_code == 401
             assert http.post(url, json=body, headers={"Authorization": "Bearer guess"}).status_code == 401
         assert spare_status(spare) == "starting"  # still waiting for a scenario
-        spare.put_file(contract.INPUT_DIR, contract.SCENARIO_FILE_NAME, scenario)
-        token = {"Authorization": f"Bearer {spare.adapter_token}"}
-        with httpx.Client(trust_env=False, timeout=5) as http:
-            assert http.post(url, json=body, headers=token).status_code == 202
-            assert http.post(url, json=body, headers=token).status_code == 409  # once
+        assert assign_by_runner(spare, scenario) == 202
+        assert assign_by_runner(spare, scenario) == 409  # once
         deadline = time.monotonic() + 120
         while spare_status(spare) != "ok":
             assert time.monotonic() < deadline and spare.is_running(), spare_status(spare)
@@ -104,21 +102,6 @@ def test_a_spare_takes_one_scenario_and_only_from_the_runner(engine, images, san
         spare.cleanup(timeout=0)
 
 
-def wait_for_spare(sandbox):
-    deadline = time.monotonic() + 120
-    while not sandbox.pool.spare_ids():
-        assert time.monotonic() < deadline, "no spare was started"
-        time.sleep(0.2)
-    (cid,) = sandbox.pool.spare_ids()
-    labels = sandbox.inspect(cid)["Config"]["Labels"]
-    assert labels[LABEL_SCENARIO_ID] == WARM_SCENARIO_LABEL
-    env = sandbox.inspect(cid)["Config"]["Env"]
-    assert f"{contract.ENV_WARM}=1" in env and not any(
-        item.startswith(f"{name}=") for item in env for name in contract.ASSIGNED_ENV
-    )
-    return sandbox._live[cid]
-
-
 def post_until_up(http: httpx.Client, url: str, body: dict, headers: dict) -> httpx.Response:
     deadline = time.monotonic() + 60
     while True:
@@ -127,11 +110,3 @@ def post_until_up(http: httpx.Client, url: str, body: dict, headers: dict) -> ht
         except httpx.TransportError:
             assert time.monotonic() < deadline, "the spare's adapter never answered"
             time.sleep(0.1)
-
-
-def spare_status(handle) -> str:
-    with httpx.Client(trust_env=False, timeout=5) as http:
-        resp = http.get(
-            handle.base_url + routes.HEALTH, headers={"Authorization": f"Bearer {handle.adapter_token}"}
-        )
-        return str(resp.json().get("status"))

@@ -27,6 +27,7 @@ from gaia2_runner.sandbox.adapter import AdapterClient
 from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_SCENARIO_ID
+from redteam_targets import describe, host_ipv4_addresses
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
@@ -52,34 +53,6 @@ def victim_scenario(tmp_path: Path, scenario_id: str) -> Path:
     path = tmp_path / f"{scenario_id}.json"
     path.write_text(json.dumps(doc))
     return path
-
-
-def host_ipv4_addresses() -> list[str]:
-    try:
-        out = subprocess.run(
-            ["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True, timeout=10
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return []
-    return sorted(
-        {line.split()[3].split("/")[0] for line in out.splitlines() if len(line.split()) > 3} - {"127.0.0.1"}
-    )
-
-
-def describe(sandbox, cid: str, scenario_id: str) -> dict:
-    """What an attacker would want to know about a victim: name, addresses, published port, token."""
-    attrs = sandbox.inspect(cid)
-    env = dict(item.split("=", 1) for item in attrs["Config"]["Env"] if "=" in item)
-    ports = attrs["NetworkSettings"]["Ports"]["8090/tcp"]
-    nets = attrs["NetworkSettings"].get("Networks") or {}
-    ips = {attrs["NetworkSettings"].get("IPAddress")} | {n.get("IPAddress") for n in nets.values()}
-    return {
-        "scenario_id": scenario_id,
-        "token": env["GAIA2_ADAPTER_TOKEN"],
-        "port": int(ports[0]["HostPort"]),
-        "name": attrs["Name"].lstrip("/"),
-        "ips": sorted(ip for ip in ips if ip),
-    }
 
 
 def wait_for(predicate, timeout: float, what: str):
@@ -212,7 +185,7 @@ def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, sandbox,
     for attempt in ("no_token", "guessed_token"):
         calls = own[attempt]
         assert calls["health"] == [200, '{"status": "ok"}'], calls["health"]
-        for route in ("status", "messages", "notify_user", "notify_system", "unknown_route"):
+        for route in ("status", "messages", "notify_user", "notify_system", "unknown_route", "assign"):
             assert calls[route][0] == 401, (attempt, route, calls[route])
     assert own["oracle_plan"][0] == 403 and own["oracle_completed"][0] == 403
     assert own["impersonate_user"][0] == 404, own["impersonate_user"]

@@ -192,7 +192,7 @@ def test_a_killed_runners_warm_spare_ends_itself_too(images, sandbox, tmp_path):
         "pooled",
         "sleep 600",
         idle=SHORT_IDLE_S,
-        extra=("--pass-at", "2", "--concurrency", "1", "--warm-pool"),
+        extra=("--pass-at", "2", "--concurrency", "1"),  # the warm pool: the default
     )
     container = container_of(sandbox, runner)
     deadline = time.monotonic() + 120

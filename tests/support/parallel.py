@@ -6,11 +6,10 @@ that keep the workers from racing where they share one engine:
 - `real_model`: the llama-server is a session fixture (one per worker) and its tests are the longest
   chain of the suite, so the group goes out first.
 - `leftovers`: the kill -9 tests leave containers of dead runners and count what a sweep removes,
-  while every runner invocation elsewhere sweeps such containers before its first one. They hold
-  the engines alone (`engines_alone`): every other integration test holds them shared, except the
-  real_model group, which runs with the sweep off ($GAIA2_SWEEP=0, none of its tests is about
-  leftovers) so that its ten-minute tests never keep them waiting. They go out second, while the
-  other workers run the tests that start no container.
+  while every runner invocation sweeps such containers before its first one. So on a worker every
+  other integration test runs with the sweep off ($GAIA2_SWEEP=0: none of them is about leftovers,
+  and none leaves a dead runner's container), and the leftover tests, one group on one worker, run
+  beside them. They go out second, after the real-model chain.
 - `harnesses`: the harness images and the `harness_runs` session fixture serve test_harnesses.py
   and every test_harness_*.py: built and run once, on one worker.
 - `hosts`: test_hosts_e2e.py's second podman root is one fixed directory.
@@ -18,8 +17,7 @@ that keep the workers from racing where they share one engine:
   one group per module, so the fixture runs once.
 
 Images are built under a file lock (`images_lock`): one worker builds, the others wait and find
-them fresh. Without xdist every lock here is a no-op but the image lock (other pytest sessions on
-the machine build the same tags).
+them fresh (other pytest sessions on the machine build the same tags too).
 """
 
 from __future__ import annotations
@@ -82,9 +80,9 @@ def group_of(item: pytest.Item) -> str | None:
 
 
 def rank(item: pytest.Item, group: str | None) -> int:
-    """Hand-out order: the long real-model chain, the leftover tests, the tests without containers
-    (they run beside the leftover tests), then grouped modules before single tests (the big work
-    first, the small fills the gaps at the end)."""
+    """Hand-out order: the long real-model chain, the leftover tests, the tests without containers,
+    then grouped modules before single tests (the big work first, the small fills the gaps at the
+    end)."""
     if group == REAL_MODEL:
         return 0
     if group == LEFTOVERS:
@@ -181,38 +179,6 @@ def images_lock() -> Iterator[None]:
         yield
 
 
-class EngineLock:
-    """The engines shared by the workers' integration tests, or held alone by the leftover tests.
-
-    A readers-writer lock over flock(2) with the writer first: a reader passes the gate (held by a
-    waiting or working writer) before it takes its shared lock, so a stream of readers never
-    starves the leftover tests. The files live in the session's temporary directory, which all of
-    its workers share (pytest-of-USER/pytest-N)."""
-
-    def __init__(self, directory: Path) -> None:
-        self.gate, self.lock = directory / "engines.gate", directory / "engines.lock"
-        self._alone: list[int] = []
-
-    @contextmanager
-    def shared(self) -> Iterator[None]:
-        with flocked(self.gate, fcntl.LOCK_EX):
-            pass
-        with flocked(self.lock, fcntl.LOCK_SH):
-            yield
-
-    def take_alone(self) -> None:
-        if self._alone:
-            return
-        for path in (self.gate, self.lock):
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            self._alone.append(fd)
-
-    def give_back(self) -> None:
-        while self._alone:
-            os.close(self._alone.pop())
-
-
 MODEL_NICE = -15  # CFS weight 29154 against 1024: the model computes as on a quiet machine
 
 
@@ -256,30 +222,13 @@ def environ(name: str, value: str) -> Iterator[None]:
             os.environ[name] = saved
 
 
-_engine_locks: dict[Path, EngineLock] = {}
-
-
 @contextmanager
-def parallel_guard(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """Around one test on an xdist worker, from its fixtures' set-up to their teardown: the leftover
-    tests hold the engines alone until the worker leaves their group, the other integration tests
-    hold them shared, the real-model tests run with the sweep off."""
-    if not in_worker() or item.get_closest_marker("integration") is None:
+def parallel_guard(item: pytest.Item) -> Iterator[None]:
+    """Around one test on an xdist worker, from its fixtures' set-up to their teardown: every
+    integration test but the leftover tests runs with the sweep off (their runners' leftovers stay
+    for them to count)."""
+    if not in_worker() or item.get_closest_marker("integration") is None or group_of(item) == LEFTOVERS:
         yield
         return
-    directory = Path(item.config.option.basetemp).parent  # shared by the session's workers
-    lock = _engine_locks.setdefault(directory, EngineLock(directory))
-    group = group_of(item)
-    if group == REAL_MODEL:
-        with environ(SWEEP_ENV, "0"):
-            yield
-    elif group == LEFTOVERS:
-        lock.take_alone()
-        try:
-            yield
-        finally:
-            if nextitem is None or group_of(nextitem) != LEFTOVERS:
-                lock.give_back()
-    else:
-        with lock.shared():
-            yield
+    with environ(SWEEP_ENV, "0"):
+        yield

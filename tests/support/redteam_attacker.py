@@ -5,7 +5,8 @@ solves its own task so that its own run ends normally.
 
 Stdlib only (it runs with the image's python). Inputs, from the environment:
   REDTEAM_TARGETS     JSON list of victims: scenario_id, token, port (published on the host),
-                      name (container name), ips (container addresses podman reports, maybe none)
+                      name (container name), ips (container addresses podman reports, maybe none),
+                      spare (a warm spare waiting for its scenario: the attacker tries to give it one)
   REDTEAM_HOST_ADDRS  JSON list of the host's IPv4 addresses
   REDTEAM_MARK        text put in every message the attacker tries to inject
 The victims' tokens are given on purpose: the network must keep the attacker out even when a
@@ -26,6 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 ADAPTER_PORT = 8090
 MARK = os.environ["REDTEAM_MARK"]
+# POST /assign's body: a warm spare's scenario variables (gaia2_contract.constants.ASSIGNED_ENV)
+ASSIGN = {"env": {"GAIA2_SCENARIO_TIMEOUT": "1", "GAIA2_DEADLINE": "1"}}
 TOOLS = os.environ["GAIA2_TOOLS_URL"]
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy
 
@@ -67,7 +70,11 @@ def attack(host: str, port: int, victim: dict) -> dict:
     if entry["connect"] == "open":
         base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
         entry["status"] = status = http("GET", f"{base}/status", victim["token"])
-        entry["reached"] = status[0] == 200 and victim["scenario_id"] in str(status[1])
+        entry["reached"] = status[0] == 200 and (
+            victim.get("spare") or victim["scenario_id"] in str(status[1])
+        )
+        if victim.get("spare"):  # a spare of another run: give it a scenario of ours
+            entry["assign"] = http("POST", f"{base}/assign", victim["token"], ASSIGN)
         if entry["reached"]:  # only ever inject into our own victims, never a stranger's run
             entry["notify"] = http(
                 "POST",
@@ -137,6 +144,7 @@ def own_daemon_attacks() -> dict:
                 "POST", f"{base}/notify", token, {"message": f"{MARK} sys", "sender": "system"}
             ),
             "unknown_route": http("GET", f"{base}/debug", token),
+            "assign": http("POST", f"{base}/assign", token, ASSIGN),  # its own container again
         }
     report["oracle_plan"] = http("GET", f"{TOOLS}/oracle/plan")
     report["oracle_completed"] = http("GET", f"{TOOLS}/oracle/completed")

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
+
+import pytest
 
 from gaia2_contract import constants as contract
 from gaia2_runner.config.limits import DEFAULT_LIMITS
 from gaia2_runner.sandbox.container_limits import tmpfs_places
 from gaia2_runner.sandbox.docker_options import create_options as docker_options
-from gaia2_runner.sandbox.engine import Bind, ContainerSpec
+from gaia2_runner.sandbox.engine import Bind, ContainerSpec, EngineUnavailable
 from gaia2_runner.sandbox.ownership import LABEL_SCENARIO_ID
 from gaia2_runner.sandbox.podman_driver import create_options as podman_options
-from gaia2_runner.sandbox.warm_pool import WARM_SCENARIO_LABEL, spare_spec, spec_key
+from gaia2_runner.sandbox.warm_pool import WARM_SCENARIO_LABEL, WarmPool, spare_spec, spec_key
 
 CA = ("/gaia2/ca", "bundle.pem", b"-----BEGIN CERTIFICATE-----", 0o644)
 
@@ -72,3 +75,54 @@ def test_a_spare_serves_only_runs_of_its_own_spec():
         spec_key(cold_spec(), [(*CA[:2], b"another CA", CA[3])]),
     ]
     assert key not in different and len(set(different)) == len(different)
+
+
+class FakeSpare:
+    """A spare whose engine API is away when the scenario is copied in (put_file)."""
+
+    def __init__(self, number: int) -> None:
+        self.id = self.name = f"spare-{number}"
+        self.base_url, self.adapter_token, self.warm = "http://127.0.0.1:9", "token", False
+        self.cleaned = False
+
+    def put_file(self, *args, **kwargs) -> None:
+        raise EngineUnavailable("podman API unreachable")
+
+    def is_running(self) -> bool:
+        return True
+
+    def cleanup(self, timeout: int = 5) -> None:
+        self.cleaned = True
+
+
+class FakeStarter:
+    def __init__(self) -> None:
+        self.started: list[FakeSpare] = []
+
+    def start_container(self, spec, uploads) -> FakeSpare:
+        self.started.append(FakeSpare(len(self.started)))
+        return self.started[-1]
+
+
+def wait_until(predicate) -> None:
+    deadline = time.monotonic() + 10
+    while not predicate():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def test_an_engine_outage_while_a_spare_is_given_its_scenario_is_the_engines_not_the_spares():
+    """The run waits for the API (EngineUnavailable goes up, as on the cold path) and the spec
+    stays warm: the outage says nothing about the image's daemon."""
+    starter, warnings = FakeStarter(), []
+    pool = WarmPool(starter, 1, lambda: 1, warnings.append)
+    scenario = (contract.INPUT_DIR, contract.SCENARIO_FILE_NAME, b"{}", 0o644)
+    try:
+        assert pool.take(cold_spec(), [CA], scenario, {}) is None  # nothing warm yet: a spare starts
+        wait_until(lambda: pool.spare_ids() == {"spare-0"})
+        with pytest.raises(EngineUnavailable):
+            pool.take(cold_spec(), [CA], scenario, {})
+        assert starter.started[0].cleaned and warnings == []
+        wait_until(lambda: pool.spare_ids() == {"spare-1"})  # still warm: the next spare came
+    finally:
+        pool.close()
