@@ -19,10 +19,9 @@ import pytest
 from dataset_support import DEMO, demo_split, oracle_dataset
 from gaia2_contract import constants as contract
 from gaia2_contract import routes
-from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_PID, LABEL_SCENARIO_ID
 from gaia2_runner.sandbox.warm_pool import WARM_SCENARIO_LABEL
-from redteam_targets import assign_by_runner, spare_status, wait_for_spare
+from redteam_targets import assign_by_runner, detached_spare, spare_status
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -71,17 +70,8 @@ def test_spares_serve_one_scenario_each_and_the_job_leaves_none(engine, images, 
 def test_a_spare_takes_one_scenario_and_only_from_the_runner(engine, images, sandbox, tmp_path):
     """A spare made by hand through the runner's own pool: assigned without the token it refuses;
     with it, once; its run then goes as a cold one does."""
-    from gaia2_runner.execution.container_env import container_env
-
     scenario = DEMO[0].read_bytes()
-    sandbox.use_warm_pool(1, lambda: 1)
-    try:
-        env = container_env(None, scenario_timeout=120, runtime="oracle")
-        first = sandbox.run_scenario_container(ORACLE_IMAGE, scenario, env, "first", warm=True)
-        spare = wait_for_spare(sandbox)
-    finally:
-        pool = sandbox.pool
-        sandbox.pool = None  # the spare stays for this test alone
+    pool, first, spare = detached_spare(sandbox, scenario)  # the spare stays for this test alone
     try:
         assert first.warm is False  # nothing was warm yet
         url = spare.base_url + routes.ASSIGN

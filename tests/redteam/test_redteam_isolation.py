@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import subprocess
 import sys
 import threading
@@ -27,18 +26,13 @@ from gaia2_runner.sandbox.adapter import AdapterClient
 from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_SCENARIO_ID
-from redteam_targets import describe, host_ipv4_addresses
+from redteam_targets import attacker_env, describe
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
 REPO = Path(__file__).resolve().parents[2]
 DEMOS = REPO / "examples" / "scenarios"
-ATTACKER = (Path(__file__).resolve().parents[1] / "support" / "redteam_attacker.py").read_text()
 MARK = "REDTEAM-INJECTED-7f3a"
-ANSWER = (
-    "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
-    "at Smile Dental, 12 Rue Oberkampf, Paris."
-)
 # The victims' oracle waits this long (simulated = wall seconds) for the ENV event it depends on:
 # long enough for the whole attack to happen while they run.
 ENV_DELAY_S = 75.0
@@ -136,13 +130,7 @@ def test_hostile_agent_reaches_no_other_run_and_injects_nothing(images, sandbox,
             ORACLE_IMAGE,
             tmp_path / "attacker",
             sandbox=sandbox,
-            extra_env={
-                "GAIA2_AGENT_COMMAND": f"/opt/gaia2/venv/bin/python3 -c {shlex.quote(ATTACKER)}",
-                "REDTEAM_TARGETS": json.dumps(victims),
-                "REDTEAM_HOST_ADDRS": json.dumps(host_ipv4_addresses()),
-                "REDTEAM_MARK": MARK,
-                "REDTEAM_ANSWER": ANSWER,
-            },
+            extra_env=attacker_env(victims, MARK),
         )
         # The whole attack happened while both victims were running.
         for client in clients:

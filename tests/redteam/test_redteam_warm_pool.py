@@ -11,56 +11,33 @@ second run takes, so the second attack comes from a warm-started container.
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 
 import pytest
 
-from gaia2_runner.execution.container_env import container_env
 from gaia2_runner.execution.scenario_run import run_scenario
 from gaia2_runner.sandbox.images import ORACLE_IMAGE
-from redteam_targets import assign_by_runner, describe, host_ipv4_addresses, spare_status, wait_for_spare
+from redteam_targets import assign_by_runner, attacker_env, describe, detached_spare, spare_status
 
 pytestmark = [pytest.mark.integration, pytest.mark.redteam, pytest.mark.timeout(600)]
 
-SUPPORT = Path(__file__).resolve().parents[1] / "support"
 DEMOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 TASK = DEMOS / "demo_calendar_add_event.json"  # what the attacker solves after its attack
-ATTACKER = (SUPPORT / "redteam_attacker.py").read_text()
 MARK = "REDTEAM-WARM-INJECTED-51c9"
-ANSWER = (
-    "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
-    "at Smile Dental, 12 Rue Oberkampf, Paris."
-)
 
 
 @pytest.mark.both_engines
 def test_a_warm_started_hostile_agent_reaches_no_spare_and_assigns_nothing(engine, images, sandbox, tmp_path):
     scenario = TASK.read_bytes()
     # The victim: another pool's spare (made for the next run of a plain oracle job).
-    sandbox.use_warm_pool(1, lambda: 1)
-    try:
-        env = container_env(None, scenario_timeout=120, runtime="oracle")
-        first = sandbox.run_scenario_container(ORACLE_IMAGE, scenario, env, "victim_first", warm=True)
-        spare = wait_for_spare(sandbox)
-    finally:
-        victim_pool, sandbox.pool = sandbox.pool, None  # its spare waits while the attacks go
+    victim_pool, first, spare = detached_spare(sandbox, scenario)
     first.cleanup(timeout=0)
     try:
-        victims = [describe(sandbox, spare.id, "victim_spare", spare=True)]
-        attacker_env = {
-            "GAIA2_AGENT_COMMAND": f"/opt/gaia2/venv/bin/python3 -c {shlex.quote(ATTACKER)}",
-            "REDTEAM_TARGETS": json.dumps(victims),
-            "REDTEAM_HOST_ADDRS": json.dumps(host_ipv4_addresses()),
-            "REDTEAM_MARK": MARK,
-            "REDTEAM_ANSWER": ANSWER,
-        }
+        env = attacker_env([describe(sandbox, spare.id, "victim_spare", spare=True)], MARK)
         sandbox.use_warm_pool(1, lambda: 1)  # the attacker's own job's pool
         try:
             runs = [
-                run_scenario(
-                    TASK, ORACLE_IMAGE, tmp_path / f"attack{n}", sandbox=sandbox, extra_env=attacker_env
-                )
+                run_scenario(TASK, ORACLE_IMAGE, tmp_path / f"attack{n}", sandbox=sandbox, extra_env=env)
                 for n in (1, 2)
             ]
         finally:

@@ -4,15 +4,37 @@ leaked), the host's addresses, and the spares of the warm pool to aim at."""
 
 from __future__ import annotations
 
+import json
+import shlex
 import subprocess
 import time
+from pathlib import Path
 
 import httpx
 
 from gaia2_contract import constants as contract
 from gaia2_contract import routes
+from gaia2_runner.sandbox.images import ORACLE_IMAGE
 from gaia2_runner.sandbox.ownership import LABEL_SCENARIO_ID
 from gaia2_runner.sandbox.warm_pool import WARM_SCENARIO_LABEL
+
+ATTACKER = (Path(__file__).resolve().parent / "redteam_attacker.py").read_text()
+# What the attacker answers after its attack (its task: demo_calendar_add_event).
+ANSWER = (
+    "Done: 'Dentist appointment' is in your calendar on 2024-10-03 from 14:00 to 15:00 "
+    "at Smile Dental, 12 Rue Oberkampf, Paris."
+)
+
+
+def attacker_env(victims: list[dict], mark: str) -> dict[str, str]:
+    """The attacker as a run's agent (GAIA2_AGENT_COMMAND), aimed at `victims`."""
+    return {
+        "GAIA2_AGENT_COMMAND": f"/opt/gaia2/venv/bin/python3 -c {shlex.quote(ATTACKER)}",
+        "REDTEAM_TARGETS": json.dumps(victims),
+        "REDTEAM_HOST_ADDRS": json.dumps(host_ipv4_addresses()),
+        "REDTEAM_MARK": mark,
+        "REDTEAM_ANSWER": ANSWER,
+    }
 
 
 def host_ipv4_addresses() -> list[str]:
@@ -43,6 +65,22 @@ def describe(sandbox, cid: str, scenario_id: str, spare: bool = False) -> dict:
         "ips": sorted(ip for ip in ips if ip),
         "spare": spare,
     }
+
+
+def detached_spare(sandbox, scenario: bytes):
+    """(its pool, the cold run that made it, a spare): one oracle run through a pool of one, whose
+    spare for the next run is then left to the caller (the sandbox starts cold again); the pool
+    keeps it alive until the caller closes it."""
+    from gaia2_runner.execution.container_env import container_env
+
+    sandbox.use_warm_pool(1, lambda: 1)
+    try:
+        env = container_env(None, scenario_timeout=120, runtime="oracle")
+        first = sandbox.run_scenario_container(ORACLE_IMAGE, scenario, env, "first", warm=True)
+        spare = wait_for_spare(sandbox)
+    finally:
+        pool, sandbox.pool = sandbox.pool, None
+    return pool, first, spare
 
 
 def wait_for_spare(sandbox):
