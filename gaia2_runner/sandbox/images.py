@@ -31,7 +31,7 @@ from gaia2_runner.config.defaults import (  # the image names' owner
 from gaia2_runner.config.harnesses import Harness
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.resources import checkout_candidates
-from gaia2_runner.sandbox.build_context import CONTRACT_SOURCE, context_archive, contract_files
+from gaia2_runner.sandbox.build_context import CONTRACT_SOURCE, context_archive, context_files, contract_files
 from gaia2_runner.sandbox.sandbox import Sandbox
 
 HARNESSES_DIR = "harnesses"  # containers/harnesses/<name>/{Containerfile,profile.toml}
@@ -135,9 +135,8 @@ def source_digest(
     code changes most often)."""
     digest = hashlib.sha256(LAYOUT.encode())
     own = {f"{HARNESSES_DIR}/{name}" for name in harnesses}
-    for path in sorted(p for p in context.rglob("*") if p.is_file()):
-        rel = path.relative_to(context).as_posix()
-        if rel == BUILD_CA_NAME or "__pycache__" in path.parts:
+    for rel, path in context_files(context):  # what the build receives
+        if rel == BUILD_CA_NAME:
             continue
         parts = rel.split("/")
         if parts[0] == HARNESSES_DIR and "/".join(parts[:2]) not in own:

@@ -101,6 +101,22 @@ def test_the_build_context_holds_the_contract_beside_the_container_code(context:
     assert f"COPY {CONTRACT_DIR} " in (context / CODE_CONTAINERFILE).read_text()
 
 
+def test_what_local_tools_leave_in_a_checkout_rebuilds_nothing_and_is_not_sent(context: Path):
+    """A fresh clone and a checkout that ran mypy or the tests hold the same images (a cache in
+    one made each rebuild every image the other built, npm installs included)."""
+    labels = built_now(context)
+    (context / ".mypy_cache" / "3.11").mkdir(parents=True, exist_ok=True)
+    (context / ".mypy_cache" / "3.11" / "main.data.json").write_text("{}")
+    (context / "gaia2_container" / "__pycache__").mkdir(exist_ok=True)
+    (context / "gaia2_container" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"x")
+    (context / "harnesses" / "codex" / "stray.pyc").write_bytes(b"x")
+    assert rebuilt_after(context, labels) == []
+    with context_archive(context) as body, tarfile.open(fileobj=body) as tar:
+        names = tar.getnames()
+    assert not [n for n in names if ".mypy_cache" in n or "__pycache__" in n or n.endswith(".pyc")]
+    assert "harnesses/codex/profile.toml" in names
+
+
 def test_a_dependency_change_rebuilds_everything_on_it(context: Path):
     labels = built_now(context)
     requirements = context / "requirements-are.txt"
