@@ -45,6 +45,7 @@ from gaia2_runner.sandbox.api_errors import unreachable
 from gaia2_runner.sandbox.container_handle import STOPPED_GRACE_S, ContainerHandle
 from gaia2_runner.sandbox.container_logs import exit_text
 from gaia2_runner.sandbox.engine import EngineUnavailable
+from gaia2_runner.sandbox.keepalive import KeepAlive, keepalive_s
 from gaia2_runner.sandbox.sandbox import Sandbox, deferred_interrupts
 from gaia2_runner.sandbox.streams import ChunkReader
 from gaia2_runner.targets.filesystem_data import default_filesystem_dir, ensure_files
@@ -213,7 +214,10 @@ class _Run:
                 return result
             result.container_id, result.warm_start = self.handle.id, self.handle.warm
             timings.start_s = self._lap()
-            with AdapterClient(self.handle.base_url, self.handle.adapter_token) as client:
+            with (
+                KeepAlive(self.handle, keepalive_s(self.env)),  # however long the engine's answers take
+                AdapterClient(self.handle.base_url, self.handle.adapter_token) as client,
+            ):
                 if self._wait_healthy(client, health_timeout):
                     timings.ready_s = self._lap()
                     self._poll_until_final(client, run_timeout)

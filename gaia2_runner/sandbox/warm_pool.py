@@ -10,7 +10,7 @@ What keeps it as safe as a fresh container per scenario:
 - it is never reused: taken by one run, given its scenario by a token-protected POST /assign that
   the daemon accepts once, and removed after that run as any container is; the agent starts after
   the assignment, in that container alone;
-- the runner asks each spare's /health with its token (keepalive_s), so a killed runner's
+- the runner asks each spare's /health with its token (sandbox/keepalive.py), so a killed runner's
   spares end themselves at their idle timeout as any container does; close() (the end of a job,
   Ctrl-C) and the next invocation's orphan sweep remove them.
 
@@ -35,9 +35,9 @@ from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.sandbox.adapter import AdapterClient, AdapterError
 from gaia2_runner.sandbox.container_handle import ContainerHandle
 from gaia2_runner.sandbox.engine import ContainerSpec, EngineUnavailable, Upload
+from gaia2_runner.sandbox.keepalive import KEEPALIVE_S, keepalive_s, ping
 from gaia2_runner.sandbox.ownership import container_labels
 
-KEEPALIVE_S = 10.0  # at most; a third of the spares' idle timeout when that is shorter
 ASSIGN_WAIT_S = 30.0  # a spare's adapter may still be starting when it is taken
 ASSIGN_POLL_S = 0.05
 WARM_SCENARIO_LABEL = "(warm spare)"  # a spare's scenario label: it has no scenario yet
@@ -61,16 +61,6 @@ def spare_spec(spec: ContainerSpec, scenario_dir: str) -> ContainerSpec:
         labels=container_labels(WARM_SCENARIO_LABEL, None),
         late_upload_dirs=(scenario_dir,),
     )
-
-
-def keepalive_s(spec: ContainerSpec) -> float:
-    """How often to ask a spare's /health: a third of its idle timeout (ENV_IDLE_TIMEOUT, set by
-    execution/container_env.py), at most KEEPALIVE_S."""
-    try:
-        idle = float(spec.env.get(contract.ENV_IDLE_TIMEOUT) or contract.DEFAULT_IDLE_TIMEOUT_S)
-    except ValueError:
-        idle = contract.DEFAULT_IDLE_TIMEOUT_S
-    return min(KEEPALIVE_S, idle / 3) if idle > 0 else KEEPALIVE_S
 
 
 def spec_key(spec: ContainerSpec, uploads: list[Upload]) -> str:
@@ -179,7 +169,7 @@ class WarmPool:
                     self._growing = False
                     return
                 key, spec, uploads, scenario_dir = latest
-                self._every = keepalive_s(spec)
+                self._every = keepalive_s(spec.env)
             try:
                 handle = self.sandbox.start_container(spare_spec(spec, scenario_dir), uploads)
             except Exception as exc:  # noqa: BLE001 - no spare: the runs start cold
@@ -217,7 +207,7 @@ class WarmPool:
                 spares = list(self._spares)
             for spare in spares:
                 try:
-                    alive = _ping(spare.handle)
+                    alive = ping(spare.handle)
                 except Exception:  # noqa: BLE001 - the engine is away: asked again next time
                     continue
                 if not alive:
@@ -238,15 +228,6 @@ class WarmPool:
             spares, self._spares = self._spares, []
         for spare in spares:
             spare.handle.cleanup(timeout=0)
-
-
-def _ping(handle: ContainerHandle) -> bool:
-    try:
-        with AdapterClient(handle.base_url, handle.adapter_token, request_timeout=2.0) as client:
-            client.ping()
-        return True
-    except httpx.HTTPError:
-        return handle.is_running()
 
 
 def _give(handle: ContainerHandle, scenario: Upload, assigned: Mapping[str, str]) -> None:
