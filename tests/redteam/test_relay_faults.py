@@ -22,6 +22,7 @@ pytestmark = pytest.mark.redteam
 MODEL = "configured-model"
 KEY = "sk-configured"
 SLOW_WAIT_S = 0.6  # the ledger's "an honest agent gave up by now" (60 s in the daemon)
+RELAY_TIMEOUT_S = 3.0
 
 
 class Provider(BaseHTTPRequestHandler):
@@ -73,7 +74,11 @@ def relay():
         on_budget=budgets.append,
         slow_wait_s=SLOW_WAIT_S,
     )
-    witness = Relay(f"http://127.0.0.1:{provider.server_address[1]}/v1", timeout_s=1.0, ledger=ledger)
+    # The relay's wait for the provider: far above a late answer's delay (0.9 s), so a loaded machine
+    # cannot turn a late answer into none.
+    witness = Relay(
+        f"http://127.0.0.1:{provider.server_address[1]}/v1", timeout_s=RELAY_TIMEOUT_S, ledger=ledger
+    )
     server = serve_relay(witness, "127.0.0.1", 0)
     with httpx.Client(
         base_url=f"http://127.0.0.1:{server.server_address[1]}",
@@ -154,7 +159,7 @@ def test_calls_past_the_token_budget_are_refused_before_the_provider(relay) -> N
 def test_a_provider_that_never_answers_is_witnessed_as_such(relay) -> None:
     witness, http, faults, _ = relay
     Provider.probe = {"hang": True}
-    for _ in range(2):  # the relay gives up after its timeout (1 s here) and answers 502
+    for _ in range(2):  # the relay gives up after its timeout (RELAY_TIMEOUT_S) and answers 502
         assert http.post("/chat/completions", json={"model": MODEL, "hang": True}).status_code == 502
     reason = witness.provider_unavailable() or ""
     assert re.match(r"the provider never answered \(2 calls, last after \d+ s: ReadTimeout", reason), reason
