@@ -9,7 +9,10 @@ that keep the workers from racing where they share one engine:
   while every runner invocation sweeps such containers before its first one. So on a worker every
   other integration test runs with the sweep off ($GAIA2_SWEEP=0: none of them is about leftovers,
   and none leaves a dead runner's container), and the leftover tests, one group on one worker, run
-  beside them. They go out second, after the real-model chain.
+  beside them. They go out second, after the real-model chain. The tests that flood a container
+  with processes or CPU (FLOOD_MODULES, load averages of 50-80 here) join their group: a flood
+  beside a leftover test's 5 s idle timeout starved a live runner's container past it, and one
+  flood at a time spares the other workers' timing too.
 - `harnesses`: the harness images and the `harness_runs` session fixture serve test_harnesses.py
   and every test_harness_*.py: built and run once, on one worker.
 - `hosts`: test_hosts_e2e.py's second podman root is one fixed directory.
@@ -40,6 +43,11 @@ REAL_MODEL = "real_model"
 LEFTOVERS = "leftovers"
 HARNESSES = "harnesses"
 LEFTOVER_MODULES = ("tests/redteam/test_redteam_orphans.py", "tests/redteam/test_shared_engine_host.py")
+FLOOD_MODULES = (
+    "tests/redteam/test_daemon_processes.py",
+    "tests/redteam/test_redteam_exhaustion.py",
+    "tests/redteam/test_redteam_uid_budget.py",
+)
 HARNESS_PREFIXES = ("tests/e2e/test_harness_", "tests/e2e/test_harnesses.py")
 FIXED_DIR_MODULES = {"tests/e2e/test_hosts_e2e.py": "hosts"}
 WORKER_ENV = "PYTEST_XDIST_WORKER"
@@ -68,7 +76,7 @@ def group_of(item: pytest.Item) -> str | None:
     module = module_of(item)
     if item.get_closest_marker(REAL_MODEL) is not None:
         return REAL_MODEL
-    if module in LEFTOVER_MODULES:
+    if module in LEFTOVER_MODULES or module in FLOOD_MODULES:
         return LEFTOVERS
     if module.startswith(HARNESS_PREFIXES):
         return HARNESSES
@@ -227,7 +235,11 @@ def parallel_guard(item: pytest.Item) -> Iterator[None]:
     """Around one test on an xdist worker, from its fixtures' set-up to their teardown: every
     integration test but the leftover tests runs with the sweep off (their runners' leftovers stay
     for them to count)."""
-    if not in_worker() or item.get_closest_marker("integration") is None or group_of(item) == LEFTOVERS:
+    if (
+        not in_worker()
+        or item.get_closest_marker("integration") is None
+        or module_of(item) in LEFTOVER_MODULES
+    ):
         yield
         return
     with environ(SWEEP_ENV, "0"):
