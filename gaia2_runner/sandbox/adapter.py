@@ -119,8 +119,8 @@ class AdapterClient:
         return _json(resp)
 
     def ping(self) -> None:
-        """GET /health with the token: the daemon's watchdog counts it (a warm spare kept alive).
-        Raises httpx.HTTPError when nothing answers."""
+        """GET /health with the token: the daemon's watchdog counts it (sandbox/keepalive.py: runs
+        and warm spares kept alive). Raises httpx.HTTPError when nothing answers."""
         self._http.get(routes.HEALTH)
 
     def assign(self, env: Mapping[str, str]) -> None:

@@ -1,7 +1,7 @@
 """The suite on several pytest-xdist workers (scripts/test.sh: `-n N --dist loadgroup`).
 
-Which tests share a worker (`xdist_group`), in which order the work is handed out, and the locks
-that keep the workers from racing where they share one engine:
+Which tests share a worker (`xdist_group`), in which order the work is handed out, and what keeps
+the workers from racing where they share one engine:
 
 - `real_model`: the llama-server is a session fixture (one per worker) and its tests are the longest
   chain of the suite, so the group goes out first.
