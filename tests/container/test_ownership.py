@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from gaia2_container.daemon.agent.process import agent_environment  # noqa: E402
-from gaia2_container.daemon.agent.watchdog import Limits, Watchdog  # noqa: E402
+from gaia2_container.daemon.agent.watchdog import LOADING_IDLE_S, Limits, Watchdog  # noqa: E402
 from gaia2_contract import constants as contract
 from gaia2_runner.errors import Gaia2Error
 from gaia2_runner.execution.container_env import container_env, idle_timeout
@@ -227,6 +227,33 @@ def test_a_warm_containers_deadline_counts_from_its_assignment():
     now = dog.started
     assert dog.check(now + 59.0) is None
     assert dog.check(now + 90.0) == ("error", "container deadline of 90s passed")
+
+
+def test_a_starved_load_is_not_taken_for_a_gone_runner_but_a_hung_one_still_ends():
+    """While the daemon loads, a CPU-starved container may not hear its runner for longer than a
+    short idle timeout: silence then counts against LOADING_IDLE_S, and the idle clock restarts when
+    the load ends. The deadline counts throughout; a load that hangs still ends the container."""
+    started = time.monotonic()
+    dog = Watchdog(Limits(idle_s=5.0, deadline_s=1000.0), started=started)
+    with dog.loading():
+        begun = dog.loading_since
+        assert begun is not None
+        assert dog.check(dog.last_seen + 30.0) is None
+        assert dog.check(dog.last_seen + LOADING_IDLE_S) == (
+            "error",
+            f"runner gone: no request from it for {LOADING_IDLE_S:g}s",
+        )
+        assert dog.check(started + 1000.0) == ("error", "container deadline of 1000s passed")
+    assert dog.loading_since is None and dog.last_seen >= begun
+    assert dog.check(dog.last_seen + 4.9) is None
+    assert dog.check(dog.last_seen + 5.0) == ("error", "runner gone: no request from it for 5s")
+    # An idle timeout longer than the allowance is kept while loading; none stays none.
+    long = Watchdog(Limits(idle_s=LOADING_IDLE_S * 2, deadline_s=None), started=1.0)
+    with long.loading():
+        assert long.check(long.last_seen + LOADING_IDLE_S + 1) is None
+    never = Watchdog(Limits(idle_s=None, deadline_s=None), started=1.0)
+    with never.loading():
+        assert never.check(1e9) is None
 
 
 def test_watchdog_counts_only_requests_with_the_adapter_token():

@@ -14,7 +14,6 @@ from typing import Any
 from gaia2_contract import constants as contract
 
 from .. import places
-from .a2a import A2AError
 from .agent.limits import use_private_tmp
 from .agent.output_caps import LogBudget
 from .agent.process import agent_command
@@ -22,10 +21,10 @@ from .agent.watchdog import Limits, Watchdog
 from .finish import finish_run
 from .http.routes import ADAPTER_PUBLIC_ROUTES, ADAPTER_ROUTES, TOOL_ROUTES, DaemonState
 from .http.server import serve
-from .loader import ScenarioLoadError, load_scenario, preload
+from .loader import preload
 from .session.recorder import EventRecorder
 from .session.status import StatusBoard
-from .startup import build_session, install_commands, start_agent
+from .startup import NotStarted, start_run
 
 log = logging.getLogger("gaia2.daemon")
 
@@ -92,30 +91,18 @@ def main() -> int:
         return _refuse(state, watchdog, finished, str(exc.code))
     if state.warm and not _await_scenario(state, watchdog):
         return _linger(state, watchdog, finished)  # the runner left before it gave us a scenario
-    timeout_s = _scenario_timeout()
-    started = time.perf_counter()
     try:
-        state.loaded = load_scenario(places.SCENARIO_PATH)
-    except ScenarioLoadError as exc:
-        return _refuse(state, watchdog, finished, str(exc))
-    if watchdog.expired.is_set():  # the runner left while ARE was loading: do not start the clock
-        return _linger(state, watchdog, finished)
-    state.status.update(scenario_id=state.loaded.scenario_id)
-    log.info("scenario %s loaded in %.2fs", state.loaded.scenario_id, time.perf_counter() - started)
-
-    try:
-        session, expert_relay = build_session(state, timeout_s)
-    except (ValueError, A2AError) as exc:
-        return _refuse(state, watchdog, finished, str(exc))
-    if watchdog.expired.is_set():  # fired between the check above and here
-        session.end(watchdog.status, watchdog.reason or "runner gone")
-    install_commands(session)
-    agent, relay = start_agent(state, session, command, expert_relay)
+        with watchdog.loading():
+            session, agent, relays = start_run(state, watchdog, command, _scenario_timeout())
+    except NotStarted as exc:
+        if exc.reason is None:  # the runner left while ARE was loading: do not start the clock
+            return _linger(state, watchdog, finished)
+        return _refuse(state, watchdog, finished, exc.reason)
     state.ready.set()
     log.info("ready: runtime=%s turns=%s", runtime, session.nb_turns)
 
     session.done.wait()
-    verdict = finish_run(state, session, agent, [relay, expert_relay])
+    verdict = finish_run(state, session, agent, relays)
     log.info(
         "finished: status=%s judgment=%s error=%s",
         verdict["status"],
@@ -132,7 +119,9 @@ def _scenario_timeout() -> float | None:
 def _await_scenario(state: DaemonState, watchdog: Watchdog) -> bool:
     """A warm container: do the imports a load needs, then wait for the runner's POST /assign (its
     scenario is copied in by then). Its variables join our environment (the agent inherits them)
-    and the watchdog's deadline restarts from now. False when the watchdog fired first."""
+    and the watchdog's deadline restarts from now. False when the watchdog fired first. The imports
+    get no loading allowance: a spare too starved to hear its runner ends, and its run starts cold
+    (a killed runner's spares end within the idle timeout)."""
     started = time.perf_counter()
     try:
         preload()

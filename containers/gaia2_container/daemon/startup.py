@@ -1,24 +1,27 @@
-"""Start-up wiring of one run, once the scenario is loaded: the session on its clocks with its
+"""Start-up wiring of one run (start_run): the scenario loaded, the session on its clocks with its
 expert agents (build_session), then the agent process behind its model relay (start_agent).
-main() calls these two and nothing deeper; each piece they wire lives in its own room."""
+main() calls start_run and nothing deeper; each piece they wire lives in its own room."""
 
 from __future__ import annotations
 
 import logging
 import os
+import time
 from typing import TYPE_CHECKING, Any
 
 from gaia2_contract import constants as contract
 from gaia2_contract import urls
 
 from .. import places
-from .a2a import A2ASettings, ExpertAgents
+from .a2a import A2AError, A2ASettings, ExpertAgents
 from .agent.egress import close_agent_egress
 from .agent.process import AgentProcess, agent_identity
+from .agent.watchdog import Watchdog
 from .clock.generation import GenerationClock, setting_from_env
 from .clock.process import ProcessClock, fakes_agent
 from .clock.sim import SimClock, parse_speed
 from .http.routes import DaemonState
+from .loader import ScenarioLoadError, load_scenario
 from .provider.faults import RunnerSetup
 from .provider.ledger import ProviderLedger
 from .provider.probe import agent_probe
@@ -201,3 +204,36 @@ def _relay_trace_path(runtime: str) -> Any:
     if runtime == "agent" and not os.environ.get(contract.ENV_AGENT_COMMAND):
         return None
     return places.OUTPUT_PATH / contract.TRACE_FILE
+
+
+class NotStarted(Exception):
+    """The run cannot start: `reason` is its one-line error; None when the watchdog fired first."""
+
+    def __init__(self, reason: str | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def start_run(
+    state: DaemonState, watchdog: Watchdog, command: Any, timeout_s: float | None
+) -> tuple[Session, AgentProcess | None, list[Relay | None]]:
+    """Load the scenario, build its session and start the agent: (session, agent, relays).
+    NotStarted when the run cannot start."""
+    started = time.perf_counter()
+    try:
+        state.loaded = load_scenario(places.SCENARIO_PATH)
+    except ScenarioLoadError as exc:
+        raise NotStarted(str(exc)) from None
+    if watchdog.expired.is_set():
+        raise NotStarted(None)
+    state.status.update(scenario_id=state.loaded.scenario_id)
+    log.info("scenario %s loaded in %.2fs", state.loaded.scenario_id, time.perf_counter() - started)
+    try:
+        session, expert_relay = build_session(state, timeout_s)
+    except (ValueError, A2AError) as exc:
+        raise NotStarted(str(exc)) from None
+    if watchdog.expired.is_set():  # fired between the check above and here
+        session.end(watchdog.status, watchdog.reason or "runner gone")
+    install_commands(session)
+    agent, relay = start_agent(state, session, command, expert_relay)
+    return session, agent, [relay, expert_relay]

@@ -9,6 +9,12 @@ covers a runner that keeps polling but never collects.
 Only requests carrying the adapter token count (http/server.py calls `touch` for those alone): the
 agent can reach the adapter port from inside the container, and must not be able to keep an
 abandoned container alive.
+
+While the daemon loads (ARE's imports, the scenario, the agent's start) silence is measured against
+LOADING_IDLE_S instead: a daemon starved of CPU there (measured: a 32 s load on a 2-core host at a
+load of 50+) can go longer than a short idle timeout without hearing its runner's requests, and must
+not take a live runner for gone. The deadline counts as always, and the allowance is finite, so a
+load that hangs still ends the container.
 """
 
 from __future__ import annotations
@@ -17,7 +23,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from gaia2_contract import constants as contract
@@ -26,6 +33,7 @@ log = logging.getLogger("gaia2.watchdog")
 
 CHECK_EVERY_S = 0.5
 EXIT_GRACE_S = 20.0  # how long main() gets to write the final files before the watchdog exits itself
+LOADING_IDLE_S = 300.0  # the silence allowed while loading, when the idle timeout is shorter
 
 
 @dataclass
@@ -66,6 +74,7 @@ class Watchdog:
     expired: threading.Event = field(default_factory=threading.Event)
     reason: str | None = None
     status: str = "error"  # the final status a scenario cut short by the watchdog gets
+    loading_since: float | None = None  # set while the daemon loads (see `loading`)
 
     def __post_init__(self) -> None:
         self.last_seen = self.last_seen or self.started
@@ -79,13 +88,28 @@ class Watchdog:
         self.started = self.last_seen = time.monotonic()
         self.limits = limits
 
+    @contextmanager
+    def loading(self) -> Iterator[None]:
+        """A load (ARE, a scenario, the agent's start): silence is allowed up to LOADING_IDLE_S, and
+        the idle clock starts afresh when it ends, so the runner's next request is heard before it
+        counts. The agent runs only after this ends; nothing it does can prolong it."""
+        self.loading_since = time.monotonic()
+        try:
+            yield
+        finally:
+            self.last_seen = max(self.last_seen, time.monotonic())
+            self.loading_since = None
+
     def check(self, now: float) -> tuple[str, str] | None:
         """(final status, reason) when the container should end at monotonic time `now`, else None."""
         limits = self.limits
         if limits.deadline_s is not None and now - self.started >= limits.deadline_s:
             return "error", f"container deadline of {limits.deadline_s:g}s passed"
-        if limits.idle_s is not None and now - self.last_seen >= limits.idle_s:
-            return "error", f"runner gone: no request from it for {limits.idle_s:g}s"
+        idle_s = limits.idle_s
+        if idle_s is not None and self.loading_since is not None:
+            idle_s = max(idle_s, LOADING_IDLE_S)
+        if idle_s is not None and now - self.last_seen >= idle_s:
+            return "error", f"runner gone: no request from it for {idle_s:g}s"
         return None
 
     def start(self, on_expire: Callable[[str, str], None], finished: threading.Event) -> None:
