@@ -244,11 +244,14 @@ def real_model_server(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def ci_model_parity(real_model_server, images, tmp_path_factory):
+def ci_model_parity(real_model_server, built_images, tmp_path_factory):
     """scripts/are_parity.py on the CI model, run once (tests/support/are_parity_runs.py): the parity
     test reads the report, the real-model tests of ARE's default agent read its runner side.
-    (proc, output directory)."""
+    (proc, output directory). Not on `images`: that follows the session-scoped `engine` parameter,
+    so any Docker test between two readers made pytest run the whole parity again (10 min)."""
     from are_parity_runs import parity_on_ci_model
+
+    built_images(PODMAN)
 
     out = tmp_path_factory.mktemp("parity-ci-model") / "parity"
     return parity_on_ci_model(real_model_server, out), out
