@@ -10,4 +10,8 @@ cd "$repo"
 # tests/support/parallel.py keeps together the tests that share the model server, an image build,
 # a fixed directory or a module's runs, turns the sweep off for all but the tests that count
 # leftovers, and gives the model server the CPU first.
-exec "$repo/.venv/bin/python" -m pytest -ra --durations=25 -n "${GAIA2_TEST_WORKERS:-0}" --dist loadgroup "$@"
+workers=${GAIA2_TEST_WORKERS:-0}
+# The model server's generation on one core beside the other workers (its runs are bounded by time,
+# so fewer threads cost the other tests less CPU, not the real-model tests their verdicts).
+[ "$workers" = 0 ] || export GAIA2_LLAMA_THREADS=${GAIA2_LLAMA_THREADS:-1}
+exec "$repo/.venv/bin/python" -m pytest -ra --durations=25 -n "$workers" --dist loadgroup "$@"

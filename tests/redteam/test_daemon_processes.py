@@ -98,7 +98,9 @@ def test_a_live_fork_bomb_that_continues_its_fellows_is_killed():
     assert until(lambda: len(processes_of(UID)) > 100)  # and it keeps trying
     assert kill_user_processes(UID) > 100
     proc.wait(timeout=10)
-    assert gone_but_zombies() == {}
+    # Killed, but a busy machine (the parallel suite) can hold 300 dying processes in D state for
+    # more than 10 s while they exit.
+    assert gone_but_zombies(wait_s=60) == {}
 
 
 def test_root_is_never_a_target():
