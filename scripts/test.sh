@@ -5,12 +5,12 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 eval "$(bash "$repo/scripts/bootstrap.sh")"
 bash "$repo/scripts/install-browser.sh"   # Debian chromium for the viewer's browser tests
 cd "$repo"
-# On $GAIA2_TEST_WORKERS pytest-xdist workers (default 0: one test at a time; 3 workers take about
-# half the time but are not the default yet: docs/measurements.md, "The test suite").
+# On $GAIA2_TEST_WORKERS pytest-xdist workers (default 3: about 27 min on 2 cores; 0: one test at a
+# time, about 55 min; docs/measurements.md, "The test suite").
 # tests/support/parallel.py keeps together the tests that share the model server, an image build,
 # a fixed directory or a module's runs, turns the sweep off for all but the tests that count
 # leftovers, and gives the model server the CPU first.
-workers=${GAIA2_TEST_WORKERS:-0}
+workers=${GAIA2_TEST_WORKERS:-3}
 # The model server's generation on one core beside the other workers (its runs are bounded by time,
 # so fewer threads cost the other tests less CPU, not the real-model tests their verdicts).
 [ "$workers" = 0 ] || export GAIA2_LLAMA_THREADS=${GAIA2_LLAMA_THREADS:-1}

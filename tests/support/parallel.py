@@ -199,8 +199,9 @@ def favour_model_server(pid: int, nice: int = MODEL_NICE) -> None:
     session, podman's and Docker's container cgroups) at equal weight, so the threads' nice alone
     left the server one group among many. Measured with 3 busy containers and a busy process: a
     call 15.7 s with the threads' nice, 2.0 s with the session's too, 1.9 s on a quiet machine; with
-    3 workers at equal priority the llm agent's run took 606 s instead of 80 s. Not allowed (no
-    root): left as it is."""
+    3 workers at equal priority the llm agent's run took 606 s instead of 80 s. Favoured so, it
+    generates on one thread (GAIA2_LLAMA_THREADS=1, scripts/test.sh): on two it took both cores for
+    the chain's 15 minutes and starved every container. Not allowed (no root): left as it is."""
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
             os.setpriority(os.PRIO_PROCESS, int(task.name), nice)
