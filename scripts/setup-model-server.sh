@@ -56,14 +56,14 @@ DEFAULT_MODEL=qwen2.5-coder-0.5b
 # How llama-server serves it, for --serve and for tests/support/real_model.py (GAIA2_LLAMA_FLAGS):
 #   --jinja: the model's chat template, so tool calls come back as tool calls;
 #   --host 0.0.0.0: scenario containers reach the host as host.containers.internal, not on 127.0.0.1;
-#   -np 1: one request at a time, each with every core (more slots share the cores, each call slower);
+#   -np 1: one request at a time, with all the threads below (more slots share them, each call slower);
 #   -c: ARE's and the harnesses' system prompts with the scenario's tools fit;
 #   -n: the cap on one reply (ARE's engine sends no max_tokens; a small model can write on for minutes);
 #   --temp 0: greedy unless a request says otherwise: the same prompt gets the same reply;
 #   -t: generation threads, every core unless GAIA2_LLAMA_THREADS says (the parallel test suite
 #       gives it one: it shares the cores with the other workers); -tb: prompts on every core.
 threads=${GAIA2_LLAMA_THREADS:-$(nproc)}
-[[ $threads =~ ^[1-9][0-9]*$ ]] || die "GAIA2_LLAMA_THREADS=$threads is not a number of threads; unset it or give e.g. 1"
+[[ $threads =~ ^[1-9][0-9]*$ ]] || [ "$mode" = stop ] || die "GAIA2_LLAMA_THREADS=$threads is not a number of threads; unset it or give e.g. 1"
 SERVER_FLAGS=(--jinja --host 0.0.0.0 -np 1 -c 16384 -n 512 --temp 0 -t "$threads" -tb "$(nproc)")
 DEFAULT_CACHE=/var/cache/gaia2-runner/model-server   # root; others: ~/.cache/gaia2-runner/model-server
 [ "$(id -u)" -eq 0 ] || DEFAULT_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/gaia2-runner/model-server

@@ -12,6 +12,7 @@ cd "$repo"
 # leftovers, and gives the model server the CPU first.
 workers=${GAIA2_TEST_WORKERS:-3}
 # The model server's generation on one core beside the other workers (its runs are bounded by time,
-# so fewer threads cost the other tests less CPU, not the real-model tests their verdicts).
+# so fewer threads cost the other tests less CPU, not the real-model tests their verdicts). Set
+# the workers with GAIA2_TEST_WORKERS, not -n, so that this follows.
 [ "$workers" = 0 ] || export GAIA2_LLAMA_THREADS=${GAIA2_LLAMA_THREADS:-1}
 exec "$repo/.venv/bin/python" -m pytest -ra --durations=25 -n "$workers" --dist loadgroup "$@"

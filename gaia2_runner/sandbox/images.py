@@ -46,6 +46,12 @@ BUILD_CA_NAME = "build-ca.pem"
 SOURCE_LABEL = "io.gaia2-runner.source-digest"
 
 LogFn = Callable[[str], None]
+# podman before 4.6 (Debian 12's 4.3 included) can SIGKILL a build's own RUN step: buildah set the
+# runtime's parent-death signal from a Go thread the runtime may retire at any time (podman#17918,
+# fixed in buildah 1.31). Nothing is wrong with the Containerfile, so the build runs again (its
+# finished layers are cached); a step killed every time (out of memory, say) fails at the last try.
+ENGINE_KILLED_RUN = "while running runtime: signal: killed"
+BUILD_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -233,11 +239,16 @@ def build_image(
         "layers": True,
         "labels": json.dumps({SOURCE_LABEL: digest or source_digest(context)}),
     }
-    body = context_archive(context)
-    try:
-        result = sandbox.driver.build(body, params, log)
-    finally:
-        body.close()
+    for attempt in range(1, BUILD_ATTEMPTS + 1):
+        body = context_archive(context)
+        try:
+            result = sandbox.driver.build(body, params, log)
+        finally:
+            body.close()
+        if not (result.error and ENGINE_KILLED_RUN in result.error) or attempt == BUILD_ATTEMPTS:
+            break
+        if log:
+            log(f"the engine killed a RUN step of {spec.tag} (podman#17918): building again")
     error, image_id, tail = result.error, result.image_id, result.tail
     if error or not sandbox.image_exists(spec.tag):
         last = " | ".join(tail[-3:])

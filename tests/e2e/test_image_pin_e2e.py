@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from dataset_support import demo_split
-from gaia2_runner.sandbox.images import ORACLE_IMAGE
+from gaia2_runner.sandbox.images import BUILD_ATTEMPTS, ENGINE_KILLED_RUN, ORACLE_IMAGE
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
@@ -38,7 +38,16 @@ def build_marked(tmp_path: Path, name: str) -> str:
     context = tmp_path / f"ctx-{name}"
     context.mkdir()
     (context / "Containerfile").write_text(f"FROM {ORACLE_IMAGE}\nRUN echo image-{name} > {MARKER}\n")
-    podman("build", "-q", "--tag", f"localhost/gaia2-pin-test-{name}:latest", str(context))
+    for attempt in range(1, BUILD_ATTEMPTS + 1):  # podman 4.3 can kill a RUN step itself (images.py)
+        done = subprocess.run(
+            ["podman", "build", "-q", "--tag", f"localhost/gaia2-pin-test-{name}:latest", str(context)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        if done.returncode == 0 or ENGINE_KILLED_RUN not in done.stderr or attempt == BUILD_ATTEMPTS:
+            break
+    assert done.returncode == 0, done.stderr
     return podman("image", "inspect", "--format", "{{.Id}}", f"localhost/gaia2-pin-test-{name}:latest")
 
 

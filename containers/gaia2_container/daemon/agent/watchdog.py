@@ -10,7 +10,7 @@ Only requests carrying the adapter token count (http/server.py calls `touch` for
 agent can reach the adapter port from inside the container, and must not be able to keep an
 abandoned container alive.
 
-While the daemon loads (ARE's imports, the scenario, the agent's start) silence is measured against
+While the daemon loads (a cold start's ARE imports, the scenario, the agent's start) silence is measured against
 LOADING_IDLE_S instead: a daemon starved of CPU there (measured: a 32 s load on a 2-core host at a
 load of 50+) can go longer than a short idle timeout without hearing its runner's requests, and must
 not take a live runner for gone. The deadline counts as always, and the allowance is finite, so a
@@ -92,7 +92,7 @@ class Watchdog:
     def loading(self) -> Iterator[None]:
         """A load (ARE, a scenario, the agent's start): silence is allowed up to LOADING_IDLE_S, and
         the idle clock starts afresh when it ends, so the runner's next request is heard before it
-        counts. The agent runs only after this ends; nothing it does can prolong it."""
+        counts. The agent is started as the load's last step: nothing it does can prolong it."""
         self.loading_since = time.monotonic()
         try:
             yield
