@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from dataset_support import demo_split
-from gaia2_runner.sandbox.images import BUILD_ATTEMPTS, ENGINE_KILLED_RUN, ORACLE_IMAGE
+from gaia2_runner.sandbox.images import ORACLE_IMAGE, ImageSpec, build_image
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
@@ -33,21 +33,13 @@ def podman(*args: str) -> str:
     return done.stdout.strip()
 
 
-def build_marked(tmp_path: Path, name: str) -> str:
-    """An image FROM the oracle image with MARKER holding `name`; returns its id."""
+def build_marked(sandbox, tmp_path: Path, name: str) -> str:
+    """An image FROM the oracle image with MARKER holding `name`; returns its id. Built as the
+    runner builds its own (`build_image`: it also builds again when podman kills a RUN step itself)."""
     context = tmp_path / f"ctx-{name}"
     context.mkdir()
     (context / "Containerfile").write_text(f"FROM {ORACLE_IMAGE}\nRUN echo image-{name} > {MARKER}\n")
-    for attempt in range(1, BUILD_ATTEMPTS + 1):  # podman 4.3 can kill a RUN step itself (images.py)
-        done = subprocess.run(
-            ["podman", "build", "-q", "--tag", f"localhost/gaia2-pin-test-{name}:latest", str(context)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        if done.returncode == 0 or ENGINE_KILLED_RUN not in done.stderr or attempt == BUILD_ATTEMPTS:
-            break
-    assert done.returncode == 0, done.stderr
+    build_image(sandbox, ImageSpec(f"localhost/gaia2-pin-test-{name}:latest", "Containerfile", {}), context)
     return podman("image", "inspect", "--format", "{{.Id}}", f"localhost/gaia2-pin-test-{name}:latest")
 
 
@@ -88,8 +80,8 @@ def marker_of(out: Path, scenario: str) -> str:
 
 
 @pytest.fixture
-def marked_images(images, tmp_path):
-    ids = {name: build_marked(tmp_path, name) for name in ("a", "b")}
+def marked_images(images, sandbox, tmp_path):
+    ids = {name: build_marked(sandbox, tmp_path, name) for name in ("a", "b")}
     yield ids
     for ref in (TAG, "localhost/gaia2-pin-test-a:latest", "localhost/gaia2-pin-test-b:latest"):
         subprocess.run(["podman", "rmi", "--force", ref], capture_output=True, timeout=120)
